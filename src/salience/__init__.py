@@ -1,0 +1,49 @@
+"""salience: a memory engine for AI agents.
+
+>>> from salience import Memory
+>>> memory = Memory.open()                # $SALIENCE_HOME/salience.db
+>>> memory.remember("The API uses port 8080 in staging", tags=["project:api"])
+"""
+
+from salience.config import Config
+from salience.engine import Memory
+from salience.errors import (
+    ConfigError,
+    ConflictError,
+    ImportFormatError,
+    InvalidInputError,
+    NotASalienceDatabaseError,
+    NotFoundError,
+    SalienceError,
+    SchemaTooNewError,
+    StoreBusyError,
+    StoreError,
+    StoreReadOnlyError,
+)
+from salience.models import Hit, ImportResult, MemoryRecord, Outcome, Stats, Status, WriteResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "ConflictError",
+    "Hit",
+    "ImportFormatError",
+    "ImportResult",
+    "InvalidInputError",
+    "Memory",
+    "MemoryRecord",
+    "NotASalienceDatabaseError",
+    "NotFoundError",
+    "Outcome",
+    "SalienceError",
+    "SchemaTooNewError",
+    "Stats",
+    "Status",
+    "StoreBusyError",
+    "StoreError",
+    "StoreReadOnlyError",
+    "WriteResult",
+    "__version__",
+]

@@ -1,0 +1,14 @@
+"""The ``salience`` command line: a thin shell over :class:`salience.Memory`."""
+
+from __future__ import annotations
+
+from salience.cli import memories as _memories  # noqa: F401  (registers the commands)
+from salience.cli.app import cli
+
+
+def main() -> None:
+    """Entry point of the ``salience`` console script."""
+    cli(prog_name="salience")
+
+
+__all__ = ["cli", "main"]

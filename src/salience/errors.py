@@ -1,0 +1,97 @@
+"""The exceptions salience raises.
+
+Every error is a :class:`SalienceError`; catch that to handle them all. The tree::
+
+    SalienceError
+    ├── InvalidInputError        bad field value; ``field`` names it
+    │   └── ImportFormatError    a bad line in a JSON Lines import; ``line`` names it
+    ├── NotFoundError            no memory with that id; ``memory_id``
+    ├── ConflictError            the memory is in a state that forbids the change
+    ├── ConfigError              a bad setting or an unsupported store URL
+    └── StoreError               the storage itself
+        ├── NotASalienceDatabaseError   the file is not a salience database
+        ├── SchemaTooNewError           written by a newer salience; ``unknown`` migrations
+        ├── StoreReadOnlyError          the home or the file cannot be written
+        └── StoreBusyError              another process held the lock for too long
+
+Messages never repeat secret material: they name fields, kinds and positions, not values.
+"""
+
+from __future__ import annotations
+
+
+class SalienceError(Exception):
+    """Base class of every error salience raises on purpose."""
+
+
+class InvalidInputError(SalienceError, ValueError):
+    """A value given to salience is not acceptable; nothing was changed."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ImportFormatError(InvalidInputError):
+    """A line of a JSON Lines import is malformed; the whole import was refused."""
+
+    def __init__(self, message: str, *, line: int, field: str | None = None) -> None:
+        super().__init__(f"line {line}: {message}", field=field)
+        self.line = line
+
+
+class NotFoundError(SalienceError, LookupError):
+    """No memory has the given id."""
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__(f"no memory with id {memory_id!r}")
+        self.memory_id = memory_id
+
+
+class ConflictError(SalienceError):
+    """The memory's state forbids the requested change (e.g. updating a superseded one)."""
+
+    def __init__(self, message: str, *, memory_id: str) -> None:
+        super().__init__(message)
+        self.memory_id = memory_id
+
+
+class ConfigError(SalienceError):
+    """A setting is invalid, or a store URL names an unsupported backend."""
+
+
+class StoreError(SalienceError):
+    """The storage could not do what was asked."""
+
+
+class NotASalienceDatabaseError(StoreError):
+    """The file exists but is not a salience database."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(f"{path} is not a salience database ({detail})")
+        self.path = path
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer salience; this version will not touch it."""
+
+    def __init__(self, path: str, unknown: list[str]) -> None:
+        names = ", ".join(unknown)
+        super().__init__(
+            f"{path} was written by a newer version of salience (unknown migrations: {names}); "
+            "upgrade salience to open it"
+        )
+        self.path = path
+        self.unknown = unknown
+
+
+class StoreReadOnlyError(StoreError):
+    """The home directory or the database file cannot be written."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"cannot write to {path}: it is read-only (check permissions or --home)")
+        self.path = path
+
+
+class StoreBusyError(StoreError):
+    """Another process held the database lock longer than the busy timeout."""

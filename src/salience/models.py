@@ -1,0 +1,129 @@
+"""The values salience passes around: memory records, write outcomes, search hits, stats.
+
+All are frozen dataclasses. Embeddings are stored beside a record, never inside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+SOURCES = ("user", "agent", "consolidation", "import", "system")
+"""Where a memory came from."""
+
+
+class Status(StrEnum):
+    """Where a memory is in its life."""
+
+    CURRENT = "current"
+    SUPERSEDED = "superseded"  # valid_until has passed (replaced by a newer version, or expired)
+    FORGOTTEN = "forgotten"  # forgotten on purpose, with a reason
+
+
+class Outcome(StrEnum):
+    """What a write did. Every write returns exactly one of these."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    DUPLICATE = "duplicate"
+    REJECTED = "rejected"
+    DELETED = "deleted"  # purge only: the record is gone for good
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One memory, with every field the five scoring systems and salience's own need."""
+
+    id: str
+    content: str
+    type: str
+    created_at: datetime
+    updated_at: datetime
+    title: str | None = None
+    tags: tuple[str, ...] = ()
+    user: str = "default"
+    project: str | None = None
+    topic_key: str | None = None
+    source: str = "agent"
+    importance: float = 0.5
+    confidence: float = 0.5
+    priority: float = 0.0
+    access_count: int = 0
+    revision_count: int = 1
+    echo_count: int = 0
+    fizzle_count: int = 0
+    last_accessed_at: datetime | None = None
+    valid_until: datetime | None = None
+    parent_id: str | None = None
+    forget_reason: str | None = None
+    layer: str = "local"
+    session_id: str | None = None
+    entities: tuple[str, ...] = ()
+    derived_from: tuple[str, ...] = ()
+    enabled: bool = True
+
+    def status(self, now: datetime) -> Status:
+        """Forgotten, superseded (``valid_until`` reached) or current, as of ``now``."""
+        if self.forget_reason is not None:
+            return Status.FORGOTTEN
+        if self.valid_until is not None and self.valid_until <= now:
+            return Status.SUPERSEDED
+        return Status.CURRENT
+
+    def is_current(self, now: datetime) -> bool:
+        """Whether the memory is neither superseded nor forgotten as of ``now``."""
+        return self.status(now) is Status.CURRENT
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """The outcome of one write, with the id concerned; ``reason`` and ``gate`` when rejected."""
+
+    outcome: Outcome
+    id: str | None
+    reason: str | None = None
+    gate: str | None = None
+    record: MemoryRecord | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the write was accepted (anything but ``rejected``)."""
+        return self.outcome is not Outcome.REJECTED
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: the record, its full-text relevance (larger is better), its rank."""
+
+    record: MemoryRecord
+    score: float
+    rank: int
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did: how many records were created, replaced, or already identical."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    @property
+    def total(self) -> int:
+        """Records read from the input."""
+        return self.created + self.updated + self.unchanged
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A summary of a store."""
+
+    path: str
+    schema: str
+    total: int
+    by_status: dict[str, int] = field(default_factory=dict)
+    by_type: dict[str, int] = field(default_factory=dict)
+    by_user: dict[str, int] = field(default_factory=dict)
+    by_project: dict[str, int] = field(default_factory=dict)
+    size_bytes: int = 0

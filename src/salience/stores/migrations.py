@@ -1,0 +1,71 @@
+"""SQLite schema migrations: named, ordered, each run once inside a transaction.
+
+Never edit a migration that has shipped; add a new one. A database that records a migration
+this list does not know was written by a newer salience and is refused.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "0001_memories",
+        """
+        CREATE TABLE memories (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            content TEXT NOT NULL,
+            type TEXT NOT NULL,
+            title TEXT,
+            tags TEXT NOT NULL DEFAULT '[]',
+            user TEXT NOT NULL,
+            project TEXT,
+            topic_key TEXT,
+            source TEXT NOT NULL,
+            importance REAL NOT NULL,
+            confidence REAL NOT NULL,
+            priority REAL NOT NULL DEFAULT 0,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            revision_count INTEGER NOT NULL DEFAULT 1,
+            echo_count INTEGER NOT NULL DEFAULT 0,
+            fizzle_count INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            last_accessed_at TEXT,
+            valid_until TEXT,
+            parent_id TEXT,
+            forget_reason TEXT,
+            layer TEXT NOT NULL DEFAULT 'local',
+            session_id TEXT,
+            entities TEXT NOT NULL DEFAULT '[]',
+            derived_from TEXT NOT NULL DEFAULT '[]',
+            enabled INTEGER NOT NULL DEFAULT 1,
+            content_hash TEXT NOT NULL
+        );
+        CREATE INDEX memories_user_created ON memories (user, created_at);
+        CREATE INDEX memories_project ON memories (project);
+        CREATE INDEX memories_type ON memories (type);
+        CREATE INDEX memories_parent ON memories (parent_id);
+        CREATE INDEX memories_topic ON memories (user, topic_key);
+        CREATE INDEX memories_session ON memories (session_id);
+        CREATE INDEX memories_hash ON memories (user, content_hash);
+        CREATE TABLE memory_tags (
+            seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (tag, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX memory_tags_seq ON memory_tags (seq);
+        CREATE TABLE memory_entities (
+            seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+            entity_key TEXT NOT NULL,
+            PRIMARY KEY (entity_key, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX memory_entities_seq ON memory_entities (seq);
+        CREATE VIRTUAL TABLE memory_fts USING fts5 (
+            content, title, tags, entities, tokenize = 'porter unicode61'
+        );
+        INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0, 1.0, 1.0)');
+        """,
+    ),
+)
+
+MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

@@ -1,0 +1,440 @@
+"""The embedded default store: one SQLite file with WAL, FTS5 and derived lookup tables.
+
+Several processes may use one file at once: writes take the write lock up front
+(``BEGIN IMMEDIATE``) and wait up to the busy timeout for it, so a read-modify-write is never
+lost and "database is locked" does not reach the user unless another process holds the lock
+for longer than the timeout (then :class:`StoreBusyError` says so).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from salience.clock import format_time
+from salience.errors import (
+    NotASalienceDatabaseError,
+    SchemaTooNewError,
+    StoreBusyError,
+    StoreError,
+    StoreReadOnlyError,
+)
+from salience.models import MemoryRecord, Stats
+from salience.records import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS
+from salience.stores.base import MemoryFilter
+from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS
+from salience.text import content_hash, query_terms
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_COLUMNS = ", ".join(f"m.{name}" for name in FIELD_NAMES)
+_INSERT_COLUMNS = (*FIELD_NAMES, "content_hash")
+_JSON_FIELDS = frozenset(LIST_FIELDS)
+_TIME_FIELDS = frozenset(TIME_FIELDS)
+_INDEXED_FIELDS = ("content", "title", "tags", "entities")
+
+
+def _split_statements(script: str) -> list[str]:
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
+
+
+def _to_row(record: MemoryRecord) -> list[object]:
+    row: list[object] = []
+    for name in FIELD_NAMES:
+        value = getattr(record, name)
+        if name in _JSON_FIELDS:
+            value = json.dumps(list(value), ensure_ascii=False)
+        elif isinstance(value, datetime):
+            value = format_time(value)
+        elif isinstance(value, bool):
+            value = int(value)
+        row.append(value)
+    row.append(content_hash(record.content))
+    return row
+
+
+def _from_row(row: Sequence[Any]) -> MemoryRecord:
+    values: dict[str, Any] = {}
+    for name, value in zip(FIELD_NAMES, row, strict=False):
+        if value is not None and name in _TIME_FIELDS:
+            value = datetime.fromisoformat(value)
+        elif name in _JSON_FIELDS:
+            value = tuple(json.loads(value))
+        elif name == "enabled":
+            value = bool(value)
+        values[name] = value
+    return MemoryRecord(**values)
+
+
+def fts_match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression OR-ing the query's terms, each quoted; None if no terms.
+
+    Quoting makes every user string safe: FTS5 operators (AND, NEAR, *, ^, :, parentheses)
+    inside quotes are plain text.
+    """
+    terms = query_terms(query)
+    if not terms:
+        return None
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def _filter_sql(flt: MemoryFilter) -> tuple[str, list[object]]:
+    clauses: list[str] = []
+    params: list[object] = []
+    for column in ("user", "project", "type", "session_id"):
+        value = getattr(flt, column)
+        if value is not None:
+            clauses.append(f"m.{column} = ?")
+            params.append(value)
+    for tag in flt.tags:
+        clauses.append("m.seq IN (SELECT seq FROM memory_tags WHERE tag = ?)")
+        params.append(tag)
+    if flt.entity is not None:
+        clauses.append("m.seq IN (SELECT seq FROM memory_entities WHERE entity_key = ?)")
+        params.append(flt.entity.casefold())
+    if flt.enabled_only:
+        clauses.append("m.enabled = 1")
+    as_of = format_time(flt.as_of)
+    live = "(m.valid_until IS NULL OR m.valid_until > ?)"
+    if not flt.include_forgotten and not flt.include_superseded:
+        clauses.append(f"m.forget_reason IS NULL AND {live}")
+        params.append(as_of)
+    elif not flt.include_forgotten:
+        clauses.append("m.forget_reason IS NULL")
+    elif not flt.include_superseded:
+        clauses.append(f"(m.forget_reason IS NOT NULL OR {live})")
+        params.append(as_of)
+    return (" AND ".join(clauses) or "1"), params
+
+
+class SQLiteStore:
+    """A salience store in one SQLite file (see the module docstring for concurrency)."""
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10000) -> None:
+        self._path = Path(path)
+        self._lock = threading.RLock()
+        self._depth = 0
+        _prepare_file(self._path)
+        try:
+            self._conn = sqlite3.connect(
+                str(self._path),
+                isolation_level=None,
+                timeout=busy_timeout_ms / 1000,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from None
+        try:
+            self._setup(busy_timeout_ms)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _setup(self, busy_timeout_ms: int) -> None:
+        """Pragmas and migrations, retried while another process is creating the same file.
+
+        SQLite does not call the busy handler for a journal-mode change, so two processes
+        opening a new file at once can see SQLITE_BUSY here; back off and try again.
+        """
+        deadline = time.monotonic() + busy_timeout_ms / 1000
+        delay = 0.005
+        while True:
+            try:
+                with self._errors():
+                    self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+                    self._conn.execute("PRAGMA foreign_keys = ON")
+                    mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                    if mode != "wal":
+                        raise StoreReadOnlyError(str(self._path))
+                    self._conn.execute("PRAGMA synchronous = NORMAL")
+                    self._migrate()
+                return
+            except StoreBusyError:
+                if time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 0.2)
+
+    # -- infrastructure -----------------------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        """The database file's path."""
+        return str(self._path)
+
+    def _translate(self, exc: sqlite3.Error) -> StoreError:
+        message = str(exc).lower()
+        if "readonly" in message or "read-only" in message or "unable to open" in message:
+            return StoreReadOnlyError(str(self._path))
+        if "locked" in message or "busy" in message:
+            return StoreBusyError(
+                f"{self._path} stayed locked by another process past the busy timeout; "
+                "try again or raise SALIENCE_BUSY_TIMEOUT_MS"
+            )
+        if "not a database" in message or "malformed" in message:
+            return NotASalienceDatabaseError(str(self._path), str(exc))
+        return StoreError(f"{self._path}: {exc}")
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic unit holding the write lock; nested calls join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            with self._errors():
+                self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            try:
+                with self._errors():
+                    self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+
+    def _migrate(self) -> None:
+        with self.transaction():
+            tables = {
+                row[0]
+                for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            if "schema_migrations" not in tables:
+                if tables:
+                    raise NotASalienceDatabaseError(
+                        str(self._path), "it holds other tables and no salience schema"
+                    )
+                self._conn.execute(
+                    "CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)"
+                )
+            applied = [r[0] for r in self._conn.execute("SELECT name FROM schema_migrations")]
+            unknown = sorted(set(applied) - set(MIGRATION_NAMES))
+            if unknown:
+                raise SchemaTooNewError(str(self._path), unknown)
+            for name, script in MIGRATIONS:
+                if name in applied:
+                    continue
+                for statement in _split_statements(script):
+                    self._conn.execute(statement)
+                self._conn.execute(
+                    "INSERT INTO schema_migrations VALUES (?, datetime('now'))", (name,)
+                )
+
+    @property
+    def schema(self) -> str:
+        """The name of the newest migration applied."""
+        return MIGRATION_NAMES[-1]
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        self._conn.close()
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def insert(self, record: MemoryRecord) -> None:
+        """Add a record with its full-text row, tags and entities, atomically."""
+        placeholders = ", ".join("?" for _ in _INSERT_COLUMNS)
+        with self.transaction(), self._errors():
+            cursor = self._conn.execute(
+                f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) VALUES ({placeholders})",
+                _to_row(record),
+            )
+            assert cursor.lastrowid is not None
+            self._index(cursor.lastrowid, record)
+
+    def replace(self, record: MemoryRecord) -> None:
+        """Overwrite the record with ``record.id``; reindex only if indexed text changed."""
+        assignments = ", ".join(f"{name} = ?" for name in _INSERT_COLUMNS)
+        with self.transaction(), self._errors():
+            old = self._conn.execute(
+                "SELECT seq, content, title, tags, entities FROM memories WHERE id = ?",
+                (record.id,),
+            ).fetchone()
+            if old is None:
+                raise StoreError(f"cannot replace {record.id}: it is not stored")
+            seq = old[0]
+            row = _to_row(record)
+            self._conn.execute(f"UPDATE memories SET {assignments} WHERE seq = ?", [*row, seq])
+            new_indexed = tuple(row[FIELD_NAMES.index(name)] for name in _INDEXED_FIELDS)
+            if tuple(old[1:]) != new_indexed:
+                self._unindex(seq)
+                self._index(seq, record)
+
+    def _index(self, seq: int, record: MemoryRecord) -> None:
+        self._conn.execute(
+            "INSERT INTO memory_fts (rowid, content, title, tags, entities) VALUES (?, ?, ?, ?, ?)",
+            (
+                seq,
+                record.content,
+                record.title or "",
+                " ".join(record.tags),
+                " ".join(record.entities),
+            ),
+        )
+        self._conn.executemany(
+            "INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags]
+        )
+        keys = {entity.casefold() for entity in record.entities}
+        self._conn.executemany(
+            "INSERT INTO memory_entities (seq, entity_key) VALUES (?, ?)", [(seq, k) for k in keys]
+        )
+
+    def _unindex(self, seq: int) -> None:
+        self._conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
+        self._conn.execute("DELETE FROM memory_tags WHERE seq = ?", (seq,))
+        self._conn.execute("DELETE FROM memory_entities WHERE seq = ?", (seq,))
+
+    def delete(self, memory_id: str) -> bool:
+        """Remove the record and everything derived from it."""
+        with self.transaction(), self._errors():
+            row = self._conn.execute(
+                "SELECT seq FROM memories WHERE id = ?", (memory_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            self._unindex(row[0])
+            self._conn.execute("DELETE FROM memories WHERE seq = ?", (row[0],))
+            return True
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def _select(self, sql: str, params: Sequence[object]) -> list[MemoryRecord]:
+        with self._lock, self._errors():
+            return [_from_row(row) for row in self._conn.execute(sql, params)]
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        """The record with this id, or None."""
+        rows = self._select(f"SELECT {_COLUMNS} FROM memories m WHERE m.id = ?", (memory_id,))
+        return rows[0] if rows else None
+
+    def successors(self, memory_id: str) -> list[MemoryRecord]:
+        """Records that name ``memory_id`` as their parent, oldest first."""
+        return self._select(
+            f"SELECT {_COLUMNS} FROM memories m WHERE m.parent_id = ? ORDER BY m.id", (memory_id,)
+        )
+
+    def list(self, flt: MemoryFilter, limit: int | None) -> builtins.list[MemoryRecord]:
+        """Matching records, newest first (by creation time, then id)."""
+        where, params = _filter_sql(flt)
+        sql = (
+            f"SELECT {_COLUMNS} FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.id DESC"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return self._select(sql, params)
+
+    def search(
+        self, query: str, flt: MemoryFilter, limit: int
+    ) -> builtins.list[tuple[MemoryRecord, float]]:
+        """BM25-ranked matches; the ranked FTS query runs first and the join comes after."""
+        expression = fts_match_expression(query)
+        if expression is None or limit <= 0:
+            return []
+        where, params = _filter_sql(flt)
+        sql = (
+            f"SELECT {_COLUMNS}, -f.rank FROM ("
+            " SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?"
+            f") AS f JOIN memories m ON m.seq = f.rowid WHERE {where} ORDER BY f.rank LIMIT ?"
+        )
+        candidates = max(limit * 4, 64)
+        while True:
+            with self._lock, self._errors():
+                rows = self._conn.execute(sql, [expression, candidates, *params, limit]).fetchall()
+                if len(rows) >= limit:
+                    break
+                # Filters may have removed candidates: widen until the index has no more.
+                matched = self._conn.execute(
+                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (expression,)
+                ).fetchone()[0]
+            if candidates >= matched:
+                break
+            candidates = matched  # one more pass over every match settles it
+        return [(_from_row(row), float(row[-1])) for row in rows]
+
+    def iter_all(self) -> Iterator[MemoryRecord]:
+        """Every record in id order, read in one consistent snapshot."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM memories m ORDER BY m.id").fetchall()
+        return (_from_row(row) for row in rows)
+
+    def stats(self, as_of: datetime) -> Stats:
+        """Counts by status, type, user and project, and the file's size."""
+        now = format_time(as_of)
+        status_sql = (
+            "SELECT CASE WHEN forget_reason IS NOT NULL THEN 'forgotten' "
+            "WHEN valid_until IS NOT NULL AND valid_until <= ? THEN 'superseded' "
+            "ELSE 'current' END AS s, count(*) FROM memories GROUP BY s"
+        )
+        current = "forget_reason IS NULL AND (valid_until IS NULL OR valid_until > ?)"
+        with self._lock, self._errors():
+            by_status = dict(self._conn.execute(status_sql, (now,)).fetchall())
+            grouped = {
+                column: dict(
+                    self._conn.execute(
+                        f"SELECT coalesce({column}, ''), count(*) FROM memories "
+                        f"WHERE {current} GROUP BY 1 ORDER BY 2 DESC, 1",
+                        (now,),
+                    ).fetchall()
+                )
+                for column in ("type", "user", "project")
+            }
+        size = sum(p.stat().st_size for p in (self._path, Path(f"{self._path}-wal")) if p.exists())
+        return Stats(
+            path=str(self._path),
+            schema=self.schema,
+            total=sum(by_status.values()),
+            by_status={k: by_status.get(k, 0) for k in ("current", "superseded", "forgotten")},
+            by_type=grouped["type"],
+            by_user=grouped["user"],
+            by_project={k: v for k, v in grouped["project"].items() if k},
+            size_bytes=size,
+        )
+
+
+def _prepare_file(path: Path) -> None:
+    """Create the home directory; refuse a file that is not SQLite before SQLite touches it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        raise StoreReadOnlyError(str(path.parent)) from None
+    if path.is_dir():
+        raise NotASalienceDatabaseError(str(path), "it is a directory")
+    if path.exists() and path.stat().st_size > 0:
+        with path.open("rb") as handle:
+            if handle.read(16) != _SQLITE_MAGIC:
+                raise NotASalienceDatabaseError(str(path), "not an SQLite file")

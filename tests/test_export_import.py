@@ -1,0 +1,131 @@
+"""Export / import as JSON Lines: complete, exact, all or nothing."""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from salience import Config, ImportFormatError, Memory
+from tests.conftest import T0, FakeClock
+
+
+def _export(memory: Memory) -> str:
+    buffer = io.StringIO()
+    memory.export(buffer)
+    return buffer.getvalue()
+
+
+def _fresh(tmp: Path, name: str, clock: FakeClock) -> Memory:
+    return Memory.open(config=Config(home=tmp / name), clock=clock)
+
+
+def test_export_carries_every_record_and_field(memory: Memory, clock: FakeClock) -> None:
+    a = memory.remember("first fact to keep", tags=["t1"], importance=0.8).id or ""
+    clock.advance(days=1)
+    memory.supersede(a, "first fact, revised")
+    b = memory.remember("second fact to drop").id or ""
+    memory.forget(b, "obsolete")
+    lines = _export(memory).splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r["id"] for r in records] == sorted(r["id"] for r in records)
+    assert len(records) == 3
+    assert {r["forget_reason"] for r in records} == {None, "obsolete"}
+    assert records[0]["valid_until"] == "2026-04-21T12:00:00.000000Z"
+    assert records[0]["importance"] == 0.8
+
+
+def test_round_trip_into_an_empty_store_is_byte_identical(
+    memory: Memory, clock: FakeClock, tmp_path: Path
+) -> None:
+    a = memory.remember("Ünïcödé — 日本語 — emoji 🙂", tags=["lang:ja"], user="u").id or ""
+    clock.advance(hours=5)
+    memory.supersede(a, "replacement text")
+    memory.forget(memory.remember("gone but kept").id or "", "test")
+    first = _export(memory)
+    with _fresh(tmp_path, "copy", clock) as copy:
+        result = copy.import_(io.StringIO(first))
+        assert (result.created, result.updated, result.unchanged) == (3, 0, 0)
+        assert _export(copy) == first
+        again = copy.import_(io.StringIO(first))
+        assert (again.created, again.updated, again.unchanged) == (0, 0, 3)
+
+
+_text = st.text(min_size=1, max_size=200).filter(lambda s: s.strip())
+_tag = st.text(min_size=1, max_size=20).filter(lambda s: s.strip() and all(ord(c) >= 32 for c in s))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_text, st.lists(_tag, max_size=4)), min_size=1, max_size=5))
+def test_round_trip_property(items: list[tuple[str, list[str]]]) -> None:
+    clock = FakeClock()
+    with tempfile.TemporaryDirectory() as tmp:
+        with _fresh(Path(tmp), "a", clock) as source:
+            for content, tags in items:
+                source.remember(content, tags=tags)
+                clock.advance(seconds=1)
+            first = _export(source)
+        with _fresh(Path(tmp), "b", clock) as target:
+            target.import_(io.StringIO(first))
+            assert _export(target) == first
+
+
+def test_hand_written_lines_get_ids_types_and_times(memory: Memory) -> None:
+    lines = [
+        '{"content": "written by hand", "created_at": "2026-01-01T00:00:00Z", "access_count": 3}',
+        "",
+        '{"content": "no time at all", "type": "decision"}',
+    ]
+    result = memory.import_(lines)
+    assert result.created == 2
+    by_content = {r.content: r for r in memory.list()}
+    dated = by_content["written by hand"]
+    assert dated.created_at.year == 2026
+    assert dated.created_at == dated.updated_at
+    assert dated.access_count == 3
+    assert dated.type == "observation"
+    assert by_content["no time at all"].created_at == T0
+    assert by_content["no time at all"].type == "decision"
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"content": ""}', "content is empty"),
+        ('{"content": "ok text", "importance": 7}', "importance"),
+        ('{"content": "ok text", "colour": "red"}', "unknown field"),
+        ('{"content": "ok text", "created_at": "last week"}', "created_at"),
+        ('{"content": "ok text", "id": "short"}', "ULID"),
+    ],
+)
+def test_a_bad_line_refuses_the_whole_import(memory: Memory, bad_line: str, message: str) -> None:
+    good = '{"content": "a perfectly good line"}'
+    with pytest.raises(ImportFormatError, match=message) as info:
+        memory.import_([good, good.replace("perfectly", "also"), bad_line])
+    assert info.value.line == 3
+    assert str(info.value).startswith("line 3:")
+    assert memory.stats().total == 0
+
+
+def test_a_repeated_id_in_one_file_is_refused(memory: Memory) -> None:
+    line = '{"id": "01JS0000000000000000000000", "content": "same id twice"}'
+    with pytest.raises(ImportFormatError, match="already appeared on line 1"):
+        memory.import_([line, line])
+    assert memory.stats().total == 0
+
+
+def test_import_replaces_a_changed_record(memory: Memory) -> None:
+    memory_id = memory.remember("original text of the memory").id or ""
+    record = json.loads(_export(memory))
+    record["content"] = "changed text of the memory"
+    result = memory.import_([json.dumps(record)])
+    assert result.updated == 1
+    assert memory.get(memory_id).content == "changed text of the memory"
+    assert [h.record.id for h in memory.search("changed")] == [memory_id]

@@ -1,0 +1,33 @@
+"""The public surface: a flat sorted __all__, and docs that list every command and setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import salience
+from salience.cli import cli
+from salience.config import describe
+
+README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_all_is_sorted_and_importable() -> None:
+    assert salience.__all__ == sorted(salience.__all__)
+    for name in salience.__all__:
+        assert hasattr(salience, name), name
+
+
+def test_readme_starts_with_the_two_commands() -> None:
+    head = README.split("\n\n", 2)[1]
+    assert "make run" in head
+    assert "make test" in head
+
+
+def test_every_cli_command_is_documented() -> None:
+    for name in cli.commands:
+        assert f"`salience {name}" in README, f"README does not document `salience {name}`"
+
+
+def test_every_setting_is_documented() -> None:
+    for _, env, _ in describe():
+        assert f"`{env}`" in README, f"README does not document {env}"

@@ -1,0 +1,134 @@
+"""SQLite-specific behaviour: file checks, migrations, read-only homes, FTS consistency."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from salience import (
+    Config,
+    Memory,
+    NotASalienceDatabaseError,
+    SchemaTooNewError,
+    StoreReadOnlyError,
+)
+from salience.stores.migrations import MIGRATION_NAMES
+from salience.stores.sqlite import SQLiteStore, fts_match_expression
+from tests.conftest import FakeClock
+
+
+def test_a_new_file_gets_wal_and_every_migration_once(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    SQLiteStore(path).close()
+    SQLiteStore(path).close()  # reopening runs nothing again
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations")]
+    assert names == list(MIGRATION_NAMES)
+
+
+def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "salience.db"
+    path.write_bytes(b"just some notes, not a database\n" * 4)
+    before = path.read_bytes()
+    with pytest.raises(NotASalienceDatabaseError, match="not an SQLite file"):
+        SQLiteStore(path)
+    assert path.read_bytes() == before
+
+
+def test_a_foreign_sqlite_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE invoices (id INTEGER)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(NotASalienceDatabaseError, match="other tables"):
+        SQLiteStore(path)
+    tables = [r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")]
+    assert tables == ["invoices"]
+
+
+def test_a_directory_in_place_of_the_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "dir.db").mkdir()
+    with pytest.raises(NotASalienceDatabaseError, match="directory"):
+        SQLiteStore(tmp_path / "dir.db")
+
+
+def test_a_database_from_a_newer_salience_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO schema_migrations VALUES ('9999_from_the_future', 'x')")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaTooNewError, match="9999_from_the_future") as info:
+        SQLiteStore(path)
+    assert "upgrade salience" in str(info.value)
+
+
+@pytest.fixture
+def read_only_dir(tmp_path: Path) -> Iterator[Path]:
+    """A directory nobody can write to: chmod for a normal user, a read-only mount for root."""
+    target = tmp_path / "ro"
+    target.mkdir()
+    if os.geteuid() != 0:
+        target.chmod(0o555)
+        yield target
+        target.chmod(0o755)
+        return
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(target)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"root without mount rights: {mounted.stderr.decode().strip()}")
+    try:
+        yield target
+    finally:
+        subprocess.run(["umount", str(target)], check=True)
+
+
+def test_a_read_only_home_is_a_clear_error(read_only_dir: Path, clock: FakeClock) -> None:
+    with pytest.raises(StoreReadOnlyError, match="read-only"):
+        Memory.open(config=Config(home=read_only_dir / "home"), clock=clock)
+    with pytest.raises(StoreReadOnlyError, match="read-only"):
+        Memory.open(config=Config(home=read_only_dir), clock=clock)
+
+
+def test_fts_expression_quotes_every_term() -> None:
+    assert fts_match_expression('foo AND "bar') == '"foo" OR "bar"'
+    assert fts_match_expression("the a of") == '"the" OR "a" OR "of"'
+    assert fts_match_expression("🙂 *") is None
+
+
+def test_the_full_text_index_follows_every_write(memory: Memory, clock: FakeClock) -> None:
+    memory_id = memory.remember("zebra crossing near the office").id or ""
+    assert [h.record.id for h in memory.search("zebra")] == [memory_id]
+    memory.update(memory_id, content="pelican crossing near the office")
+    assert memory.search("zebra") == []
+    assert [h.record.id for h in memory.search("pelican")] == [memory_id]
+    memory.update(memory_id, tags=["project:ostrich"])
+    assert [h.record.id for h in memory.search("ostrich")] == [memory_id]
+    memory.purge(memory_id)
+    assert memory.search("pelican") == []
+    conn = sqlite3.connect(memory.store.location)
+    assert conn.execute("SELECT count(*) FROM memory_fts").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM memory_tags").fetchone()[0] == 0
+
+
+def test_a_failed_transaction_leaves_nothing_behind(memory: Memory) -> None:
+    def write_then_fail() -> None:
+        with memory.store.transaction():
+            memory.remember("written inside a transaction that fails")
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        write_then_fail()
+    assert memory.stats().total == 0
+    assert memory.search("transaction") == []

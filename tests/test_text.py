@@ -1,0 +1,39 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from salience.text import content_hash, normalize, query_terms
+
+
+def test_query_terms_drop_stopwords_and_punctuation() -> None:
+    assert query_terms("What is the port of the API server?") == ["port", "api", "server"]
+
+
+def test_query_of_only_stopwords_keeps_them() -> None:
+    assert query_terms("who are you") == ["who", "are", "you"]
+
+
+def test_query_terms_drop_repeats_and_lowercase() -> None:
+    assert query_terms("Redis redis REDIS cache") == ["redis", "cache"]
+
+
+def test_operators_and_emoji_are_not_terms() -> None:
+    assert query_terms('foo AND "bar') == ["foo", "bar"]
+    assert query_terms("NEAR( * 🙂 ^") == ["near"]
+    assert query_terms("🙂 *") == []
+
+
+def test_normalize_folds_case_width_and_whitespace() -> None:
+    assert normalize("  Hello\t\nＷorld  ") == "hello world"
+
+
+def test_hash_equal_for_texts_differing_only_in_case_and_spacing() -> None:
+    assert content_hash("Use  httpx") == content_hash("use httpx ")
+    assert content_hash("use httpx") != content_hash("use requests")
+
+
+@given(st.text())
+def test_query_terms_never_contain_quotes_or_spaces(text: str) -> None:
+    for term in query_terms(text):
+        assert term
+        assert '"' not in term
+        assert not any(c.isspace() for c in term)
