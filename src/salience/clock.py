@@ -7,13 +7,13 @@ so that it sorts as text and round-trips byte for byte through export and import
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from salience.errors import InvalidInputError
 
 Clock = Callable[[], datetime]
 
-_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_ZERO = timedelta(0)
 
 
 def system_clock() -> datetime:
@@ -25,7 +25,8 @@ def format_time(moment: datetime) -> str:
     """The canonical text of ``moment``: ``2026-04-20T00:00:00.000000Z``."""
     if moment.tzinfo is None:
         raise InvalidInputError("timestamp has no timezone")
-    return moment.astimezone(UTC).strftime(_FORMAT)
+    utc = moment if moment.utcoffset() == _ZERO else moment.astimezone(UTC)
+    return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_time(text: str, *, field: str = "time") -> datetime:

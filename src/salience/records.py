@@ -8,6 +8,7 @@ into an empty store exports byte for byte the same.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields, replace
 from datetime import datetime
@@ -19,6 +20,7 @@ from salience.ids import is_ulid
 from salience.models import SOURCES, MemoryRecord
 
 MAX_SHORT_TEXT = 512
+_CONTROL = re.compile(r"[\x00-\x1f]")
 FIELD_NAMES = tuple(f.name for f in fields(MemoryRecord))
 TIME_FIELDS = ("created_at", "updated_at", "last_accessed_at", "valid_until")
 LIST_FIELDS = ("tags", "entities", "derived_from")
@@ -91,7 +93,7 @@ def _short_text(value: object, name: str, *, optional: bool) -> str | None:
         if optional:
             return None
         raise InvalidInputError(f"{name} must not be empty", field=name)
-    if len(text) > MAX_SHORT_TEXT or any(ord(c) < 32 for c in text):
+    if len(text) > MAX_SHORT_TEXT or _CONTROL.search(text):
         raise InvalidInputError(
             f"{name} must be one line of at most {MAX_SHORT_TEXT} characters", field=name
         )

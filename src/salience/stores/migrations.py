@@ -42,11 +42,12 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             content_hash TEXT NOT NULL
         );
         CREATE INDEX memories_user_created ON memories (user, created_at);
-        CREATE INDEX memories_project ON memories (project);
-        CREATE INDEX memories_type ON memories (type);
-        CREATE INDEX memories_parent ON memories (parent_id);
-        CREATE INDEX memories_topic ON memories (user, topic_key);
-        CREATE INDEX memories_session ON memories (session_id);
+        -- Partial indexes: most memories have no project, parent, topic or session, and a
+        -- NULL entry would cost a page write on every insert for no lookup.
+        CREATE INDEX memories_project ON memories (project) WHERE project IS NOT NULL;
+        CREATE INDEX memories_parent ON memories (parent_id) WHERE parent_id IS NOT NULL;
+        CREATE INDEX memories_topic ON memories (user, topic_key) WHERE topic_key IS NOT NULL;
+        CREATE INDEX memories_session ON memories (session_id) WHERE session_id IS NOT NULL;
         CREATE INDEX memories_hash ON memories (user, content_hash);
         CREATE TABLE memory_tags (
             seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
