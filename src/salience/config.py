@@ -1,19 +1,26 @@
-"""Configuration: one frozen :class:`Config`, read from the environment once.
+"""Configuration: one frozen :class:`Config`, read once from a file and the environment.
 
-Each field documents itself (``help``) and names the environment variable it comes from
-(``env``); ``salience config`` and the docs are generated from this metadata.
+Precedence, lowest first: defaults, ``$SALIENCE_HOME/config.toml`` (keys are the field names),
+environment variables. Each field documents itself (``help``) and names its variable
+(``env``); the README's settings table is checked against this metadata by a test.
 """
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from salience.errors import ConfigError
 
 DB_FILENAME = "salience.db"
+CONFIG_FILENAME = "config.toml"
+RAE_SIGNALS = ("semantic", "recency", "importance", "usage")
+RAE_WEIGHT_DEFAULTS = (("semantic", 0.6), ("recency", 0.1), ("importance", 0.2), ("usage", 0.1))
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
@@ -25,6 +32,63 @@ def default_home(environ: Mapping[str, str]) -> Path:
     return Path.home() / ".local" / "share" / "salience"
 
 
+def _int(raw: object, name: str) -> int:
+    if isinstance(raw, bool):
+        raise ConfigError(f"{name}={raw!r} is not a whole number")
+    try:
+        return int(str(raw)) if not isinstance(raw, int) else raw
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a whole number") from None
+
+
+def _float(raw: object, name: str) -> float:
+    try:
+        value = float(str(raw)) if not isinstance(raw, int | float) else float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if math.isnan(value) or math.isinf(value):
+        raise ConfigError(f"{name}={raw!r} is not a finite number")
+    return value
+
+
+def _bool(raw: object, name: str) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name}={raw!r} is not true or false (1/true/yes/on, 0/false/no/off)")
+
+
+def _weights(raw: object, name: str) -> tuple[tuple[str, float], ...]:
+    """``semantic=0.6,recency=0.1,...`` (environment) or a TOML table."""
+    if isinstance(raw, Mapping):
+        pairs = [(str(k), v) for k, v in raw.items()]
+    else:
+        pairs = []
+        for item in str(raw).split(","):
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ConfigError(f"{name}: expected signal=weight pairs, got {item.strip()!r}")
+            pairs.append((key.strip(), value.strip()))
+    weights = dict(RAE_WEIGHT_DEFAULTS)
+    for key, value in pairs:
+        if key not in weights:
+            raise ConfigError(f"{name}: unknown signal {key!r}; known: {', '.join(RAE_SIGNALS)}")
+        weights[key] = _float(value, f"{name}.{key}")
+    return tuple((key, weights[key]) for key in RAE_SIGNALS)
+
+
+def _text(raw: object, name: str) -> str:
+    return str(raw).strip()
+
+
+def _setting(default: Any, env: str, help_text: str, parse: Callable[[object, str], Any]) -> Any:
+    return field(default=default, metadata={"env": env, "help": help_text, "parse": parse})
+
+
 @dataclass(frozen=True)
 class Config:
     """Every setting salience reads; build it with :meth:`from_env` or directly."""
@@ -33,23 +97,49 @@ class Config:
         default_factory=lambda: default_home(os.environ),
         metadata={
             "env": "SALIENCE_HOME",
-            "help": "Data directory holding salience.db "
+            "help": "Data directory holding salience.db and config.toml "
             "(default $XDG_DATA_HOME/salience or ~/.local/share/salience).",
+            "parse": lambda raw, name: Path(str(raw)).expanduser(),
         },
     )
-    max_content_bytes: int = field(
-        default=65536,
-        metadata={
-            "env": "SALIENCE_MAX_CONTENT_BYTES",
-            "help": "Largest memory content accepted, in UTF-8 bytes.",
-        },
+    profile: str = _setting(
+        "salience", "SALIENCE_PROFILE", "Default scoring profile for every command.", _text
     )
-    busy_timeout_ms: int = field(
-        default=10000,
-        metadata={
-            "env": "SALIENCE_BUSY_TIMEOUT_MS",
-            "help": "How long a write waits for another process's lock before giving up.",
-        },
+    max_content_bytes: int = _setting(
+        65536, "SALIENCE_MAX_CONTENT_BYTES", "Largest memory content accepted, in bytes.", _int
+    )
+    busy_timeout_ms: int = _setting(
+        10000,
+        "SALIENCE_BUSY_TIMEOUT_MS",
+        "How long a write waits for another process's lock before giving up.",
+        _int,
+    )
+    briefing_budget: int = _setting(
+        1500,
+        "SALIENCE_BRIEFING_BUDGET",
+        "Token budget of a salience-profile briefing (tokens = ceil(chars / 4)).",
+        _int,
+    )
+    aide_scoring_disabled: bool = _setting(
+        False,
+        "AIDE_MEMORY_SCORING_DISABLED",
+        "aide profile: no scoring, chronological ULID order (the document's variable).",
+        _bool,
+    )
+    aide_decay_disabled: bool = _setting(
+        False,
+        "AIDE_MEMORY_DECAY_DISABLED",
+        "aide profile: recency is always 1.0 (the document's variable).",
+        _bool,
+    )
+    rae_weights: tuple[tuple[str, float], ...] = _setting(
+        RAE_WEIGHT_DEFAULTS,
+        "SALIENCE_RAE_WEIGHTS",
+        "rae profile weights, e.g. semantic=0.6,recency=0.1,importance=0.2,usage=0.1.",
+        _weights,
+    )
+    rae_half_life_hours: float = _setting(
+        24.0, "SALIENCE_RAE_HALF_LIFE_HOURS", "rae profile: recency half-life in hours.", _float
     )
 
     def __post_init__(self) -> None:
@@ -57,6 +147,12 @@ class Config:
             raise ConfigError("max_content_bytes must be a positive number of bytes")
         if self.busy_timeout_ms < 0:
             raise ConfigError("busy_timeout_ms must not be negative")
+        if self.briefing_budget < 1:
+            raise ConfigError("briefing_budget must be at least 1 token")
+        if self.rae_half_life_hours <= 0:
+            raise ConfigError("rae_half_life_hours must be positive")
+        if any(weight < 0 for _, weight in self.rae_weights):
+            raise ConfigError("rae_weights must not be negative")
 
     @property
     def db_path(self) -> Path:
@@ -65,23 +161,39 @@ class Config:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
-        """Read every field from its environment variable; unset ones keep their defaults."""
+        """Defaults, then ``$SALIENCE_HOME/config.toml``, then the environment."""
         env = os.environ if environ is None else environ
-        values: dict[str, object] = {"home": default_home(env)}
+        home = default_home(env)
+        values: dict[str, Any] = {"home": home, **_read_file(home / CONFIG_FILENAME)}
         for f in fields(cls):
             name = f.metadata["env"]
-            if f.name == "home" or name not in env:
-                continue
-            raw = env[name]
-            try:
-                values[f.name] = int(raw)
-            except ValueError:
-                raise ConfigError(f"{name}={raw!r} is not a whole number") from None
-        return cls(**values)  # type: ignore[arg-type]
+            if f.name != "home" and name in env:
+                values[f.name] = f.metadata["parse"](env[name], name)
+        return cls(**values)
 
-    def with_home(self, home: str | Path) -> Config:
-        """A copy with another data directory (the CLI's ``--home``)."""
-        return replace(self, home=Path(home).expanduser())
+    @classmethod
+    def for_home(cls, home: str | Path, environ: Mapping[str, str] | None = None) -> Config:
+        """:meth:`from_env` with another data directory (the CLI's ``--home``)."""
+        env = dict(os.environ if environ is None else environ)
+        env["SALIENCE_HOME"] = str(Path(home).expanduser())
+        return cls.from_env(env)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    known = {f.name: f for f in fields(Config) if f.name != "home"}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
+    return {
+        key: known[key].metadata["parse"](value, f"{path.name}:{key}")
+        for key, value in data.items()
+    }
 
 
 def describe() -> list[tuple[str, str, str]]:

@@ -7,7 +7,6 @@ right, and delegates persistence to a :class:`~salience.stores.base.Store`.
 from __future__ import annotations
 
 import builtins
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
@@ -15,37 +14,44 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
+from salience import jsonl
+from salience.briefing import Briefing, BriefingRequest
 from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
-from salience.errors import (
-    ConfigError,
-    ConflictError,
-    ImportFormatError,
-    InvalidInputError,
-    NotFoundError,
-)
+from salience.dedup import BIGRAM_DICE, DICE_WINDOW, EXACT_HASH, TOPIC_UPSERT, is_near_duplicate
+from salience.errors import ConfigError, ConflictError, InvalidInputError, NotFoundError
 from salience.ids import new_ulid
 from salience.models import (
     Hit,
     ImportResult,
     MemoryRecord,
     Outcome,
+    Session,
     Stats,
     Status,
     WriteResult,
 )
+from salience.profiles import Profile, ProfileSettings, get_profile
+from salience.recall import candidate_count, rank_hits
 from salience.records import (
     WRITABLE_FIELDS,
     build_record,
-    from_json_dict,
-    to_json_dict,
     validate_content,
     validate_field,
     with_changes,
 )
+from salience.scoring.scores import ContextScore
+from salience.sessions import (
+    RECENT_SUMMARIES,
+    START_MEMORIES,
+    SUMMARY_TYPE,
+    SessionStart,
+    automatic_summary,
+    is_stale,
+)
 from salience.stores.base import MemoryFilter, Store
+from salience.text import content_hash
 
-DEFAULT_TYPE = "observation"
 DEFAULT_FORGET_REASON = "forgotten on request"
 
 
@@ -76,6 +82,8 @@ class Memory:
         self._store = store
         self._config = config or Config.from_env()
         self._clock = clock
+        self._settings = ProfileSettings.from_config(self._config)
+        get_profile(self._config.profile)  # an unknown default profile fails here, clearly
 
     @classmethod
     def open(
@@ -109,6 +117,10 @@ class Memory:
         """The engine's current time (injectable through ``clock``)."""
         return self._clock()
 
+    def profile(self, name: str | None = None) -> Profile:
+        """The named profile, or the configured default (``SALIENCE_PROFILE``)."""
+        return get_profile(name or self._config.profile)
+
     def close(self) -> None:
         """Close the store."""
         self._store.close()
@@ -126,15 +138,64 @@ class Memory:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def remember(self, content: str, **fields: Any) -> WriteResult:
-        """Store a new memory. ``fields`` are record fields (type, tags, importance, ...)."""
+    def remember(self, content: str, *, profile: str | None = None, **fields: Any) -> WriteResult:
+        """Store a new memory. ``fields`` are record fields (type, tags, importance, ...).
+
+        The profile supplies the default type and confidence, refuses its reserved types, and
+        names the duplicate rules that may turn the write into ``updated`` or ``duplicate``.
+        """
+        rules = self.profile(profile)
         now = self.now()
         values = self._writable(fields)
-        values.setdefault("type", DEFAULT_TYPE)
+        values["type"] = validate_field("type", values.get("type", rules.default_type))
+        if values["type"] in rules.reserved_types:
+            reason = f"type {values['type']!r} is reserved by the {rules.name} profile"
+            return WriteResult(Outcome.REJECTED, None, reason=reason, gate="profile")
+        if "confidence" not in values:
+            default = rules.default_confidence(str(values["type"]), values.get("source", "agent"))
+            if default is not None:
+                values["confidence"] = default
         values.update(id=new_ulid(now), created_at=now, updated_at=now)
         record = build_record(content, max_bytes=self._config.max_content_bytes, values=values)
-        self._store.insert(record)
-        return WriteResult(Outcome.CREATED, record.id, record=record)
+        with self._store.transaction():
+            result = self._deduplicate(record, rules, now)
+            if result is None:
+                self._store.insert(record)
+                result = WriteResult(Outcome.CREATED, record.id, record=record)
+            if record.session_id:
+                self._store.touch_session(record.session_id, now)
+        return result
+
+    def _deduplicate(self, new: MemoryRecord, rules: Profile, now: datetime) -> WriteResult | None:
+        """Apply the profile's duplicate rules in order; None if the write is a new memory."""
+        for rule in rules.dedup:
+            if rule == TOPIC_UPSERT and new.topic_key:
+                flt = MemoryFilter(as_of=now, user=new.user, topic_key=new.topic_key)
+                if found := self._store.list(flt, 1):
+                    return self._absorb(found[0], new, now, f"same topic_key {new.topic_key!r}")
+            elif rule == EXACT_HASH:
+                flt = MemoryFilter(as_of=now, user=new.user, content_hash=content_hash(new.content))
+                if found := self._store.list(flt, 1):
+                    reason = f"same content as {found[0].id} (after case/space normalisation)"
+                    return WriteResult(Outcome.DUPLICATE, found[0].id, reason, record=found[0])
+            elif rule == BIGRAM_DICE:
+                flt = MemoryFilter(as_of=now, user=new.user, type=new.type)
+                for old in self._store.list(flt, DICE_WINDOW):
+                    if is_near_duplicate(new.content, old.content):
+                        return self._absorb(old, new, now, "bigram Dice > 0.80")
+        return None
+
+    def _absorb(self, old: MemoryRecord, new: MemoryRecord, now: datetime, why: str) -> WriteResult:
+        """Update ``old`` in place with ``new``'s text: one more revision, fresh ``updated_at``."""
+        merged = replace(
+            old,
+            content=new.content,
+            title=new.title or old.title,
+            revision_count=old.revision_count + 1,
+            updated_at=now,
+        )
+        self._store.replace(merged)
+        return WriteResult(Outcome.UPDATED, old.id, reason=f"merged: {why}", record=merged)
 
     def get(self, memory_id: str) -> MemoryRecord:
         """The memory with this id, whatever its status; :class:`NotFoundError` if none."""
@@ -255,21 +316,122 @@ class Memory:
         query: str,
         limit: int = 10,
         *,
+        profile: str | None = None,
         user: str | None = None,
         project: str | None = None,
         type: str | None = None,
         tags: Iterable[str] = (),
+        as_of: datetime | None = None,
     ) -> builtins.list[Hit]:
-        """Full-text search of current memories (BM25); any text is a valid query."""
+        """Recall current memories for a query, ranked by the profile's search score.
+
+        Any text is a valid query. Profiles that count accesses bump the local hits returned.
+        """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty", field="query")
         if limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
-        flt = MemoryFilter(
-            as_of=self.now(), user=user, project=project, type=type, tags=tuple(tags)
+        rules = self.profile(profile)
+        now = as_of or self.now()
+        flt = MemoryFilter(as_of=now, user=user, project=project, type=type, tags=tuple(tags))
+        found = self._store.search(query, flt, candidate_count(limit))
+        hits = rank_hits(found, rules, now, self._settings, limit)
+        if rules.bump_on_recall:
+            self._store.touch([h.record.id for h in hits if h.record.layer == "local"], now)
+        return hits
+
+    def rank(
+        self,
+        profile: str | None = None,
+        *,
+        user: str | None = None,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[tuple[MemoryRecord, ContextScore]]:
+        """Current, enabled memories by the profile's context score, best first (ties by id)."""
+        rules = self.profile(profile)
+        now = as_of or self.now()
+        records = self._store.list(MemoryFilter(as_of=now, user=user, project=project), None)
+        scored = [(r, rules.context_score(r, now, self._settings)) for r in records if r.enabled]
+        scored.sort(key=lambda pair: (-pair[1].value, pair[0].id))
+        return scored if limit is None else scored[:limit]
+
+    def briefing(
+        self,
+        profile: str | None = None,
+        *,
+        user: str = "default",
+        project: str | None = None,
+        session_id: str | None = None,
+        budget: int | None = None,
+        as_of: datetime | None = None,
+    ) -> Briefing:
+        """The text to inject at session start, with a manifest of every candidate's fate."""
+        if budget is not None and budget < 1:
+            raise InvalidInputError("budget must be at least 1 token", field="budget")
+        rules = self.profile(profile)
+        now = as_of or self.now()
+        flt = MemoryFilter(as_of=now, user=user, include_superseded=True)
+        request = BriefingRequest(now, user, project, session_id, budget)
+        return rules.briefing(self._store.list(flt, None), request, self._settings)
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def session_start(
+        self, user: str = "default", *, profile: str | None = None, as_of: datetime | None = None
+    ) -> SessionStart:
+        """Reuse the user's session if active in the last 24 h, else close it and open one."""
+        now = as_of or self.now()
+        closed = None
+        with self._store.transaction():
+            session = self._store.open_session(user)
+            if session is not None and not is_stale(session, now):
+                session = replace(session, last_active_at=now)
+                self._store.save_session(session)
+                is_new = False
+            else:
+                if session is not None:
+                    members = self._store.list(MemoryFilter(as_of=now, session_id=session.id), None)
+                    self._close(session, automatic_summary(session, members), "system", now)
+                    closed = session.id
+                session = Session(new_ulid(now), user, now, now)
+                self._store.save_session(session)
+                is_new = True
+        summaries = self._store.list(
+            MemoryFilter(as_of=now, user=user, type=SUMMARY_TYPE), RECENT_SUMMARIES
         )
-        found = self._store.search(query, flt, limit)
-        return [Hit(record, score, rank) for rank, (record, score) in enumerate(found, 1)]
+        ranked = [p for p in self.rank(profile, user=user, as_of=now) if p[0].type != SUMMARY_TYPE]
+        return SessionStart(
+            session.id, is_new, tuple(summaries), tuple(ranked[:START_MEMORIES]), closed
+        )
+
+    def session_end(self, user: str, summary: str, *, as_of: datetime | None = None) -> WriteResult:
+        """Close the user's open session with a summary (stored as a ``summary`` memory)."""
+        validate_content(summary, self._config.max_content_bytes)
+        now = as_of or self.now()
+        with self._store.transaction():
+            session = self._store.open_session(user)
+            if session is None:
+                raise ConflictError(f"user {user!r} has no open session; start one first")
+            record = self._close(session, summary, "agent", now)
+        return WriteResult(Outcome.CREATED, record.id, record=record)
+
+    def _close(self, session: Session, summary: str, source: str, now: datetime) -> MemoryRecord:
+        values = {
+            "id": new_ulid(now),
+            "type": SUMMARY_TYPE,
+            "user": session.user,
+            "source": source,
+            "session_id": session.id,
+            "tags": [f"session:{session.id}"],
+            "created_at": now,
+            "updated_at": now,
+        }
+        record = build_record(summary, max_bytes=self._config.max_content_bytes, values=values)
+        self._store.insert(record)
+        self._store.save_session(replace(session, ended_at=now, summary_id=record.id))
+        return record
 
     def history(self, memory_id: str) -> builtins.list[MemoryRecord]:
         """The whole supersession chain this memory belongs to, newest first (cycle-safe)."""
@@ -297,7 +459,7 @@ class Memory:
     def export_lines(self) -> Iterator[str]:
         """Every record (superseded and forgotten too) as one JSON line each, in id order."""
         for record in self._store.iter_all():
-            yield json.dumps(to_json_dict(record), ensure_ascii=False, separators=(",", ":"))
+            yield jsonl.dump(record)
 
     def export(self, out: TextIO) -> int:
         """Write :meth:`export_lines` to ``out``; return how many records were written."""
@@ -313,7 +475,7 @@ class Memory:
         A record whose id exists replaces it (counted as updated, or unchanged if identical).
         Missing ``id``, ``type`` and times are filled in, so hand-written files work.
         """
-        records = self._parse_import(lines)
+        records = jsonl.parse(lines, now=self.now(), max_bytes=self._config.max_content_bytes)
         created = updated = unchanged = 0
         with self._store.transaction():
             for record in records:
@@ -327,40 +489,3 @@ class Memory:
                     self._store.replace(record)
                     updated += 1
         return ImportResult(created=created, updated=updated, unchanged=unchanged)
-
-    def _parse_import(self, lines: Iterable[str]) -> builtins.list[MemoryRecord]:
-        records: builtins.list[MemoryRecord] = []
-        seen: dict[str, int] = {}
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            record = self._parse_import_line(line, number)
-            if record.id in seen:
-                raise ImportFormatError(
-                    f"id {record.id} already appeared on line {seen[record.id]}",
-                    line=number,
-                    field="id",
-                )
-            seen[record.id] = number
-            records.append(record)
-        return records
-
-    def _parse_import_line(self, line: str, number: int) -> MemoryRecord:
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(f"not valid JSON ({exc.msg})", line=number) from None
-        if not isinstance(data, dict):
-            raise ImportFormatError("expected a JSON object", line=number)
-        now = self.now()
-        data.setdefault("type", DEFAULT_TYPE)
-        data.setdefault("created_at", now)
-        data.setdefault("updated_at", data["created_at"])
-        try:
-            if "id" not in data:
-                created = validate_field("created_at", data["created_at"])
-                assert isinstance(created, datetime)
-                data["id"] = new_ulid(created)
-            return from_json_dict(data, max_bytes=self._config.max_content_bytes)
-        except InvalidInputError as exc:
-            raise ImportFormatError(str(exc), line=number, field=exc.field) from None

@@ -51,7 +51,7 @@ class NotFoundError(SalienceError, LookupError):
 class ConflictError(SalienceError):
     """The memory's state forbids the requested change (e.g. updating a superseded one)."""
 
-    def __init__(self, message: str, *, memory_id: str) -> None:
+    def __init__(self, message: str, *, memory_id: str | None = None) -> None:
         super().__init__(message)
         self.memory_id = memory_id
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from salience.scoring.scores import SearchScore
+
 SOURCES = ("user", "agent", "consolidation", "import", "system")
 """Where a memory came from."""
 
@@ -94,11 +96,13 @@ class WriteResult:
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result: the record, its full-text relevance (larger is better), its rank."""
+    """One recall result: the record, its profile search score, its rank, and why."""
 
     record: MemoryRecord
     score: float
     rank: int
+    lexical: float = 0.0  # raw full-text relevance (bm25, larger is better)
+    explanation: SearchScore | None = None
 
 
 @dataclass(frozen=True)
@@ -127,3 +131,15 @@ class Stats:
     by_user: dict[str, int] = field(default_factory=dict)
     by_project: dict[str, int] = field(default_factory=dict)
     size_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class Session:
+    """A working session of one user (ilab): open until ended or stale."""
+
+    id: str
+    user: str
+    started_at: datetime
+    last_active_at: datetime
+    ended_at: datetime | None = None
+    summary_id: str | None = None

@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -51,8 +52,13 @@ def cli() -> None:
     """salience: memory for AI agents, offline, in one SQLite file."""
 
 
-def home_option(func: F) -> F:
-    """``--home DIR``: the data directory (default $SALIENCE_HOME)."""
+def store_options(func: F) -> F:
+    """``--home DIR`` and ``--profile NAME``, taken by every command."""
+    func = click.option(
+        "--profile",
+        default=None,
+        help="Scoring profile (default: $SALIENCE_PROFILE or salience).",
+    )(func)
     return click.option(
         "--home",
         type=click.Path(file_okay=False, path_type=Path),
@@ -61,19 +67,51 @@ def home_option(func: F) -> F:
     )(func)
 
 
+if TYPE_CHECKING:
+    _ParamBase = click.ParamType[datetime]
+else:  # click < 8.2 has a non-generic ParamType
+    _ParamBase = click.ParamType
+
+
+class TimeParam(_ParamBase):
+    """An ISO 8601 time (UTC when no offset is given)."""
+
+    name = "TIME"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from salience.clock import parse_time
+        from salience.errors import InvalidInputError
+
+        if isinstance(value, datetime):
+            return value
+        try:
+            return parse_time(str(value), field="--as-of")
+        except InvalidInputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def as_of_option(func: F) -> F:
+    """``--as-of TIME``: fix "now" for reproducible output."""
+    return click.option(
+        "--as-of", type=TimeParam(), default=None, help="Score as of this ISO 8601 time."
+    )(func)
+
+
 def json_option(func: F) -> F:
     """``--json``: machine-readable output."""
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(func)
 
 
-def open_memory(home: Path | None) -> Any:
-    """The engine for ``--home`` (or the configured default)."""
+def open_memory(home: Path | None, profile: str | None = None) -> Any:
+    """The engine for ``--home`` (or the configured default), with ``--profile`` as default."""
+    from dataclasses import replace
+
     from salience.config import Config
     from salience.engine import Memory
 
-    config = Config.from_env()
-    if home is not None:
-        config = config.with_home(home)
+    config = Config.from_env() if home is None else Config.for_home(home)
+    if profile is not None:
+        config = replace(config, profile=profile)
     return Memory.open(config=config)
 
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from salience.cli import render
-from salience.cli.app import cli, home_option, json_option, open_memory, read_text
+from salience.cli.app import as_of_option, cli, json_option, open_memory, read_text, store_options
 from salience.models import SOURCES
 from salience.records import to_json_dict
 
@@ -55,14 +55,19 @@ def _emit_write(result: Any, as_json: bool) -> None:
 @click.argument("content")
 @field_options
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable), e.g. project:api.")
-@home_option
+@store_options
 @json_option
 def remember(
-    content: str, tags: tuple[str, ...], home: Path | None, as_json: bool, **fields: Any
+    content: str,
+    tags: tuple[str, ...],
+    home: Path | None,
+    profile: str | None,
+    as_json: bool,
+    **fields: Any,
 ) -> None:
     """Store a memory. CONTENT is the text, or - to read it from standard input."""
     text = read_text(content)
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         result = memory.remember(text, tags=list(tags), **_given(fields))
     _emit_write(result, as_json)
 
@@ -74,7 +79,9 @@ def remember(
 @click.option("--project", default=None, help="Only this project's memories.")
 @click.option("--type", "type_", default=None, help="Only memories of this type.")
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
-@home_option
+@click.option("--explain", is_flag=True, help="Show each hit's score breakdown.")
+@as_of_option
+@store_options
 @json_option
 def recall(
     query: str,
@@ -83,29 +90,30 @@ def recall(
     project: str | None,
     type_: str | None,
     tags: tuple[str, ...],
+    explain: bool,
+    as_of: Any,
     home: Path | None,
+    profile: str | None,
     as_json: bool,
 ) -> None:
-    """Find memories matching QUERY (full-text, best first). - reads the query from stdin."""
-    with open_memory(home) as memory:
+    """Find memories matching QUERY, best first, scored by the profile. - reads stdin."""
+    with open_memory(home, profile) as memory:
         hits = memory.search(
-            read_text(query), limit, user=user, project=project, type=type_, tags=tags
+            read_text(query), limit, user=user, project=project, type=type_, tags=tags, as_of=as_of
         )
     if as_json:
-        render.emit_json(
-            [{"rank": h.rank, "score": h.score, **to_json_dict(h.record)} for h in hits]
-        )
+        render.emit_json([render.hit_json(h) for h in hits])
     else:
-        render.hit_table(hits)
+        render.hit_table(hits, explain=explain)
 
 
 @cli.command()
 @click.argument("memory_id")
-@home_option
+@store_options
 @json_option
-def show(memory_id: str, home: Path | None, as_json: bool) -> None:
+def show(memory_id: str, home: Path | None, profile: str | None, as_json: bool) -> None:
     """Show every field of one memory."""
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         record = memory.get(memory_id)
     if as_json:
         render.emit_json(to_json_dict(record))
@@ -124,7 +132,7 @@ def show(memory_id: str, home: Path | None, as_json: bool) -> None:
 @click.option("--forgotten", is_flag=True, help="Include forgotten memories.")
 @click.option("--all", "everything", is_flag=True, help="Include superseded and forgotten.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many.")
-@home_option
+@store_options
 @json_option
 def list_(
     user: str | None,
@@ -138,10 +146,11 @@ def list_(
     everything: bool,
     limit: int | None,
     home: Path | None,
+    profile: str | None,
     as_json: bool,
 ) -> None:
     """List memories, newest first (current ones unless asked otherwise)."""
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         records = memory.list(
             user=user,
             project=project,
@@ -167,7 +176,7 @@ def list_(
 @click.option("--add-tag", multiple=True, help="Add a tag (repeatable).")
 @click.option("--remove-tag", multiple=True, help="Remove a tag (repeatable).")
 @click.option("--disable/--enable", "disabled", default=None, help="Hide from briefings or not.")
-@home_option
+@store_options
 @json_option
 def update(
     memory_id: str,
@@ -177,6 +186,7 @@ def update(
     remove_tag: tuple[str, ...],
     disabled: bool | None,
     home: Path | None,
+    profile: str | None,
     as_json: bool,
     **fields: Any,
 ) -> None:
@@ -186,7 +196,7 @@ def update(
         changes["content"] = read_text(content)
     if disabled is not None:
         changes["enabled"] = not disabled
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         if tags or add_tag or remove_tag:
             current = list(tags) if tags else list(memory.get(memory_id).tags)
             current += [t for t in add_tag if t not in current]
@@ -202,13 +212,14 @@ def update(
 @click.argument("content")
 @field_options
 @click.option("--tag", "tags", multiple=True, help="Tags of the new version (default: kept).")
-@home_option
+@store_options
 @json_option
 def supersede(
     memory_id: str,
     content: str,
     tags: tuple[str, ...],
     home: Path | None,
+    profile: str | None,
     as_json: bool,
     **fields: Any,
 ) -> None:
@@ -216,7 +227,7 @@ def supersede(
     changes = _given(fields)
     if tags:
         changes["tags"] = list(tags)
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         result = memory.supersede(memory_id, read_text(content), **changes)
     _emit_write(result, as_json)
 
@@ -225,22 +236,24 @@ def supersede(
 @click.argument("memory_id")
 @click.option("--reason", default="forgotten on request", show_default=True)
 @click.option("--purge", is_flag=True, help="Delete for good instead (cannot be undone).")
-@home_option
+@store_options
 @json_option
-def forget(memory_id: str, reason: str, purge: bool, home: Path | None, as_json: bool) -> None:
+def forget(
+    memory_id: str, reason: str, purge: bool, home: Path | None, profile: str | None, as_json: bool
+) -> None:
     """Forget a memory (softly: it stays readable in history), or --purge it."""
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         result = memory.purge(memory_id) if purge else memory.forget(memory_id, reason)
     _emit_write(result, as_json)
 
 
 @cli.command()
 @click.argument("memory_id")
-@home_option
+@store_options
 @json_option
-def history(memory_id: str, home: Path | None, as_json: bool) -> None:
+def history(memory_id: str, home: Path | None, profile: str | None, as_json: bool) -> None:
     """The version chain of a memory, newest first."""
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         chain = memory.history(memory_id)
         now = memory.now()
     if as_json:
@@ -252,10 +265,10 @@ def history(memory_id: str, home: Path | None, as_json: bool) -> None:
 
 @cli.command(name="export")
 @click.argument("file", type=click.File("w", encoding="utf-8"), default="-")
-@home_option
-def export_(file: Any, home: Path | None) -> None:
+@store_options
+def export_(file: Any, home: Path | None, profile: str | None) -> None:
     """Write every memory as JSON Lines to FILE (default: standard output)."""
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         count = memory.export(file)
     if getattr(file, "name", "<stdout>") != "<stdout>":
         click.echo(f"exported {count} memories", err=True)
@@ -263,11 +276,11 @@ def export_(file: Any, home: Path | None) -> None:
 
 @cli.command(name="import")
 @click.argument("file", type=click.File("r", encoding="utf-8"))
-@home_option
+@store_options
 @json_option
-def import_(file: Any, home: Path | None, as_json: bool) -> None:
+def import_(file: Any, home: Path | None, profile: str | None, as_json: bool) -> None:
     """Import JSON Lines from FILE (- for stdin). All or nothing: a bad line changes nothing."""
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         result = memory.import_(file)
     if as_json:
         render.emit_json(
@@ -278,11 +291,11 @@ def import_(file: Any, home: Path | None, as_json: bool) -> None:
 
 
 @cli.command()
-@home_option
+@store_options
 @json_option
-def stats(home: Path | None, as_json: bool) -> None:
+def stats(home: Path | None, profile: str | None, as_json: bool) -> None:
     """Counts of memories by status, type, user and project."""
-    with open_memory(home) as memory:
+    with open_memory(home, profile) as memory:
         summary = memory.stats()
     if as_json:
         render.emit_json(

@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from salience.briefing import Briefing
+from salience.clock import format_time
 from salience.models import Hit, ImportResult, MemoryRecord, Stats, WriteResult
 from salience.records import to_json_dict
 
@@ -56,7 +58,8 @@ def record_detail(record: MemoryRecord) -> None:
     _console().print(table)
 
 
-def _one_line(text: str, width: int = 90) -> str:
+def one_line(text: str, width: int = 90) -> str:
+    """Spacing folded, cut to ``width`` characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
@@ -74,12 +77,32 @@ def record_table(records: Sequence[MemoryRecord]) -> None:
         tags = f"  [dim]\\[{escape(', '.join(r.tags))}][/dim]" if r.tags else ""
         console.print(
             f"[cyan]{r.id}[/cyan]  [magenta]{escape(r.type)}[/magenta]  {created}  "
-            f"{escape(_one_line(r.content))}{tags}"
+            f"{escape(one_line(r.content))}{tags}"
         )
 
 
-def hit_table(hits: Sequence[Hit]) -> None:
-    """One line per hit: rank, relevance, id, type, content."""
+def hit_json(hit: Hit) -> dict[str, Any]:
+    """A hit as JSON: rank, score, breakdown, lexical relevance, then the record's fields."""
+    explanation = hit.explanation
+    return {
+        "rank": hit.rank,
+        "score": hit.score,
+        "lexical": hit.lexical,
+        "breakdown": explanation.breakdown() if explanation else [],
+        "note": explanation.note if explanation else None,
+        **to_json_dict(hit.record),
+    }
+
+
+def breakdown_line(score: Any) -> str:
+    """``name weight x value`` for each component, and the score's note."""
+    parts = [f"{c.name} {c.weight:g}x{c.value:.4f}" for c in score.components]
+    note = f"  ({score.note})" if score.note else ""
+    return "      " + "  ".join(parts) + note
+
+
+def hit_table(hits: Sequence[Hit], *, explain: bool = False) -> None:
+    """One line per hit: rank, score, id, type, content (and the breakdown with ``explain``)."""
     from rich.markup import escape
 
     if not hits:
@@ -88,9 +111,11 @@ def hit_table(hits: Sequence[Hit]) -> None:
     console = _console()
     for h in hits:
         console.print(
-            f"{h.rank:>2}. [green]{h.score:9.4g}[/green]  [cyan]{h.record.id}[/cyan]  "
-            f"[magenta]{escape(h.record.type)}[/magenta]  {escape(_one_line(h.record.content))}"
+            f"{h.rank:>2}. [green]{h.score:.4f}[/green]  [cyan]{h.record.id}[/cyan]  "
+            f"[magenta]{escape(h.record.type)}[/magenta]  {escape(one_line(h.record.content))}"
         )
+        if explain and h.explanation is not None:
+            console.print(f"[dim]{escape(breakdown_line(h.explanation))}[/dim]")
 
 
 def import_result(result: ImportResult) -> None:
@@ -109,3 +134,72 @@ def stats(s: Stats) -> None:
         if counts:
             lines.append(f"{label:<8}" + "  ".join(f"{k} {v}" for k, v in counts.items()))
     click.echo("\n".join(lines))
+
+
+def ranked_json(record: MemoryRecord, score: Any) -> dict[str, Any]:
+    """A ranked memory: id, score, breakdown (and note), type, content."""
+    return {
+        "id": record.id,
+        "score": score.value,
+        "breakdown": score.breakdown(),
+        "note": score.note,
+        "type": record.type,
+        "content": record.content,
+    }
+
+
+def ranked_table(ranked: Sequence[tuple[MemoryRecord, Any]], *, explain: bool) -> None:
+    """One line per memory: score, id, type, content (and the breakdown with ``explain``)."""
+    from rich.markup import escape
+
+    if not ranked:
+        click.echo("no memories")
+        return
+    console = _console()
+    for record, score in ranked:
+        console.print(
+            f"[green]{score.value:.4f}[/green]  [cyan]{record.id}[/cyan]  "
+            f"[magenta]{escape(record.type)}[/magenta]  {escape(one_line(record.content))}"
+        )
+        if explain:
+            console.print(f"[dim]{escape(breakdown_line(score))}[/dim]")
+
+
+def briefing_json(briefing: Briefing) -> dict[str, Any]:
+    """The briefing's text, sections and manifest."""
+    return {
+        "profile": briefing.profile,
+        "as_of": format_time(briefing.as_of),
+        "text": briefing.text,
+        "tokens": briefing.tokens,
+        "overflow": briefing.overflow,
+        "sections": [
+            {"title": s.title, "lines": list(s.lines), "ids": list(s.ids)}
+            for s in briefing.sections
+        ],
+        "manifest": [
+            {
+                "id": e.id,
+                "type": e.type,
+                "kept": e.kept,
+                "score": e.score,
+                "tokens": e.tokens,
+                "section": e.section,
+                "reason": e.reason,
+            }
+            for e in briefing.manifest
+        ],
+    }
+
+
+def manifest(briefing: Briefing) -> None:
+    """The manifest after the text: every candidate, kept or dropped, and why."""
+    kept = sum(e.kept for e in briefing.manifest)
+    click.echo(
+        f"\n--- manifest: {kept} kept, {len(briefing.manifest) - kept} dropped, "
+        f"{briefing.tokens} tokens, profile {briefing.profile} ---"
+    )
+    for e in briefing.manifest:
+        score = "" if e.score is None else f"{e.score:.4f}"
+        where = f"kept in {e.section}, {e.tokens} tokens" if e.kept else f"dropped: {e.reason}"
+        click.echo(f"{e.id}  {e.type:<12} {score:>7}  {where}")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from salience.models import MemoryRecord, Stats
+from salience.models import MemoryRecord, Session, Stats
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,8 @@ class MemoryFilter:
     type: str | None = None
     tags: tuple[str, ...] = ()
     session_id: str | None = None
+    topic_key: str | None = None
+    content_hash: str | None = None
     entity: str | None = None
     include_superseded: bool = False
     include_forgotten: bool = False
@@ -68,6 +70,22 @@ class Store(Protocol):
         self, query: str, flt: MemoryFilter, limit: int
     ) -> builtins.list[tuple[MemoryRecord, float]]:
         """Full-text matches of a natural-language query, best first, with relevance > 0."""
+        ...
+
+    def touch(self, memory_ids: builtins.list[str], now: datetime) -> None:
+        """Count one access for each id: ``access_count + 1``, ``last_accessed_at = now``."""
+        ...
+
+    def open_session(self, user: str) -> Session | None:
+        """The user's newest session that has not ended, if any."""
+        ...
+
+    def save_session(self, session: Session) -> None:
+        """Insert or overwrite a session."""
+        ...
+
+    def touch_session(self, session_id: str, now: datetime) -> None:
+        """Mark an open session as active now (no-op for unknown or ended sessions)."""
         ...
 
     def delete(self, memory_id: str) -> bool:

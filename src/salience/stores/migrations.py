@@ -67,6 +67,20 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0, 1.0, 1.0)');
         """,
     ),
+    (
+        "0002_sessions",
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            user TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            last_active_at TEXT NOT NULL,
+            ended_at TEXT,
+            summary_id TEXT
+        );
+        CREATE INDEX sessions_open ON sessions (user, last_active_at) WHERE ended_at IS NULL;
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

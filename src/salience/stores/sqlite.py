@@ -28,7 +28,7 @@ from salience.errors import (
     StoreError,
     StoreReadOnlyError,
 )
-from salience.models import MemoryRecord, Stats
+from salience.models import MemoryRecord, Session, Stats
 from salience.records import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS
 from salience.stores.base import MemoryFilter
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS
@@ -97,7 +97,7 @@ def fts_match_expression(query: str) -> str | None:
 def _filter_sql(flt: MemoryFilter) -> tuple[str, list[object]]:
     clauses: list[str] = []
     params: list[object] = []
-    for column in ("user", "project", "type", "session_id"):
+    for column in ("user", "project", "type", "session_id", "topic_key", "content_hash"):
         value = getattr(flt, column)
         if value is not None:
             clauses.append(f"m.{column} = ?")
@@ -321,6 +321,53 @@ class SQLiteStore:
         self._conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
         self._conn.execute("DELETE FROM memory_tags WHERE seq = ?", (seq,))
         self._conn.execute("DELETE FROM memory_entities WHERE seq = ?", (seq,))
+
+    def touch(self, memory_ids: builtins.list[str], now: datetime) -> None:
+        """Count one access for each id, atomically (no read-modify-write in Python)."""
+        if not memory_ids:
+            return
+        marks = ", ".join("?" for _ in memory_ids)
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
+                f"WHERE id IN ({marks})",
+                [format_time(now), *memory_ids],
+            )
+
+    def open_session(self, user: str) -> Session | None:
+        """The user's most recently active session that has not ended."""
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT id, user, started_at, last_active_at, ended_at, summary_id FROM sessions "
+                "WHERE user = ? AND ended_at IS NULL ORDER BY last_active_at DESC LIMIT 1",
+                (user,),
+            ).fetchone()
+        if row is None:
+            return None
+        started, active = datetime.fromisoformat(row[2]), datetime.fromisoformat(row[3])
+        ended = datetime.fromisoformat(row[4]) if row[4] else None
+        return Session(row[0], row[1], started, active, ended, row[5])
+
+    def save_session(self, session: Session) -> None:
+        """Insert or overwrite a session."""
+        values = (
+            session.id,
+            session.user,
+            format_time(session.started_at),
+            format_time(session.last_active_at),
+            format_time(session.ended_at) if session.ended_at else None,
+            session.summary_id,
+        )
+        with self.transaction(), self._errors():
+            self._conn.execute("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", values)
+
+    def touch_session(self, session_id: str, now: datetime) -> None:
+        """Mark an open session as active now (no-op for unknown or ended sessions)."""
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "UPDATE sessions SET last_active_at = ? WHERE id = ? AND ended_at IS NULL",
+                (format_time(now), session_id),
+            )
 
     def delete(self, memory_id: str) -> bool:
         """Remove the record and everything derived from it."""

@@ -1,0 +1,108 @@
+"""ilab (seed 002, "Scoring"): SearchScore and ContextScore, distinct and never compared.
+
+``SearchScore  = 0.60*fts_rank + 0.25*recency(updated_at) + 0.15*revision``
+``ContextScore = 0.50*recency(updated_at) + 0.30*revision + 0.20*type_priority``
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from salience.briefing import (
+    Briefing,
+    BriefingRequest,
+    ManifestBuilder,
+    listed_section,
+    one_line,
+    render,
+    split_live,
+)
+from salience.clock import age_days
+from salience.models import MemoryRecord
+from salience.profiles.base import Profile, ProfileSettings, Relevance, TypeSpec
+from salience.scoring.scores import ContextScore, SearchScore, weighted
+from salience.scoring.signals import half_life_recency, revision_score, type_priority
+
+TYPE_PRIORITY = {
+    "profile": 1.00,
+    "preference": 0.90,
+    "decision": 0.70,
+    "pattern": 0.60,
+    "discovery": 0.50,
+    "summary": 0.30,
+}
+UNKNOWN_TYPE_PRIORITY = 0.50
+SUMMARY = "summary"
+SESSION_MEMORIES = 10
+SESSION_SUMMARIES = 5
+
+
+def recency_score(updated_at: datetime, now: datetime) -> float:
+    """``0.5 ** (age_days / 30)`` on ``updated_at`` (the same curve as ``2 ** (-age / 30)``)."""
+    return half_life_recency(age_days(updated_at, now), 30.0)
+
+
+def search_score(
+    record: MemoryRecord, now: datetime, relevance: Relevance, settings: ProfileSettings
+) -> SearchScore:
+    """Relevance to the query dominates; ``fts_rank`` is bm25 / the best bm25 of the query."""
+    return weighted(
+        SearchScore,
+        "ilab",
+        (
+            ("fts_rank", 0.60, relevance.lexical),
+            ("recency", 0.25, recency_score(record.updated_at, now)),
+            ("revision", 0.15, revision_score(record.revision_count)),
+        ),
+    )
+
+
+def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings) -> ContextScore:
+    """Salience as default context: recency dominates, type priority is a thumb on the scale."""
+    return weighted(
+        ContextScore,
+        "ilab",
+        (
+            ("recency", 0.50, recency_score(record.updated_at, now)),
+            ("revision", 0.30, revision_score(record.revision_count)),
+            ("type_priority", 0.20, type_priority(record.type, TYPE_PRIORITY, 0.50)),
+        ),
+    )
+
+
+def briefing(
+    candidates: Sequence[MemoryRecord], request: BriefingRequest, settings: ProfileSettings
+) -> Briefing:
+    """What mem_session_start returns: up to 5 recent summaries and ~10 memories by score."""
+    manifest = ManifestBuilder()
+    live = split_live(candidates, request.now, manifest)
+    scores = {r.id: context_score(r, request.now, settings).value for r in live}
+    summaries = sorted((r for r in live if r.type == SUMMARY), key=lambda r: (r.created_at, r.id))
+    ranked = sorted((r for r in live if r.type != SUMMARY), key=lambda r: (-scores[r.id], r.id))
+
+    def line(record: MemoryRecord) -> str:
+        return f"- {one_line(record)}"
+
+    sections = (
+        listed_section(
+            "Recent sessions", summaries[::-1], SESSION_SUMMARIES, scores, manifest, line
+        ),
+        listed_section("Memories", ranked, SESSION_MEMORIES, scores, manifest, line),
+    )
+    return Briefing("ilab", render(sections), sections, manifest.build(), request.now)
+
+
+PROFILE = Profile(
+    name="ilab",
+    summary="SearchScore (bm25, recency, revisions) and ContextScore (recency, revisions, type)",
+    document="002 Scoring",
+    types=tuple(TypeSpec(name, f"type priority {p:.2f}") for name, p in TYPE_PRIORITY.items()),
+    default_type="discovery",
+    context_score=context_score,
+    search_score=search_score,
+    briefing=briefing,
+    bump_on_recall=False,
+    dedup=("topic_upsert", "exact_hash"),
+    reserved_types=frozenset({SUMMARY}),
+)

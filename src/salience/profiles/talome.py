@@ -1,0 +1,79 @@
+"""talome (seed 003, "ADR-002: Memory Ranking"): recency, access, confidence; top 10 injected.
+
+``score = 0.4*recency + 0.3*ln(1 + access_count) + 0.3*confidence`` (unbounded above), with
+``recency = max(0, 1 - age_days / 30)`` on the later of creation and update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from salience.briefing import (
+    Briefing,
+    BriefingRequest,
+    ManifestBuilder,
+    listed_section,
+    render,
+    split_live,
+)
+from salience.clock import age_days
+from salience.models import MemoryRecord
+from salience.profiles.base import Profile, ProfileSettings, Relevance, TypeSpec
+from salience.scoring.scores import ContextScore, SearchScore, weighted
+from salience.scoring.signals import linear_recency, ln_access
+
+HEADING = "What I Remember About You"
+TOP = 10
+
+
+def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings) -> ContextScore:
+    """getTopMemories' composite score."""
+    touched = max(record.created_at, record.updated_at)
+    return weighted(
+        ContextScore,
+        "talome",
+        (
+            ("recency", 0.4, linear_recency(age_days(touched, now), 30.0)),
+            ("access", 0.3, ln_access(record.access_count)),
+            ("confidence", 0.3, record.confidence),
+        ),
+    )
+
+
+def search_score(
+    record: MemoryRecord, now: datetime, relevance: Relevance, settings: ProfileSettings
+) -> SearchScore:
+    """The recall tool matches text; the document gives it no other ranking."""
+    return weighted(SearchScore, "talome", (("relevance", 1.0, relevance.lexical),))
+
+
+def briefing(
+    candidates: Sequence[MemoryRecord], request: BriefingRequest, settings: ProfileSettings
+) -> Briefing:
+    """The top 10 enabled memories under ``## What I Remember About You``, one line each."""
+    manifest = ManifestBuilder()
+    live = split_live(candidates, request.now, manifest)
+    scores = {r.id: context_score(r, request.now, settings).value for r in live}
+    ranked = sorted(live, key=lambda r: (-scores[r.id], r.id))
+    section = listed_section(HEADING, ranked, TOP, scores, manifest, lambda r: f"- {r.content}")
+    return Briefing("talome", render([section]), (section,), manifest.build(), request.now)
+
+
+PROFILE = Profile(
+    name="talome",
+    summary="linear 30-day recency, log access, confidence; top 10 in the system prompt",
+    document="003 ADR-002: Memory Ranking",
+    types=(
+        TypeSpec("preference", "what the user prefers", confidence=1.0),
+        TypeSpec("fact", "facts about the user's setup", confidence=1.0),
+        TypeSpec("context", "what the user is doing now", confidence=0.8),
+        TypeSpec("correction", "a user-confirmed correction", confidence=1.0),
+    ),
+    default_type="fact",
+    context_score=context_score,
+    search_score=search_score,
+    briefing=briefing,
+    bump_on_recall=True,
+    dedup=("bigram_dice",),
+)

@@ -1,0 +1,98 @@
+"""Scores with their breakdown.
+
+A score is its value plus the components that made it (name, weight, value). Context scores
+(no query: what to inject at session start) and search scores (relevance to a query) are
+different types: comparing or sorting one against the other raises ``TypeError``, because
+their scales mean different things (ilab's rule, applied to every profile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+
+@dataclass(frozen=True)
+class Component:
+    """One signal of a score: ``weight * value`` is its contribution."""
+
+    name: str
+    weight: float
+    value: float
+
+    @property
+    def contribution(self) -> float:
+        """``weight * value``."""
+        return self.weight * self.value
+
+
+@dataclass(frozen=True, eq=False)
+class _Score:
+    value: float
+    components: tuple[Component, ...] = ()
+    profile: str = ""
+    note: str | None = None
+
+    def _other(self, other: object) -> float | None:
+        if not isinstance(other, _Score):
+            return None
+        if type(other) is not type(self):
+            raise TypeError(
+                f"cannot compare a {type(self).__name__} with a {type(other).__name__}: "
+                "their scales mean different things"
+            )
+        return other.value
+
+    def __eq__(self, other: object) -> bool:
+        value = self._other(other)
+        if value is None:
+            return NotImplemented
+        return self.value == value and self.components == other.components  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.value, self.components))
+
+    def __lt__(self, other: Any) -> bool:
+        value = self._other(other)
+        return NotImplemented if value is None else self.value < value
+
+    def __le__(self, other: Any) -> bool:
+        value = self._other(other)
+        return NotImplemented if value is None else self.value <= value
+
+    def __gt__(self, other: Any) -> bool:
+        value = self._other(other)
+        return NotImplemented if value is None else self.value > value
+
+    def __ge__(self, other: Any) -> bool:
+        value = self._other(other)
+        return NotImplemented if value is None else self.value >= value
+
+    def __float__(self) -> float:
+        return self.value
+
+    def breakdown(self) -> list[dict[str, Any]]:
+        """Each component as ``{"name", "weight", "value", "contribution"}``."""
+        return [
+            {"name": c.name, "weight": c.weight, "value": c.value, "contribution": c.contribution}
+            for c in self.components
+        ]
+
+
+class ContextScore(_Score):
+    """How salient a memory is as default context, with no query."""
+
+
+class SearchScore(_Score):
+    """How well a memory answers a query."""
+
+
+ScoreT = TypeVar("ScoreT", bound=_Score)
+
+
+def weighted(
+    kind: type[ScoreT], profile: str, parts: tuple[tuple[str, float, float], ...]
+) -> ScoreT:
+    """A score of ``kind`` whose value is the sum of ``weight * value`` over ``parts``."""
+    components = tuple(Component(name, weight, value) for name, weight, value in parts)
+    return kind(sum(c.contribution for c in components), components, profile)
