@@ -31,3 +31,12 @@ def test_every_cli_command_is_documented() -> None:
 def test_every_setting_is_documented() -> None:
     for _, env, _ in describe():
         assert f"`{env}`" in README, f"README does not document {env}"
+
+
+def test_every_profile_is_documented() -> None:
+    from salience.profiles import PROFILES
+
+    scoring = (Path(__file__).parent.parent / "docs" / "scoring.md").read_text(encoding="utf-8")
+    for name in PROFILES:
+        assert f"`{name}`" in README, f"README does not list the {name} profile"
+        assert f"## {name}" in scoring, f"docs/scoring.md has no section for {name}"

@@ -61,3 +61,9 @@ def test_feedback_ratio_is_neutral_without_feedback() -> None:
 def test_clamp01() -> None:
     assert (signals.clamp01(-1), signals.clamp01(0.3), signals.clamp01(7)) == (0, 0.3, 1)
     assert not math.isnan(signals.clamp01(0.0))
+
+
+def test_tag_boosts_do_not_depend_on_tag_order() -> None:
+    boosts = {"a": 0.2, "b": 0.1, "c": 0.05}
+    orders = [("a", "b", "c"), ("c", "b", "a"), ("b", "c", "a")]
+    assert len({signals.tag_boosts(order, boosts) for order in orders}) == 1

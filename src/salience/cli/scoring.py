@@ -128,10 +128,15 @@ def session_end(
 
 
 @cli.command()
+@store_options
 @json_option
-def profiles(as_json: bool) -> None:
-    """The scoring profiles: the five seed systems and salience's own."""
-    from salience.profiles import DEFAULT_PROFILE, PROFILES
+def profiles(home: Path | None, profile: str | None, as_json: bool) -> None:
+    """The scoring profiles: the five seed systems and salience's own (marks the default)."""
+    from salience.config import Config
+    from salience.profiles import PROFILES, get_profile
+
+    config = Config.from_env() if home is None else Config.for_home(home)
+    default = get_profile(profile or config.profile).name
 
     if as_json:
         render.emit_json(
@@ -143,13 +148,13 @@ def profiles(as_json: bool) -> None:
                     "default_type": p.default_type,
                     "types": [t.name for t in p.types],
                     "dedup": list(p.dedup),
-                    "default": p.name == DEFAULT_PROFILE,
+                    "default": p.name == default,
                 }
                 for p in PROFILES.values()
             ]
         )
         return
     for p in PROFILES.values():
-        marker = " (default)" if p.name == DEFAULT_PROFILE else ""
+        marker = " (default)" if p.name == default else ""
         click.echo(f"{p.name:<9} {p.summary}{marker}")
         click.echo(f"{'':<9} types: {', '.join(t.name for t in p.types)}; from {p.document}")

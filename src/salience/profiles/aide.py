@@ -73,8 +73,8 @@ def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings
     if record.priority != 0.0:
         pinned = clamp01(record.priority)
         note = f"priority {record.priority:g} replaces the computed {score.value:.6f}"
-        return ContextScore(pinned, score.components, "aide", note)
-    return ContextScore(clamp01(score.value), score.components, "aide")
+        return ContextScore(pinned, score.parts, "aide", note)
+    return ContextScore(clamp01(score.value), score.parts, "aide")
 
 
 def search_score(

@@ -8,12 +8,12 @@ their scales mean different things (ilab's rule, applied to every profile).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
+
+Part = tuple[str, float, float]
 
 
-@dataclass(frozen=True)
-class Component:
+class Component(NamedTuple):
     """One signal of a score: ``weight * value`` is its contribution."""
 
     name: str
@@ -26,12 +26,42 @@ class Component:
         return self.weight * self.value
 
 
-@dataclass(frozen=True, eq=False)
 class _Score:
+    """A value with the parts that made it; immutable. Scores of different kinds never compare.
+
+    ``parts`` are plain ``(name, weight, value)`` tuples (cheap to build for thousands of
+    memories); :attr:`components` turns them into :class:`Component` when asked.
+    """
+
+    __slots__ = ("note", "parts", "profile", "value")
+
     value: float
-    components: tuple[Component, ...] = ()
-    profile: str = ""
-    note: str | None = None
+    parts: tuple[Part, ...]
+    profile: str
+    note: str | None
+
+    def __init__(
+        self,
+        value: float,
+        parts: tuple[Part, ...] = (),
+        profile: str = "",
+        note: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "parts", tuple(parts))
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "note", note)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.value!r}, {self.parts!r}, {self.profile!r})"
+
+    @property
+    def components(self) -> tuple[Component, ...]:
+        """The parts as :class:`Component` values, in order."""
+        return tuple(Component(*part) for part in self.parts)
 
     def _other(self, other: object) -> float | None:
         if not isinstance(other, _Score):
@@ -47,10 +77,10 @@ class _Score:
         value = self._other(other)
         if value is None:
             return NotImplemented
-        return self.value == value and self.components == other.components  # type: ignore[attr-defined]
+        return self.value == value and self.parts == other.parts  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, self.value, self.components))
+        return hash((type(self).__name__, self.value, self.parts))
 
     def __lt__(self, other: Any) -> bool:
         value = self._other(other)
@@ -90,9 +120,9 @@ class SearchScore(_Score):
 ScoreT = TypeVar("ScoreT", bound=_Score)
 
 
-def weighted(
-    kind: type[ScoreT], profile: str, parts: tuple[tuple[str, float, float], ...]
-) -> ScoreT:
+def weighted(kind: type[ScoreT], profile: str, parts: tuple[Part, ...]) -> ScoreT:
     """A score of ``kind`` whose value is the sum of ``weight * value`` over ``parts``."""
-    components = tuple(Component(name, weight, value) for name, weight, value in parts)
-    return kind(sum(c.contribution for c in components), components, profile)
+    total = 0.0
+    for _, weight, value in parts:
+        total += weight * value
+    return kind(total, parts, profile)

@@ -56,8 +56,15 @@ def revision_score(revisions: int, cap: int = 10) -> float:
 
 
 def tag_boosts(tags: Iterable[str], boosts: Mapping[str, float]) -> float:
-    """Sum of the boosts of the tags present (each counted once), clamped to 1 (aide)."""
-    return min(1.0, sum(boosts[tag] for tag in set(tags) if tag in boosts))
+    """Sum of the boosts of the tags present (each counted once), clamped to 1 (aide).
+
+    Summed in the table's order, so the float result never depends on hash order."""
+    present = tags if isinstance(tags, tuple | frozenset | set) else tuple(tags)
+    total = 0.0
+    for tag, boost in boosts.items():
+        if tag in present:
+            total += boost
+    return min(1.0, total)
 
 
 def type_priority(memory_type: str, table: Mapping[str, float], default: float) -> float:
