@@ -1,0 +1,1 @@
+"""The write gates (pure): privacy redaction, the secret scanner, the signal gate."""
