@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import statistics
 import sys
@@ -27,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_store import TextMaker
+from common import machine, print_table, write_results
 from salience import Config, Memory
 from salience.briefing import BriefingRequest
 from salience.profiles import PROFILES, ProfileSettings
@@ -90,9 +89,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     maker, rng = TextMaker(), random.Random(11)
     settings = ProfileSettings()
-    results: dict[str, object] = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()}
-    }
+    results: dict[str, object] = {"machine": machine()}
     per_profile: dict[str, dict[str, float]] = {name: {} for name in PROFILES}
     with tempfile.TemporaryDirectory() as tmp:
         for size in sizes:
@@ -122,9 +119,7 @@ def main() -> None:
                     )
     results["profiles"] = per_profile
     report(per_profile, sizes)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2), encoding="utf-8")
-    print(f"\nwrote {args.out}")
+    write_results(args.out, results)
 
 
 def report(per_profile: dict[str, dict[str, float]], sizes: list[int]) -> None:
@@ -137,11 +132,7 @@ def report(per_profile: dict[str, dict[str, float]], sizes: list[int]) -> None:
         for size in sizes:
             cells += [f"{row[f'policy_{size}_ms']:.1f} ms", f"{row[f'engine_{size}_ms']:.1f} ms"]
         rows.append(cells)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    for i, r in enumerate(rows):
-        print("  ".join(c.rjust(widths[j]) if j else c.ljust(widths[j]) for j, c in enumerate(r)))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(rows, right_align_from=1)
     print("targets: score 200 <= 1 ms; briefing at 200 <= 5 ms; at 100,000 <= 100 ms")
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -20,6 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import machine, print_table, write_results
 from salience import Config, Memory
 
 VOCABULARY_SIZE = 20000
@@ -129,7 +131,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     maker = TextMaker()
     results: dict[str, object] = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "machine": machine(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         with Memory.open(config=Config(home=Path(tmp) / "writes")) as memory:
@@ -145,9 +147,7 @@ def main() -> None:
         results["search"] = searches
         results["startup"] = bench_startup(Path(tmp) / f"s{sizes[0]}", args.startup_runs)
     report(results, args.writes)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2), encoding="utf-8")
-    print(f"\nwrote {args.out}")
+    write_results(args.out, results)
 
 
 def report(results: dict[str, object], writes: int) -> None:
@@ -177,11 +177,7 @@ def report(results: dict[str, object], writes: int) -> None:
                 "<= 300 ms",
             )
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    for i, row in enumerate(rows):
-        print("  ".join(cell.ljust(widths[j]) for j, cell in enumerate(row)))
-        if i == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(rows)
 
 
 if __name__ == "__main__":

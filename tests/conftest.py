@@ -39,7 +39,15 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def config(home: Path) -> Config:
-    return Config(home=home)
+    # Tests of the verbs use short placeholder texts; the signal gate has its own tests.
+    return Config(home=home, signal_gate=False)
+
+
+@pytest.fixture
+def gated(home: Path, clock: FakeClock) -> Iterator[Memory]:
+    """An engine with every gate on, as a user gets it."""
+    with Memory.open(config=Config(home=home), clock=clock) as engine:
+        yield engine
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from salience.cli import cli
 
 @pytest.fixture
 def run(home: Path):  # type: ignore[no-untyped-def]
-    runner = CliRunner()
+    # Verb tests use placeholder texts; the signal gate is tested on its own.
+    runner = CliRunner(env={"SALIENCE_SIGNAL_GATE": "0"})
 
     def invoke(*args: str, stdin: str | None = None) -> Result:
         return runner.invoke(cli, [*args, "--home", str(home)], input=stdin, catch_exceptions=False)
@@ -209,7 +210,7 @@ def _salience(*args: str, home: Path, stdin: str = "") -> subprocess.CompletedPr
 
 def test_python_m_salience_works_and_errors_have_no_traceback(tmp_path: Path) -> None:
     home = tmp_path / "h"
-    ok = _salience("remember", "from a real process", home=home)
+    ok = _salience("remember", "written from a separate real process", home=home)
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.startswith("created ")
     (tmp_path / "notdb").mkdir()

@@ -16,7 +16,8 @@ AS_OF = "2026-04-20T00:00:00Z"
 
 @pytest.fixture
 def run(home: Path):  # type: ignore[no-untyped-def]
-    runner = CliRunner()
+    # Verb tests use placeholder texts; the signal gate is tested on its own.
+    runner = CliRunner(env={"SALIENCE_SIGNAL_GATE": "0"})
 
     def invoke(*args: str, stdin: str | None = None) -> Result:
         return runner.invoke(cli, [*args, "--home", str(home)], input=stdin, catch_exceptions=False)

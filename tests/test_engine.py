@@ -93,7 +93,7 @@ def test_content_limit_is_configurable(tmp_path: object, clock: FakeClock) -> No
 
     from salience import Config
 
-    config = Config(home=Path(str(tmp_path)), max_content_bytes=10)
+    config = Config(home=Path(str(tmp_path)), max_content_bytes=10, signal_gate=False)
     with Memory.open(config=config, clock=clock) as small:
         with pytest.raises(InvalidInputError, match="over the limit of 10"):
             small.remember("eleven char")

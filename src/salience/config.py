@@ -114,6 +114,13 @@ class Config:
         "How long a write waits for another process's lock before giving up.",
         _int,
     )
+    signal_gate: bool = _setting(
+        True,
+        "SALIENCE_SIGNAL_GATE",
+        "Refuse low-value writes (too short, self-talk, tool output, generic). The secret "
+        "scanner has no such switch.",
+        _bool,
+    )
     briefing_budget: int = _setting(
         1500,
         "SALIENCE_BRIEFING_BUDGET",

@@ -19,7 +19,15 @@ from salience.briefing import Briefing, BriefingRequest
 from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
 from salience.dedup import BIGRAM_DICE, DICE_WINDOW, EXACT_HASH, TOPIC_UPSERT, is_near_duplicate
-from salience.errors import ConfigError, ConflictError, InvalidInputError, NotFoundError
+from salience.entities import MAX_ENTITIES, extract_entities
+from salience.errors import (
+    ConfigError,
+    ConflictError,
+    ImportFormatError,
+    InvalidInputError,
+    NotFoundError,
+)
+from salience.gates.pipeline import Screened, screen
 from salience.ids import new_ulid
 from salience.models import (
     Hit,
@@ -138,25 +146,38 @@ class Memory:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def remember(self, content: str, *, profile: str | None = None, **fields: Any) -> WriteResult:
+    def remember(
+        self, content: str, *, profile: str | None = None, force: bool = False, **fields: Any
+    ) -> WriteResult:
         """Store a new memory. ``fields`` are record fields (type, tags, importance, ...).
 
-        The profile supplies the default type and confidence, refuses its reserved types, and
-        names the duplicate rules that may turn the write into ``updated`` or ``duplicate``.
+        The write passes privacy redaction and the secret scanner (always), the signal gate
+        (unless ``force`` or the ``signal_gate`` setting is off: the result's notes say so),
+        then the profile's duplicate rules, which may turn it into ``updated`` or
+        ``duplicate``. Entities are extracted from the cleaned text.
         """
         rules = self.profile(profile)
         now = self.now()
         values = self._writable(fields)
-        values["type"] = validate_field("type", values.get("type", rules.default_type))
+        values.setdefault("type", rules.default_type)
+        values = {name: validate_field(name, value) for name, value in values.items()}
+        validate_content(content, self._config.max_content_bytes)  # bad input before any gate
+        signal = self._config.signal_gate and not force
+        screened = self._screen(content, values, signal=signal)
+        if screened.rejected:
+            return _rejection(screened)
+        notes = screened.notes + _bypass_notes(force, self._config.signal_gate)
         if values["type"] in rules.reserved_types:
             reason = f"type {values['type']!r} is reserved by the {rules.name} profile"
-            return WriteResult(Outcome.REJECTED, None, reason=reason, gate="profile")
+            return WriteResult(Outcome.REJECTED, None, reason=reason, gate="profile", notes=notes)
         if "confidence" not in values:
             default = rules.default_confidence(str(values["type"]), values.get("source", "agent"))
             if default is not None:
                 values["confidence"] = default
         values.update(id=new_ulid(now), created_at=now, updated_at=now)
-        record = build_record(content, max_bytes=self._config.max_content_bytes, values=values)
+        record = build_record(
+            screened.content, max_bytes=self._config.max_content_bytes, values=values
+        )
         with self._store.transaction():
             result = self._deduplicate(record, rules, now)
             if result is None:
@@ -164,7 +185,27 @@ class Memory:
                 result = WriteResult(Outcome.CREATED, record.id, record=record)
             if record.session_id:
                 self._store.touch_session(record.session_id, now)
-        return result
+        return replace(result, notes=notes)
+
+    def _screen(self, content: str, values: dict[str, Any], *, signal: bool) -> Screened:
+        """Run the gates over the text fields in ``values``; write the cleaned ones back."""
+        tags = validate_field("tags", values.get("tags", ()))
+        title = validate_field("title", values.get("title"))
+        screened = screen(
+            content,
+            title=title if isinstance(title, str) else None,
+            tags=tags if isinstance(tags, tuple) else (),
+            memory_type=str(values.get("type", "")),
+            signal=signal,
+        )
+        if not screened.rejected:
+            values["tags"] = screened.tags
+            if screened.title is not None:
+                values["title"] = screened.title
+            given = validate_field("entities", values.get("entities", ()))
+            assert isinstance(given, tuple)
+            values["entities"] = _merge_entities(given, extract_entities(screened.content))
+        return screened
 
     def _deduplicate(self, new: MemoryRecord, rules: Profile, now: datetime) -> WriteResult | None:
         """Apply the profile's duplicate rules in order; None if the write is a new memory."""
@@ -212,6 +253,17 @@ class Memory:
         values = self._writable(changes)
         if content is not None:
             validate_content(content, self._config.max_content_bytes)
+        if content is not None or "title" in values or "tags" in values:
+            current = self.get(memory_id)
+            text = current.content if content is None else content
+            values.setdefault("tags", current.tags)
+            if content is None:
+                values.setdefault("entities", current.entities)
+            screened = self._screen(text, values, signal=False)
+            if screened.rejected:
+                return _rejection(screened)
+            if content is not None:
+                content = screened.content
         with self._store.transaction():
             old = self._current(memory_id, "update")
             now = self.now()
@@ -230,12 +282,17 @@ class Memory:
         The new memory inherits the old one's fields unless ``fields`` overrides them.
         """
         values = self._writable(fields)
+        validate_content(content, self._config.max_content_bytes)
         with self._store.transaction():
             old = self._current(old_id, "supersede")
             now = self.now()
             inherited = {name: getattr(old, name) for name in WRITABLE_FIELDS}
-            inherited["derived_from"] = ()
+            inherited.update(derived_from=(), entities=values.pop("entities", ()))
             inherited.update(values)
+            screened = self._screen(content, inherited, signal=False)
+            if screened.rejected:
+                return _rejection(screened)
+            content = screened.content
             inherited.update(id=new_ulid(now), created_at=now, updated_at=now, parent_id=old.id)
             new = build_record(content, max_bytes=self._config.max_content_bytes, values=inherited)
             self._store.replace(replace(old, valid_until=now))
@@ -409,12 +466,15 @@ class Memory:
     def session_end(self, user: str, summary: str, *, as_of: datetime | None = None) -> WriteResult:
         """Close the user's open session with a summary (stored as a ``summary`` memory)."""
         validate_content(summary, self._config.max_content_bytes)
+        screened = screen(summary)
+        if screened.rejected:
+            return _rejection(screened)
         now = as_of or self.now()
         with self._store.transaction():
             session = self._store.open_session(user)
             if session is None:
                 raise ConflictError(f"user {user!r} has no open session; start one first")
-            record = self._close(session, summary, "agent", now)
+            record = self._close(session, screened.content, "agent", now)
         return WriteResult(Outcome.CREATED, record.id, record=record)
 
     def _close(self, session: Session, summary: str, source: str, now: datetime) -> MemoryRecord:
@@ -432,6 +492,15 @@ class Memory:
         self._store.insert(record)
         self._store.save_session(replace(session, ended_at=now, summary_id=record.id))
         return record
+
+    def entities(
+        self, *, user: str | None = None, project: str | None = None, top: int | None = None
+    ) -> builtins.list[tuple[str, int]]:
+        """Entities named by current memories, with how many memories mention each."""
+        if top is not None and top < 1:
+            raise InvalidInputError("top must be at least 1", field="top")
+        flt = MemoryFilter(as_of=self.now(), user=user, project=project)
+        return self._store.entity_counts(flt, top)
 
     def history(self, memory_id: str) -> builtins.list[MemoryRecord]:
         """The whole supersession chain this memory belongs to, newest first (cycle-safe)."""
@@ -475,7 +544,8 @@ class Memory:
         A record whose id exists replaces it (counted as updated, or unchanged if identical).
         Missing ``id``, ``type`` and times are filled in, so hand-written files work.
         """
-        records = jsonl.parse(lines, now=self.now(), max_bytes=self._config.max_content_bytes)
+        parsed = jsonl.parse(lines, now=self.now(), max_bytes=self._config.max_content_bytes)
+        records = [self._screen_import(record, line) for line, record in parsed]
         created = updated = unchanged = 0
         with self._store.transaction():
             for record in records:
@@ -489,3 +559,33 @@ class Memory:
                     self._store.replace(record)
                     updated += 1
         return ImportResult(created=created, updated=updated, unchanged=unchanged)
+
+    def _screen_import(self, record: MemoryRecord, line: int) -> MemoryRecord:
+        """Redact an imported record; a secret in it refuses the whole import."""
+        screened = screen(record.content, title=record.title, tags=record.tags)
+        if screened.rejected:
+            raise ImportFormatError(str(screened.reason), line=line, field="content")
+        return replace(record, content=screened.content, title=screened.title, tags=screened.tags)
+
+
+def _rejection(screened: Screened) -> WriteResult:
+    return WriteResult(
+        Outcome.REJECTED, None, reason=screened.reason, gate=screened.gate, notes=screened.notes
+    )
+
+
+def _bypass_notes(force: bool, gate_on: bool) -> tuple[str, ...]:
+    if not gate_on:
+        return ("signal gate off by setting (SALIENCE_SIGNAL_GATE)",)
+    return ("signal gate bypassed (force)",) if force else ()
+
+
+def _merge_entities(given: tuple[str, ...], found: tuple[str, ...]) -> tuple[str, ...]:
+    """Given entities first, then extracted ones not already named (case-insensitively)."""
+    seen = {name.casefold() for name in given}
+    merged = list(given)
+    for name in found:
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            merged.append(name)
+    return tuple(merged[:MAX_ENTITIES])

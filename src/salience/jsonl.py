@@ -19,13 +19,14 @@ def dump(record: MemoryRecord) -> str:
     return json.dumps(to_json_dict(record), ensure_ascii=False, separators=(",", ":"))
 
 
-def parse(lines: Iterable[str], *, now: datetime, max_bytes: int) -> list[MemoryRecord]:
-    """Every record in ``lines``; the first bad line raises :class:`ImportFormatError`.
+def parse(lines: Iterable[str], *, now: datetime, max_bytes: int) -> list[tuple[int, MemoryRecord]]:
+    """Every record in ``lines`` with its line number; a bad line raises
+    :class:`ImportFormatError`.
 
     Blank lines are skipped. Missing ``id``, ``type`` and times are filled in (the id from the
     creation time), so hand-written files work. An id may appear only once.
     """
-    records: list[MemoryRecord] = []
+    records: list[tuple[int, MemoryRecord]] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -38,7 +39,7 @@ def parse(lines: Iterable[str], *, now: datetime, max_bytes: int) -> list[Memory
                 field="id",
             )
         seen[record.id] = number
-        records.append(record)
+        records.append((number, record))
     return records
 
 

@@ -87,6 +87,7 @@ class WriteResult:
     reason: str | None = None
     gate: str | None = None
     record: MemoryRecord | None = None
+    notes: tuple[str, ...] = ()  # what the pipeline did on the way (redacted, gate bypassed)
 
     @property
     def ok(self) -> bool:

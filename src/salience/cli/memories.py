@@ -43,6 +43,8 @@ def _given(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _emit_write(result: Any, as_json: bool) -> None:
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
     if as_json:
         render.emit_json(render.write_result_json(result))
     else:
@@ -55,11 +57,13 @@ def _emit_write(result: Any, as_json: bool) -> None:
 @click.argument("content")
 @field_options
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable), e.g. project:api.")
+@click.option("--force", is_flag=True, help="Bypass the signal gate (never the secret scanner).")
 @store_options
 @json_option
 def remember(
     content: str,
     tags: tuple[str, ...],
+    force: bool,
     home: Path | None,
     profile: str | None,
     as_json: bool,
@@ -68,7 +72,7 @@ def remember(
     """Store a memory. CONTENT is the text, or - to read it from standard input."""
     text = read_text(content)
     with open_memory(home, profile) as memory:
-        result = memory.remember(text, tags=list(tags), **_given(fields))
+        result = memory.remember(text, tags=list(tags), force=force, **_given(fields))
     _emit_write(result, as_json)
 
 
@@ -312,3 +316,29 @@ def stats(home: Path | None, profile: str | None, as_json: bool) -> None:
         )
     else:
         render.stats(summary)
+
+
+@cli.command()
+@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--user", default=None, help="Only this user's memories.")
+@click.option("--project", default=None, help="Only this project's memories.")
+@store_options
+@json_option
+def entities(
+    top: int,
+    user: str | None,
+    project: str | None,
+    home: Path | None,
+    profile: str | None,
+    as_json: bool,
+) -> None:
+    """The entities current memories name (files, classes, packages, ...), most mentioned first."""
+    with open_memory(home, profile) as memory:
+        counts = memory.entities(user=user, project=project, top=top)
+    if as_json:
+        render.emit_json([{"entity": name, "memories": n} for name, n in counts])
+        return
+    if not counts:
+        click.echo("no entities")
+    for name, n in counts:
+        click.echo(f"{n:>6}  {name}")

@@ -26,6 +26,7 @@ def write_result_json(result: WriteResult) -> dict[str, Any]:
         "id": result.id,
         "reason": result.reason,
         "gate": result.gate,
+        "notes": list(result.notes),
         "record": to_json_dict(result.record) if result.record else None,
     }
 
@@ -38,10 +39,12 @@ def _console() -> Any:
 
 def write_result(result: WriteResult) -> None:
     """``created 01H...`` (or the rejection on stderr)."""
-    if result.ok:
-        click.echo(f"{result.outcome.value} {result.id}")
+    if not result.ok:
+        click.echo(f"rejected by the {result.gate} gate: {result.reason}", err=True)
+    elif result.outcome.value in ("duplicate", "updated") and result.reason:
+        click.echo(f"{result.outcome.value} {result.id} ({result.reason})")
     else:
-        click.echo(f"rejected by {result.gate}: {result.reason}", err=True)
+        click.echo(f"{result.outcome.value} {result.id}")
 
 
 def record_detail(record: MemoryRecord) -> None:

@@ -15,6 +15,7 @@ import base64
 import binascii
 import math
 import re
+import string
 from collections import Counter
 from dataclasses import dataclass
 
@@ -65,17 +66,74 @@ _FORMATS: dict[str, str] = {
     "age secret key": r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",
     "Terraform Cloud token": r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}",
     "authorization header": r"(?i:authorization)\s*:\s*(?i:basic|bearer)\s+[A-Za-z0-9._~+/=-]{12,}",
-    "secret assignment": (
-        r"\b[A-Za-z0-9_.-]*(?i:secret|api_?key|apikey|access_?key|auth_?token|access_?token"
-        r"|private_?key|password|passwd|client_?secret|token)[A-Za-z0-9_.-]*"
-        r"[\"']?\s*[:=]\s*[\"']?(?!\$\{|\$\(|<|\{\{|\*\*\*|os\.environ|process\.env)"
-        r"[A-Za-z0-9/+=_.\-!@#$%^&*]{8,}"
-    ),
 }
-_COMBINED = re.compile("|".join(f"(?P<g{i}>{p})" for i, p in enumerate(_FORMATS.values())))
-_KINDS = tuple(_FORMATS)
 
-# Words that make an assignment's value a description rather than a secret.
+# kind -> substrings one of which must occur for the format to be possible: a cheap `in` test
+# skips most regular expressions on ordinary text. Needles are exact-case for case-sensitive
+# formats and lower-case (tested against the lower-cased text) for case-insensitive ones.
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "private key": ("PRIVATE KEY",),
+    "AWS access key": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    "AWS secret key": ("aws",),
+    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "GitLab token": ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "gloas-", "glft-"),
+    "Slack token": ("xox", "xapp-"),
+    "Slack webhook": ("hooks.slack.com",),
+    "Discord webhook": ("discord",),
+    "Discord bot token": (".",),
+    "Telegram bot token": (":AA",),
+    "Azure storage key": ("accountkey",),
+    "Azure SAS token": ("sig=",),
+    "password in URL": ("://",),
+    "password in connection string": ("password", "pwd"),
+    "JWT": ("eyJ",),
+    "Anthropic API key": ("sk-ant-",),
+    "OpenAI API key": ("sk-",),
+    "Stripe secret key": ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+    "npm token": ("npm_",),
+    "PyPI token": ("pypi-AgE",),
+    "Docker Hub token": ("dckr_pat_",),
+    "Google API key": ("AIza",),
+    "Google OAuth secret": ("GOCSPX-",),
+    "GCP service account": ("service_account",),
+    "Hugging Face token": ("hf_",),
+    "SendGrid key": ("SG.",),
+    "Mailgun key": ("key-",),
+    "Twilio key": ("SK",),
+    "Shopify token": ("shpat_", "shpca_", "shppa_", "shpss_"),
+    "Square token": ("sq0",),
+    "DigitalOcean token": ("_v1_",),
+    "Atlassian token": ("ATATT3",),
+    "Linear API key": ("lin_api_",),
+    "Notion token": ("secret_", "ntn_"),
+    "Groq API key": ("gsk_",),
+    "xAI API key": ("xai-",),
+    "Replicate token": ("r8_",),
+    "Vault token": ("hvs.", "hvb.", "hvr."),
+    "age secret key": ("AGE-SECRET-KEY-",),
+    "Terraform Cloud token": ("atlasv1",),
+    "authorization header": ("authorization",),
+}
+_RULES = {kind: re.compile(pattern) for kind, pattern in _FORMATS.items()}
+_INSENSITIVE = {kind for kind, pattern in _FORMATS.items() if "(?i" in pattern}
+# Flat (needle, kind, case-insensitive) triples: plain `in` tests, no per-rule generator.
+_NEEDLE_TABLE = tuple(
+    (needle, kind, kind in _INSENSITIVE) for kind, needles in _NEEDLES.items() for needle in needles
+)
+_PRIORITY = {kind: i for i, kind in enumerate(_FORMATS)}
+
+# SECRET=..., api_key: "...", client_secret = ... : anchored on the keyword (no leading [..]*
+# to backtrack over); the name around the keyword is found afterwards.
+ASSIGNMENT = "secret assignment"
+_ASSIGNMENT_NEEDLES = ("secret", "key", "token", "passw", "auth")
+_ASSIGNMENT = re.compile(
+    r"(?i:secret|api_?key|apikey|access_?key|auth_?token|access_?token|private_?key|password"
+    r"|passwd|client_?secret|token)[A-Za-z0-9_.-]*[\"']?\s*(?P<sep>[:=])\s*[\"']?"
+    r"(?!\$\{|\$\(|<|\{\{|\*\*\*|os\.environ|process\.env)"
+    r"(?P<value>[A-Za-z0-9/+=_.\-!@#$%^&*]{8,})"
+)
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+# A value of lowercase words after "key:" is prose ("token: refresh-rotation"), not a secret.
 _PROSE_VALUES = re.compile(r"^[a-z]+(?:[-_][a-z]+)*$")
 
 _TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{20,}")
@@ -152,48 +210,48 @@ def looks_random(token: str) -> bool:
     return not _decodes_to_data(token)
 
 
+def _format_matches(text: str, lowered: str) -> list[tuple[int, int, str]]:
+    kinds: set[str] = set()
+    for needle, kind, insensitive in _NEEDLE_TABLE:
+        if needle in (lowered if insensitive else text):
+            kinds.add(kind)
+    spans: list[tuple[int, int, str]] = []
+    for kind in kinds:
+        spans.extend((m.start(), m.end(), kind) for m in _RULES[kind].finditer(text))
+    return spans
+
+
+def _assignment_matches(text: str, lowered: str) -> list[tuple[int, int, str]]:
+    if not any(needle in lowered for needle in _ASSIGNMENT_NEEDLES):
+        return []
+    spans = []
+    for m in _ASSIGNMENT.finditer(text):
+        if m.group("sep") == ":" and _PROSE_VALUES.match(m.group("value")):
+            continue
+        start = m.start()
+        while start > 0 and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        spans.append((start, m.end(), ASSIGNMENT))
+    return spans
+
+
 def scan(text: str) -> list[SecretFinding]:
-    """Every secret found in ``text``, by position."""
-    findings: list[SecretFinding] = []
-    covered: list[tuple[int, int]] = []
-    position = 0
-    while match := _COMBINED.search(text, position):
-        kind = _KINDS[int(str(match.lastgroup)[1:])]
-        if kind == "secret assignment" and _is_prose_assignment(match.group()):
-            position = match.start() + 1  # its value may still hold a known format
-            continue
-        start = match.start()
-        if kind == "secret assignment":
-            kind, start = _specific_kind(text, match) or (kind, start)
-        findings.append(_finding(text, kind, start))
-        covered.append(match.span())
-        position = max(match.end(), match.start() + 1)
-    for match in _TOKEN.finditer(text):
-        if any(a <= match.start() < b for a, b in covered):
-            continue
-        if looks_random(match.group().strip("=")):
-            findings.append(_finding(text, HIGH_ENTROPY, match.start()))
-    return sorted(findings, key=lambda f: f.start)
-
-
-def _specific_kind(text: str, assignment: re.Match[str]) -> tuple[str, int] | None:
-    """A named format inside an assignment's value (``TOKEN=ghp_…`` is a GitHub token)."""
-    separator = re.search(r"[:=]", assignment.group())
-    value_start = assignment.start() + (separator.end() if separator else 0)
-    line_end = text.find("\n", value_start)
-    inner = _COMBINED.search(text, value_start, len(text) if line_end < 0 else line_end)
-    if inner is None:
-        return None
-    kind = _KINDS[int(str(inner.lastgroup)[1:])]
-    return None if kind == "secret assignment" else (kind, inner.start())
-
-
-def _is_prose_assignment(matched: str) -> bool:
-    """``token: refresh-rotation`` is prose; ``token=…`` or a value with digits is not."""
-    key, separator, value = re.split(r"([:=])", matched, maxsplit=1)
-    if separator == "=" or key.endswith(("'", '"')):
-        return False
-    return bool(_PROSE_VALUES.match(value.strip(" \"'")))
+    """Every secret in ``text``, by position. A named format wins over a generic assignment
+    on the same line, so ``TOKEN=ghp_…`` is reported as a GitHub token."""
+    lowered = text.lower()
+    spans: list[tuple[int, int, str]] = []
+    for span in sorted(_format_matches(text, lowered), key=lambda s: (s[0], _PRIORITY[s[2]])):
+        if not any(a <= span[0] < b for a, b, _ in spans):
+            spans.append(span)
+    for start, end, kind in _assignment_matches(text, lowered):
+        line_end = text.find("\n", start)
+        limit = len(text) if line_end < 0 else line_end
+        if not any(start <= a < limit or a <= start < b for a, b, _ in spans):
+            spans.append((start, end, kind))
+    for m in _TOKEN.finditer(text):
+        if not any(a <= m.start() < b for a, b, _ in spans) and looks_random(m.group().strip("=")):
+            spans.append((m.start(), m.end(), HIGH_ENTROPY))
+    return [_finding(text, kind, start) for start, _, kind in sorted(spans)]
 
 
 def first_secret(text: str) -> SecretFinding | None:

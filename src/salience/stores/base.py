@@ -92,6 +92,10 @@ class Store(Protocol):
         """Remove a record for good; False if it did not exist."""
         ...
 
+    def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
+        """Entities of the matching memories with how many mention each, most first."""
+        ...
+
     def iter_all(self) -> Iterator[MemoryRecord]:
         """Every record, in id order."""
         ...

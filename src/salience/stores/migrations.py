@@ -58,6 +58,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE TABLE memory_entities (
             seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
             entity_key TEXT NOT NULL,
+            name TEXT NOT NULL,
             PRIMARY KEY (entity_key, seq)
         ) WITHOUT ROWID;
         CREATE INDEX memory_entities_seq ON memory_entities (seq);

@@ -321,9 +321,10 @@ class SQLiteStore:
         self._conn.executemany(
             "INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags]
         )
-        keys = {entity.casefold() for entity in record.entities}
+        names = {entity.casefold(): entity for entity in reversed(record.entities)}
         self._conn.executemany(
-            "INSERT INTO memory_entities (seq, entity_key) VALUES (?, ?)", [(seq, k) for k in keys]
+            "INSERT INTO memory_entities (seq, entity_key, name) VALUES (?, ?, ?)",
+            [(seq, key, name) for key, name in names.items()],
         )
 
     def _unindex(self, seq: int) -> None:
@@ -445,6 +446,20 @@ class SQLiteStore:
                 break
             candidates = matched  # one more pass over every match settles it
         return [(_from_row(row), float(row[-1])) for row in rows]
+
+    def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
+        """Entities of the matching memories with how many mention each, most first."""
+        where, params = _filter_sql(flt)
+        sql = (
+            "SELECT min(e.name), count(*) AS n FROM memory_entities e "
+            f"JOIN memories m ON m.seq = e.seq WHERE {where} "
+            "GROUP BY e.entity_key ORDER BY n DESC, e.entity_key"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._lock, self._errors():
+            return [(str(name), int(n)) for name, n in self._conn.execute(sql, params)]
 
     def iter_all(self) -> Iterator[MemoryRecord]:
         """Every record in id order, read in one consistent snapshot."""

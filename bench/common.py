@@ -1,0 +1,37 @@
+"""Shared helpers for the benchmarks: machine facts, a plain-text table, the JSON file."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def machine() -> dict[str, object]:
+    """What the numbers were measured on."""
+    return {"python": platform.python_version(), "cpus": os.cpu_count()}
+
+
+def print_table(rows: Sequence[Sequence[str]], right_align_from: int | None = None) -> None:
+    """Print rows as aligned columns; the first row is the header, underlined.
+
+    Columns at index >= ``right_align_from`` are right-aligned (numbers), the rest left.
+    """
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for i, row in enumerate(rows):
+        cells = []
+        for j, cell in enumerate(row):
+            right = right_align_from is not None and j >= right_align_from
+            cells.append(cell.rjust(widths[j]) if right else cell.ljust(widths[j]))
+        print("  ".join(cells).rstrip())
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def write_results(path: str | Path, results: dict[str, object]) -> None:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    print(f"\nwrote {out}")
