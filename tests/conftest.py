@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from salience import Config, Memory
+from tests.embedder import WordHashEmbedder
 
 T0 = datetime(2026, 4, 20, 12, 0, 0, tzinfo=UTC)
 
@@ -44,13 +45,19 @@ def config(home: Path) -> Config:
 
 
 @pytest.fixture
-def gated(home: Path, clock: FakeClock) -> Iterator[Memory]:
+def embedder() -> WordHashEmbedder:
+    return WordHashEmbedder()
+
+
+@pytest.fixture
+def gated(home: Path, clock: FakeClock, embedder: WordHashEmbedder) -> Iterator[Memory]:
     """An engine with every gate on, as a user gets it."""
-    with Memory.open(config=Config(home=home), clock=clock) as engine:
+    with Memory.open(config=Config(home=home), clock=clock, embedder=embedder) as engine:
         yield engine
 
 
 @pytest.fixture
-def memory(config: Config, clock: FakeClock) -> Iterator[Memory]:
-    with Memory.open(config=config, clock=clock) as engine:
+def memory(config: Config, clock: FakeClock, embedder: WordHashEmbedder) -> Iterator[Memory]:
+    """An engine on a fresh store, with the deterministic test embedder."""
+    with Memory.open(config=config, clock=clock, embedder=embedder) as engine:
         yield engine

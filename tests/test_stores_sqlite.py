@@ -17,6 +17,7 @@ from salience import (
     SchemaTooNewError,
     StoreReadOnlyError,
 )
+from salience.stores.base import MemoryFilter
 from salience.stores.migrations import MIGRATION_NAMES
 from salience.stores.sqlite import SQLiteStore, fts_match_expression
 from tests.conftest import FakeClock
@@ -102,9 +103,23 @@ def test_a_read_only_home_is_a_clear_error(read_only_dir: Path, clock: FakeClock
 
 
 def test_fts_expression_quotes_every_term() -> None:
-    assert fts_match_expression('foo AND "bar') == '"foo" OR "bar"'
-    assert fts_match_expression("the a of") == '"the" OR "a" OR "of"'
+    assert fts_match_expression('foo AND "bar', dated=True) == '"foo" OR "bar"'
+    assert fts_match_expression("the a of", dated=True) == '"the" OR "a" OR "of"'
     assert fts_match_expression("🙂 *") is None
+
+
+def test_fts_expression_leaves_the_date_column_out_unless_asked() -> None:
+    assert fts_match_expression("foo") == '{content title tags entities} : ("foo")'
+
+
+def test_dated_search_matches_the_creation_date_in_words(memory: Memory) -> None:
+    memory.remember("lunch with the design team")  # created 2026-04-20, a Monday
+    store = memory.store
+    flt = MemoryFilter(as_of=memory.now())
+    assert [r.content for r, _ in store.search("april monday", flt, 5, dated=True)] == [
+        "lunch with the design team"
+    ]
+    assert store.search("april monday", flt, 5) == []
 
 
 def test_the_full_text_index_follows_every_write(memory: Memory, clock: FakeClock) -> None:

@@ -148,6 +148,43 @@ class Config:
     rae_half_life_hours: float = _setting(
         24.0, "SALIENCE_RAE_HALF_LIFE_HOURS", "rae profile: recency half-life in hours.", _float
     )
+    recall_prior: float = _setting(
+        0.15,
+        "SALIENCE_RECALL_PRIOR",
+        "salience profile: weight of the context score (importance, recency, feedback...) in "
+        "recall; the rest is query relevance. 0 ranks by relevance alone.",
+        _float,
+    )
+    rae_dedup_threshold: float = _setting(
+        0.95,
+        "SALIENCE_RAE_DEDUP_THRESHOLD",
+        "rae profile: a new memory this similar (cosine) to a current one is a duplicate.",
+        _float,
+    )
+    embedder: str = _setting(
+        "minilm",
+        "SALIENCE_EMBEDDER",
+        "Vectors for recall: minilm (bundled, offline), none (full-text only), openai, ollama.",
+        _text,
+    )
+    embedder_url: str = _setting(
+        "",
+        "SALIENCE_EMBEDDER_URL",
+        "Base URL of the openai (e.g. http://host/v1) or ollama (http://host:11434) embedder.",
+        _text,
+    )
+    embedder_model: str = _setting(
+        "", "SALIENCE_EMBEDDER_MODEL", "Model name for the openai or ollama embedder.", _text
+    )
+    embedder_api_key: str = field(
+        default="",
+        repr=False,
+        metadata={
+            "env": "SALIENCE_EMBEDDER_API_KEY",
+            "help": "API key for the openai embedder (sent as a bearer token, never shown).",
+            "parse": _text,
+        },
+    )
 
     def __post_init__(self) -> None:
         if self.max_content_bytes < 1:
@@ -160,6 +197,13 @@ class Config:
             raise ConfigError("rae_half_life_hours must be positive")
         if any(weight < 0 for _, weight in self.rae_weights):
             raise ConfigError("rae_weights must not be negative")
+        if not 0 <= self.recall_prior <= 1:
+            raise ConfigError("recall_prior must be in [0, 1]")
+        if not 0 < self.rae_dedup_threshold <= 1:
+            raise ConfigError("rae_dedup_threshold must be in (0, 1]")
+        known = ("minilm", "none", "openai", "ollama")
+        if self.embedder not in known:
+            raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(known)}")
 
     @property
     def db_path(self) -> Path:

@@ -4,6 +4,8 @@
 * ``topic_upsert``: same user, same ``topic_key`` -> the existing memory is updated in place.
 * ``bigram_dice``: a character-bigram Dice coefficient above 0.80 against the 30 most recent
   memories of the same type -> the existing memory takes the new content (talome).
+* ``semantic``: cosine similarity >= ``rae_dedup_threshold`` (0.95) to a current memory of the
+  same user -> duplicate, nothing stored (rae; needs an embedder, skipped visibly without).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from collections import Counter
 EXACT_HASH = "exact_hash"
 TOPIC_UPSERT = "topic_upsert"
 BIGRAM_DICE = "bigram_dice"
-RULES = (TOPIC_UPSERT, EXACT_HASH, BIGRAM_DICE)
+SEMANTIC = "semantic"
+RULES = (TOPIC_UPSERT, EXACT_HASH, BIGRAM_DICE, SEMANTIC)
 
 DICE_THRESHOLD = 0.80
 DICE_WINDOW = 30

@@ -7,18 +7,26 @@ right, and delegates persistence to a :class:`~salience.stores.base.Store`.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from salience import jsonl
 from salience.briefing import Briefing, BriefingRequest
 from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
-from salience.dedup import BIGRAM_DICE, DICE_WINDOW, EXACT_HASH, TOPIC_UPSERT, is_near_duplicate
+from salience.dedup import (
+    BIGRAM_DICE,
+    DICE_WINDOW,
+    EXACT_HASH,
+    SEMANTIC,
+    TOPIC_UPSERT,
+    is_near_duplicate,
+)
+from salience.embeddings import Embedder, load_embedder
 from salience.entities import MAX_ENTITIES, extract_entities
 from salience.errors import (
     ConfigError,
@@ -40,7 +48,7 @@ from salience.models import (
     WriteResult,
 )
 from salience.profiles import Profile, ProfileSettings, get_profile
-from salience.recall import candidate_count, rank_hits
+from salience.recall import LEXICAL, fuse, rank_candidates, spread_context
 from salience.records import (
     WRITABLE_FIELDS,
     build_record,
@@ -59,6 +67,7 @@ from salience.sessions import (
 )
 from salience.stores.base import MemoryFilter, Store
 from salience.text import content_hash
+from salience.vectors import Vector, Vectors
 
 DEFAULT_FORGET_REASON = "forgotten on request"
 
@@ -85,13 +94,20 @@ class Memory:
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
     def __init__(
-        self, store: Store, *, config: Config | None = None, clock: Clock = system_clock
+        self,
+        store: Store,
+        *,
+        config: Config | None = None,
+        clock: Clock = system_clock,
+        embedder: Embedder | Literal["config"] | None = "config",
     ) -> None:
         self._store = store
         self._config = config or Config.from_env()
         self._clock = clock
         self._settings = ProfileSettings.from_config(self._config)
         get_profile(self._config.profile)  # an unknown default profile fails here, clearly
+        chosen = load_embedder(self._config) if embedder == "config" else embedder
+        self._vectors = Vectors(store, chosen)
 
     @classmethod
     def open(
@@ -100,21 +116,29 @@ class Memory:
         *,
         config: Config | None = None,
         clock: Clock = system_clock,
+        embedder: Embedder | Literal["config"] | None = "config",
     ) -> Memory:
         """Open (creating if needed) the store at a path, a directory, or a ``sqlite://`` URL.
 
-        With no argument, the default file ``$SALIENCE_HOME/salience.db`` is used.
+        With no argument, the default file ``$SALIENCE_HOME/salience.db`` is used. The
+        embedder comes from the configuration unless one (or None) is given.
         """
         from salience.stores.sqlite import SQLiteStore
 
         cfg = config or Config.from_env()
         path = _resolve_sqlite_path(path_or_url, cfg)
-        return cls(SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms), config=cfg, clock=clock)
+        store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms)
+        return cls(store, config=cfg, clock=clock, embedder=embedder)
 
     @property
     def store(self) -> Store:
         """The store this engine writes to."""
         return self._store
+
+    @property
+    def vectors(self) -> Vectors:
+        """The store's embeddings and the embedder that makes them."""
+        return self._vectors
 
     @property
     def config(self) -> Config:
@@ -178,14 +202,28 @@ class Memory:
         record = build_record(
             screened.content, max_bytes=self._config.max_content_bytes, values=values
         )
+        vector = self._embed_one(record.content)
         with self._store.transaction():
-            result = self._deduplicate(record, rules, now)
+            result = self._deduplicate(record, rules, now, vector)
             if result is None:
                 self._store.insert(record)
+                self._put_vector(record.id, vector)
                 result = WriteResult(Outcome.CREATED, record.id, record=record)
+            elif result.outcome is Outcome.UPDATED and result.id is not None:
+                self._put_vector(result.id, vector)
             if record.session_id:
                 self._store.touch_session(record.session_id, now)
+        if SEMANTIC in rules.dedup and vector is None:
+            notes += ("semantic dedup skipped: no embedder (SALIENCE_EMBEDDER=none)",)
         return replace(result, notes=notes)
+
+    def _embed_one(self, text: str) -> Vector | None:
+        matrix = self._vectors.embed([text])
+        return None if matrix is None else matrix[0]
+
+    def _put_vector(self, memory_id: str, vector: Vector | None) -> None:
+        if vector is not None:
+            self._vectors.put(memory_id, vector)
 
     def _screen(self, content: str, values: dict[str, Any], *, signal: bool) -> Screened:
         """Run the gates over the text fields in ``values``; write the cleaned ones back."""
@@ -207,9 +245,20 @@ class Memory:
             values["entities"] = _merge_entities(given, extract_entities(screened.content))
         return screened
 
-    def _deduplicate(self, new: MemoryRecord, rules: Profile, now: datetime) -> WriteResult | None:
+    def _deduplicate(
+        self, new: MemoryRecord, rules: Profile, now: datetime, vector: Vector | None
+    ) -> WriteResult | None:
         """Apply the profile's duplicate rules in order; None if the write is a new memory."""
         for rule in rules.dedup:
+            if rule == SEMANTIC and vector is not None:
+                threshold = self._config.rae_dedup_threshold
+                flt = MemoryFilter(as_of=now, user=new.user)
+                for hit in self._vectors.search(vector, flt, 1, min_similarity=threshold):
+                    reason = (
+                        f"semantic similarity {hit.similarity:.3f} >= {threshold:g} "
+                        f"to {hit.record.id}"
+                    )
+                    return WriteResult(Outcome.DUPLICATE, hit.record.id, reason, record=hit.record)
             if rule == TOPIC_UPSERT and new.topic_key:
                 flt = MemoryFilter(as_of=now, user=new.user, topic_key=new.topic_key)
                 if found := self._store.list(flt, 1):
@@ -264,6 +313,7 @@ class Memory:
                 return _rejection(screened)
             if content is not None:
                 content = screened.content
+        vector = None if content is None else self._embed_one(content)
         with self._store.transaction():
             old = self._current(memory_id, "update")
             now = self.now()
@@ -272,6 +322,7 @@ class Memory:
             if content is not None and content != old.content:
                 new = replace(new, content=content)
                 revisions += 1
+                self._put_vector(memory_id, vector)
             new = replace(new, updated_at=now, revision_count=revisions)
             self._store.replace(new)
         return WriteResult(Outcome.UPDATED, memory_id, record=new)
@@ -297,6 +348,7 @@ class Memory:
             new = build_record(content, max_bytes=self._config.max_content_bytes, values=inherited)
             self._store.replace(replace(old, valid_until=now))
             self._store.insert(new)
+            self._put_vector(new.id, self._embed_one(new.content))
         return WriteResult(Outcome.CREATED, new.id, record=new)
 
     def forget(self, memory_id: str, reason: str = DEFAULT_FORGET_REASON) -> WriteResult:
@@ -379,21 +431,40 @@ class Memory:
         type: str | None = None,
         tags: Iterable[str] = (),
         as_of: datetime | None = None,
+        touch: bool = True,
     ) -> builtins.list[Hit]:
         """Recall current memories for a query, ranked by the profile's search score.
 
-        Any text is a valid query. Profiles that count accesses bump the local hits returned.
+        Any text is a valid query. Profiles that count accesses bump the local hits returned
+        (``touch=False`` looks without counting, for evaluations).
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty", field="query")
         if limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
         rules = self.profile(profile)
+        plan = rules.recall
         now = as_of or self.now()
         flt = MemoryFilter(as_of=now, user=user, project=project, type=type, tags=tuple(tags))
-        found = self._store.search(query, flt, candidate_count(limit))
-        hits = rank_hits(found, rules, now, self._settings, limit)
-        if rules.bump_on_recall:
+        lexical = self._store.search(query, flt, plan.lexical_count(limit), dated=plan.dated)
+        vector: builtins.list[tuple[MemoryRecord, float]] = []
+        if plan.fusion != LEXICAL and plan.vector_count(limit):
+            query_vector = self._vectors.query_vector(query)
+            if query_vector is not None:
+                found = self._vectors.search(
+                    query_vector,
+                    flt,
+                    plan.vector_count(limit),
+                    min_similarity=plan.vector_min,
+                    neighbour_weight=plan.neighbour_weight,
+                )
+                vector = [(hit.record, hit.similarity) for hit in found]
+        candidates = fuse(plan, lexical, vector)
+        if plan.context_weight and vector:
+            neighbours = self._vectors.neighbours([c.record.id for c in candidates])
+            candidates = spread_context(candidates, neighbours, plan.context_weight)
+        hits = rank_candidates(candidates, rules, now, self._settings, limit)
+        if rules.bump_on_recall and touch:
             self._store.touch([h.record.id for h in hits if h.record.layer == "local"], now)
         return hits
 
@@ -490,6 +561,7 @@ class Memory:
         }
         record = build_record(summary, max_bytes=self._config.max_content_bytes, values=values)
         self._store.insert(record)
+        self._put_vector(record.id, self._embed_one(record.content))
         self._store.save_session(replace(session, ended_at=now, summary_id=record.id))
         return record
 
@@ -546,19 +618,28 @@ class Memory:
         """
         parsed = jsonl.parse(lines, now=self.now(), max_bytes=self._config.max_content_bytes)
         records = [self._screen_import(record, line) for line, record in parsed]
+        embedded = self._vectors.embed([r.content for r in records])
         created = updated = unchanged = 0
         with self._store.transaction():
-            for record in records:
+            for at, record in enumerate(records):
+                vector = None if embedded is None else embedded[at]
                 existing = self._store.get(record.id)
                 if existing is None:
                     self._store.insert(record)
+                    self._put_vector(record.id, vector)
                     created += 1
                 elif existing == record:
                     unchanged += 1
                 else:
                     self._store.replace(record)
+                    if existing.content != record.content:
+                        self._put_vector(record.id, vector)
                     updated += 1
         return ImportResult(created=created, updated=updated, unchanged=unchanged)
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every memory that lacks a vector; after an embedder change, all of them."""
+        return self._vectors.reindex(progress=progress)
 
     def _screen_import(self, record: MemoryRecord, line: int) -> MemoryRecord:
         """Redact an imported record; a secret in it refuses the whole import."""

@@ -8,6 +8,7 @@ Every error is a :class:`SalienceError`; catch that to handle them all. The tree
     ├── NotFoundError            no memory with that id; ``memory_id``
     ├── ConflictError            the memory is in a state that forbids the change
     ├── ConfigError              a bad setting or an unsupported store URL
+    ├── EmbedderError            the embedder failed or does not match the store's vectors
     └── StoreError               the storage itself
         ├── NotASalienceDatabaseError   the file is not a salience database
         ├── SchemaTooNewError           written by a newer salience; ``unknown`` migrations
@@ -58,6 +59,10 @@ class ConflictError(SalienceError):
 
 class ConfigError(SalienceError):
     """A setting is invalid, or a store URL names an unsupported backend."""
+
+
+class EmbedderError(SalienceError):
+    """The embedder could not embed, or its vectors do not belong in this store."""
 
 
 class StoreError(SalienceError):

@@ -96,6 +96,21 @@ class WriteResult:
 
 
 @dataclass(frozen=True)
+class Relevance:
+    """How a memory matched a query, as the profile's search score sees it.
+
+    ``lexical``: full-text relevance in [0, 1]; ``vector``: cosine similarity (None: not found
+    by vector search); ``fused``: the combined relevance of a hybrid profile (None: not fused);
+    ``lexical_hit``: whether full-text search found it.
+    """
+
+    lexical: float = 0.0
+    vector: float | None = None
+    lexical_hit: bool = True
+    fused: float | None = None
+
+
+@dataclass(frozen=True)
 class Hit:
     """One recall result: the record, its profile search score, its rank, and why."""
 
@@ -104,6 +119,8 @@ class Hit:
     rank: int
     lexical: float = 0.0  # raw full-text relevance (bm25, larger is better)
     explanation: SearchScore | None = None
+    vector: float | None = None  # cosine similarity to the query, if vector search found it
+    relevance: Relevance | None = None  # what the profile's search score was given
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from salience.errors import ConfigError
+from salience.models import Relevance
 from salience.profiles import aide, eidet, ilab, rae, talome
 from salience.profiles import salience as own
-from salience.profiles.base import Profile, ProfileSettings, Relevance, TypeSpec
+from salience.profiles.base import Profile, ProfileSettings, TypeSpec
 
 PROFILES: dict[str, Profile] = {
     p.name: p

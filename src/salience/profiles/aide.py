@@ -21,8 +21,8 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.models import MemoryRecord
-from salience.profiles.base import Profile, ProfileSettings, Relevance, TypeSpec
+from salience.models import MemoryRecord, Relevance
+from salience.profiles.base import Profile, ProfileSettings, TypeSpec
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import clamp01, half_life_recency, log10_access, tag_boosts
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from salience.briefing import Briefing, BriefingRequest
 from salience.config import RAE_WEIGHT_DEFAULTS, Config
-from salience.models import MemoryRecord
+from salience.models import MemoryRecord, Relevance
 from salience.scoring.scores import ContextScore, SearchScore
 
 
@@ -21,6 +21,7 @@ class ProfileSettings:
     rae_weights: tuple[tuple[str, float], ...] = RAE_WEIGHT_DEFAULTS
     rae_half_life_hours: float = 24.0
     briefing_budget: int = 1500
+    recall_prior: float = 0.15
 
     @classmethod
     def from_config(cls, config: Config) -> ProfileSettings:
@@ -31,16 +32,35 @@ class ProfileSettings:
             rae_weights=config.rae_weights,
             rae_half_life_hours=config.rae_half_life_hours,
             briefing_budget=config.briefing_budget,
+            recall_prior=config.recall_prior,
         )
 
 
 @dataclass(frozen=True)
-class Relevance:
-    """How a memory matched a query: full-text (normalised to [0, 1]) and vector similarity."""
+class RecallPlan:
+    """How a profile gathers and fuses recall candidates (see :mod:`salience.recall`).
 
-    lexical: float = 0.0
-    vector: float | None = None
-    lexical_hit: bool = True
+    ``lexical_factor`` / ``vector_factor``: candidates taken from each retriever, as a multiple
+    of the limit (at least ``pool``); ``vector_factor`` 0 means no vector search.
+    """
+
+    fusion: str = "lexical"
+    lexical_factor: int = 2
+    vector_factor: int = 0
+    pool: int = 0
+    vector_min: float = -1.0
+    dated: bool = False
+    neighbour_weight: float = 0.0
+    context_weight: float = 0.0
+    dense_weight: float = 0.0
+
+    def lexical_count(self, limit: int) -> int:
+        """Full-text candidates for ``limit`` results."""
+        return max(self.lexical_factor * limit, self.pool)
+
+    def vector_count(self, limit: int) -> int:
+        """Vector candidates for ``limit`` results (0: none)."""
+        return max(self.vector_factor * limit, self.pool) if self.vector_factor else 0
 
 
 @dataclass(frozen=True)
@@ -76,6 +96,7 @@ class Profile:
     select: RecallSelector | None = None  # None: the best ``limit`` by search score
     reserved_types: frozenset[str] = field(default_factory=frozenset)
     source_confidence: tuple[tuple[str, float], ...] = ()
+    recall: RecallPlan = field(default_factory=RecallPlan)
 
     def type_spec(self, name: str) -> TypeSpec | None:
         """The vocabulary entry for ``name``, if the profile has one."""

@@ -23,8 +23,8 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.models import MemoryRecord
-from salience.profiles.base import Profile, ProfileSettings, Relevance, TypeSpec
+from salience.models import MemoryRecord, Relevance
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
 from salience.scoring.scores import Component, ContextScore, SearchScore, weighted
 from salience.scoring.signals import capped_frequency, half_life_recency
 
@@ -159,4 +159,6 @@ PROFILE = Profile(
     bump_on_recall=True,
     select=select,
     source_confidence=(("user", 0.7), ("consolidation", 0.7), ("*", 0.6)),
+    # L2 recall: full-text 2·L hits, vector L hits with similarity >= 0.70, merged by id.
+    recall=RecallPlan(fusion="union", lexical_factor=2, vector_factor=1, vector_min=0.70),
 )

@@ -21,8 +21,8 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.models import MemoryRecord
-from salience.profiles.base import Profile, ProfileSettings, Relevance, TypeSpec
+from salience.models import MemoryRecord, Relevance
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import half_life_recency, normalized_ln_usage
 
@@ -81,4 +81,6 @@ PROFILE = Profile(
     search_score=search_score,
     briefing=briefing,
     bump_on_recall=True,
+    dedup=("semantic",),
+    recall=RecallPlan(fusion="semantic", lexical_factor=2, vector_factor=2),
 )

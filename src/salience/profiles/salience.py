@@ -27,8 +27,8 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.models import MemoryRecord
-from salience.profiles.base import Profile, ProfileSettings, Relevance, TypeSpec
+from salience.models import MemoryRecord, Relevance
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import feedback_ratio, log10_access, stretched_recency
 
@@ -98,10 +98,14 @@ def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings
 def search_score(
     record: MemoryRecord, now: datetime, relevance: Relevance, settings: ProfileSettings
 ) -> SearchScore:
-    """Relevance first; the context score is a small prior that breaks near-ties."""
+    """Relevance first (the fused hybrid relevance when vectors took part); the context score
+    is a small prior that breaks near-ties."""
     prior = context_score(record, now, settings).value
+    match = relevance.fused if relevance.fused is not None else relevance.lexical
     return weighted(
-        SearchScore, "salience", (("relevance", 0.85, relevance.lexical), ("prior", 0.15, prior))
+        SearchScore,
+        "salience",
+        (("relevance", 1 - settings.recall_prior, match), ("prior", settings.recall_prior, prior)),
     )
 
 
@@ -268,4 +272,15 @@ PROFILE = Profile(
     bump_on_recall=True,
     dedup=("exact_hash",),
     source_confidence=(("user", 0.7), ("consolidation", 0.7), ("*", 0.6)),
+    recall=RecallPlan(
+        fusion="weighted",
+        lexical_factor=5,
+        vector_factor=5,
+        pool=50,
+        vector_min=0.2,
+        dated=True,
+        neighbour_weight=0.5,
+        dense_weight=0.4,
+        context_weight=0.4,
+    ),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -67,9 +67,52 @@ class Store(Protocol):
         ...
 
     def search(
-        self, query: str, flt: MemoryFilter, limit: int
+        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
     ) -> builtins.list[tuple[MemoryRecord, float]]:
-        """Full-text matches of a natural-language query, best first, with relevance > 0."""
+        """Full-text matches of a natural-language query, best first, with relevance > 0.
+
+        ``dated`` also matches the query against each memory's creation date in words.
+        """
+        ...
+
+    def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
+        """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
+        ...
+
+    def set_vector(self, memory_id: str, vector: bytes) -> None:
+        """Store or replace a memory's embedding (float32 bytes) with a new, higher vseq."""
+        ...
+
+    def clear_vectors(self) -> None:
+        """Drop every embedding."""
+        ...
+
+    def vector_state(self) -> tuple[int, int]:
+        """(number of vectors, highest vseq)."""
+        ...
+
+    def change_marker(self) -> tuple[int, int]:
+        """A cheap value that differs after any write by another process or a vector write."""
+        ...
+
+    def vector_rows(self, after: int) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """(vseq, memory id, session id, vector) with ``vseq > after``, by vseq."""
+        ...
+
+    def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:
+        """Up to ``limit`` records without an embedding, in id order."""
+        ...
+
+    def count_without_vectors(self) -> int:
+        """How many records have no embedding."""
+        ...
+
+    def get_meta(self, key: str) -> str | None:
+        """A value of the store's own settings (e.g. the embedder identity)."""
+        ...
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Set, or with None remove, a value of the store's own settings."""
         ...
 
     def touch(self, memory_ids: builtins.list[str], now: datetime) -> None:

@@ -62,10 +62,12 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             PRIMARY KEY (entity_key, seq)
         ) WITHOUT ROWID;
         CREATE INDEX memory_entities_seq ON memory_entities (seq);
+        -- "dated" holds the creation date in words (2023 May 7 Sunday) for time-aware recall.
         CREATE VIRTUAL TABLE memory_fts USING fts5 (
-            content, title, tags, entities, tokenize = 'porter unicode61'
+            content, title, tags, entities, dated, tokenize = 'porter unicode61'
         );
-        INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0, 1.0, 1.0)');
+        INSERT INTO memory_fts (memory_fts, rank)
+            VALUES ('rank', 'bm25(1.0, 2.0, 1.0, 1.0, 1.0)');
         """,
     ),
     (
@@ -80,6 +82,19 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             summary_id TEXT
         );
         CREATE INDEX sessions_open ON sessions (user, last_active_at) WHERE ended_at IS NULL;
+        """,
+    ),
+    (
+        "0003_vectors",
+        """
+        -- One embedding per memory, float32 little-endian. vseq grows with every write so a
+        -- process can load only the vectors written since it last looked.
+        CREATE TABLE memory_vectors (
+            vseq INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL UNIQUE REFERENCES memories (id) ON DELETE CASCADE,
+            vector BLOB NOT NULL
+        );
+        CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         """,
     ),
 )

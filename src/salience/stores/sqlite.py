@@ -39,7 +39,13 @@ _COLUMNS = ", ".join(f"m.{name}" for name in FIELD_NAMES)
 _INSERT_COLUMNS = (*FIELD_NAMES, "content_hash")
 _JSON_FIELDS = frozenset(LIST_FIELDS)
 _TIME_FIELDS = frozenset(TIME_FIELDS)
-_INDEXED_FIELDS = ("content", "title", "tags", "entities")
+_INDEXED_FIELDS = ("content", "title", "tags", "entities", "created_at")
+_TEXT_COLUMNS = "{content title tags entities}"
+
+
+def date_words(moment: datetime) -> str:
+    """A creation time as words the full-text index can match: ``2023 May 7 Sunday``."""
+    return f"{moment.year} {moment.strftime('%B')} {moment.day} {moment.strftime('%A')}"
 
 
 def _split_statements(script: str) -> list[str]:
@@ -91,16 +97,17 @@ def _from_row(row: Sequence[Any]) -> MemoryRecord:
     return record
 
 
-def fts_match_expression(query: str) -> str | None:
+def fts_match_expression(query: str, *, dated: bool = False) -> str | None:
     """An FTS5 MATCH expression OR-ing the query's terms, each quoted; None if no terms.
 
     Quoting makes every user string safe: FTS5 operators (AND, NEAR, *, ^, :, parentheses)
-    inside quotes are plain text.
+    inside quotes are plain text. Without ``dated`` the creation-date column is left out.
     """
     terms = query_terms(query)
     if not terms:
         return None
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    expression = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    return expression if dated else f"{_TEXT_COLUMNS} : ({expression})"
 
 
 def _filter_sql(flt: MemoryFilter) -> tuple[str, list[object]]:
@@ -139,6 +146,7 @@ class SQLiteStore:
         self._path = Path(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._vector_writes = 0
         _prepare_file(self._path)
         try:
             self._conn = sqlite3.connect(
@@ -294,7 +302,7 @@ class SQLiteStore:
         assignments = ", ".join(f"{name} = ?" for name in _INSERT_COLUMNS)
         with self.transaction(), self._errors():
             old = self._conn.execute(
-                "SELECT seq, content, title, tags, entities FROM memories WHERE id = ?",
+                "SELECT seq, content, title, tags, entities, created_at FROM memories WHERE id = ?",
                 (record.id,),
             ).fetchone()
             if old is None:
@@ -309,13 +317,15 @@ class SQLiteStore:
 
     def _index(self, seq: int, record: MemoryRecord) -> None:
         self._conn.execute(
-            "INSERT INTO memory_fts (rowid, content, title, tags, entities) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO memory_fts (rowid, content, title, tags, entities, dated) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
             (
                 seq,
                 record.content,
                 record.title or "",
                 " ".join(record.tags),
                 " ".join(record.entities),
+                date_words(record.created_at),
             ),
         )
         self._conn.executemany(
@@ -420,10 +430,13 @@ class SQLiteStore:
         return self._select(sql, params)
 
     def search(
-        self, query: str, flt: MemoryFilter, limit: int
+        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
     ) -> builtins.list[tuple[MemoryRecord, float]]:
-        """BM25-ranked matches; the ranked FTS query runs first and the join comes after."""
-        expression = fts_match_expression(query)
+        """BM25-ranked matches; the ranked FTS query runs first and the join comes after.
+
+        ``dated`` also matches the query against each memory's creation date in words.
+        """
+        expression = fts_match_expression(query, dated=dated)
         if expression is None or limit <= 0:
             return []
         where, params = _filter_sql(flt)
@@ -446,6 +459,96 @@ class SQLiteStore:
                 break
             candidates = matched  # one more pass over every match settles it
         return [(_from_row(row), float(row[-1])) for row in rows]
+
+    def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
+        """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
+        if not memory_ids:
+            return []
+        where, params = _filter_sql(flt)
+        found: dict[str, MemoryRecord] = {}
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start : start + 500])
+            marks = ", ".join("?" for _ in chunk)
+            sql = f"SELECT {_COLUMNS} FROM memories m WHERE m.id IN ({marks}) AND {where}"
+            for record in self._select(sql, [*chunk, *params]):
+                found[record.id] = record
+        return [found[i] for i in memory_ids if i in found]
+
+    # -- vectors --------------------------------------------------------------------------------
+
+    def set_vector(self, memory_id: str, vector: bytes) -> None:
+        """Store (or replace) the memory's embedding; it gets a new, higher ``vseq``."""
+        with self.transaction(), self._errors():
+            self._conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+            self._conn.execute(
+                "INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)", (memory_id, vector)
+            )
+            self._vector_writes += 1
+
+    def clear_vectors(self) -> None:
+        """Drop every embedding (before re-embedding with another model)."""
+        with self.transaction(), self._errors():
+            self._conn.execute("DELETE FROM memory_vectors")
+            self._vector_writes += 1
+
+    def vector_state(self) -> tuple[int, int]:
+        """(number of vectors, highest vseq): changes whenever any process writes vectors."""
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT count(*), coalesce(max(vseq), 0) FROM memory_vectors"
+            ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def change_marker(self) -> tuple[int, int]:
+        """Cheap to read; differs after any commit by another connection or a vector write."""
+        with self._lock, self._errors():
+            version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        return version, self._vector_writes
+
+    def vector_rows(self, after: int) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """(vseq, memory id, session id, vector) for vectors with ``vseq > after``, by vseq."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(
+                "SELECT v.vseq, v.memory_id, m.session_id, v.vector FROM memory_vectors v "
+                "JOIN memories m ON m.id = v.memory_id WHERE v.vseq > ? ORDER BY v.vseq",
+                (after,),
+            ).fetchall()
+        return [(int(r[0]), str(r[1]), r[2], bytes(r[3])) for r in rows]
+
+    def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:
+        """Up to ``limit`` records that have no embedding yet, in id order."""
+        return self._select(
+            f"SELECT {_COLUMNS} FROM memories m WHERE NOT EXISTS "
+            "(SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT ?",
+            (limit,),
+        )
+
+    def count_without_vectors(self) -> int:
+        """How many records have no embedding."""
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT count(*) FROM memories m WHERE NOT EXISTS "
+                "(SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
+            ).fetchone()
+        return int(row[0])
+
+    def get_meta(self, key: str) -> str | None:
+        """A value of the store's own settings table (e.g. the embedder identity)."""
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT value FROM store_meta WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Set (or, with None, remove) a value of the store's settings table."""
+        with self.transaction(), self._errors():
+            if value is None:
+                self._conn.execute("DELETE FROM store_meta WHERE key = ?", (key,))
+            else:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)", (key, value)
+                )
 
     def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
         """Entities of the matching memories with how many mention each, most first."""

@@ -1,0 +1,289 @@
+"""Embeddings beside the rows: writing them, and exact nearest-neighbour search in memory.
+
+:class:`VectorIndex` keeps every vector of a store in one NumPy matrix and brings itself up
+to date before each search: vectors written since it last looked are appended (another
+process's writes included: SQLite's ``data_version`` tells), and anything it cannot explain
+(a purge, a re-embedding) makes it reload. Search is one matrix-vector product.
+
+:class:`Vectors` ties an embedder to a store: it records the embedder's identity in the
+store, refuses to mix vectors of two models, and embeds what the engine writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from salience.embeddings import Embedder, Matrix
+from salience.errors import EmbedderError
+from salience.models import MemoryRecord
+from salience.stores.base import MemoryFilter, Store
+
+IDENTITY_KEY = "embedder"
+DIMENSIONS_KEY = "embedder_dimensions"
+Vector = npt.NDArray[np.float32]
+
+
+class VectorIndex:
+    """Every vector of one store, in memory, with each memory's session neighbours."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._marker: tuple[int, int] | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._ids: list[str] = []
+        self._sessions: list[str | None] = []
+        self._row: dict[str, int] = {}
+        self._matrix: Matrix = np.zeros((0, 0), dtype=np.float32)
+        self._size = 0
+        self._last_vseq = 0
+        self._neighbours: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
+        self._mixed_norms: dict[float, npt.NDArray[np.float32]] = {}
+
+    def __len__(self) -> int:
+        self.refresh()
+        return self._size
+
+    def refresh(self) -> None:
+        """Load what other writers (or this process) added since the last look."""
+        marker = self._store.change_marker()
+        if marker == self._marker:
+            return
+        count, highest = self._store.vector_state()
+        if highest < self._last_vseq:
+            self._reset()
+        if highest != self._last_vseq:
+            self._append(self._store.vector_rows(self._last_vseq))
+        if self._size != count:  # rows were deleted or re-embedded: start again
+            self._reset()
+            self._append(self._store.vector_rows(0))
+        self._marker = marker
+
+    def _append(self, rows: Sequence[tuple[int, str, str | None, bytes]]) -> None:
+        if not rows:
+            return
+        vectors = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
+        dims = vectors.size // len(rows)
+        vectors = vectors.reshape(len(rows), dims)
+        if self._matrix.shape[1] not in (0, dims):
+            raise EmbedderError("the store holds vectors of two different lengths")
+        needed = self._size + len(rows)
+        if needed > self._matrix.shape[0]:
+            grown = np.zeros((max(needed, 2 * self._matrix.shape[0], 64), dims), np.float32)
+            if self._size:
+                grown[: self._size] = self._matrix[: self._size]
+            self._matrix = grown
+        for (vseq, memory_id, session, _), vector in zip(rows, vectors, strict=True):
+            at = self._row.get(memory_id)
+            if at is None:
+                at = self._size
+                self._row[memory_id] = at
+                self._ids.append(memory_id)
+                self._sessions.append(session)
+                self._size += 1
+            self._matrix[at] = vector
+            self._last_vseq = max(self._last_vseq, vseq)
+        self._neighbours = None
+        self._mixed_norms = {}
+
+    def _session_neighbours(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """For each row, the rows written just before and after it in its session (or -1)."""
+        if self._neighbours is None:
+            n = self._size
+            before = np.full(n, -1, dtype=np.intp)
+            after = np.full(n, -1, dtype=np.intp)
+            members: dict[str, list[int]] = {}
+            for row, session in enumerate(self._sessions):
+                if session is not None:
+                    members.setdefault(session, []).append(row)
+            for rows in members.values():
+                rows.sort(key=self._ids.__getitem__)  # ULIDs sort by creation time
+                ordered = np.array(rows, dtype=np.intp)
+                before[ordered[1:]] = ordered[:-1]
+                after[ordered[:-1]] = ordered[1:]
+            self._neighbours = (before, after)
+        return self._neighbours
+
+    def similarities(self, query: Vector, neighbour_weight: float = 0.0) -> Matrix:
+        """Cosine similarity of ``query`` to every row (row order = :meth:`ids`).
+
+        With ``neighbour_weight`` w, each memory is represented by
+        ``normalise(e_i + w * (e_before + e_after))`` within its session: a turn of a
+        conversation carries some of the context around it.
+        """
+        self.refresh()
+        if self._size == 0:
+            return np.zeros(0, dtype=np.float32)
+        sims = self._matrix[: self._size] @ query
+        if neighbour_weight <= 0:
+            return sims
+        before, after = self._session_neighbours()
+        padded = np.append(sims, np.float32(0.0))  # index -1 -> the appended zero
+        mixed = sims + neighbour_weight * (padded[before] + padded[after])
+        return (mixed / self._mixed_norm(neighbour_weight)).astype(np.float32)
+
+    def _mixed_norm(self, weight: float) -> npt.NDArray[np.float32]:
+        if weight not in self._mixed_norms:
+            before, after = self._session_neighbours()
+            matrix = self._matrix[: self._size]
+            padded = np.vstack([matrix, np.zeros((1, matrix.shape[1]), np.float32)])
+            mixed = matrix + weight * (padded[before] + padded[after])
+            norms = np.linalg.norm(mixed, axis=1)
+            norms[norms == 0] = 1.0
+            self._mixed_norms[weight] = norms.astype(np.float32)
+        return self._mixed_norms[weight]
+
+    def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """The memories written just before and after each one in its session (None: none)."""
+        self.refresh()
+        before, after = self._session_neighbours()
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for memory_id in memory_ids:
+            row = self._row.get(memory_id)
+            if row is not None:
+                b, a = int(before[row]), int(after[row])
+                out[memory_id] = (
+                    self._ids[b] if b >= 0 else None,
+                    self._ids[a] if a >= 0 else None,
+                )
+        return out
+
+    def ids(self) -> list[str]:
+        """Memory ids in row order."""
+        self.refresh()
+        return self._ids
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    """A memory found by vector search, with its similarity to the query."""
+
+    record: MemoryRecord
+    similarity: float
+
+
+def top_rows(scores: Matrix, k: int) -> npt.NDArray[np.intp]:
+    """Indices of the ``k`` highest scores, best first (ties: lower index first)."""
+    if k <= 0 or scores.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    part = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
+    return part[np.lexsort((part, -scores[part]))]
+
+
+class Vectors:
+    """One store's embeddings, made by one embedder."""
+
+    def __init__(self, store: Store, embedder: Embedder | None) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._index = VectorIndex(store)
+        self._checked = False
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder in use (None: full-text only)."""
+        return self._embedder
+
+    @property
+    def active(self) -> bool:
+        """Whether writes are embedded and recall uses vectors."""
+        return self._embedder is not None
+
+    def stored_identity(self) -> str | None:
+        """The identity of the embedder that made the store's vectors, if any."""
+        return self._store.get_meta(IDENTITY_KEY)
+
+    def _check(self) -> Embedder:
+        embedder = self._embedder
+        assert embedder is not None
+        if not self._checked:
+            stored = self.stored_identity()
+            if stored is not None and stored != embedder.identity and len(self._index):
+                raise EmbedderError(
+                    f"this store's vectors were made by {stored}, but the configured embedder "
+                    f"is {embedder.identity}; run `salience reindex` to re-embed every memory "
+                    "with it, or set SALIENCE_EMBEDDER back"
+                )
+            self._checked = True
+        return embedder
+
+    def embed(self, texts: Sequence[str]) -> Matrix | None:
+        """Vectors for texts about to be written (None when no embedder is configured)."""
+        if self._embedder is None:
+            return None
+        return self._check().embed(texts)
+
+    def put(self, memory_id: str, vector: Vector) -> None:
+        """Store a vector (call inside the write's transaction)."""
+        embedder = self._check()
+        if self.stored_identity() != embedder.identity:
+            self._store.set_meta(IDENTITY_KEY, embedder.identity)
+            self._store.set_meta(DIMENSIONS_KEY, str(embedder.dimensions))
+        self._store.set_vector(memory_id, np.asarray(vector, dtype=np.float32).tobytes())
+
+    def search(
+        self,
+        query: Vector,
+        flt: MemoryFilter,
+        k: int,
+        *,
+        min_similarity: float = -1.0,
+        neighbour_weight: float = 0.0,
+    ) -> list[VectorHit]:
+        """The ``k`` memories matching ``flt`` most similar to ``query``, best first."""
+        self._check()
+        scores = self._index.similarities(query, neighbour_weight)
+        ids = self._index.ids()
+        wanted = k
+        while True:
+            rows = top_rows(scores, wanted)
+            # A cosine of 0 or less says "unrelated": never a vector hit.
+            rows = rows[(scores[rows] >= min_similarity) & (scores[rows] > 0)]
+            records = self._store.get_many([ids[r] for r in rows], flt)
+            if len(records) >= k or len(rows) < wanted:
+                break
+            wanted *= 4  # filters removed some: look deeper
+        similarity = {ids[r]: float(scores[r]) for r in rows}
+        return [VectorHit(r, similarity[r.id]) for r in records[:k]]
+
+    def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """Session neighbours of memories that have vectors (see :class:`VectorIndex`)."""
+        return self._index.neighbours(memory_ids)
+
+    def query_vector(self, text: str) -> Vector | None:
+        """The query's embedding, or None when recall has no vectors to search."""
+        if self._embedder is None or not len(self._index):
+            return None
+        matrix = self.embed([text])
+        assert matrix is not None
+        row: Vector = matrix[0]
+        return row
+
+    def reindex(
+        self, *, batch: int = 256, progress: Callable[[int, int], None] | None = None
+    ) -> int:
+        """Embed every memory that has no vector (all of them, if the embedder changed)."""
+        embedder = self._embedder
+        if embedder is None:
+            raise EmbedderError("no embedder is configured (SALIENCE_EMBEDDER=none)")
+        if self.stored_identity() not in (None, embedder.identity):
+            with self._store.transaction():
+                self._store.clear_vectors()
+                self._store.set_meta(IDENTITY_KEY, None)
+        self._checked = False
+        total = self._store.count_without_vectors()
+        done = 0
+        while records := self._store.without_vectors(batch):
+            vectors = embedder.embed([r.content for r in records])
+            with self._store.transaction():
+                for record, vector in zip(records, vectors, strict=True):
+                    self.put(record.id, vector)
+            done += len(records)
+            if progress is not None:
+                progress(done, total)
+        return done
