@@ -342,3 +342,23 @@ def entities(
         click.echo("no entities")
     for name, n in counts:
         click.echo(f"{n:>6}  {name}")
+
+
+@cli.command()
+@store_options
+def reindex(home: Path | None, profile: str | None) -> None:
+    """Embed every memory that has no vector; after an embedder change, re-embed them all."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    bar = Progress(console=Console(stderr=True), transient=True)
+    with open_memory(home, profile) as memory, bar as progress:
+        task = progress.add_task("embedding", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        count = memory.reindex(progress=advance)
+        embedder = memory.vectors.embedder
+    name = embedder.identity if embedder is not None else "none"
+    click.echo(f"embedded {count} memories with {name}")

@@ -87,10 +87,20 @@ def record_table(records: Sequence[MemoryRecord]) -> None:
 def hit_json(hit: Hit) -> dict[str, Any]:
     """A hit as JSON: rank, score, breakdown, lexical relevance, then the record's fields."""
     explanation = hit.explanation
+    relevance = hit.relevance
     return {
         "rank": hit.rank,
         "score": hit.score,
         "lexical": hit.lexical,
+        "vector": hit.vector,
+        "relevance": None
+        if relevance is None
+        else {
+            "lexical": relevance.lexical,
+            "vector": relevance.vector,
+            "fused": relevance.fused,
+            "lexical_hit": relevance.lexical_hit,
+        },
         "breakdown": explanation.breakdown() if explanation else [],
         "note": explanation.note if explanation else None,
         **to_json_dict(hit.record),
@@ -117,8 +127,19 @@ def hit_table(hits: Sequence[Hit], *, explain: bool = False) -> None:
             f"{h.rank:>2}. [green]{h.score:.4f}[/green]  [cyan]{h.record.id}[/cyan]  "
             f"[magenta]{escape(h.record.type)}[/magenta]  {escape(one_line(h.record.content))}"
         )
+        if explain:
+            console.print(f"[dim]{escape(retrieval_line(h))}[/dim]")
         if explain and h.explanation is not None:
             console.print(f"[dim]{escape(breakdown_line(h.explanation))}[/dim]")
+
+
+def retrieval_line(hit: Hit) -> str:
+    """What each retriever said: raw bm25, cosine, and the fused relevance the score used."""
+    parts = [f"full-text bm25 {hit.lexical:.3f}" if hit.lexical else "full-text: no match"]
+    parts.append(f"vector cosine {hit.vector:.3f}" if hit.vector is not None else "vector: none")
+    if hit.relevance is not None and hit.relevance.fused is not None:
+        parts.append(f"fused {hit.relevance.fused:.4f}")
+    return "      " + "  ".join(parts)
 
 
 def import_result(result: ImportResult) -> None:

@@ -39,6 +39,7 @@ def post_json(url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             return json.loads(response.read().decode("utf-8"))
     except urllib.error.HTTPError as exc:
+        exc.close()
         raise EmbedderError(f"{_host(url)} answered HTTP {exc.code} ({exc.reason})") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)

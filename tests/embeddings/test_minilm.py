@@ -1,0 +1,80 @@
+"""The bundled embedder: checked at load, deterministic, and it captures meaning."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from salience import Config
+from salience.embeddings import load_embedder
+from salience.embeddings.minilm import MODEL_DIR, MiniLMEmbedder
+from salience.errors import ConfigError
+
+_shared: list[MiniLMEmbedder] = []
+
+
+def model() -> MiniLMEmbedder:
+    if not _shared:
+        _shared.append(MiniLMEmbedder())
+    return _shared[0]
+
+
+def test_the_model_ships_small_with_its_licence() -> None:
+    size = (MODEL_DIR / "model.onnx").stat().st_size
+    assert size <= 30 * 1024 * 1024
+    assert "Apache License" in (MODEL_DIR / "LICENSE").read_text(encoding="utf-8")
+
+
+def test_vectors_are_unit_length_float32_and_deterministic() -> None:
+    texts = ["the cat sat on the mat", "", "a much longer sentence " * 80]
+    first = model().embed(texts)
+    assert first.dtype == np.float32
+    assert first.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
+    assert np.array_equal(first, model().embed(texts))
+    alone = model().embed([texts[0]])
+    assert np.allclose(alone[0], first[0], atol=1e-5)  # batching and padding change nothing
+    assert model().embed([]).shape == (0, 384)
+
+
+def test_similar_meanings_are_closer_than_unrelated_ones() -> None:
+    a, b, c = model().embed(
+        [
+            "My dog loves playing fetch in the park.",
+            "The puppy enjoys chasing a ball outside.",
+            "Quarterly tax filings are due in April.",
+        ]
+    )
+    assert float(a @ b) > float(a @ c) + 0.3
+
+
+def test_identity_names_the_model_and_its_digest() -> None:
+    identity = model().identity
+    assert identity.startswith("minilm:all-MiniLM-L6-v2-int8:384:")
+    assert load_embedder(Config(home=Path("/unused"))) is not None
+    assert load_embedder(Config(home=Path("/unused"), embedder="none")) is None
+
+
+def test_a_tampered_model_file_is_refused(tmp_path: Path) -> None:
+    copy = tmp_path / "minilm"
+    shutil.copytree(MODEL_DIR, copy)
+    data = bytearray((copy / "model.onnx").read_bytes())
+    data[-1] ^= 0xFF
+    (copy / "model.onnx").write_bytes(bytes(data))
+    with pytest.raises(ConfigError, match="sha256"):
+        MiniLMEmbedder(copy).embed(["hello"])
+
+
+def test_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="build_embedder"):
+        MiniLMEmbedder(tmp_path)
+
+
+def test_unknown_embedders_are_refused_by_config() -> None:
+    with pytest.raises(ConfigError, match="known: minilm, none, openai, ollama"):
+        Config(home=Path("/unused"), embedder="word2vec")
+    with pytest.raises(ConfigError, match="SALIENCE_EMBEDDER_MODEL"):
+        load_embedder(Config(home=Path("/unused"), embedder="openai"))

@@ -1,0 +1,241 @@
+"""Vectors beside the rows: the in-memory index, identity checks, and vector recall."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from salience import Config, Memory
+from salience.embeddings import Matrix, normalise
+from salience.errors import EmbedderError
+from salience.models import Outcome
+from salience.profiles import PROFILES
+from salience.stores.base import MemoryFilter
+from salience.vectors import VectorIndex, top_rows
+from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
+
+
+class TableEmbedder:
+    """Fixed vectors by keyword: lets a test make two texts similar with no word in common."""
+
+    def __init__(self, table: dict[str, Sequence[float]]) -> None:
+        self._table = table
+
+    name = "table"
+    dimensions = 3
+    identity = "table:3"
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        rows = []
+        for text in texts:
+            row = np.zeros(3, dtype=np.float32)
+            for key, vector in self._table.items():
+                if key in text.lower():
+                    row += np.asarray(vector, dtype=np.float32)
+            rows.append(row)
+        return normalise(np.array(rows, dtype=np.float32).reshape(len(texts), 3))
+
+
+def test_top_rows_orders_best_first_and_breaks_ties_by_row() -> None:
+    scores = np.array([0.1, 0.9, 0.5, 0.9], dtype=np.float32)
+    assert top_rows(scores, 3).tolist() == [1, 3, 2]
+    assert top_rows(scores, 10).tolist() == [1, 3, 2, 0]
+    assert top_rows(scores, 0).tolist() == []
+
+
+def test_every_write_path_stores_a_vector(memory: Memory) -> None:
+    a = memory.remember("the deploy runs on fridays").id or ""
+    memory.update(a, content="the deploy runs on mondays")
+    b = memory.supersede(a, "the deploy runs on tuesdays").id or ""
+    memory.import_(['{"content": "imported line about kettles"}'])
+    memory.session_start("default")
+    memory.session_end("default", "we talked about kettles")
+    assert memory.store.count_without_vectors() == 0
+    state = memory.store.vector_state()
+    assert state[0] == len(memory.list(include_superseded=True))
+    assert b
+
+
+def test_a_vector_only_match_is_found_and_marked(config: Config, clock: FakeClock) -> None:
+    table = TableEmbedder({"automobile": (1, 0, 0), "car": (1, 0, 0), "kettle": (0, 1, 0)})
+    with Memory.open(config=config, clock=clock, embedder=table) as memory:
+        car = memory.remember("I bought a new automobile").id
+        memory.remember("the kettle is broken")
+        hits = memory.search("car", profile="salience", touch=False)
+        assert [h.record.id for h in hits] == [car]
+        assert hits[0].lexical == 0.0
+        assert hits[0].vector == pytest.approx(1.0)
+        eidet = memory.search("car", profile="eidet", touch=False)
+        assert eidet[0].relevance is not None
+        assert eidet[0].relevance.lexical_hit is False
+
+
+def test_recall_never_returns_superseded_or_forgotten_memories(memory: Memory) -> None:
+    old = memory.remember("coffee machine on floor three").id or ""
+    gone = memory.remember("coffee beans in the cupboard").id or ""
+    new = memory.supersede(old, "coffee machine on floor four").id
+    memory.forget(gone, "moved")
+    for name in PROFILES:
+        ids = [h.record.id for h in memory.search("coffee machine floor", profile=name)]
+        assert old not in ids, name
+        assert gone not in ids, name
+    assert new in [h.record.id for h in memory.search("coffee machine", profile="salience")]
+
+
+def test_changing_content_re_embeds(memory: Memory) -> None:
+    memory_id = memory.remember("zebra crossing near the office").id or ""
+    memory.update(memory_id, content="pelican crossing near the office")
+    for name in PROFILES:
+        assert memory.search("zebra", profile=name) == [], name
+    assert [h.record.id for h in memory.search("pelican")] == [memory_id]
+
+
+def test_purged_memories_leave_the_index(memory: Memory) -> None:
+    keep = memory.remember("apples are red").id
+    drop = memory.remember("apples are green").id or ""
+    assert len(memory.search("apples", touch=False)) == 2
+    memory.purge(drop)
+    assert [h.record.id for h in memory.search("apples", touch=False)] == [keep]
+    assert memory.store.vector_state()[0] == 1
+
+
+def test_another_embedder_is_refused_until_reindex(home: Path, clock: FakeClock) -> None:
+    config = Config(home=home, signal_gate=False)
+    first = WordHashEmbedder(tag="v1")
+    with Memory.open(config=config, clock=clock, embedder=first) as memory:
+        memory.remember("the printer needs toner")
+        memory.remember("the scanner needs a driver")
+    second = WordHashEmbedder(tag="v2")
+    with Memory.open(config=config, clock=clock, embedder=second) as memory:
+        with pytest.raises(EmbedderError, match="salience reindex") as caught:
+            memory.search("printer")
+        assert "wordhash:v1:256" in str(caught.value)
+        with pytest.raises(EmbedderError, match="salience reindex"):
+            memory.remember("the stapler is empty")
+        assert len(memory.list()) == 2  # the refused write changed nothing
+        seen: list[tuple[int, int]] = []
+        assert memory.reindex(progress=lambda done, total: seen.append((done, total))) == 2
+        assert seen[-1] == (2, 2)
+        assert memory.vectors.stored_identity() == "wordhash:v2:256"
+        assert [h.record.content for h in memory.search("printer")] == ["the printer needs toner"]
+        assert memory.reindex() == 0  # nothing left to embed
+
+
+def test_no_embedder_falls_back_to_full_text(home: Path, clock: FakeClock) -> None:
+    config = Config(home=home, signal_gate=False)
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
+        memory.remember("the printer needs toner")
+    with Memory.open(config=config, clock=clock, embedder=None) as memory:
+        hits = memory.search("printer", touch=False)
+        assert [h.vector for h in hits] == [None]
+        result = memory.remember("the scanner needs a driver")
+        assert result.outcome is Outcome.CREATED
+        assert memory.store.count_without_vectors() == 1
+        with pytest.raises(EmbedderError, match="no embedder"):
+            memory.reindex()
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
+        assert memory.reindex() == 1  # fills only the missing one
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@pytest.mark.parametrize(
+    "query",
+    ['"unbalanced', "NEAR(a b", "col:value", "a* OR ^b", "AND OR NOT", "(((", "🙂", "-- ;"],
+)
+def test_queries_full_of_search_syntax_are_plain_text(
+    memory: Memory, profile: str, query: str
+) -> None:
+    memory.remember("a b value col unbalanced near")
+    memory.search(query, profile=profile)  # must not raise
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_an_empty_store_recalls_nothing(memory: Memory, profile: str) -> None:
+    assert memory.search("anything at all", profile=profile) == []
+
+
+def test_the_index_sees_writes_from_another_connection(
+    config: Config, clock: FakeClock, embedder: WordHashEmbedder
+) -> None:
+    with (
+        Memory.open(config=config, clock=clock, embedder=embedder) as reader,
+        Memory.open(config=config, clock=clock, embedder=embedder) as writer,
+    ):
+        writer.remember("violets are blue")
+        assert len(reader.search("violets", touch=False)) == 1
+        writer.remember("violets smell sweet")
+        assert len(reader.search("violets", touch=False)) == 2
+        index = VectorIndex(reader.store)
+        assert len(index) == 2
+
+
+def test_recall_while_another_connection_writes(
+    config: Config, clock: FakeClock, embedder: WordHashEmbedder
+) -> None:
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def write() -> None:
+        try:
+            with Memory.open(config=config, clock=clock, embedder=embedder) as writer:
+                for i in range(60):
+                    writer.remember(f"harbour note number {i}")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            done.set()
+
+    with Memory.open(config=config, clock=clock, embedder=embedder) as reader:
+        thread = threading.Thread(target=write)
+        thread.start()
+        while not done.is_set():
+            for hit in reader.search("harbour note", limit=5, touch=False):
+                assert hit.record.content.startswith("harbour note")
+        thread.join()
+        assert errors == []
+        assert len(reader.search("harbour note", limit=100, touch=False)) == 60
+
+
+def test_rae_refuses_a_semantic_duplicate_and_names_it(memory: Memory) -> None:
+    first = memory.remember("the build uses python three", profile="rae")
+    again = memory.remember("python three the build uses", profile="rae")  # same words
+    assert again.outcome is Outcome.DUPLICATE
+    assert again.id == first.id
+    assert again.reason is not None
+    assert "0.95" in again.reason
+    other = memory.remember("the build uses rust", profile="rae")
+    assert other.outcome is Outcome.CREATED
+    assert memory.remember("python three the build uses").outcome is Outcome.CREATED  # salience
+
+
+def test_rae_dedup_threshold_is_configurable(home: Path, clock: FakeClock) -> None:
+    config = Config(home=home, signal_gate=False, rae_dedup_threshold=0.5)
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
+        memory.remember("alpha beta gamma delta", profile="rae")
+        near = memory.remember("alpha beta gamma epsilon", profile="rae")  # cosine 0.75
+        assert near.outcome is Outcome.DUPLICATE
+
+
+def test_rae_without_an_embedder_says_semantic_dedup_was_skipped(
+    config: Config, clock: FakeClock
+) -> None:
+    with Memory.open(config=config, clock=clock, embedder=None) as memory:
+        memory.remember("alpha beta", profile="rae")
+        result = memory.remember("alpha beta", profile="rae")
+        assert result.outcome is Outcome.CREATED
+        assert any("semantic dedup skipped" in note for note in result.notes)
+
+
+def test_vector_search_honours_filters(memory: Memory) -> None:
+    memory.remember("garden tools in the shed", user="ann")
+    bob = memory.remember("garden tools in the garage", user="bob").id
+    flt = MemoryFilter(as_of=memory.now(), user="bob")
+    query = memory.vectors.query_vector("garden tools")
+    assert query is not None
+    hits = memory.vectors.search(query, flt, 5)
+    assert [h.record.id for h in hits] == [bob]
