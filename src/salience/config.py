@@ -167,6 +167,13 @@ class Config:
         "Vectors for recall: minilm (bundled, offline), none (full-text only), openai, ollama.",
         _text,
     )
+    vector_index: str = _setting(
+        "exact",
+        "SALIENCE_VECTOR_INDEX",
+        "Vector search: exact (NumPy, every vector) or usearch (approximate HNSW, for large "
+        "stores; pip install 'salience[ann]').",
+        _text,
+    )
     embedder_url: str = _setting(
         "",
         "SALIENCE_EMBEDDER_URL",
@@ -201,6 +208,8 @@ class Config:
             raise ConfigError("recall_prior must be in [0, 1]")
         if not 0 < self.rae_dedup_threshold <= 1:
             raise ConfigError("rae_dedup_threshold must be in (0, 1]")
+        if self.vector_index not in ("exact", "usearch"):
+            raise ConfigError(f"unknown vector_index {self.vector_index!r}; known: exact, usearch")
         known = ("minilm", "none", "openai", "ollama")
         if self.embedder not in known:
             raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(known)}")

@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any, Literal, TextIO
 
 from salience import jsonl
+from salience.ann import UsearchIndex
 from salience.briefing import Briefing, BriefingRequest
 from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
@@ -107,7 +108,10 @@ class Memory:
         self._settings = ProfileSettings.from_config(self._config)
         get_profile(self._config.profile)  # an unknown default profile fails here, clearly
         chosen = load_embedder(self._config) if embedder == "config" else embedder
-        self._vectors = Vectors(store, chosen)
+        ann = None
+        if self._config.vector_index == "usearch":
+            ann = UsearchIndex(Path(store.location + ".usearch"))
+        self._vectors = Vectors(store, chosen, ann)
 
     @classmethod
     def open(
@@ -154,8 +158,11 @@ class Memory:
         return get_profile(name or self._config.profile)
 
     def close(self) -> None:
-        """Close the store."""
-        self._store.close()
+        """Persist the approximate index (if any), then close the store."""
+        try:
+            self._vectors.close()
+        finally:
+            self._store.close()
 
     def __enter__(self) -> Memory:
         return self

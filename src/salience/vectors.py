@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from salience.ann import UsearchIndex
 from salience.embeddings import Embedder, Matrix
 from salience.errors import EmbedderError
 from salience.models import MemoryRecord
@@ -30,8 +31,10 @@ Vector = npt.NDArray[np.float32]
 class VectorIndex:
     """Every vector of one store, in memory, with each memory's session neighbours."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, ann: UsearchIndex | None = None) -> None:
         self._store = store
+        self._ann = ann
+        self._ann_ready = False
         self._marker: tuple[int, int] | None = None
         self._reset()
 
@@ -55,18 +58,36 @@ class VectorIndex:
         if marker == self._marker:
             return
         count, highest = self._store.vector_state()
+        full = self._last_vseq == 0
         if highest < self._last_vseq:
             self._reset()
+            full = True
+        touched = np.zeros(0, dtype=np.intp)
         if highest != self._last_vseq:
-            self._append(self._store.vector_rows(self._last_vseq))
+            touched = self._append(self._store.vector_rows(self._last_vseq))
         if self._size != count:  # rows were deleted or re-embedded: start again
             self._reset()
-            self._append(self._store.vector_rows(0))
+            touched = self._append(self._store.vector_rows(0))
+            full = True
+        if self._ann is not None:
+            state = (count, highest)
+            if full or not self._ann_ready:
+                self._ann.open(self._matrix[: self._size], state)
+                self._ann_ready = True
+            elif touched.size:
+                self._ann.upsert(touched, self._matrix[touched])
+                self._ann.mark(state)
         self._marker = marker
 
-    def _append(self, rows: Sequence[tuple[int, str, str | None, bytes]]) -> None:
+    def close(self) -> None:
+        """Persist the approximate index if it changed."""
+        if self._ann is not None and self._ann_ready:
+            self._ann.save()
+
+    def _append(self, rows: Sequence[tuple[int, str, str | None, bytes]]) -> npt.NDArray[np.intp]:
+        """Add or overwrite rows; returns the row numbers written."""
         if not rows:
-            return
+            return np.zeros(0, dtype=np.intp)
         vectors = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
         dims = vectors.size // len(rows)
         vectors = vectors.reshape(len(rows), dims)
@@ -78,6 +99,7 @@ class VectorIndex:
             if self._size:
                 grown[: self._size] = self._matrix[: self._size]
             self._matrix = grown
+        written = []
         for (vseq, memory_id, session, _), vector in zip(rows, vectors, strict=True):
             at = self._row.get(memory_id)
             if at is None:
@@ -87,9 +109,11 @@ class VectorIndex:
                 self._sessions.append(session)
                 self._size += 1
             self._matrix[at] = vector
+            written.append(at)
             self._last_vseq = max(self._last_vseq, vseq)
         self._neighbours = None
         self._mixed_norms = {}
+        return np.array(written, dtype=np.intp)
 
     def _session_neighbours(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
         """For each row, the rows written just before and after it in its session (or -1)."""
@@ -126,6 +150,37 @@ class VectorIndex:
         padded = np.append(sims, np.float32(0.0))  # index -1 -> the appended zero
         mixed = sims + neighbour_weight * (padded[before] + padded[after])
         return (mixed / self._mixed_norm(neighbour_weight)).astype(np.float32)
+
+    def top(
+        self, query: Vector, k: int, neighbour_weight: float = 0.0
+    ) -> tuple[npt.NDArray[np.intp], Matrix]:
+        """The ``k`` best rows for ``query`` and their scores, best first.
+
+        Exact: every row is scored. With the approximate index, its candidates (``2k``, at
+        least 64) are re-scored exactly, neighbour mixing included.
+        """
+        self.refresh()
+        if self._ann is None or self._size == 0:
+            scores = self.similarities(query, neighbour_weight)
+            rows = top_rows(scores, k)
+            return rows, scores[rows]
+        rows = self._ann.search(query, max(2 * k, 64))
+        rows = rows[(rows >= 0) & (rows < self._size)]
+        scores = self._matrix[rows] @ query
+        if neighbour_weight > 0:
+            before, after = self._session_neighbours()
+
+            def side(neighbour: npt.NDArray[np.intp]) -> Matrix:
+                found = neighbour[rows]
+                out = np.zeros(len(rows), dtype=np.float32)
+                ok = found >= 0
+                out[ok] = self._matrix[found[ok]] @ query
+                return out
+
+            mixed = scores + neighbour_weight * (side(before) + side(after))
+            scores = (mixed / self._mixed_norm(neighbour_weight)[rows]).astype(np.float32)
+        order = np.lexsort((rows, -scores))[:k]
+        return rows[order], scores[order]
 
     def _mixed_norm(self, weight: float) -> npt.NDArray[np.float32]:
         if weight not in self._mixed_norms:
@@ -178,11 +233,17 @@ def top_rows(scores: Matrix, k: int) -> npt.NDArray[np.intp]:
 class Vectors:
     """One store's embeddings, made by one embedder."""
 
-    def __init__(self, store: Store, embedder: Embedder | None) -> None:
+    def __init__(
+        self, store: Store, embedder: Embedder | None, ann: UsearchIndex | None = None
+    ) -> None:
         self._store = store
         self._embedder = embedder
-        self._index = VectorIndex(store)
+        self._index = VectorIndex(store, ann)
         self._checked = False
+
+    def close(self) -> None:
+        """Persist what needs persisting (the approximate index)."""
+        self._index.close()
 
     @property
     def embedder(self) -> Embedder | None:
@@ -237,18 +298,19 @@ class Vectors:
     ) -> list[VectorHit]:
         """The ``k`` memories matching ``flt`` most similar to ``query``, best first."""
         self._check()
-        scores = self._index.similarities(query, neighbour_weight)
         ids = self._index.ids()
         wanted = k
         while True:
-            rows = top_rows(scores, wanted)
+            rows, scores = self._index.top(query, wanted, neighbour_weight)
+            found = len(rows)
             # A cosine of 0 or less says "unrelated": never a vector hit.
-            rows = rows[(scores[rows] >= min_similarity) & (scores[rows] > 0)]
+            keep = (scores >= min_similarity) & (scores > 0)
+            rows, scores = rows[keep], scores[keep]
             records = self._store.get_many([ids[r] for r in rows], flt)
-            if len(records) >= k or len(rows) < wanted:
+            if len(records) >= k or found < wanted or wanted >= len(ids):
                 break
             wanted *= 4  # filters removed some: look deeper
-        similarity = {ids[r]: float(scores[r]) for r in rows}
+        similarity = {ids[r]: float(s) for r, s in zip(rows, scores, strict=True)}
         return [VectorHit(r, similarity[r.id]) for r in records[:k]]
 
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
