@@ -239,3 +239,18 @@ def test_vector_search_honours_filters(memory: Memory) -> None:
     assert query is not None
     hits = memory.vectors.search(query, flt, 5)
     assert [h.record.id for h in hits] == [bob]
+
+
+def test_recall_inside_a_transaction_does_not_wait_on_itself(
+    config: Config, clock: FakeClock
+) -> None:
+    table = TableEmbedder({"boat": (1, 0, 0), "ferry": (1, 0, 0)})
+    with Memory.open(config=config, clock=clock, embedder=table) as memory:
+        memory.remember("the ferry leaves at noon")
+        outside = memory.search("boat", touch=False)
+        with memory.store.transaction():
+            assert memory.store.in_transaction()
+            inside = memory.search("boat", touch=False)  # found by its vector only
+        assert not memory.store.in_transaction()
+        assert [h.record.id for h in inside] == [h.record.id for h in outside]
+        assert len(inside) == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -49,6 +50,7 @@ from salience.models import (
     WriteResult,
 )
 from salience.profiles import Profile, ProfileSettings, get_profile
+from salience.profiles.base import RecallPlan
 from salience.recall import LEXICAL, fuse, rank_candidates, spread_context
 from salience.records import (
     WRITABLE_FIELDS,
@@ -112,6 +114,7 @@ class Memory:
         if self._config.vector_index == "usearch":
             ann = UsearchIndex(Path(store.location + ".usearch"))
         self._vectors = Vectors(store, chosen, ann)
+        self._pool: ThreadPoolExecutor | None = None
 
     @classmethod
     def open(
@@ -162,6 +165,9 @@ class Memory:
         try:
             self._vectors.close()
         finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
             self._store.close()
 
     def __enter__(self) -> Memory:
@@ -453,19 +459,23 @@ class Memory:
         plan = rules.recall
         now = as_of or self.now()
         flt = MemoryFilter(as_of=now, user=user, project=project, type=type, tags=tuple(tags))
-        lexical = self._store.search(query, flt, plan.lexical_count(limit), dated=plan.dated)
+        lexical_count = plan.lexical_count(limit)
         vector: builtins.list[tuple[MemoryRecord, float]] = []
-        if plan.fusion != LEXICAL and plan.vector_count(limit):
-            query_vector = self._vectors.query_vector(query)
-            if query_vector is not None:
-                found = self._vectors.search(
-                    query_vector,
-                    flt,
-                    plan.vector_count(limit),
-                    min_similarity=plan.vector_min,
-                    neighbour_weight=plan.neighbour_weight,
-                )
-                vector = [(hit.record, hit.similarity) for hit in found]
+        if plan.fusion == LEXICAL or not plan.vector_count(limit) or not self._vectors.active:
+            lexical = self._store.search(query, flt, lexical_count, dated=plan.dated)
+        elif self._store.in_transaction():  # a worker would wait on this thread's own lock
+            lexical = self._store.search(query, flt, lexical_count, dated=plan.dated)
+            vector = self._vector_hits(query, flt, plan, limit)
+        else:
+            # Full-text search runs in a worker while this thread embeds the query and scans
+            # the vectors: SQLite, onnxruntime and NumPy all release the GIL.
+            pending = self._worker().submit(
+                self._store.search, query, flt, lexical_count, dated=plan.dated
+            )
+            try:
+                vector = self._vector_hits(query, flt, plan, limit)
+            finally:
+                lexical = pending.result()
         candidates = fuse(plan, lexical, vector)
         if plan.context_weight and vector:
             neighbours = self._vectors.neighbours([c.record.id for c in candidates])
@@ -474,6 +484,26 @@ class Memory:
         if rules.bump_on_recall and touch:
             self._store.touch([h.record.id for h in hits if h.record.layer == "local"], now)
         return hits
+
+    def _vector_hits(
+        self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int
+    ) -> builtins.list[tuple[MemoryRecord, float]]:
+        query_vector = self._vectors.query_vector(query)
+        if query_vector is None:
+            return []
+        found = self._vectors.search(
+            query_vector,
+            flt,
+            plan.vector_count(limit),
+            min_similarity=plan.vector_min,
+            neighbour_weight=plan.neighbour_weight,
+        )
+        return [(hit.record, hit.similarity) for hit in found]
+
+    def _worker(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="salience-fts")
+        return self._pool
 
     def rank(
         self,

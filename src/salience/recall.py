@@ -17,7 +17,7 @@ search score then ranks them. Fusions:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from salience.models import Hit, MemoryRecord, Relevance
@@ -133,7 +133,9 @@ def spread_context(
         before, after = neighbours.get(c.record.id, (None, None))
         context = max(fused.get(before or "", 0.0), fused.get(after or "", 0.0))
         value = (fused[c.record.id] + weight * context) / (1 + weight)
-        out.append(replace(c, relevance=replace(c.relevance, fused=value)))
+        r = c.relevance
+        relevance = Relevance(r.lexical, r.vector, r.lexical_hit, value)
+        out.append(Candidate(c.record, relevance, c.bm25, c.similarity))
     return out
 
 

@@ -46,6 +46,10 @@ class Store(Protocol):
         """Group writes atomically; nested use joins the outer transaction."""
         ...
 
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside :meth:`transaction`."""
+        ...
+
     def insert(self, record: MemoryRecord) -> None:
         """Add a new record (its id must not exist yet)."""
         ...

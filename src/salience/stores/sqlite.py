@@ -147,6 +147,7 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._depth = 0
         self._vector_writes = 0
+        self._owner = 0
         _prepare_file(self._path)
         try:
             self._conn = sqlite3.connect(
@@ -233,6 +234,7 @@ class SQLiteStore:
             with self._errors():
                 self._conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
+            self._owner = threading.get_ident()
             try:
                 yield
             except BaseException:
@@ -247,6 +249,10 @@ class SQLiteStore:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
+
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside :meth:`transaction`."""
+        return self._depth > 0 and self._owner == threading.get_ident()
 
     def _migrate(self) -> None:
         with self.transaction():

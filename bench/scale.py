@@ -1,0 +1,187 @@
+"""Scale benchmark: hybrid recall latency and memory at 10k / 100k / 1M memories, and write
+throughput with embeddings (one call per memory, and one import for a batch).
+
+Stores are filled through the engine's bulk import with no embedder (so 1M rows take minutes,
+not hours), then given synthetic vectors: MiniLM vectors of a pool of real sentences, each
+perturbed with noise, stored under the MiniLM identity. Queries are embedded for real with
+MiniLM, so the latency includes the query embedding, full-text search, vector search, fusion
+and scoring (salience profile). Each size runs in its own process so its peak memory is its own.
+
+    python bench/scale.py [--sizes 10000,100000,1000000] [--ann-from 1000000]
+
+Prints a table and writes JSON (default bench/results/scale.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import numpy as np
+
+from bench_store import TextMaker, percentile
+from common import machine, print_table, write_results
+from salience import Config, Memory
+from salience.embeddings.minilm import MiniLMEmbedder
+from salience.vectors import DIMENSIONS_KEY, IDENTITY_KEY
+
+POOL = 2000
+NOISE = 0.35
+BATCH_ROWS = 20000
+
+
+def fill(memory: Memory, size: int, maker: TextMaker, pool: np.ndarray, seed: int) -> float:
+    """Import ``size`` rows and synthetic vectors; returns seconds taken."""
+    rng = np.random.default_rng(seed)
+    started = time.perf_counter()
+    store = memory.store
+    for start in range(0, size, BATCH_ROWS):
+        count = min(BATCH_ROWS, size - start)
+        lines = [
+            json.dumps({"content": maker.sentence(), "session_id": f"s{(start + i) // 20}"})
+            for i in range(count)
+        ]
+        memory.import_(lines)
+    identity = MiniLMEmbedder().identity
+    ids = [r.id for r in store.without_vectors(size)]
+    with store.transaction():
+        store.set_meta(IDENTITY_KEY, identity)
+        store.set_meta(DIMENSIONS_KEY, str(pool.shape[1]))
+        for start in range(0, len(ids), BATCH_ROWS):
+            chunk = ids[start : start + BATCH_ROWS]
+            base = pool[rng.integers(0, len(pool), len(chunk))]
+            noisy = base + NOISE * rng.standard_normal(base.shape).astype(np.float32) / 20
+            noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+            for memory_id, vector in zip(chunk, noisy.astype(np.float32), strict=True):
+                store.set_vector(memory_id, vector.tobytes())
+    return time.perf_counter() - started
+
+
+def one_size(size: int, index: str, queries: int) -> dict[str, Any]:
+    maker = TextMaker(seed=11)
+    embedder = MiniLMEmbedder()
+    pool = embedder.embed([maker.sentence() for _ in range(POOL)])
+    texts = [maker.query() for _ in range(queries)]
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        config = Config(home=home, embedder="none", signal_gate=False)
+        with Memory.open(config=config) as loader:
+            fill_s = fill(loader, size, maker, pool, seed=size)
+        config = Config(home=home, signal_gate=False, vector_index=index)
+        with Memory.open(config=config, embedder=embedder) as memory:
+            started = time.perf_counter()
+            memory.search("warm up the index", 10, touch=False)
+            load_s = time.perf_counter() - started
+            latencies = []
+            for text in texts:
+                t0 = time.perf_counter()
+                memory.search(text, 10, touch=False)
+                latencies.append((time.perf_counter() - t0) * 1000)
+        db_mb = sum(p.stat().st_size for p in home.iterdir() if p.is_file()) / 1e6
+    return {
+        "size": size,
+        "index": index,
+        "fill_s": fill_s,
+        "first_query_s": load_s,
+        "p50_ms": statistics.median(latencies),
+        "p95_ms": percentile(latencies, 95),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "files_mb": db_mb,
+    }
+
+
+def writes(count: int) -> dict[str, float]:
+    """Memories per second with MiniLM embeddings: remember one by one, and one import."""
+    maker = TextMaker(seed=5)
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Config(home=Path(tmp) / "single", signal_gate=False)
+        texts = [maker.sentence(6, 24) for _ in range(count)]
+        with Memory.open(config=config, embedder=embedder) as memory:
+            started = time.perf_counter()
+            for text in texts:
+                memory.remember(text)
+            out["single_per_s"] = count / (time.perf_counter() - started)
+        config = Config(home=Path(tmp) / "batch", signal_gate=False)
+        lines = [json.dumps({"content": maker.sentence(6, 24)}) for _ in range(count)]
+        with Memory.open(config=config, embedder=embedder) as memory:
+            started = time.perf_counter()
+            memory.import_(lines)
+            out["batch_per_s"] = count / (time.perf_counter() - started)
+        out["embed_only_per_s"] = count / _time(lambda: embedder.embed(texts))
+    return out
+
+
+def _time(func: Any) -> float:
+    started = time.perf_counter()
+    func()
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--ann-from", type=int, default=1_000_000, help="use usearch at and above")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--writes", type=int, default=1000)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--index", default="exact", help=argparse.SUPPRESS)
+    parser.add_argument("--out", default="bench/results/scale.json")
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one_size(args.one, args.index, args.queries)))
+        return
+    random.seed(0)
+    results: dict[str, Any] = {"machine": machine(), "recall": [], "writes": writes(args.writes)}
+    for size in (int(s) for s in args.sizes.split(",")):
+        index = "usearch" if size >= args.ann_from else "exact"
+        command = [sys.executable, __file__, "--one", str(size), "--index", index]
+        command += ["--queries", str(args.queries)]
+        done = subprocess.run(command, check=True, capture_output=True, text=True)
+        results["recall"].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    report(results)
+    write_results(args.out, results)
+
+
+def report(results: dict[str, Any]) -> None:
+    rows = [["memories", "index", "p50 ms", "p95 ms", "peak RSS MB", "files MB", "fill s"]]
+    for r in results["recall"]:
+        rows.append(
+            [
+                f"{r['size']:,}",
+                r["index"],
+                f"{r['p50_ms']:.1f}",
+                f"{r['p95_ms']:.1f}",
+                f"{r['peak_rss_mb']:.0f}",
+                f"{r['files_mb']:.0f}",
+                f"{r['fill_s']:.0f}",
+            ]
+        )
+    print("hybrid recall, salience profile, query embedding included")
+    print_table(rows, right_align_from=2)
+    w = results["writes"]
+    print(
+        f"\nwrites with MiniLM embeddings: {w['single_per_s']:.0f}/s one call each, "
+        f"{w['batch_per_s']:.0f}/s as one import (embedding alone {w['embed_only_per_s']:.0f}/s)"
+    )
+    print(
+        "targets: 100k exact p50 <= 10 ms, p95 <= 25 ms; 1M approximate p95 <= 50 ms; "
+        "batch writes >= 300/s"
+    )
+
+
+if __name__ == "__main__":
+    main()
