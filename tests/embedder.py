@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from salience.embeddings import Matrix, normalise
+from salience.embeddings.arrays import Matrix, normalise
 
 WORD = re.compile(r"[a-z0-9]+")
 

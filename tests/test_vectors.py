@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from salience import Config, Memory
-from salience.embeddings import Matrix, normalise
+from salience.embeddings.arrays import Matrix, normalise
 from salience.errors import EmbedderError
 from salience.models import Outcome
 from salience.profiles import PROFILES

@@ -13,10 +13,9 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from salience import jsonl
-from salience.ann import UsearchIndex
 from salience.briefing import Briefing, BriefingRequest
 from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
@@ -70,7 +69,9 @@ from salience.sessions import (
 )
 from salience.stores.base import MemoryFilter, Store
 from salience.text import content_hash
-from salience.vectors import Vector, Vectors
+
+if TYPE_CHECKING:
+    from salience.vectors import Vector, Vectors
 
 DEFAULT_FORGET_REASON = "forgotten on request"
 
@@ -109,11 +110,8 @@ class Memory:
         self._clock = clock
         self._settings = ProfileSettings.from_config(self._config)
         get_profile(self._config.profile)  # an unknown default profile fails here, clearly
-        chosen = load_embedder(self._config) if embedder == "config" else embedder
-        ann = None
-        if self._config.vector_index == "usearch":
-            ann = UsearchIndex(Path(store.location + ".usearch"))
-        self._vectors = Vectors(store, chosen, ann)
+        self._embedder = load_embedder(self._config) if embedder == "config" else embedder
+        self._vector_store: Vectors | None = None  # built on first use: NumPy loads lazily
         self._pool: ThreadPoolExecutor | None = None
 
     @classmethod
@@ -145,7 +143,15 @@ class Memory:
     @property
     def vectors(self) -> Vectors:
         """The store's embeddings and the embedder that makes them."""
-        return self._vectors
+        if self._vector_store is None:
+            from salience.ann import UsearchIndex
+            from salience.vectors import Vectors
+
+            ann = None
+            if self._config.vector_index == "usearch":
+                ann = UsearchIndex(Path(self._store.location + ".usearch"))
+            self._vector_store = Vectors(self._store, self._embedder, ann)
+        return self._vector_store
 
     @property
     def config(self) -> Config:
@@ -163,7 +169,8 @@ class Memory:
     def close(self) -> None:
         """Persist the approximate index (if any), then close the store."""
         try:
-            self._vectors.close()
+            if self._vector_store is not None:
+                self._vector_store.close()
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
@@ -231,12 +238,14 @@ class Memory:
         return replace(result, notes=notes)
 
     def _embed_one(self, text: str) -> Vector | None:
-        matrix = self._vectors.embed([text])
+        if self._embedder is None:
+            return None
+        matrix = self.vectors.embed([text])
         return None if matrix is None else matrix[0]
 
     def _put_vector(self, memory_id: str, vector: Vector | None) -> None:
         if vector is not None:
-            self._vectors.put(memory_id, vector)
+            self.vectors.put(memory_id, vector)
 
     def _screen(self, content: str, values: dict[str, Any], *, signal: bool) -> Screened:
         """Run the gates over the text fields in ``values``; write the cleaned ones back."""
@@ -266,7 +275,7 @@ class Memory:
             if rule == SEMANTIC and vector is not None:
                 threshold = self._config.rae_dedup_threshold
                 flt = MemoryFilter(as_of=now, user=new.user)
-                for hit in self._vectors.search(vector, flt, 1, min_similarity=threshold):
+                for hit in self.vectors.search(vector, flt, 1, min_similarity=threshold):
                     reason = (
                         f"semantic similarity {hit.similarity:.3f} >= {threshold:g} "
                         f"to {hit.record.id}"
@@ -461,7 +470,7 @@ class Memory:
         flt = MemoryFilter(as_of=now, user=user, project=project, type=type, tags=tuple(tags))
         lexical_count = plan.lexical_count(limit)
         vector: builtins.list[tuple[MemoryRecord, float]] = []
-        if plan.fusion == LEXICAL or not plan.vector_count(limit) or not self._vectors.active:
+        if plan.fusion == LEXICAL or not plan.vector_count(limit) or self._embedder is None:
             lexical = self._store.search(query, flt, lexical_count, dated=plan.dated)
         elif self._store.in_transaction():  # a worker would wait on this thread's own lock
             lexical = self._store.search(query, flt, lexical_count, dated=plan.dated)
@@ -478,7 +487,7 @@ class Memory:
                 lexical = pending.result()
         candidates = fuse(plan, lexical, vector)
         if plan.context_weight and vector:
-            neighbours = self._vectors.neighbours([c.record.id for c in candidates])
+            neighbours = self.vectors.neighbours([c.record.id for c in candidates])
             candidates = spread_context(candidates, neighbours, plan.context_weight)
         hits = rank_candidates(candidates, rules, now, self._settings, limit)
         if rules.bump_on_recall and touch:
@@ -488,10 +497,10 @@ class Memory:
     def _vector_hits(
         self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int
     ) -> builtins.list[tuple[MemoryRecord, float]]:
-        query_vector = self._vectors.query_vector(query)
+        query_vector = self.vectors.query_vector(query)
         if query_vector is None:
             return []
-        found = self._vectors.search(
+        found = self.vectors.search(
             query_vector,
             flt,
             plan.vector_count(limit),
@@ -655,7 +664,9 @@ class Memory:
         """
         parsed = jsonl.parse(lines, now=self.now(), max_bytes=self._config.max_content_bytes)
         records = [self._screen_import(record, line) for line, record in parsed]
-        embedded = self._vectors.embed([r.content for r in records])
+        embedded = None
+        if self._embedder is not None:
+            embedded = self.vectors.embed([r.content for r in records])
         created = updated = unchanged = 0
         with self._store.transaction():
             for at, record in enumerate(records):
@@ -676,7 +687,7 @@ class Memory:
 
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every memory that lacks a vector; after an embedder change, all of them."""
-        return self._vectors.reindex(progress=progress)
+        return self.vectors.reindex(progress=progress)
 
     def _screen_import(self, record: MemoryRecord, line: int) -> MemoryRecord:
         """Redact an imported record; a secret in it refuses the whole import."""

@@ -18,7 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from salience.ann import UsearchIndex
-from salience.embeddings import Embedder, Matrix
+from salience.embeddings import Embedder
+from salience.embeddings.arrays import Matrix
 from salience.errors import EmbedderError
 from salience.models import MemoryRecord
 from salience.stores.base import MemoryFilter, Store

@@ -15,15 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
-import numpy.typing as npt
-
 from salience.errors import ConfigError
 
 if TYPE_CHECKING:
     from salience.config import Config
+    from salience.embeddings.arrays import Matrix
 
-Matrix = npt.NDArray[np.float32]
 EMBEDDERS = ("minilm", "none", "openai", "ollama")
 
 
@@ -48,14 +45,6 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Matrix:
         """One row per text, L2-normalised, dtype float32, shape (len(texts), dimensions)."""
         ...
-
-
-def normalise(matrix: npt.NDArray[np.floating]) -> Matrix:
-    """Rows scaled to unit length (an all-zero row stays zero)."""
-    rows = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return np.ascontiguousarray(rows / norms, dtype=np.float32)
 
 
 def load_embedder(config: Config) -> Embedder | None:

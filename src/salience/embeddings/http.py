@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from salience.embeddings import Matrix, normalise
+from salience.embeddings.arrays import Matrix, normalise
 from salience.errors import EmbedderError
 
 TIMEOUT_S = 60.0

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from salience.embeddings import Matrix, normalise
+from salience.embeddings.arrays import Matrix, normalise
 from salience.errors import ConfigError
 
 MODEL_DIR = Path(__file__).resolve().parent / "minilm"
