@@ -22,6 +22,10 @@ echo "new=$new"
 say salience recall "how do we deploy?"
 salience recall "how do we deploy?"
 
+# No word in common with the memory: the bundled embedding model finds it.
+say salience recall "how are releases built" --explain
+salience recall "how are releases built" --explain
+
 say salience history "$new"
 salience history "$new"
 
