@@ -101,22 +101,35 @@ def one_size(size: int, index: str, queries: int) -> dict[str, Any]:
     }
 
 
-def writes(count: int) -> dict[str, float]:
+def locomo_texts(path: Path) -> list[str]:
+    """Every turn of a LoCoMo-format file as ``Speaker: text`` (real chat, real lengths)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        f"{turn['speaker']}: {turn['text']}"
+        for sample in data
+        for key, value in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(value, list)
+        for turn in value
+    ]
+
+
+def writes(count: int, real: list[str] | None) -> dict[str, float]:
     """Memories per second with MiniLM embeddings: remember one by one, and one import."""
     maker = TextMaker(seed=5)
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
-    out: dict[str, float] = {}
+    out: dict[str, float] = {"texts": "locomo" if real else "synthetic"}  # type: ignore[dict-item]
     with tempfile.TemporaryDirectory() as tmp:
         config = Config(home=Path(tmp) / "single", signal_gate=False)
-        texts = [maker.sentence(6, 24) for _ in range(count)]
+        pool = real or [maker.sentence(6, 24) for _ in range(2 * count)]
+        texts = pool[:count]
         with Memory.open(config=config, embedder=embedder) as memory:
             started = time.perf_counter()
             for text in texts:
                 memory.remember(text)
             out["single_per_s"] = count / (time.perf_counter() - started)
         config = Config(home=Path(tmp) / "batch", signal_gate=False)
-        lines = [json.dumps({"content": maker.sentence(6, 24)}) for _ in range(count)]
+        lines = [json.dumps({"content": text}) for text in pool[count : 2 * count]]
         with Memory.open(config=config, embedder=embedder) as memory:
             started = time.perf_counter()
             memory.import_(lines)
@@ -137,6 +150,7 @@ def main() -> None:
     parser.add_argument("--ann-from", type=int, default=1_000_000, help="use usearch at and above")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--writes", type=int, default=1000)
+    parser.add_argument("--locomo", type=Path, help="write real chat turns from this file")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index", default="exact", help=argparse.SUPPRESS)
     parser.add_argument("--out", default="bench/results/scale.json")
@@ -145,8 +159,13 @@ def main() -> None:
         print(json.dumps(one_size(args.one, args.index, args.queries)))
         return
     random.seed(0)
-    results: dict[str, Any] = {"machine": machine(), "recall": [], "writes": writes(args.writes)}
-    for size in (int(s) for s in args.sizes.split(",")):
+    real = locomo_texts(args.locomo) if args.locomo else None
+    results: dict[str, Any] = {
+        "machine": machine(),
+        "recall": [],
+        "writes": writes(args.writes, real),
+    }
+    for size in (int(s) for s in args.sizes.split(",") if s):
         index = "usearch" if size >= args.ann_from else "exact"
         command = [sys.executable, __file__, "--one", str(size), "--index", index]
         command += ["--queries", str(args.queries)]
@@ -158,6 +177,8 @@ def main() -> None:
 
 def report(results: dict[str, Any]) -> None:
     rows = [["memories", "index", "p50 ms", "p95 ms", "peak RSS MB", "files MB", "fill s"]]
+    if not results["recall"]:
+        rows.append(["(none run)", "", "", "", "", "", ""])
     for r in results["recall"]:
         rows.append(
             [
@@ -174,7 +195,8 @@ def report(results: dict[str, Any]) -> None:
     print_table(rows, right_align_from=2)
     w = results["writes"]
     print(
-        f"\nwrites with MiniLM embeddings: {w['single_per_s']:.0f}/s one call each, "
+        f"\nwrites ({w['texts']} texts) with MiniLM embeddings: "
+        f"{w['single_per_s']:.0f}/s one call each, "
         f"{w['batch_per_s']:.0f}/s as one import (embedding alone {w['embed_only_per_s']:.0f}/s)"
     )
     print(
