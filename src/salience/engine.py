@@ -36,6 +36,7 @@ from salience.errors import (
     InvalidInputError,
     NotFoundError,
 )
+from salience.feedback import apply_feedback
 from salience.gates.pipeline import Screened, screen
 from salience.ids import new_ulid
 from salience.models import (
@@ -387,6 +388,24 @@ class Memory:
             new = replace(new, valid_until=until, updated_at=now)
             self._store.replace(new)
         return WriteResult(Outcome.UPDATED, memory_id, record=new)
+
+    def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
+        """Record whether a memory was used (echo) or not (fizzle): see :mod:`salience.feedback`.
+
+        The result's reason says what changed (importance and confidence, before and after).
+        """
+        if not isinstance(used, bool):
+            raise InvalidInputError("used must be true or false", field="used")
+        with self._store.transaction():
+            old = self._current(memory_id, "give feedback on")
+            new = apply_feedback(old, used=used, now=self.now())
+            self._store.replace(new)
+        kind = "echo (used)" if used else "fizzle (not used)"
+        reason = (
+            f"{kind}: importance {old.importance:.2f} -> {new.importance:.2f}, "
+            f"confidence {old.confidence:.2f} -> {new.confidence:.2f}"
+        )
+        return WriteResult(Outcome.UPDATED, memory_id, reason=reason, record=new)
 
     def purge(self, memory_id: str) -> WriteResult:
         """Delete a memory for good, with its index entries. Cannot be undone."""

@@ -362,3 +362,23 @@ def reindex(home: Path | None, profile: str | None) -> None:
         embedder = memory.vectors.embedder
     name = embedder.identity if embedder is not None else "none"
     click.echo(f"embedded {count} memories with {name}")
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option(
+    "--used/--unused",
+    default=None,
+    help="The memory helped (echo: importance and confidence up) or did not (fizzle: down).",
+)
+@store_options
+@json_option
+def feedback(
+    memory_id: str, used: bool | None, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """Say whether memory MEMORY_ID was used; later feedback can undo it."""
+    if used is None:
+        raise click.UsageError("say whether the memory was used: --used or --unused")
+    with open_memory(home, profile) as memory:
+        result = memory.feedback(memory_id, used=used)
+    _emit_write(result, as_json)
