@@ -155,6 +155,13 @@ class Config:
         "recall; the rest is query relevance. 0 ranks by relevance alone.",
         _float,
     )
+    retention_days: int = _setting(
+        0,
+        "SALIENCE_RETENTION_DAYS",
+        "salience maintain: softly forget current observations older than this many days that "
+        "no insight was derived from (0 = off; nothing is ever deleted).",
+        _int,
+    )
     rae_dedup_threshold: float = _setting(
         0.95,
         "SALIENCE_RAE_DEDUP_THRESHOLD",
@@ -204,6 +211,8 @@ class Config:
             raise ConfigError("rae_half_life_hours must be positive")
         if any(weight < 0 for _, weight in self.rae_weights):
             raise ConfigError("rae_weights must not be negative")
+        if self.retention_days < 0:
+            raise ConfigError("retention_days must not be negative (0 turns retention off)")
         if not 0 <= self.recall_prior <= 1:
             raise ConfigError("recall_prior must be in [0, 1]")
         if not 0 < self.rae_dedup_threshold <= 1:

@@ -39,6 +39,13 @@ from salience.errors import (
 from salience.feedback import apply_feedback
 from salience.gates.pipeline import Screened, screen
 from salience.ids import new_ulid
+from salience.maintenance import (
+    OBSERVATION,
+    ImportanceChange,
+    MaintenanceReport,
+    decayed_importance,
+    retention_due,
+)
 from salience.models import (
     Hit,
     ImportResult,
@@ -348,6 +355,8 @@ class Memory:
                 self._put_vector(memory_id, vector)
             new = replace(new, updated_at=now, revision_count=revisions)
             self._store.replace(new)
+            if "importance" in values:  # a person set it: decay starts again from here
+                self._store.set_importance_base(memory_id, new.importance, now)
         return WriteResult(Outcome.UPDATED, memory_id, record=new)
 
     def supersede(self, old_id: str, content: str, **fields: Any) -> WriteResult:
@@ -398,14 +407,56 @@ class Memory:
             raise InvalidInputError("used must be true or false", field="used")
         with self._store.transaction():
             old = self._current(memory_id, "give feedback on")
-            new = apply_feedback(old, used=used, now=self.now())
+            now = self.now()
+            new = apply_feedback(old, used=used, now=now)
             self._store.replace(new)
+            self._store.set_importance_base(memory_id, new.importance, now)
         kind = "echo (used)" if used else "fizzle (not used)"
         reason = (
             f"{kind}: importance {old.importance:.2f} -> {new.importance:.2f}, "
             f"confidence {old.confidence:.2f} -> {new.confidence:.2f}"
         )
         return WriteResult(Outcome.UPDATED, memory_id, reason=reason, record=new)
+
+    def maintain(
+        self, *, dry_run: bool = False, as_of: datetime | None = None
+    ) -> MaintenanceReport:
+        """Decay importance (FadeMem, idempotent), apply retention if configured, and clean
+        orphaned index rows. ``dry_run`` reports the same plan and changes nothing."""
+        now = as_of or self.now()
+        decayed: builtins.list[ImportanceChange] = []
+        forgotten: builtins.list[str] = []
+        days = self._config.retention_days
+        with self._store.transaction():
+            records = self._store.list(MemoryFilter(as_of=now), None)
+            bases = self._store.importance_bases()
+            consolidated = {source for r in self._store.iter_all() for source in r.derived_from}
+            for record in records:
+                if record.layer != "local":
+                    continue
+                if (
+                    record.type == OBSERVATION
+                    and record.id not in consolidated
+                    and retention_due(record.created_at, now, days)
+                ):
+                    forgotten.append(record.id)
+                    if not dry_run:
+                        reason = (
+                            f"retention: observation older than {days} days, never consolidated"
+                        )
+                        gone = with_changes(record, {"forget_reason": reason})
+                        self._store.replace(replace(gone, valid_until=now))
+                    continue
+                base, set_at = bases.get(record.id, (record.importance, record.created_at))
+                value = decayed_importance(base, set_at, record.type, record.confidence, now)
+                if abs(value - record.importance) > 1e-12:
+                    decayed.append(ImportanceChange(record.id, record.importance, value))
+                    if not dry_run:
+                        if record.id not in bases:
+                            self._store.set_importance_base(record.id, base, set_at)
+                        self._store.replace(replace(record, importance=value))
+            orphans = self._store.orphans(delete=not dry_run)
+        return MaintenanceReport(dry_run, tuple(decayed), tuple(forgotten), orphans)
 
     def purge(self, memory_id: str) -> WriteResult:
         """Delete a memory for good, with its index entries. Cannot be undone."""

@@ -382,3 +382,45 @@ def feedback(
     with open_memory(home, profile) as memory:
         result = memory.feedback(memory_id, used=used)
     _emit_write(result, as_json)
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Print the plan; change nothing.")
+@as_of_option
+@store_options
+@json_option
+def maintain(
+    dry_run: bool, as_of: Any, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """Decay importance (idempotent), apply retention if set, clean orphaned index rows."""
+    with open_memory(home, profile) as memory:
+        report = memory.maintain(dry_run=dry_run, as_of=as_of)
+    if as_json:
+        render.emit_json(
+            {
+                "dry_run": report.dry_run,
+                "decayed": [
+                    {"id": c.memory_id, "before": c.before, "after": c.after}
+                    for c in report.decayed
+                ],
+                "forgotten": list(report.forgotten),
+                "orphans": report.orphans,
+            }
+        )
+        return
+    verb = "would change" if dry_run else "changed"
+    if not report.changed:
+        click.echo("nothing to do")
+        return
+    for change in report.decayed:
+        click.echo(
+            f"decay   {change.memory_id}  importance {change.before:.4f} -> {change.after:.4f}"
+        )
+    for memory_id in report.forgotten:
+        click.echo(f"forget  {memory_id}  (retention)")
+    for table, count in report.orphans.items():
+        click.echo(f"orphans {table}: {count}")
+    click.echo(
+        f"{verb}: {len(report.decayed)} decayed, {len(report.forgotten)} forgotten, "
+        f"{sum(report.orphans.values())} orphan rows"
+    )

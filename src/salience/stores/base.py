@@ -111,6 +111,18 @@ class Store(Protocol):
         """How many records have no embedding."""
         ...
 
+    def importance_bases(self) -> dict[str, tuple[float, datetime]]:
+        """Every stored decay base: memory id -> (importance, when it was set)."""
+        ...
+
+    def set_importance_base(self, memory_id: str, importance: float, set_at: datetime) -> None:
+        """Record the importance a person or feedback set, and when."""
+        ...
+
+    def orphans(self, *, delete: bool) -> dict[str, int]:
+        """Rows of derived tables whose memory is gone, by table (removed when ``delete``)."""
+        ...
+
     def get_meta(self, key: str) -> str | None:
         """A value of the store's own settings (e.g. the embedder identity)."""
         ...

@@ -97,6 +97,18 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         """,
     ),
+    (
+        "0004_importance_base",
+        """
+        -- The importance a memory had when a person or feedback last set it, and when: decay
+        -- maintenance always starts from here, so running it twice never compounds.
+        CREATE TABLE importance_base (
+            memory_id TEXT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+            importance REAL NOT NULL,
+            set_at TEXT NOT NULL
+        );
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

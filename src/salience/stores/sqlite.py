@@ -538,6 +538,44 @@ class SQLiteStore:
             ).fetchone()
         return int(row[0])
 
+    def importance_bases(self) -> dict[str, tuple[float, datetime]]:
+        """Every stored decay base: memory id -> (importance, when it was set)."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(
+                "SELECT memory_id, importance, set_at FROM importance_base"
+            ).fetchall()
+        return {str(r[0]): (float(r[1]), datetime.fromisoformat(r[2])) for r in rows}
+
+    def set_importance_base(self, memory_id: str, importance: float, set_at: datetime) -> None:
+        """Record the importance a person or feedback set, and when."""
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO importance_base (memory_id, importance, set_at) "
+                "VALUES (?, ?, ?)",
+                (memory_id, importance, format_time(set_at)),
+            )
+
+    def orphans(self, *, delete: bool) -> dict[str, int]:
+        """Rows of derived tables whose memory is gone, by table (removed when ``delete``)."""
+        checks = {
+            "memory_tags": "seq NOT IN (SELECT seq FROM memories)",
+            "memory_entities": "seq NOT IN (SELECT seq FROM memories)",
+            "memory_fts": "rowid NOT IN (SELECT seq FROM memories)",
+            "memory_vectors": "memory_id NOT IN (SELECT id FROM memories)",
+            "importance_base": "memory_id NOT IN (SELECT id FROM memories)",
+        }
+        found: dict[str, int] = {}
+        with self.transaction(), self._errors():
+            for table, where in checks.items():
+                count = self._conn.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()
+                if count[0]:
+                    found[table] = int(count[0])
+                    if delete:
+                        self._conn.execute(f"DELETE FROM {table} WHERE {where}")
+                        if table == "memory_vectors":
+                            self._vector_writes += 1
+        return found
+
     def get_meta(self, key: str) -> str | None:
         """A value of the store's own settings table (e.g. the embedder identity)."""
         with self._lock, self._errors():
