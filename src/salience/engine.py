@@ -19,6 +19,18 @@ from salience import jsonl
 from salience.briefing import Briefing, BriefingRequest
 from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
+from salience.consolidation import (
+    BOOST_PER_MEMBER,
+    BOOST_SIMILARITY,
+    INSIGHT_CONFIDENCE,
+    MIN_GROUP,
+    ConsolidationReport,
+    GroupPlan,
+    group_by_tags,
+    insight_importance,
+    representative,
+    union_tags,
+)
 from salience.dedup import (
     BIGRAM_DICE,
     DICE_WINDOW,
@@ -457,6 +469,80 @@ class Memory:
                         self._store.replace(replace(record, importance=value))
             orphans = self._store.orphans(delete=not dry_run)
         return MaintenanceReport(dry_run, tuple(decayed), tuple(forgotten), orphans)
+
+    def consolidate(
+        self, *, dry_run: bool = False, as_of: datetime | None = None
+    ) -> ConsolidationReport:
+        """Turn groups of 3+ tag-sharing observations into insights (see
+        :mod:`salience.consolidation`); idempotent. ``dry_run`` returns the plan only."""
+        now = as_of or self.now()
+        plans: builtins.list[GroupPlan] = []
+        with self._store.transaction():
+            done = {source for r in self._store.iter_all() for source in r.derived_from}
+            candidates = [
+                r
+                for r in self._store.list(MemoryFilter(as_of=now, enabled_only=True), None)
+                if r.type == OBSERVATION and r.layer == "local" and r.id not in done
+            ]
+            candidates.sort(key=lambda r: r.id)
+            users = sorted({r.user for r in candidates})
+            for user in users:
+                mine = [r for r in candidates if r.user == user]
+                for group in group_by_tags(mine):
+                    if len(group) >= MIN_GROUP:
+                        plans.append(self._consolidate_group(group, now, dry_run=dry_run))
+        return ConsolidationReport(dry_run, tuple(plans), len(candidates))
+
+    def _consolidate_group(
+        self, group: builtins.list[MemoryRecord], now: datetime, *, dry_run: bool
+    ) -> GroupPlan:
+        members = tuple(r.id for r in group)
+        target: tuple[MemoryRecord, float] | None = None
+        if self._embedder is not None:
+            centre = self.vectors.centroid(members)
+            if centre is not None:
+                flt = MemoryFilter(as_of=now, user=group[0].user, type="insight")
+                for hit in self.vectors.search(centre, flt, 1, min_similarity=BOOST_SIMILARITY):
+                    if hit.similarity > BOOST_SIMILARITY and hit.record.layer == "local":
+                        target = (hit.record, hit.similarity)
+        if target is not None:
+            insight, similarity = target
+            importance = min(1.0, insight.importance + BOOST_PER_MEMBER * len(group))
+            if not dry_run:
+                links = insight.derived_from + tuple(
+                    m for m in members if m not in insight.derived_from
+                )
+                self._store.replace(replace(insight, importance=importance, derived_from=links))
+            return GroupPlan(members, "boost", insight.id, insight.content, importance, similarity)
+        source = representative(group)
+        importance = insight_importance(group)
+        if dry_run:
+            return GroupPlan(members, "create", None, source.content, importance)
+        values = {
+            "id": new_ulid(now),
+            "type": "insight",
+            "user": source.user,
+            "project": source.project,
+            "source": "consolidation",
+            "importance": importance,
+            "confidence": INSIGHT_CONFIDENCE,
+            "tags": list(union_tags(group)),
+            "derived_from": list(members),
+            "entities": list(source.entities),
+            "created_at": now,
+            "updated_at": now,
+        }
+        insight = build_record(
+            source.content, max_bytes=self._config.max_content_bytes, values=values
+        )
+        self._store.insert(insight)
+        self._put_vector(insight.id, self._embed_one(insight.content))
+        return GroupPlan(members, "create", insight.id, insight.content, importance)
+
+    def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
+        """Memories (insights) that list ``memory_id`` in their ``derived_from``: the link back."""
+        self.get(memory_id)
+        return [r for r in self._store.iter_all() if memory_id in r.derived_from]
 
     def purge(self, memory_id: str) -> WriteResult:
         """Delete a memory for good, with its index entries. Cannot be undone."""

@@ -209,6 +209,12 @@ class VectorIndex:
                 )
         return out
 
+    def vectors_of(self, memory_ids: Sequence[str]) -> Matrix:
+        """The stored vectors of those memories that have one (in the order given)."""
+        self.refresh()
+        rows = [self._row[i] for i in memory_ids if i in self._row]
+        return self._matrix[rows].copy() if rows else np.zeros((0, 0), dtype=np.float32)
+
     def ids(self) -> list[str]:
         """Memory ids in row order."""
         self.refresh()
@@ -317,6 +323,15 @@ class Vectors:
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """Session neighbours of memories that have vectors (see :class:`VectorIndex`)."""
         return self._index.neighbours(memory_ids)
+
+    def centroid(self, memory_ids: Sequence[str]) -> Vector | None:
+        """The normalised mean of the memories' vectors (None if none of them has one)."""
+        matrix = self._index.vectors_of(memory_ids)
+        if not len(matrix):
+            return None
+        mean = matrix.mean(axis=0)
+        norm = float(np.linalg.norm(mean))
+        return None if norm == 0 else (mean / norm).astype(np.float32)
 
     def query_vector(self, text: str) -> Vector | None:
         """The query's embedding, or None when recall has no vectors to search."""

@@ -424,3 +424,46 @@ def maintain(
         f"{verb}: {len(report.decayed)} decayed, {len(report.forgotten)} forgotten, "
         f"{sum(report.orphans.values())} orphan rows"
     )
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Print the plan; change nothing.")
+@as_of_option
+@store_options
+@json_option
+def consolidate(
+    dry_run: bool, as_of: Any, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """Turn groups of 3+ observations that share tags into insights (idempotent)."""
+    with open_memory(home, profile) as memory:
+        report = memory.consolidate(dry_run=dry_run, as_of=as_of)
+    if as_json:
+        render.emit_json(
+            {
+                "dry_run": report.dry_run,
+                "candidates": report.candidates,
+                "groups": [
+                    {
+                        "action": g.action,
+                        "insight": g.insight_id,
+                        "members": list(g.members),
+                        "importance": g.importance,
+                        "similarity": g.similarity,
+                        "content": g.content,
+                    }
+                    for g in report.groups
+                ],
+            }
+        )
+        return
+    if not report.groups:
+        click.echo(f"nothing to consolidate ({report.candidates} candidate observations)")
+        return
+    for g in report.groups:
+        target = g.insight_id or "(new)"
+        click.echo(
+            f"{g.action:<6} {target}  {len(g.members)} observations -> importance "
+            f"{g.importance:.2f}: {g.content[:60]}"
+        )
+    verb = "would consolidate" if dry_run else "consolidated"
+    click.echo(f"{verb} {len(report.groups)} groups of {report.candidates} candidates")
