@@ -59,6 +59,7 @@ from salience.maintenance import (
     retention_due,
 )
 from salience.models import (
+    AuditEntry,
     Hit,
     ImportResult,
     MemoryRecord,
@@ -228,12 +229,14 @@ class Memory:
         validate_content(content, self._config.max_content_bytes)  # bad input before any gate
         signal = self._config.signal_gate and not force
         screened = self._screen(content, values, signal=signal)
+        source = str(values.get("source", "agent"))
         if screened.rejected:
-            return _rejection(screened)
+            return self._rejected(_rejection(screened), source)
         notes = screened.notes + _bypass_notes(force, self._config.signal_gate)
         if values["type"] in rules.reserved_types:
             reason = f"type {values['type']!r} is reserved by the {rules.name} profile"
-            return WriteResult(Outcome.REJECTED, None, reason=reason, gate="profile", notes=notes)
+            rejected = WriteResult(Outcome.REJECTED, None, reason=reason, gate="profile")
+            return replace(self._rejected(rejected, source), notes=notes)
         if "confidence" not in values:
             default = rules.default_confidence(str(values["type"]), values.get("source", "agent"))
             if default is not None:
@@ -251,11 +254,25 @@ class Memory:
                 result = WriteResult(Outcome.CREATED, record.id, record=record)
             elif result.outcome is Outcome.UPDATED and result.id is not None:
                 self._put_vector(result.id, vector)
+            action = {"created": "create", "updated": "merge"}.get(
+                result.outcome.value, "duplicate"
+            )
+            detail = {"type": record.type} if action == "create" else {"reason": result.reason}
+            self._audit(action, result.id, source, **detail)
             if record.session_id:
                 self._store.touch_session(record.session_id, now)
         if SEMANTIC in rules.dedup and vector is None:
             notes += ("semantic dedup skipped: no embedder (SALIENCE_EMBEDDER=none)",)
         return replace(result, notes=notes)
+
+    def _audit(self, action: str, memory_id: str | None, actor: str, **detail: Any) -> None:
+        """Append one audit entry (joins the caller's transaction)."""
+        self._store.append_audit([AuditEntry(self.now(), memory_id, action, actor, detail)])
+
+    def _rejected(self, result: WriteResult, actor: str) -> WriteResult:
+        """Log a refused write (gate and reason: never the refused text) and return it."""
+        self._audit("reject", None, actor, gate=result.gate, reason=result.reason)
+        return result
 
     def _embed_one(self, text: str) -> Vector | None:
         if self._embedder is None:
@@ -352,7 +369,7 @@ class Memory:
                 values.setdefault("entities", current.entities)
             screened = self._screen(text, values, signal=False)
             if screened.rejected:
-                return _rejection(screened)
+                return self._rejected(_rejection(screened), "caller")
             if content is not None:
                 content = screened.content
         vector = None if content is None else self._embed_one(content)
@@ -369,6 +386,7 @@ class Memory:
             self._store.replace(new)
             if "importance" in values:  # a person set it: decay starts again from here
                 self._store.set_importance_base(memory_id, new.importance, now)
+            self._audit("update", memory_id, "caller", **_changes(old, new))
         return WriteResult(Outcome.UPDATED, memory_id, record=new)
 
     def supersede(self, old_id: str, content: str, **fields: Any) -> WriteResult:
@@ -386,13 +404,15 @@ class Memory:
             inherited.update(values)
             screened = self._screen(content, inherited, signal=False)
             if screened.rejected:
-                return _rejection(screened)
+                return self._rejected(_rejection(screened), "caller")
             content = screened.content
             inherited.update(id=new_ulid(now), created_at=now, updated_at=now, parent_id=old.id)
             new = build_record(content, max_bytes=self._config.max_content_bytes, values=inherited)
             self._store.replace(replace(old, valid_until=now))
             self._store.insert(new)
             self._put_vector(new.id, self._embed_one(new.content))
+            self._audit("supersede", old.id, "caller", by=new.id)
+            self._audit("create", new.id, new.source, type=new.type, supersedes=old.id)
         return WriteResult(Outcome.CREATED, new.id, record=new)
 
     def forget(self, memory_id: str, reason: str = DEFAULT_FORGET_REASON) -> WriteResult:
@@ -408,6 +428,7 @@ class Memory:
             new = with_changes(old, {"forget_reason": reason})
             new = replace(new, valid_until=until, updated_at=now)
             self._store.replace(new)
+            self._audit("forget", memory_id, "caller", reason=reason)
         return WriteResult(Outcome.UPDATED, memory_id, record=new)
 
     def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
@@ -423,6 +444,14 @@ class Memory:
             new = apply_feedback(old, used=used, now=now)
             self._store.replace(new)
             self._store.set_importance_base(memory_id, new.importance, now)
+            self._audit(
+                "feedback",
+                memory_id,
+                "caller",
+                used=used,
+                importance=[old.importance, new.importance],
+                confidence=[old.confidence, new.confidence],
+            )
         kind = "echo (used)" if used else "fizzle (not used)"
         reason = (
             f"{kind}: importance {old.importance:.2f} -> {new.importance:.2f}, "
@@ -458,6 +487,7 @@ class Memory:
                         )
                         gone = with_changes(record, {"forget_reason": reason})
                         self._store.replace(replace(gone, valid_until=now))
+                        self._audit("retention", record.id, "maintenance", reason=reason)
                     continue
                 base, set_at = bases.get(record.id, (record.importance, record.created_at))
                 value = decayed_importance(base, set_at, record.type, record.confidence, now)
@@ -467,7 +497,12 @@ class Memory:
                         if record.id not in bases:
                             self._store.set_importance_base(record.id, base, set_at)
                         self._store.replace(replace(record, importance=value))
+                        self._audit(
+                            "decay", record.id, "maintenance", importance=[record.importance, value]
+                        )
             orphans = self._store.orphans(delete=not dry_run)
+            if orphans and not dry_run:
+                self._audit("orphans", None, "maintenance", removed=orphans)
         return MaintenanceReport(dry_run, tuple(decayed), tuple(forgotten), orphans)
 
     def consolidate(
@@ -513,6 +548,14 @@ class Memory:
                     m for m in members if m not in insight.derived_from
                 )
                 self._store.replace(replace(insight, importance=importance, derived_from=links))
+                self._audit(
+                    "consolidate",
+                    insight.id,
+                    "consolidation",
+                    plan="boost",
+                    members=list(members),
+                    importance=[insight.importance, importance],
+                )
             return GroupPlan(members, "boost", insight.id, insight.content, importance, similarity)
         source = representative(group)
         importance = insight_importance(group)
@@ -537,6 +580,9 @@ class Memory:
         )
         self._store.insert(insight)
         self._put_vector(insight.id, self._embed_one(insight.content))
+        self._audit(
+            "consolidate", insight.id, "consolidation", plan="create", members=list(members)
+        )
         return GroupPlan(members, "create", insight.id, insight.content, importance)
 
     def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
@@ -546,8 +592,10 @@ class Memory:
 
     def purge(self, memory_id: str) -> WriteResult:
         """Delete a memory for good, with its index entries. Cannot be undone."""
-        if not self._store.delete(memory_id):
-            raise NotFoundError(memory_id)
+        with self._store.transaction():
+            if not self._store.delete(memory_id):
+                raise NotFoundError(memory_id)
+            self._audit("purge", memory_id, "caller")
         return WriteResult(Outcome.DELETED, memory_id)
 
     def _writable(self, fields: dict[str, Any]) -> dict[str, Any]:
@@ -764,6 +812,7 @@ class Memory:
         record = build_record(summary, max_bytes=self._config.max_content_bytes, values=values)
         self._store.insert(record)
         self._put_vector(record.id, self._embed_one(record.content))
+        self._audit("create", record.id, source, type=SUMMARY_TYPE, session=session.id)
         self._store.save_session(replace(session, ended_at=now, summary_id=record.id))
         return record
 
@@ -792,6 +841,14 @@ class Memory:
             visited.add(parent.id)
             chain.append(parent)
         return chain
+
+    def log(
+        self, memory_id: str | None = None, *, limit: int | None = None
+    ) -> builtins.list[AuditEntry]:
+        """The audit log, newest first; one memory's entries with ``memory_id``."""
+        if limit is not None and limit < 1:
+            raise InvalidInputError("limit must be at least 1", field="limit")
+        return self._store.audit_entries(memory_id, limit)
 
     def stats(self) -> Stats:
         """Counts of memories by status, type, user and project."""
@@ -824,6 +881,8 @@ class Memory:
         if self._embedder is not None:
             embedded = self.vectors.embed([r.content for r in records])
         created = updated = unchanged = 0
+        entries: builtins.list[AuditEntry] = []
+        now = self.now()
         with self._store.transaction():
             for at, record in enumerate(records):
                 vector = None if embedded is None else embedded[at]
@@ -831,6 +890,9 @@ class Memory:
                 if existing is None:
                     self._store.insert(record)
                     self._put_vector(record.id, vector)
+                    entries.append(
+                        AuditEntry(now, record.id, "import", "import", {"created": True})
+                    )
                     created += 1
                 elif existing == record:
                     unchanged += 1
@@ -838,7 +900,10 @@ class Memory:
                     self._store.replace(record)
                     if existing.content != record.content:
                         self._put_vector(record.id, vector)
+                    detail = {"created": False, **_changes(existing, record)}
+                    entries.append(AuditEntry(now, record.id, "import", "import", detail))
                     updated += 1
+            self._store.append_audit(entries)
         return ImportResult(created=created, updated=updated, unchanged=unchanged)
 
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
@@ -851,6 +916,20 @@ class Memory:
         if screened.rejected:
             raise ImportFormatError(str(screened.reason), line=line, field="content")
         return replace(record, content=screened.content, title=screened.title, tags=screened.tags)
+
+
+def _changes(old: MemoryRecord, new: MemoryRecord) -> dict[str, Any]:
+    """What differs between two versions: ``field: [before, after]``; content only as
+    ``"changed"`` (the audit log never copies memory text)."""
+    out: dict[str, Any] = {}
+    for name in ("content", "title", *WRITABLE_FIELDS, "revision_count"):
+        before, after = getattr(old, name), getattr(new, name)
+        if before != after:
+            if name in ("content", "title"):
+                out[name] = "changed"
+            else:
+                out[name] = [list(v) if isinstance(v, tuple) else v for v in (before, after)]
+    return out
 
 
 def _rejection(screened: Screened) -> WriteResult:

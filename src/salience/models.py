@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from salience.scoring.scores import SearchScore
 
@@ -135,6 +136,18 @@ class ImportResult:
     def total(self) -> int:
         """Records read from the input."""
         return self.created + self.updated + self.unchanged
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One change in the audit log: when, to which memory, what, by whom, and the details."""
+
+    at: datetime
+    memory_id: str | None
+    action: str
+    actor: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    seq: int = 0
 
 
 @dataclass(frozen=True)

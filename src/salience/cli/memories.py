@@ -467,3 +467,41 @@ def consolidate(
         )
     verb = "would consolidate" if dry_run else "consolidated"
     click.echo(f"{verb} {len(report.groups)} groups of {report.candidates} candidates")
+
+
+@cli.command(name="log")
+@click.option("--id", "memory_id", default=None, help="Only this memory's entries.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@store_options
+@json_option
+def log_(
+    memory_id: str | None, limit: int, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """The audit log, newest first: every write, merge, feedback and maintenance change."""
+    import json
+
+    with open_memory(home, profile) as memory:
+        entries = memory.log(memory_id, limit=limit)
+    if as_json:
+        render.emit_json(
+            [
+                {
+                    "seq": e.seq,
+                    "at": e.at.isoformat(),
+                    "id": e.memory_id,
+                    "action": e.action,
+                    "actor": e.actor,
+                    "detail": e.detail,
+                }
+                for e in entries
+            ]
+        )
+        return
+    if not entries:
+        click.echo("no entries")
+    for e in entries:
+        detail = json.dumps(e.detail, ensure_ascii=False, default=str) if e.detail else ""
+        click.echo(
+            f"{e.at.isoformat(timespec='seconds')}  {e.action:<11} {e.memory_id or '-':<26}  "
+            f"{e.actor:<13} {detail}"
+        )

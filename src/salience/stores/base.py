@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from salience.models import MemoryRecord, Session, Stats
+from salience.models import AuditEntry, MemoryRecord, Session, Stats
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,14 @@ class Store(Protocol):
 
     def orphans(self, *, delete: bool) -> dict[str, int]:
         """Rows of derived tables whose memory is gone, by table (removed when ``delete``)."""
+        ...
+
+    def append_audit(self, entries: Sequence[AuditEntry]) -> None:
+        """Append entries to the audit log (inside the caller's transaction, if any)."""
+        ...
+
+    def audit_entries(self, memory_id: str | None, limit: int | None) -> builtins.list[AuditEntry]:
+        """Audit entries, newest first; only one memory's with ``memory_id``."""
         ...
 
     def get_meta(self, key: str) -> str | None:

@@ -109,6 +109,23 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0005_audit_log",
+        """
+        -- Every change, append-only. Not tied to memories by a foreign key: a purged memory's
+        -- history stays. ``detail`` is JSON naming what changed; content itself is never
+        -- copied here (only that it changed).
+        CREATE TABLE audit_log (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            memory_id TEXT,
+            action TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX audit_log_memory ON audit_log (memory_id, seq) WHERE memory_id IS NOT NULL;
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

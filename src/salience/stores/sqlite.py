@@ -28,7 +28,7 @@ from salience.errors import (
     StoreError,
     StoreReadOnlyError,
 )
-from salience.models import MemoryRecord, Session, Stats
+from salience.models import AuditEntry, MemoryRecord, Session, Stats
 from salience.records import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS
 from salience.stores.base import MemoryFilter
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS
@@ -575,6 +575,37 @@ class SQLiteStore:
                         if table == "memory_vectors":
                             self._vector_writes += 1
         return found
+
+    def append_audit(self, entries: Sequence[AuditEntry]) -> None:
+        """Append entries to the audit log (inside the caller's transaction, if any)."""
+        rows = [
+            (format_time(e.at), e.memory_id, e.action, e.actor, json.dumps(e.detail, default=str))
+            for e in entries
+        ]
+        with self.transaction(), self._errors():
+            self._conn.executemany(
+                "INSERT INTO audit_log (at, memory_id, action, actor, detail) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def audit_entries(self, memory_id: str | None, limit: int | None) -> builtins.list[AuditEntry]:
+        """Audit entries, newest first; only one memory's with ``memory_id``."""
+        sql = "SELECT seq, at, memory_id, action, actor, detail FROM audit_log"
+        params: list[object] = []
+        if memory_id is not None:
+            sql += " WHERE memory_id = ?"
+            params.append(memory_id)
+        sql += " ORDER BY seq DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._lock, self._errors():
+            rows = self._conn.execute(sql, params).fetchall()
+        return [
+            AuditEntry(datetime.fromisoformat(r[1]), r[2], r[3], r[4], json.loads(r[5]), int(r[0]))
+            for r in rows
+        ]
 
     def get_meta(self, key: str) -> str | None:
         """A value of the store's own settings table (e.g. the embedder identity)."""
