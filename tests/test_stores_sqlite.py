@@ -147,3 +147,19 @@ def test_a_failed_transaction_leaves_nothing_behind(memory: Memory) -> None:
         write_then_fail()
     assert memory.stats().total == 0
     assert memory.search("transaction") == []
+
+
+def test_the_duplicate_lookup_uses_the_hash_index(memory: Memory) -> None:
+    """The exact-duplicate check must not scan the user's memories in date order."""
+    for i in range(20):
+        memory.remember(f"memory number {i} about the build")
+    store = memory.store
+    assert isinstance(store, SQLiteStore)
+    seen: list[str] = []
+    store._conn.set_trace_callback(seen.append)
+    flt = MemoryFilter(as_of=memory.now(), user="default", content_hash="x" * 64)
+    assert store.list(flt, 1) == []
+    store._conn.set_trace_callback(None)
+    query = next(s for s in seen if s.lstrip().startswith("SELECT"))
+    plan = " ".join(row[3] for row in store._conn.execute("EXPLAIN QUERY PLAN " + query))
+    assert "memories_hash" in plan

@@ -427,9 +427,11 @@ class SQLiteStore:
     def list(self, flt: MemoryFilter, limit: int | None) -> builtins.list[MemoryRecord]:
         """Matching records, newest first (by creation time, then id)."""
         where, params = _filter_sql(flt)
-        sql = (
-            f"SELECT {_COLUMNS} FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.id DESC"
-        )
+        # With a selective lookup (hash, topic), sort its few rows; otherwise SQLite walks the
+        # (user, created_at) index for the order and scans every row of the user (measured:
+        # the duplicate check per write grew linearly with the store).
+        order = "+m.created_at" if flt.content_hash or flt.topic_key else "m.created_at"
+        sql = f"SELECT {_COLUMNS} FROM memories m WHERE {where} ORDER BY {order} DESC, m.id DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
