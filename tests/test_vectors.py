@@ -254,3 +254,21 @@ def test_recall_inside_a_transaction_does_not_wait_on_itself(
         assert not memory.store.in_transaction()
         assert [h.record.id for h in inside] == [h.record.id for h in outside]
         assert len(inside) == 1
+
+
+def test_a_reindex_by_another_process_is_noticed(home: Path, clock: FakeClock) -> None:
+    config = Config(home=home, signal_gate=False)
+    old = WordHashEmbedder(dimensions=256, tag="v1")
+    new = WordHashEmbedder(dimensions=64, tag="v2")
+    with (
+        Memory.open(config=config, clock=clock, embedder=old) as first,
+        Memory.open(config=config, clock=clock, embedder=new) as second,
+    ):
+        first.remember("the printer needs toner")
+        assert len(first.search("printer", touch=False)) == 1
+        second.reindex()  # the store now holds 64-d vectors of another model
+        with pytest.raises(EmbedderError, match="salience reindex"):
+            first.remember("the scanner needs a driver")  # never mixes two models
+        assert [h.vector is not None for h in second.search("printer", touch=False)] == [True]
+        index = VectorIndex(second.store)
+        assert len(index) == 1

@@ -65,7 +65,12 @@ class VectorIndex:
             full = True
         touched = np.zeros(0, dtype=np.intp)
         if highest != self._last_vseq:
-            touched = self._append(self._store.vector_rows(self._last_vseq))
+            rows = self._store.vector_rows(self._last_vseq)
+            if rows and self._size and len(rows[0][3]) != 4 * self._matrix.shape[1]:
+                self._reset()  # re-embedded with a model of another size: load afresh
+                rows = self._store.vector_rows(0)
+                full = True
+            touched = self._append(rows)
         if self._size != count:  # rows were deleted or re-embedded: start again
             self._reset()
             touched = self._append(self._store.vector_rows(0))
@@ -246,7 +251,7 @@ class Vectors:
         self._store = store
         self._embedder = embedder
         self._index = VectorIndex(store, ann)
-        self._checked = False
+        self._checked_at: tuple[int, int] | None = None
 
     def close(self) -> None:
         """Persist what needs persisting (the approximate index)."""
@@ -269,7 +274,10 @@ class Vectors:
     def _check(self) -> Embedder:
         embedder = self._embedder
         assert embedder is not None
-        if not self._checked:
+        # Re-checked whenever anyone wrote since the last check: another process may have
+        # re-embedded the store with another model meanwhile.
+        marker = self._store.change_marker()
+        if marker != self._checked_at:
             stored = self.stored_identity()
             if stored is not None and stored != embedder.identity and len(self._index):
                 raise EmbedderError(
@@ -277,7 +285,7 @@ class Vectors:
                     f"is {embedder.identity}; run `salience reindex` to re-embed every memory "
                     "with it, or set SALIENCE_EMBEDDER back"
                 )
-            self._checked = True
+            self._checked_at = marker
         return embedder
 
     def embed(self, texts: Sequence[str]) -> Matrix | None:
@@ -353,7 +361,7 @@ class Vectors:
             with self._store.transaction():
                 self._store.clear_vectors()
                 self._store.set_meta(IDENTITY_KEY, None)
-        self._checked = False
+        self._checked_at = None
         total = self._store.count_without_vectors()
         done = 0
         while records := self._store.without_vectors(batch):
