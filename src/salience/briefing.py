@@ -7,12 +7,11 @@ this module holds what they share. Pure: no I/O, ``now`` comes in the request.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from salience.models import MemoryRecord
-from salience.scoring.scores import ContextScore
 
 # Why a candidate was not injected.
 SUPERSEDED = "superseded"
@@ -140,11 +139,20 @@ def split_live(
     return live
 
 
-def rank_by_score(
-    records: Iterable[MemoryRecord], scores: dict[str, ContextScore]
-) -> list[MemoryRecord]:
+def by_score(records: Iterable[MemoryRecord], scores: Mapping[str, float]) -> list[MemoryRecord]:
     """Highest score first; ties broken by id ascending (ULID: oldest first)."""
-    return sorted(records, key=lambda r: (-scores[r.id].value, r.id))
+    return sorted(records, key=lambda r: (-scores[r.id], r.id))
+
+
+def scored_live(
+    candidates: Sequence[MemoryRecord],
+    now: datetime,
+    manifest: ManifestBuilder,
+    score: Callable[[MemoryRecord], float],
+) -> tuple[list[MemoryRecord], dict[str, float]]:
+    """:func:`split_live`, then each live memory's score by id."""
+    live = split_live(candidates, now, manifest)
+    return live, {r.id: score(r) for r in live}
 
 
 def render(sections: Sequence[BriefingSection], header: str | None = None) -> str:

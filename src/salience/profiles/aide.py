@@ -15,10 +15,11 @@ from salience.briefing import (
     BriefingRequest,
     BriefingSection,
     ManifestBuilder,
+    by_score,
     estimate_tokens,
     one_line,
     render,
-    split_live,
+    scored_live,
 )
 from salience.clock import age_days
 from salience.models import MemoryRecord, Relevance
@@ -89,7 +90,7 @@ def _order(
 ) -> list[MemoryRecord]:
     if settings.aide_scoring_disabled:
         return sorted(records, key=lambda r: r.id)  # chronological ULID order
-    return sorted(records, key=lambda r: (-scores[r.id], r.id))
+    return by_score(records, scores)
 
 
 def _in_project(record: MemoryRecord, project: str) -> bool:
@@ -128,8 +129,9 @@ def briefing(
 ) -> Briefing:
     """Global (best 100) / project (best 30, overflow) / 2 recent sessions / latest decisions."""
     manifest = ManifestBuilder()
-    live = split_live(candidates, request.now, manifest)
-    scores = {r.id: context_score(r, request.now, settings).value for r in live}
+    live, scores = scored_live(
+        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
+    )
     out = _Sections(scores, manifest)
 
     ranked = _order([r for r in live if GLOBAL_TAG in r.tags], out.scores, settings)

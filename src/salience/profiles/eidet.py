@@ -18,9 +18,10 @@ from salience.briefing import (
     BriefingRequest,
     BriefingSection,
     ManifestBuilder,
+    by_score,
     estimate_tokens,
     one_line,
-    split_live,
+    scored_live,
 )
 from salience.clock import age_days
 from salience.models import MemoryRecord, Relevance
@@ -110,9 +111,10 @@ def briefing(
     manifest = ManifestBuilder()
     current = [r for r in candidates if r.is_current(request.now)]
     header = l0_line(current)
-    live = split_live(candidates, request.now, manifest)
-    scores = {r.id: memory_score(r, request.now).value for r in live}
-    ranked = sorted((r for r in live if r.type in L1_PREFIX), key=lambda r: (-scores[r.id], r.id))
+    live, scores = scored_live(
+        candidates, request.now, manifest, lambda r: memory_score(r, request.now).value
+    )
+    ranked = by_score((r for r in live if r.type in L1_PREFIX), scores)
     budgets = {t: ceil_share(L1_LIMIT, share) for t, share in L1_TYPE_SHARES.items()}
     tokens = estimate_tokens(header)
     lines: list[str] = []

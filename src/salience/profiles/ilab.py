@@ -13,10 +13,11 @@ from salience.briefing import (
     Briefing,
     BriefingRequest,
     ManifestBuilder,
+    by_score,
     listed_section,
     one_line,
     render,
-    split_live,
+    scored_live,
 )
 from salience.clock import age_days
 from salience.models import MemoryRecord, Relevance
@@ -76,10 +77,11 @@ def briefing(
 ) -> Briefing:
     """What mem_session_start returns: up to 5 recent summaries and ~10 memories by score."""
     manifest = ManifestBuilder()
-    live = split_live(candidates, request.now, manifest)
-    scores = {r.id: context_score(r, request.now, settings).value for r in live}
+    live, scores = scored_live(
+        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
+    )
     summaries = sorted((r for r in live if r.type == SUMMARY), key=lambda r: (r.created_at, r.id))
-    ranked = sorted((r for r in live if r.type != SUMMARY), key=lambda r: (-scores[r.id], r.id))
+    ranked = by_score((r for r in live if r.type != SUMMARY), scores)
 
     def line(record: MemoryRecord) -> str:
         return f"- {one_line(record)}"

@@ -15,10 +15,11 @@ from salience.briefing import (
     Briefing,
     BriefingRequest,
     ManifestBuilder,
+    by_score,
     listed_section,
     one_line,
     render,
-    split_live,
+    scored_live,
 )
 from salience.clock import age_days
 from salience.models import MemoryRecord, Relevance
@@ -62,9 +63,10 @@ def briefing(
 ) -> Briefing:
     """rae injects nothing by itself; salience gives it a plain top 10 by the query-less score."""
     manifest = ManifestBuilder()
-    live = split_live(candidates, request.now, manifest)
-    scores = {r.id: context_score(r, request.now, settings).value for r in live}
-    ranked = sorted(live, key=lambda r: (-scores[r.id], r.id))
+    live, scores = scored_live(
+        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
+    )
+    ranked = by_score(live, scores)
     section = listed_section(
         "Memories", ranked, TOP, scores, manifest, lambda r: f"- {one_line(r)}"
     )

@@ -21,10 +21,11 @@ from salience.briefing import (
     BriefingRequest,
     BriefingSection,
     ManifestBuilder,
+    by_score,
     estimate_tokens,
     one_line,
     render,
-    split_live,
+    scored_live,
 )
 from salience.clock import age_days
 from salience.models import MemoryRecord, Relevance
@@ -234,8 +235,9 @@ def briefing(
     manifest = ManifestBuilder()
     current = [r for r in candidates if r.is_current(request.now)]
     header = identity_line(current)
-    live = split_live(candidates, request.now, manifest)
-    scores = {r.id: context_score(r, request.now, settings).value for r in live}
+    live, scores = scored_live(
+        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
+    )
     total = settings.briefing_budget if request.budget is None else request.budget
     budget = max(0, total - estimate_tokens(header))
     packer = _Packer(budget, {title: int(budget * share) for title, _, share in SECTIONS})
@@ -249,7 +251,7 @@ def briefing(
         else:
             pool.append(record)
     pinned = sorted((r for r in pool if r.priority > 0), key=lambda r: (-r.priority, r.id))
-    ranked = sorted((r for r in pool if r.priority == 0), key=lambda r: (-scores[r.id], r.id))
+    ranked = by_score((r for r in pool if r.priority == 0), scores)
 
     _pack(pinned + ranked, packer, manifest, scores)
     sections = []

@@ -13,9 +13,10 @@ from salience.briefing import (
     Briefing,
     BriefingRequest,
     ManifestBuilder,
+    by_score,
     listed_section,
     render,
-    split_live,
+    scored_live,
 )
 from salience.clock import age_days
 from salience.models import MemoryRecord, Relevance
@@ -53,9 +54,10 @@ def briefing(
 ) -> Briefing:
     """The top 10 enabled memories under ``## What I Remember About You``, one line each."""
     manifest = ManifestBuilder()
-    live = split_live(candidates, request.now, manifest)
-    scores = {r.id: context_score(r, request.now, settings).value for r in live}
-    ranked = sorted(live, key=lambda r: (-scores[r.id], r.id))
+    live, scores = scored_live(
+        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
+    )
+    ranked = by_score(live, scores)
     section = listed_section(HEADING, ranked, TOP, scores, manifest, lambda r: f"- {r.content}")
     return Briefing("talome", render([section]), (section,), manifest.build(), request.now)
 
