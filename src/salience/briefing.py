@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from salience.models import MemoryRecord
+from salience.scoring.signals import layer_weight
 
 # Why a candidate was not injected.
 SUPERSEDED = "superseded"
@@ -150,9 +151,9 @@ def scored_live(
     manifest: ManifestBuilder,
     score: Callable[[MemoryRecord], float],
 ) -> tuple[list[MemoryRecord], dict[str, float]]:
-    """:func:`split_live`, then each live memory's score by id."""
+    """:func:`split_live`, then each live memory's score by id (x 0.8 from a mounted layer)."""
     live = split_live(candidates, now, manifest)
-    return live, {r.id: score(r) for r in live}
+    return live, {r.id: score(r) * layer_weight(r.layer) for r in live}
 
 
 def render(sections: Sequence[BriefingSection], header: str | None = None) -> str:

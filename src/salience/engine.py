@@ -7,7 +7,7 @@ right, and delegates persistence to a :class:`~salience.stores.base.Store`.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
@@ -46,11 +46,14 @@ from salience.errors import (
     ConflictError,
     ImportFormatError,
     InvalidInputError,
+    LayerError,
     NotFoundError,
+    ReadOnlyLayerError,
 )
 from salience.feedback import apply_feedback
 from salience.gates.pipeline import Screened, screen
 from salience.ids import new_ulid
+from salience.layers import Layer, check_kind, check_name, new_mount, open_layer, relabel
 from salience.maintenance import (
     OBSERVATION,
     ImportanceChange,
@@ -59,9 +62,11 @@ from salience.maintenance import (
     retention_due,
 )
 from salience.models import (
+    LOCAL_LAYER,
     AuditEntry,
     Hit,
     ImportResult,
+    LayerMount,
     MemoryRecord,
     Outcome,
     Session,
@@ -69,6 +74,7 @@ from salience.models import (
     Status,
     WriteResult,
 )
+from salience.packs import PackImport, PackManifest, pack_name, read_pack, write_pack
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.profiles.base import RecallPlan
 from salience.recall import LEXICAL, fuse, rank_candidates, spread_context
@@ -92,6 +98,7 @@ from salience.stores.base import MemoryFilter, Store
 from salience.text import content_hash
 
 if TYPE_CHECKING:
+    from salience.embeddings.arrays import Matrix
     from salience.vectors import Vector, Vectors
 
 DEFAULT_FORGET_REASON = "forgotten on request"
@@ -134,6 +141,7 @@ class Memory:
         self._embedder = load_embedder(self._config) if embedder == "config" else embedder
         self._vector_store: Vectors | None = None  # built on first use: NumPy loads lazily
         self._pool: ThreadPoolExecutor | None = None
+        self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
 
     @classmethod
     def open(
@@ -196,6 +204,9 @@ class Memory:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
                 self._pool = None
+            for layer in self._open_layers.values():
+                layer.close()
+            self._open_layers.clear()
             self._store.close()
 
     def __enter__(self) -> Memory:
@@ -347,11 +358,27 @@ class Memory:
         return WriteResult(Outcome.UPDATED, old.id, reason=f"merged: {why}", record=merged)
 
     def get(self, memory_id: str) -> MemoryRecord:
-        """The memory with this id, whatever its status; :class:`NotFoundError` if none."""
+        """The memory with this id, whatever its status, local or from a mounted layer
+        (``layer`` names it); :class:`NotFoundError` if none."""
         record = self._store.get(memory_id)
-        if record is None:
-            raise NotFoundError(memory_id)
-        return record
+        if record is not None:
+            return record
+        for layer in self._mounted():
+            found = layer.store.get(memory_id)
+            if found is not None:
+                return relabel(found, layer.name)
+        raise NotFoundError(memory_id)
+
+    def _local(self, memory_id: str, verb: str) -> MemoryRecord:
+        """A memory of the local layer, the only one writes may touch; a memory of a mounted
+        layer is refused with :class:`ReadOnlyLayerError`."""
+        record = self._store.get(memory_id)
+        if record is not None:
+            return record
+        for layer in self._mounted():
+            if layer.store.get(memory_id) is not None:
+                raise layer.refuse(memory_id, verb)
+        raise NotFoundError(memory_id)
 
     def update(self, memory_id: str, **changes: Any) -> WriteResult:
         """Change fields of a current memory in place; new content counts a revision."""
@@ -362,7 +389,7 @@ class Memory:
         if content is not None:
             validate_content(content, self._config.max_content_bytes)
         if content is not None or "title" in values or "tags" in values:
-            current = self.get(memory_id)
+            current = self._local(memory_id, "update")
             text = current.content if content is None else content
             values.setdefault("tags", current.tags)
             if content is None:
@@ -420,7 +447,7 @@ class Memory:
         if not isinstance(reason, str) or not reason.strip():
             raise InvalidInputError("a reason to forget must be given", field="reason")
         with self._store.transaction():
-            old = self.get(memory_id)
+            old = self._local(memory_id, "forget")
             if old.forget_reason is not None:
                 raise ConflictError(f"memory {memory_id} is already forgotten", memory_id=memory_id)
             now = self.now()
@@ -593,6 +620,7 @@ class Memory:
     def purge(self, memory_id: str) -> WriteResult:
         """Delete a memory for good, with its index entries. Cannot be undone."""
         with self._store.transaction():
+            self._local(memory_id, "purge")
             if not self._store.delete(memory_id):
                 raise NotFoundError(memory_id)
             self._audit("purge", memory_id, "caller")
@@ -604,10 +632,15 @@ class Memory:
             raise InvalidInputError(
                 f"unknown or read-only field(s): {', '.join(unknown)}", field=unknown[0]
             )
+        layer = fields.get("layer", LOCAL_LAYER)
+        if layer != LOCAL_LAYER:
+            raise ReadOnlyLayerError(
+                f"writes always go to the local layer; layer {layer!r} is read-only"
+            )
         return dict(fields)
 
     def _current(self, memory_id: str, verb: str) -> MemoryRecord:
-        record = self.get(memory_id)
+        record = self._local(memory_id, verb)
         status = record.status(self.now())
         if status is not Status.CURRENT:
             raise ConflictError(
@@ -672,26 +705,37 @@ class Memory:
         plan = rules.recall
         now = as_of or self.now()
         flt = MemoryFilter(as_of=now, user=user, project=project, type=type, tags=tuple(tags))
-        lexical_count = plan.lexical_count(limit)
+        layers = self._mounted()
+
+        def full_text() -> builtins.list[tuple[MemoryRecord, float]]:
+            count = plan.lexical_count(limit)
+            found = self._store.search(query, flt, count, dated=plan.dated)
+            for layer in layers:
+                found += layer.pairs(layer.store.search(query, flt, count, dated=plan.dated))
+            return found
+
         vector: builtins.list[tuple[MemoryRecord, float]] = []
+        sources: builtins.list[tuple[Layer | None, Vectors]] = []
         if plan.fusion == LEXICAL or not plan.vector_count(limit) or self._embedder is None:
-            lexical = self._store.search(query, flt, lexical_count, dated=plan.dated)
+            lexical = full_text()
         elif self._store.in_transaction():  # a worker would wait on this thread's own lock
-            lexical = self._store.search(query, flt, lexical_count, dated=plan.dated)
-            vector = self._vector_hits(query, flt, plan, limit)
+            lexical = full_text()
+            vector, sources = self._vector_hits(query, flt, plan, limit, layers)
         else:
             # Full-text search runs in a worker while this thread embeds the query and scans
             # the vectors: SQLite, onnxruntime and NumPy all release the GIL.
-            pending = self._worker().submit(
-                self._store.search, query, flt, lexical_count, dated=plan.dated
-            )
+            pending = self._worker().submit(full_text)
             try:
-                vector = self._vector_hits(query, flt, plan, limit)
+                vector, sources = self._vector_hits(query, flt, plan, limit, layers)
             finally:
                 lexical = pending.result()
         candidates = fuse(plan, lexical, vector)
         if plan.context_weight and vector:
-            neighbours = self.vectors.neighbours([c.record.id for c in candidates])
+            neighbours: dict[str, tuple[str | None, str | None]] = {}
+            for layer, vectors in sources:
+                name = LOCAL_LAYER if layer is None else layer.name
+                ids = [c.record.id for c in candidates if c.record.layer == name]
+                neighbours.update(vectors.neighbours(ids))
             candidates = spread_context(candidates, neighbours, plan.context_weight)
         hits = rank_candidates(candidates, rules, now, self._settings, limit)
         if rules.bump_on_recall and touch:
@@ -699,19 +743,49 @@ class Memory:
         return hits
 
     def _vector_hits(
-        self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int
-    ) -> builtins.list[tuple[MemoryRecord, float]]:
-        query_vector = self.vectors.query_vector(query)
-        if query_vector is None:
-            return []
-        found = self.vectors.search(
-            query_vector,
-            flt,
-            plan.vector_count(limit),
-            min_similarity=plan.vector_min,
-            neighbour_weight=plan.neighbour_weight,
-        )
-        return [(hit.record, hit.similarity) for hit in found]
+        self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int, layers: Sequence[Layer]
+    ) -> tuple[
+        builtins.list[tuple[MemoryRecord, float]], builtins.list[tuple[Layer | None, Vectors]]
+    ]:
+        """Vector hits from the local store and every layer with vectors of this embedder
+        (a layer embedded by another model is searched by full text only), and those sources."""
+        sources: builtins.list[tuple[Layer | None, Vectors]] = []
+        if self.vectors.count():
+            sources.append((None, self.vectors))
+        for mounted in layers:
+            vectors = self._layer_vectors(mounted)
+            if vectors is not None:
+                sources.append((mounted, vectors))
+        if not sources:
+            return [], []
+        embedded = self.vectors.embed([query])
+        assert embedded is not None
+        query_vector = embedded[0]
+        found: builtins.list[tuple[MemoryRecord, float]] = []
+        for layer, vectors in sources:
+            hits = vectors.search(
+                query_vector,
+                flt,
+                plan.vector_count(limit),
+                min_similarity=plan.vector_min,
+                neighbour_weight=plan.neighbour_weight,
+            )
+            pairs = [(hit.record, hit.similarity) for hit in hits]
+            found += pairs if layer is None else layer.pairs(pairs)
+        return found, sources
+
+    def _layer_vectors(self, layer: Layer) -> Vectors | None:
+        """The layer's vectors if they were made by this engine's embedder, else None."""
+        if self._embedder is None:
+            return None
+        if layer.vectors is None:
+            from salience.vectors import Vectors
+
+            layer.vectors = Vectors(layer.store, self._embedder)
+        stored = layer.vectors.stored_identity()
+        if stored != self._embedder.identity or not layer.vectors.count():
+            return None
+        return layer.vectors
 
     def _worker(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -752,7 +826,65 @@ class Memory:
         now = as_of or self.now()
         flt = MemoryFilter(as_of=now, user=user, include_superseded=True)
         request = BriefingRequest(now, user, project, session_id, budget)
-        return rules.briefing(self._store.list(flt, None), request, self._settings)
+        candidates = self._store.list(flt, None)
+        for layer in self._mounted():
+            candidates += layer.records(layer.store.list(flt, None))
+        return rules.briefing(candidates, request, self._settings)
+
+    # -- layers ---------------------------------------------------------------------------------
+
+    def layers(self) -> builtins.list[LayerMount]:
+        """The read-only layers mounted beside the local store, by name."""
+        return self._store.layers()
+
+    def mount(self, path: str | Path, *, kind: str, name: str | None = None) -> LayerMount:
+        """Mount another salience store read-only as a ``shared`` or ``base`` layer.
+
+        The name defaults to the kind. The store must open (read-only) now; recall and
+        briefings search it from then on, in every process that opens this store.
+        """
+        with self._store.transaction():
+            mount = new_mount(
+                path,
+                kind,
+                name,
+                local=self._store.location,
+                mounted=self._store.layers(),
+                now=self.now(),
+            )
+            open_layer(mount, self._config.busy_timeout_ms).close()
+            self._store.mount_layer(mount)
+            self._audit("mount", None, "caller", name=mount.name, kind=mount.kind, path=mount.path)
+        return mount
+
+    def unmount(self, name: str) -> LayerMount:
+        """Stop searching a mounted layer (its file is left as it is)."""
+        with self._store.transaction():
+            mounts = {m.name: m for m in self._store.layers()}
+            if name not in mounts:
+                known = ", ".join(mounts) or "none"
+                raise LayerError(f"no layer named {name!r} is mounted (mounted: {known})")
+            self._store.unmount_layer(name)
+            self._audit("unmount", None, "caller", name=name, path=mounts[name].path)
+        opened = self._open_layers.pop(name, None)
+        if opened is not None:
+            opened.close()
+        return mounts[name]
+
+    def _mounted(self) -> builtins.list[Layer]:
+        """The mounted layers, open (re-read from the store: another process may have changed
+        them). A layer that cannot be opened is a :class:`LayerError` naming it."""
+        mounts = self._store.layers()
+        current = {m.name: m for m in mounts}
+        for name, layer in builtins.list(self._open_layers.items()):
+            if current.get(name) != layer.mount:
+                layer.close()
+                del self._open_layers[name]
+        for mount in mounts:
+            if mount.name not in self._open_layers:
+                store = open_layer(mount, self._config.busy_timeout_ms)
+                self._open_layers[mount.name] = Layer(mount, store)
+        return [self._open_layers[m.name] for m in mounts]
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -875,10 +1007,16 @@ class Memory:
         A record whose id exists replaces it (counted as updated, or unchanged if identical).
         Missing ``id``, ``type`` and times are filled in, so hand-written files work.
         """
+        return self._import(lines, None)
+
+    def _import(self, lines: Iterable[str], vectors: Matrix | None) -> ImportResult:
+        """:meth:`import_`, with the vectors of the lines (row i for line i + 1) if known."""
         parsed = jsonl.parse(lines, now=self.now(), max_bytes=self._config.max_content_bytes)
         records = [self._screen_import(record, line) for line, record in parsed]
-        embedded = None
-        if self._embedder is not None:
+        embedded: Matrix | Sequence[Vector] | None = None
+        if self._embedder is not None and vectors is not None:
+            embedded = [vectors[line - 1] for line, _ in parsed]
+        elif self._embedder is not None:
             embedded = self.vectors.embed([r.content for r in records])
         created = updated = unchanged = 0
         entries: builtins.list[AuditEntry] = []
@@ -905,6 +1043,96 @@ class Memory:
                     updated += 1
             self._store.append_audit(entries)
         return ImportResult(created=created, updated=updated, unchanged=unchanged)
+
+    # -- knowledge packs ------------------------------------------------------------------------
+
+    def export_pack(
+        self,
+        path: str | Path,
+        *,
+        tags: Iterable[str] = (),
+        type: str | None = None,
+        project: str | None = None,
+    ) -> PackManifest:
+        """Write the current memories matching the filters as a knowledge pack (see
+        :mod:`salience.packs`), with their vectors when every one has a vector of one model."""
+        tags = tuple(tags)
+        now = self.now()
+        flt = MemoryFilter(as_of=now, project=project, type=type, tags=tags)
+        records = sorted(self._store.list(flt, None), key=lambda r: r.id)
+        matrix, identity = self._pack_vectors(records)
+        filters = {"tags": list(tags), "type": type, "project": project}
+        return write_pack(
+            path,
+            [jsonl.dump(r) for r in records],
+            [r.type for r in records],
+            vectors=matrix,
+            embedder=identity,
+            filters={k: v for k, v in filters.items() if v},
+            now=now,
+        )
+
+    def _pack_vectors(self, records: Sequence[MemoryRecord]) -> tuple[Matrix | None, str | None]:
+        """Every record's vector and the model that made them, or (None, None) if not all
+        of them can have one (missing ones are embedded when the configured model made the
+        rest)."""
+        if not records:
+            return None, None
+        import numpy as np
+
+        identity = self.vectors.stored_identity()
+        if identity is None and self._embedder is None:
+            return None, None
+        found = self.vectors.stored([r.id for r in records])
+        missing = [r for r in records if r.id not in found]
+        if missing:
+            if self._embedder is None or identity not in (None, self._embedder.identity):
+                return None, None
+            embedded = self.vectors.embed([r.content for r in missing])
+            assert embedded is not None
+            found.update(zip((r.id for r in missing), embedded, strict=True))
+            identity = self._embedder.identity
+        return np.stack([found[r.id] for r in records]), identity
+
+    def import_pack(
+        self, path: str | Path, *, mount_as: str | None = None, name: str | None = None
+    ) -> PackImport:
+        """Import a knowledge pack into the local store (ids kept), or with ``mount_as``
+        (``base`` or ``shared``) into a new store beside this one, mounted read-only.
+
+        The pack's vectors are kept when its embedder identity is this engine's; otherwise
+        the memories are re-embedded. A damaged or unknown pack changes nothing.
+        """
+        pack = read_pack(path)
+        configured = None if self._embedder is None else self._embedder.identity
+        keep = pack.vectors is not None and pack.manifest.embedder == configured
+        vectors = pack.vectors if keep else None
+        fate = "kept" if keep else "none" if configured is None else "embedded"
+        if mount_as is None:
+            return PackImport(self._import(pack.lines, vectors), pack.manifest, fate)
+        check_kind(mount_as)
+        name = check_name(pack_name(path) if name is None else name)
+        if any(m.name == name for m in self._store.layers()):
+            raise LayerError(
+                f"a layer named {name!r} is already mounted; choose another name with --name"
+            )
+        target = Path(self._store.location).parent / "layers" / f"{name}.db"
+        if target.exists():
+            raise LayerError(f"{target} exists already; choose another name with --name")
+        from salience.stores.sqlite import SQLiteStore
+
+        try:
+            store = SQLiteStore(target, busy_timeout_ms=self._config.busy_timeout_ms)
+            with Memory(
+                store, config=self._config, clock=self._clock, embedder=self._embedder
+            ) as m:
+                result = m._import(pack.lines, vectors)
+            mount = self.mount(target, kind=mount_as, name=name)
+        except BaseException:
+            for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
+                leftover.unlink(missing_ok=True)
+            raise
+        return PackImport(result, pack.manifest, fate, mount)
 
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every memory that lacks a vector; after an embedder change, all of them."""

@@ -9,6 +9,10 @@ Every error is a :class:`SalienceError`; catch that to handle them all. The tree
     ├── ConflictError            the memory is in a state that forbids the change
     ├── ConfigError              a bad setting or an unsupported store URL
     ├── EmbedderError            the embedder failed or does not match the store's vectors
+    ├── LayerError               a layer cannot be mounted or opened
+    │   └── ReadOnlyLayerError   a write aimed at a mounted (read-only) layer
+    ├── PackError                a knowledge pack is damaged, of an unknown version, or unusable
+    ├── LLMError                 the configured LLM endpoint failed (callers fall back)
     └── StoreError               the storage itself
         ├── NotASalienceDatabaseError   the file is not a salience database
         ├── SchemaTooNewError           written by a newer salience; ``unknown`` migrations
@@ -63,6 +67,22 @@ class ConfigError(SalienceError):
 
 class EmbedderError(SalienceError):
     """The embedder could not embed, or its vectors do not belong in this store."""
+
+
+class LayerError(SalienceError):
+    """A layer cannot be mounted, found or opened; nothing was changed."""
+
+
+class ReadOnlyLayerError(LayerError):
+    """A write was aimed at a mounted layer: writes always go to the local layer."""
+
+
+class PackError(SalienceError):
+    """A knowledge pack cannot be written or read (bad checksum, unknown version, ...)."""
+
+
+class LLMError(SalienceError):
+    """The configured LLM endpoint failed or answered something unusable."""
 
 
 class StoreError(SalienceError):

@@ -174,3 +174,21 @@ class Session:
     last_active_at: datetime
     ended_at: datetime | None = None
     summary_id: str | None = None
+
+
+LOCAL_LAYER = "local"
+"""The layer every write goes to: the store's own memories."""
+
+LAYER_KINDS = ("shared", "base")
+"""Read-only layers: ``shared`` (a sibling project's or a team's store) and ``base``
+(an imported knowledge pack)."""
+
+
+@dataclass(frozen=True)
+class LayerMount:
+    """A read-only store mounted beside the local one, under a name."""
+
+    name: str
+    kind: str
+    path: str
+    mounted_at: datetime

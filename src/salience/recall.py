@@ -20,9 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from salience.models import Hit, MemoryRecord, Relevance
+from salience.models import LOCAL_LAYER, Hit, MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
-from salience.scoring.scores import SearchScore
+from salience.scoring.scores import SearchScore, scaled
+from salience.scoring.signals import layer_weight
 
 LEXICAL = "lexical"
 UNION = "union"
@@ -148,7 +149,8 @@ def rank_candidates(
 ) -> list[Hit]:
     """Score candidates with the profile's search score; best first, ties by id."""
     scored: list[tuple[Candidate, SearchScore]] = [
-        (c, profile.search_score(c.record, now, c.relevance, settings)) for c in candidates
+        (c, _layered(profile, c.record, profile.search_score(c.record, now, c.relevance, settings)))
+        for c in candidates
     ]
     scored.sort(key=lambda item: (-item[1].value, item[0].record.id))
     pairs = [(c.record, score) for c, score in scored]
@@ -165,6 +167,14 @@ def rank_candidates(
         )
         for rank, i in enumerate(chosen, 1)
     ]
+
+
+def _layered(profile: Profile, record: MemoryRecord, score: SearchScore) -> SearchScore:
+    """The 0.8 de-boost for a memory of a mounted layer (if the profile did not apply it)."""
+    if record.layer == LOCAL_LAYER or profile.weighs_layers:
+        return score
+    weight = layer_weight(record.layer)
+    return scaled(score, weight, f"x {weight:g}: from layer {record.layer!r}")
 
 
 def rank_hits(

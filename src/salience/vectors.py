@@ -220,9 +220,18 @@ class VectorIndex:
         rows = [self._row[i] for i in memory_ids if i in self._row]
         return self._matrix[rows].copy() if rows else np.zeros((0, 0), dtype=np.float32)
 
+    def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored vector of each of those memories that has one."""
+        self.refresh()
+        return {i: self._matrix[self._row[i]].copy() for i in memory_ids if i in self._row}
+
     def ids(self) -> list[str]:
         """Memory ids in row order."""
         self.refresh()
+        return self._ids
+
+    def loaded_ids(self) -> list[str]:
+        """Memory ids in row order as loaded now (no refresh)."""
         return self._ids
 
 
@@ -261,6 +270,10 @@ class Vectors:
     def embedder(self) -> Embedder | None:
         """The embedder in use (None: full-text only)."""
         return self._embedder
+
+    def count(self) -> int:
+        """How many memories have a vector."""
+        return len(self._index)
 
     @property
     def active(self) -> bool:
@@ -313,10 +326,12 @@ class Vectors:
     ) -> list[VectorHit]:
         """The ``k`` memories matching ``flt`` most similar to ``query``, best first."""
         self._check()
-        ids = self._index.ids()
         wanted = k
         while True:
             rows, scores = self._index.top(query, wanted, neighbour_weight)
+            # The ids of the rows top() just scored: a refresh may have replaced the list
+            # (another process wrote meanwhile), so never use one taken before it.
+            ids = self._index.loaded_ids()
             found = len(rows)
             # A cosine of 0 or less says "unrelated": never a vector hit.
             keep = (scores >= min_similarity) & (scores > 0)
@@ -331,6 +346,10 @@ class Vectors:
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """Session neighbours of memories that have vectors (see :class:`VectorIndex`)."""
         return self._index.neighbours(memory_ids)
+
+    def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored vector of each of those memories that has one."""
+        return self._index.stored(memory_ids)
 
     def centroid(self, memory_ids: Sequence[str]) -> Vector | None:
         """The normalised mean of the memories' vectors (None if none of them has one)."""

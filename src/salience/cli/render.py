@@ -123,9 +123,13 @@ def hit_table(hits: Sequence[Hit], *, explain: bool = False) -> None:
         return
     console = _console()
     for h in hits:
+        layer = (
+            "" if h.record.layer == "local" else f"[yellow]\\[{escape(h.record.layer)}][/yellow] "
+        )
         console.print(
             f"{h.rank:>2}. [green]{h.score:.4f}[/green]  [cyan]{h.record.id}[/cyan]  "
-            f"[magenta]{escape(h.record.type)}[/magenta]  {escape(one_line(h.record.content))}"
+            f"[magenta]{escape(h.record.type)}[/magenta]  "
+            f"{layer}{escape(one_line(h.record.content))}"
         )
         if explain:
             console.print(f"[dim]{escape(retrieval_line(h))}[/dim]")

@@ -97,6 +97,9 @@ class Profile:
     reserved_types: frozenset[str] = field(default_factory=frozenset)
     source_confidence: tuple[tuple[str, float], ...] = ()
     recall: RecallPlan = field(default_factory=RecallPlan)
+    # Whether the search score already applies the layer de-boost itself (eidet's does);
+    # otherwise recall applies it after scoring.
+    weighs_layers: bool = False
 
     def type_spec(self, name: str) -> TypeSpec | None:
         """The vocabulary entry for ``name``, if the profile has one."""

@@ -27,7 +27,7 @@ from salience.clock import age_days
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
 from salience.scoring.scores import Component, ContextScore, SearchScore, weighted
-from salience.scoring.signals import capped_frequency, half_life_recency
+from salience.scoring.signals import capped_frequency, half_life_recency, layer_weight
 
 TYPES = ("observation", "insight", "procedure", "heuristic")
 L1_LIMIT = 20
@@ -35,7 +35,6 @@ L1_TYPE_SHARES = {"insight": 50, "procedure": 30, "heuristic": 20}  # percent of
 L1_PREFIX = {"insight": "[I]", "procedure": "[P]", "heuristic": "[H]"}
 TOKEN_BUDGET_L0_L1 = 600
 VECTOR_ONLY_WEIGHT = 0.9
-NON_LOCAL_WEIGHT = 0.8
 RECALL_SHARES = {"insight": 40, "observation": 25, "procedure": 20}  # heuristics: the rest
 
 
@@ -63,7 +62,7 @@ def search_score(
 ) -> SearchScore:
     """weight (1.0 full-text hit, 0.9 vector-only) x memory score, x 0.8 off the local layer."""
     weight = 1.0 if relevance.lexical_hit else VECTOR_ONLY_WEIGHT
-    layer = 1.0 if record.layer == "local" else NON_LOCAL_WEIGHT
+    layer = layer_weight(record.layer)
     base = memory_score(record, now)
     component = Component("memory score", weight * layer, base.value)
     note = f"match weight {weight:g} x layer {layer:g} x memory score {base.value:.6f}"
@@ -160,6 +159,7 @@ PROFILE = Profile(
     briefing=briefing,
     bump_on_recall=True,
     select=select,
+    weighs_layers=True,
     source_confidence=(("user", 0.7), ("consolidation", 0.7), ("*", 0.6)),
     # L2 recall: full-text 2·L hits, vector L hits with similarity >= 0.70, merged by id.
     recall=RecallPlan(fusion="union", lexical_factor=2, vector_factor=1, vector_min=0.70),

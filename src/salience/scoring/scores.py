@@ -126,3 +126,10 @@ def weighted(kind: type[ScoreT], profile: str, parts: tuple[Part, ...]) -> Score
     for _, weight, value in parts:
         total += weight * value
     return kind(total, parts, profile)
+
+
+def scaled(score: ScoreT, factor: float, why: str) -> ScoreT:
+    """``score`` times ``factor``: every part's weight scaled, so the parts still add up."""
+    parts = tuple((name, weight * factor, value) for name, weight, value in score.parts)
+    note = f"{score.note}; {why}" if score.note else why
+    return type(score)(score.value * factor, parts, score.profile, note)

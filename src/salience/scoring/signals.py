@@ -75,3 +75,12 @@ def type_priority(memory_type: str, table: Mapping[str, float], default: float) 
 def feedback_ratio(echoes: int, fizzles: int) -> float:
     """Laplace-smoothed share of useful recalls: 0.5 with no feedback, towards 1 or 0 with it."""
     return (echoes + 1) / (echoes + fizzles + 2)
+
+
+NON_LOCAL_WEIGHT = 0.8
+"""eidet's de-boost of a memory from a mounted (shared or base) layer."""
+
+
+def layer_weight(layer: str) -> float:
+    """1 for the local layer's own memories, :data:`NON_LOCAL_WEIGHT` for a mounted layer's."""
+    return 1.0 if layer == "local" else NON_LOCAL_WEIGHT

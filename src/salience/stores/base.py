@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from salience.models import AuditEntry, MemoryRecord, Session, Stats
+from salience.models import AuditEntry, LayerMount, MemoryRecord, Session, Stats
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,18 @@ class Store(Protocol):
 
     def delete(self, memory_id: str) -> bool:
         """Remove a record for good; False if it did not exist."""
+        ...
+
+    def layers(self) -> builtins.list[LayerMount]:
+        """The read-only stores mounted beside this one, by name."""
+        ...
+
+    def mount_layer(self, mount: LayerMount) -> None:
+        """Record a mounted layer (its name and path must be new here)."""
+        ...
+
+    def unmount_layer(self, name: str) -> bool:
+        """Forget a mounted layer; False if none has that name."""
         ...
 
     def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:

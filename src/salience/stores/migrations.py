@@ -126,6 +126,19 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX audit_log_memory ON audit_log (memory_id, seq) WHERE memory_id IS NOT NULL;
         """,
     ),
+    (
+        "0006_layers",
+        """
+        -- Read-only stores mounted beside this one (eidet's shared and base layers): recall
+        -- and briefings search them too; writes never go there.
+        CREATE TABLE layers (
+            name TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('shared', 'base')),
+            path TEXT NOT NULL UNIQUE,
+            mounted_at TEXT NOT NULL
+        );
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

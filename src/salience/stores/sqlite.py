@@ -28,7 +28,7 @@ from salience.errors import (
     StoreError,
     StoreReadOnlyError,
 )
-from salience.models import AuditEntry, MemoryRecord, Session, Stats
+from salience.models import AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.records import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS
 from salience.stores.base import MemoryFilter
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS
@@ -142,27 +142,57 @@ def _filter_sql(flt: MemoryFilter) -> tuple[str, list[object]]:
 class SQLiteStore:
     """A salience store in one SQLite file (see the module docstring for concurrency)."""
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 10000) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout_ms: int = 10000, read_only: bool = False
+    ) -> None:
         self._path = Path(path)
+        self._read_only = read_only
         self._lock = threading.RLock()
         self._depth = 0
         self._vector_writes = 0
         self._owner = 0
-        _prepare_file(self._path)
+        if read_only:
+            _check_existing(self._path)
+        else:
+            _prepare_file(self._path)
         try:
             self._conn = sqlite3.connect(
-                str(self._path),
+                self._path.resolve().as_uri() + "?mode=ro" if read_only else str(self._path),
                 isolation_level=None,
                 timeout=busy_timeout_ms / 1000,
                 check_same_thread=False,
+                uri=read_only,
             )
         except sqlite3.Error as exc:
             raise self._translate(exc) from None
         try:
-            self._setup(busy_timeout_ms)
+            if read_only:
+                self._setup_read_only(busy_timeout_ms)
+            else:
+                self._setup(busy_timeout_ms)
         except BaseException:
             self._conn.close()
             raise
+
+    def _setup_read_only(self, busy_timeout_ms: int) -> None:
+        """Query-only, and the schema must be exactly this version's: nothing is migrated."""
+        with self._errors():
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self._conn.execute("PRAGMA query_only = ON")
+            applied = self._applied_migrations()
+        unknown = sorted(set(applied) - set(MIGRATION_NAMES))
+        if unknown:
+            raise SchemaTooNewError(str(self._path), unknown)
+        if len(applied) < len(MIGRATION_NAMES):
+            raise StoreError(
+                f"{self._path} was written by an older salience; open it once with this "
+                "version (read-write) to upgrade it, then mount it again"
+            )
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this store was opened for reading only (a mounted layer)."""
+        return self._read_only
 
     def _setup(self, busy_timeout_ms: int) -> None:
         """Pragmas and migrations, retried while another process is creating the same file.
@@ -223,6 +253,8 @@ class SQLiteStore:
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One atomic unit holding the write lock; nested calls join the outer one."""
+        if self._read_only:
+            raise StoreReadOnlyError(str(self._path))
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -254,21 +286,30 @@ class SQLiteStore:
         """Whether the calling thread is inside :meth:`transaction`."""
         return self._depth > 0 and self._owner == threading.get_ident()
 
+    def _applied_migrations(self) -> list[str]:
+        """Names of the migrations applied; [] for an empty file (refuses a foreign one)."""
+        tables = {
+            row[0]
+            for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        if "schema_migrations" not in tables:
+            if tables:
+                raise NotASalienceDatabaseError(
+                    str(self._path), "it holds other tables and no salience schema"
+                )
+            if self._read_only:
+                raise NotASalienceDatabaseError(str(self._path), "it holds no salience schema")
+            return []
+        return [str(r[0]) for r in self._conn.execute("SELECT name FROM schema_migrations")]
+
     def _migrate(self) -> None:
         with self.transaction():
-            tables = {
-                row[0]
-                for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-            if "schema_migrations" not in tables:
-                if tables:
-                    raise NotASalienceDatabaseError(
-                        str(self._path), "it holds other tables and no salience schema"
-                    )
+            applied = self._applied_migrations()
+            if not applied:
                 self._conn.execute(
-                    "CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)"
+                    "CREATE TABLE IF NOT EXISTS schema_migrations "
+                    "(name TEXT PRIMARY KEY, applied_at TEXT)"
                 )
-            applied = [r[0] for r in self._conn.execute("SELECT name FROM schema_migrations")]
             unknown = sorted(set(applied) - set(MIGRATION_NAMES))
             if unknown:
                 raise SchemaTooNewError(str(self._path), unknown)
@@ -627,6 +668,28 @@ class SQLiteStore:
                     "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)", (key, value)
                 )
 
+    def layers(self) -> builtins.list[LayerMount]:
+        """The read-only stores mounted beside this one, by name."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(
+                "SELECT name, kind, path, mounted_at FROM layers ORDER BY name"
+            ).fetchall()
+        return [LayerMount(r[0], r[1], r[2], datetime.fromisoformat(r[3])) for r in rows]
+
+    def mount_layer(self, mount: LayerMount) -> None:
+        """Record a mounted layer (its name and path must be new here)."""
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "INSERT INTO layers (name, kind, path, mounted_at) VALUES (?, ?, ?, ?)",
+                (mount.name, mount.kind, mount.path, format_time(mount.mounted_at)),
+            )
+
+    def unmount_layer(self, name: str) -> bool:
+        """Forget a mounted layer; False if none has that name. Its file is untouched."""
+        with self.transaction(), self._errors():
+            cursor = self._conn.execute("DELETE FROM layers WHERE name = ?", (name,))
+        return cursor.rowcount > 0
+
     def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
         """Entities of the matching memories with how many mention each, most first."""
         where, params = _filter_sql(flt)
@@ -681,6 +744,20 @@ class SQLiteStore:
         )
 
 
+def _check_existing(path: Path) -> None:
+    """A store opened read-only must already exist and be an SQLite file."""
+    if not path.is_file():
+        raise StoreError(f"no salience store at {path}")
+    _check_magic(path)
+
+
+def _check_magic(path: Path) -> None:
+    if path.stat().st_size > 0:
+        with path.open("rb") as handle:
+            if handle.read(16) != _SQLITE_MAGIC:
+                raise NotASalienceDatabaseError(str(path), "not an SQLite file")
+
+
 def _prepare_file(path: Path) -> None:
     """Create the home directory; refuse a file that is not SQLite before SQLite touches it."""
     try:
@@ -689,7 +766,5 @@ def _prepare_file(path: Path) -> None:
         raise StoreReadOnlyError(str(path.parent)) from None
     if path.is_dir():
         raise NotASalienceDatabaseError(str(path), "it is a directory")
-    if path.exists() and path.stat().st_size > 0:
-        with path.open("rb") as handle:
-            if handle.read(16) != _SQLITE_MAGIC:
-                raise NotASalienceDatabaseError(str(path), "not an SQLite file")
+    if path.exists():
+        _check_magic(path)

@@ -1,0 +1,74 @@
+"""``salience layer mount|list|unmount``: read-only stores searched beside the local one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from salience.cli import render
+from salience.cli.app import cli, json_option, open_memory, store_options
+from salience.models import LAYER_KINDS, LayerMount
+
+
+def _mount_json(mount: LayerMount) -> dict[str, str]:
+    return {
+        "name": mount.name,
+        "kind": mount.kind,
+        "path": mount.path,
+        "mounted_at": mount.mounted_at.isoformat(),
+    }
+
+
+@cli.group()
+def layer() -> None:
+    """Mounted read-only layers (shared: a sibling's store; base: a knowledge pack)."""
+
+
+@layer.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--as", "kind", type=click.Choice(LAYER_KINDS), required=True, help="The layer's kind."
+)
+@click.option("--name", default=None, help="The layer's name (default: its kind).")
+@store_options
+@json_option
+def mount(
+    path: Path, kind: str, name: str | None, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """Mount the salience store at PATH (a file or a directory holding salience.db)."""
+    with open_memory(home, profile) as memory:
+        mounted = memory.mount(path, kind=kind, name=name)
+    if as_json:
+        render.emit_json(_mount_json(mounted))
+    else:
+        click.echo(f"mounted {mounted.path} as {mounted.kind} layer {mounted.name!r}")
+
+
+@layer.command(name="list")
+@store_options
+@json_option
+def list_(home: Path | None, profile: str | None, as_json: bool) -> None:
+    """The mounted layers: name, kind, path."""
+    with open_memory(home, profile) as memory:
+        mounts = memory.layers()
+    if as_json:
+        render.emit_json([_mount_json(m) for m in mounts])
+        return
+    click.echo("local   (read-write)")
+    for m in mounts:
+        click.echo(f"{m.name}  ({m.kind}, read-only)  {m.path}")
+
+
+@layer.command()
+@click.argument("name")
+@store_options
+@json_option
+def unmount(name: str, home: Path | None, profile: str | None, as_json: bool) -> None:
+    """Stop searching the layer NAME (its file is left as it is)."""
+    with open_memory(home, profile) as memory:
+        gone = memory.unmount(name)
+    if as_json:
+        render.emit_json(_mount_json(gone))
+    else:
+        click.echo(f"unmounted layer {gone.name!r} ({gone.path})")

@@ -1,0 +1,89 @@
+"""``salience pack export|import``: knowledge packs (see :mod:`salience.packs`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from salience.cli import render
+from salience.cli.app import cli, json_option, open_memory, store_options
+from salience.models import LAYER_KINDS
+
+
+@cli.group()
+def pack() -> None:
+    """Knowledge packs: export memories to a versioned, checksummed file; import or mount one."""
+
+
+@pack.command(name="export")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
+@click.option("--type", "type_", default=None, help="Only memories of this type.")
+@click.option("--project", default=None, help="Only this project's memories.")
+@store_options
+@json_option
+def export_(
+    file: Path,
+    tags: tuple[str, ...],
+    type_: str | None,
+    project: str | None,
+    home: Path | None,
+    profile: str | None,
+    as_json: bool,
+) -> None:
+    """Write the current memories matching the filters to the pack FILE."""
+    with open_memory(home, profile) as memory:
+        manifest = memory.export_pack(file, tags=tags, type=type_, project=project)
+    if as_json:
+        render.emit_json(manifest.to_json())
+        return
+    vectors = f"vectors of {manifest.embedder}" if manifest.embedder else "no vectors"
+    click.echo(f"exported {manifest.records} memories ({vectors}) to {file}")
+
+
+@pack.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--mount-as",
+    type=click.Choice(LAYER_KINDS),
+    default=None,
+    help="Mount the pack as a read-only layer instead of importing it into local.",
+)
+@click.option("--name", default=None, help="The layer's name (default: the pack's file name).")
+@store_options
+@json_option
+def import_(
+    file: Path,
+    mount_as: str | None,
+    name: str | None,
+    home: Path | None,
+    profile: str | None,
+    as_json: bool,
+) -> None:
+    """Import the pack FILE (ids kept; vectors kept when the embedder matches)."""
+    with open_memory(home, profile) as memory:
+        done = memory.import_pack(file, mount_as=mount_as, name=name)
+    result = done.result
+    if as_json:
+        render.emit_json(
+            {
+                "created": result.created,
+                "updated": result.updated,
+                "unchanged": result.unchanged,
+                "vectors": done.vectors,
+                "layer": None if done.mount is None else done.mount.name,
+                "manifest": done.manifest.to_json(),
+            }
+        )
+        return
+    render.import_result(result)
+    click.echo(
+        {
+            "kept": "vectors: the pack's (same embedder)",
+            "embedded": "vectors: made by the configured embedder",
+            "none": "vectors: none (no embedder is configured)",
+        }[done.vectors]
+    )
+    if done.mount is not None:
+        click.echo(f"mounted {done.mount.path} as {done.mount.kind} layer {done.mount.name!r}")

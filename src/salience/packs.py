@@ -1,0 +1,257 @@
+"""Knowledge packs: a versioned, checksummed file of memories (and their vectors) to share.
+
+A pack is a zip file holding three members:
+
+* ``manifest.json`` — ``format`` ("salience-pack"), ``version``, when it was made, the filters
+  it was exported with, counts (records, by type), the embedder identity and dimensions of the
+  vectors (or null), and the SHA-256 of every other member;
+* ``records.jsonl`` — one record per line, exactly as ``salience export`` writes them (ids
+  kept);
+* ``vectors.f32`` — only when every record has a vector of one embedder: the vectors as
+  little-endian float32 rows, in the order of the records.
+
+A pack whose checksums do not match, whose version is unknown, or that is not a pack at all is
+refused before anything is written. Members are stored with fixed timestamps, so exporting the
+same memories at the same time gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from salience.clock import format_time
+from salience.errors import PackError
+from salience.models import ImportResult, LayerMount
+
+if TYPE_CHECKING:
+    from salience.embeddings.arrays import Matrix
+
+PACK_FORMAT = "salience-pack"
+PACK_VERSION = 1
+MANIFEST = "manifest.json"
+RECORDS = "records.jsonl"
+VECTORS = "vectors.f32"
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # zip's earliest time: members carry no real timestamps
+_MAX_MEMBER_BYTES = 2 << 30  # refuse absurd members (a damaged or hostile file) up front
+
+
+@dataclass(frozen=True)
+class PackManifest:
+    """What a pack says about itself."""
+
+    version: int
+    created_at: str
+    records: int
+    by_type: dict[str, int]
+    embedder: str | None
+    dimensions: int | None
+    filters: dict[str, Any] = field(default_factory=dict)
+    checksums: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest document, keys in a fixed order."""
+        return {
+            "format": PACK_FORMAT,
+            "version": self.version,
+            "created_at": self.created_at,
+            "filters": self.filters,
+            "counts": {"records": self.records, "by_type": self.by_type},
+            "embedder": None
+            if self.embedder is None
+            else {"identity": self.embedder, "dimensions": self.dimensions},
+            "checksums": self.checksums,
+        }
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A pack read and verified: its manifest, its record lines, its vectors (or None)."""
+
+    manifest: PackManifest
+    lines: list[str]
+    vectors: Matrix | None
+
+
+@dataclass(frozen=True)
+class PackImport:
+    """What importing a pack did: the import's counts, what became of vectors (``kept``: the
+    pack's, same embedder; ``embedded``: made anew by the configured embedder; ``none``: no
+    embedder is configured), and the layer it was mounted as (None: imported into local)."""
+
+    result: ImportResult
+    manifest: PackManifest
+    vectors: str
+    mount: LayerMount | None = None
+
+
+def pack_name(path: str | Path) -> str:
+    """A layer name from a pack's file name: its stem, other characters turned into ``-``."""
+    stem = Path(path).name.split(".")[0]
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "-" for c in stem)
+    return cleaned.strip("-_")[:64] or "pack"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_pack(
+    path: str | Path,
+    lines: Sequence[str],
+    types: Sequence[str],
+    *,
+    vectors: Matrix | None,
+    embedder: str | None,
+    filters: dict[str, Any],
+    now: datetime,
+) -> PackManifest:
+    """Write a pack atomically (a temporary file renamed into place) and return its manifest.
+
+    ``lines`` are the records' JSON lines, ``types`` their types; ``vectors`` (one row per
+    record) are stored only with the ``embedder`` identity that made them.
+    """
+    members: dict[str, bytes] = {RECORDS: "".join(line + "\n" for line in lines).encode()}
+    dimensions = None
+    if vectors is not None and embedder is not None and len(lines):
+        import numpy as np
+
+        if vectors.shape[0] != len(lines):
+            raise PackError("internal: one vector per record is needed to store vectors")
+        members[VECTORS] = np.ascontiguousarray(vectors, dtype="<f4").tobytes()
+        dimensions = int(vectors.shape[1])
+    else:
+        embedder = None
+    manifest = PackManifest(
+        version=PACK_VERSION,
+        created_at=format_time(now),
+        records=len(lines),
+        by_type=dict(sorted(Counter(types).items())),
+        embedder=embedder,
+        dimensions=dimensions,
+        filters=filters,
+        checksums={name: _sha256(data) for name, data in members.items()},
+    )
+    document = json.dumps(manifest.to_json(), indent=2, ensure_ascii=False) + "\n"
+    target = Path(path)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".pack-", dir=target.parent or ".")
+    except OSError as exc:
+        raise PackError(f"cannot write the pack to {target}: {exc.strerror}") from None
+    try:
+        with os.fdopen(handle, "wb") as raw, zipfile.ZipFile(raw, "w") as archive:
+            for name, data in ((MANIFEST, document.encode()), *members.items()):
+                info = zipfile.ZipInfo(name, date_time=_EPOCH)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                archive.writestr(info, data)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return manifest
+
+
+def read_pack(path: str | Path) -> Pack:
+    """Read and verify a pack; :class:`PackError` says what is wrong with a bad one."""
+    source = Path(path)
+    try:
+        archive = zipfile.ZipFile(source)
+    except FileNotFoundError:
+        raise PackError(f"no pack at {source}") from None
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise PackError(f"{source} is not a salience pack ({exc})") from None
+    with archive:
+        names = set(archive.namelist())
+        if MANIFEST not in names:
+            raise PackError(f"{source} is not a salience pack (no {MANIFEST})")
+        manifest = _manifest(_member(archive, MANIFEST, source), source)
+        members = {}
+        for name, expected in manifest.checksums.items():
+            if name not in (RECORDS, VECTORS):
+                raise PackError(f"{source}: the manifest names an unknown member {name!r}")
+            if name not in names:
+                raise PackError(f"{source}: {name} is missing from the pack")
+            data = _member(archive, name, source)
+            if _sha256(data) != expected:
+                raise PackError(
+                    f"{source}: the checksum of {name} does not match the manifest "
+                    "(the pack is damaged or was altered)"
+                )
+            members[name] = data
+    if RECORDS not in members:
+        raise PackError(f"{source}: the manifest has no checksum for {RECORDS}")
+    lines = members[RECORDS].decode("utf-8").splitlines()
+    if len(lines) != manifest.records:
+        raise PackError(
+            f"{source}: the manifest counts {manifest.records} records, the pack holds {len(lines)}"
+        )
+    vectors = None
+    if manifest.embedder is not None:
+        vectors = _vectors(members.get(VECTORS), manifest, source)
+    return Pack(manifest, lines, vectors)
+
+
+def _member(archive: zipfile.ZipFile, name: str, source: Path) -> bytes:
+    info = archive.getinfo(name)
+    if info.file_size > _MAX_MEMBER_BYTES:
+        raise PackError(f"{source}: {name} is too large ({info.file_size} bytes)")
+    try:
+        return archive.read(name)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise PackError(f"{source}: {name} cannot be read ({exc})") from None
+
+
+def _manifest(data: bytes, source: Path) -> PackManifest:
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PackError(f"{source}: {MANIFEST} is not valid JSON ({exc})") from None
+    if not isinstance(document, dict) or document.get("format") != PACK_FORMAT:
+        raise PackError(f"{source} is not a salience pack (format is not {PACK_FORMAT!r})")
+    version = document.get("version")
+    if version != PACK_VERSION:
+        raise PackError(
+            f"{source}: pack version {version!r} is not supported "
+            f"(this salience reads version {PACK_VERSION}); upgrade salience"
+        )
+    try:
+        counts = document["counts"]
+        embedder = document["embedder"]
+        manifest = PackManifest(
+            version=PACK_VERSION,
+            created_at=str(document["created_at"]),
+            records=int(counts["records"]),
+            by_type={str(k): int(v) for k, v in dict(counts["by_type"]).items()},
+            embedder=None if embedder is None else str(embedder["identity"]),
+            dimensions=None if embedder is None else int(embedder["dimensions"]),
+            filters=dict(document.get("filters") or {}),
+            checksums={str(k): str(v) for k, v in dict(document["checksums"]).items()},
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PackError(f"{source}: {MANIFEST} is incomplete ({exc!r})") from None
+    return manifest
+
+
+def _vectors(data: bytes | None, manifest: PackManifest, source: Path) -> Matrix:
+    import numpy as np
+
+    dimensions = manifest.dimensions or 0
+    if data is None or dimensions < 1:
+        raise PackError(f"{source}: the manifest names an embedder but the pack has no vectors")
+    if len(data) != manifest.records * dimensions * 4:
+        raise PackError(
+            f"{source}: {VECTORS} holds {len(data)} bytes, not {manifest.records} vectors of "
+            f"{dimensions} float32"
+        )
+    matrix: Matrix = np.frombuffer(data, dtype="<f4").reshape(manifest.records, dimensions)
+    return matrix.astype(np.float32)
