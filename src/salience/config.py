@@ -89,6 +89,11 @@ def _setting(default: Any, env: str, help_text: str, parse: Callable[[object, st
     return field(default=default, metadata={"env": env, "help": help_text, "parse": parse})
 
 
+def _secret(env: str, help_text: str) -> Any:
+    """A text setting kept out of ``repr`` (API keys)."""
+    return field(default="", repr=False, metadata={"env": env, "help": help_text, "parse": _text})
+
+
 @dataclass(frozen=True)
 class Config:
     """Every setting salience reads; build it with :meth:`from_env` or directly."""
@@ -190,14 +195,33 @@ class Config:
     embedder_model: str = _setting(
         "", "SALIENCE_EMBEDDER_MODEL", "Model name for the openai or ollama embedder.", _text
     )
-    embedder_api_key: str = field(
-        default="",
-        repr=False,
-        metadata={
-            "env": "SALIENCE_EMBEDDER_API_KEY",
-            "help": "API key for the openai embedder (sent as a bearer token, never shown).",
-            "parse": _text,
-        },
+    embedder_api_key: str = _secret(
+        "SALIENCE_EMBEDDER_API_KEY",
+        "API key for the openai embedder (sent as a bearer token, never shown).",
+    )
+    llm: str = _setting(
+        "none",
+        "SALIENCE_LLM",
+        "Optional LLM for consolidation summaries of groups of 5+: none (extractive), openai "
+        "(an OpenAI-compatible chat API) or ollama.",
+        _text,
+    )
+    llm_url: str = _setting(
+        "",
+        "SALIENCE_LLM_URL",
+        "Base URL of the LLM: http://host/v1 (openai; default https://api.openai.com/v1) or "
+        "http://host:11434 (ollama; the default).",
+        _text,
+    )
+    llm_model: str = _setting("", "SALIENCE_LLM_MODEL", "Model name for the LLM.", _text)
+    llm_api_key: str = _secret(
+        "SALIENCE_LLM_API_KEY", "API key for the openai LLM (sent as a bearer token, never shown)."
+    )
+    llm_timeout_s: float = _setting(
+        30.0,
+        "SALIENCE_LLM_TIMEOUT_S",
+        "Seconds to wait for an LLM summary before falling back to the extractive one.",
+        _float,
     )
 
     def __post_init__(self) -> None:
@@ -222,6 +246,10 @@ class Config:
         known = ("minilm", "none", "openai", "ollama")
         if self.embedder not in known:
             raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(known)}")
+        if self.llm not in ("none", "openai", "ollama"):
+            raise ConfigError(f"unknown llm {self.llm!r}; known: none, openai, ollama")
+        if self.llm_timeout_s <= 0:
+            raise ConfigError("llm_timeout_s must be positive")
 
     @property
     def db_path(self) -> Path:

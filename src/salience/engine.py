@@ -22,13 +22,16 @@ from salience.config import DB_FILENAME, Config
 from salience.consolidation import (
     BOOST_PER_MEMBER,
     BOOST_SIMILARITY,
+    EXTRACTIVE,
     INSIGHT_CONFIDENCE,
+    LLM,
     MIN_GROUP,
     ConsolidationReport,
     GroupPlan,
     group_by_tags,
     insight_importance,
     representative,
+    summarize,
     union_tags,
 )
 from salience.dedup import (
@@ -99,6 +102,7 @@ from salience.text import content_hash
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Matrix
+    from salience.llm import Summarizer
     from salience.vectors import Vector, Vectors
 
 DEFAULT_FORGET_REASON = "forgotten on request"
@@ -132,8 +136,10 @@ class Memory:
         config: Config | None = None,
         clock: Clock = system_clock,
         embedder: Embedder | Literal["config"] | None = "config",
+        llm: Summarizer | Literal["config"] | None = "config",
     ) -> None:
         self._store = store
+        self._llm = llm  # loaded from the config on first use: only consolidation needs it
         self._config = config or Config.from_env()
         self._clock = clock
         self._settings = ProfileSettings.from_config(self._config)
@@ -151,6 +157,7 @@ class Memory:
         config: Config | None = None,
         clock: Clock = system_clock,
         embedder: Embedder | Literal["config"] | None = "config",
+        llm: Summarizer | Literal["config"] | None = "config",
     ) -> Memory:
         """Open (creating if needed) the store at a path, a directory, or a ``sqlite://`` URL.
 
@@ -162,7 +169,7 @@ class Memory:
         cfg = config or Config.from_env()
         path = _resolve_sqlite_path(path_or_url, cfg)
         store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms)
-        return cls(store, config=cfg, clock=clock, embedder=embedder)
+        return cls(store, config=cfg, clock=clock, embedder=embedder, llm=llm)
 
     @property
     def store(self) -> Store:
@@ -586,8 +593,20 @@ class Memory:
             return GroupPlan(members, "boost", insight.id, insight.content, importance, similarity)
         source = representative(group)
         importance = insight_importance(group)
+        summary = summarize(
+            group, self._summarizer(), max_bytes=self._config.max_content_bytes, dry_run=dry_run
+        )
         if dry_run:
-            return GroupPlan(members, "create", None, source.content, importance)
+            return GroupPlan(
+                members,
+                "create",
+                None,
+                summary.content,
+                importance,
+                None,
+                summary.method,
+                summary.note,
+            )
         values = {
             "id": new_ulid(now),
             "type": "insight",
@@ -598,19 +617,45 @@ class Memory:
             "confidence": INSIGHT_CONFIDENCE,
             "tags": list(union_tags(group)),
             "derived_from": list(members),
-            "entities": list(source.entities),
+            "entities": list(
+                source.entities
+                if summary.method == EXTRACTIVE
+                else extract_entities(summary.content)
+            ),
             "created_at": now,
             "updated_at": now,
         }
         insight = build_record(
-            source.content, max_bytes=self._config.max_content_bytes, values=values
+            summary.content, max_bytes=self._config.max_content_bytes, values=values
         )
         self._store.insert(insight)
         self._put_vector(insight.id, self._embed_one(insight.content))
-        self._audit(
-            "consolidate", insight.id, "consolidation", plan="create", members=list(members)
+        detail: dict[str, Any] = {"plan": "create", "members": list(members)}
+        detail["summary"] = summary.method
+        llm = self._summarizer()
+        if summary.method == LLM and llm is not None:
+            detail["llm"] = llm.identity
+        if summary.note:
+            detail["note"] = summary.note
+        self._audit("consolidate", insight.id, "consolidation", **detail)
+        return GroupPlan(
+            members,
+            "create",
+            insight.id,
+            insight.content,
+            importance,
+            None,
+            summary.method,
+            summary.note,
         )
-        return GroupPlan(members, "create", insight.id, insight.content, importance)
+
+    def _summarizer(self) -> Summarizer | None:
+        """The configured LLM for consolidation summaries (None: extractive only)."""
+        if self._llm == "config":
+            from salience.llm import load_llm
+
+            self._llm = load_llm(self._config)
+        return self._llm
 
     def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
         """Memories (insights) that list ``memory_id`` in their ``derived_from``: the link back."""

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +13,14 @@ from salience import Config, Memory
 from salience.embeddings import load_embedder
 from salience.embeddings.http import OllamaEmbedder, OpenAIEmbedder
 from salience.errors import EmbedderError
+from tests.jsonserver import Request, json_server
 
 KEY = "sk-test-abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 class Recorder:
     def __init__(self) -> None:
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        self.requests: list[Request] = []
         self.status = 200
 
 
@@ -34,39 +32,18 @@ def _vector(text: str) -> list[float]:
 def server() -> Iterator[tuple[str, Recorder]]:
     recorder = Recorder()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            recorder.requests.append((self.path, dict(self.headers), body))
-            if recorder.status != 200:
-                self.send_response(recorder.status)
-                self.end_headers()
-                return
-            texts = body["input"]
-            if self.path == "/v1/embeddings":
-                data = [
-                    {"index": i, "embedding": _vector(t)}
-                    for i, t in reversed(list(enumerate(texts)))
-                ]
-                answer: dict[str, Any] = {"data": data}
-            else:
-                answer = {"embeddings": [_vector(t) for t in texts]}
-            payload = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+    def reply(path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        texts = body["input"]
+        if path == "/v1/embeddings":
+            data = [
+                {"index": i, "embedding": _vector(t)} for i, t in reversed(list(enumerate(texts)))
+            ]
+            return recorder.status, {"data": data}
+        return recorder.status, {"embeddings": [_vector(t) for t in texts]}
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", recorder
-    httpd.shutdown()
-    httpd.server_close()
+    with json_server(reply) as (url, requests):
+        recorder.requests = requests
+        yield url, recorder
 
 
 def test_openai_compatible_request_and_answer(server: tuple[str, Recorder]) -> None:

@@ -450,6 +450,8 @@ def consolidate(
                         "importance": g.importance,
                         "similarity": g.similarity,
                         "content": g.content,
+                        "summary": g.summary,
+                        "note": g.note,
                     }
                     for g in report.groups
                 ],
@@ -461,10 +463,13 @@ def consolidate(
         return
     for g in report.groups:
         target = g.insight_id or "(new)"
+        how = f" [{g.summary}]" if g.action == "create" else ""
         click.echo(
             f"{g.action:<6} {target}  {len(g.members)} observations -> importance "
-            f"{g.importance:.2f}: {g.content[:60]}"
+            f"{g.importance:.2f}{how}: {g.content[:60]}"
         )
+        if g.note:
+            click.echo(f"note: {g.note}", err=True)
     verb = "would consolidate" if dry_run else "consolidated"
     click.echo(f"{verb} {len(report.groups)} groups of {report.candidates} candidates")
 

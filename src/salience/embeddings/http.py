@@ -6,46 +6,21 @@ after the write gates). The API key goes in a header and never into a message or
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import numpy as np
 
+from salience import http
 from salience.embeddings.arrays import Matrix, normalise
 from salience.errors import EmbedderError
 
-TIMEOUT_S = 60.0
 BATCH = 64
 
 
-def _host(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-
-
 def post_json(url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
-    """POST ``body`` as JSON and decode the answer; errors name the host, never a credential."""
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode("utf-8"),
-        headers={"Content-Type": "application/json", **headers},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-            return json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        raise EmbedderError(f"{_host(url)} answered HTTP {exc.code} ({exc.reason})") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise EmbedderError(f"cannot reach {_host(url)}: {reason}") from None
-    except ValueError:
-        raise EmbedderError(f"{_host(url)} did not answer with JSON") from None
+    """POST to an embedder; failures are :class:`EmbedderError`."""
+    return http.post_json(url, body, headers, error=EmbedderError)
 
 
 class _HTTPEmbedder:
@@ -80,7 +55,7 @@ class _HTTPEmbedder:
             got = self._request(chunk)
             if len(got) != len(chunk):
                 raise EmbedderError(
-                    f"{_host(self._url)} returned {len(got)} vectors for {len(chunk)} texts"
+                    f"{http.host(self._url)} returned {len(got)} vectors for {len(chunk)} texts"
                 )
             rows.extend(got)
         if not rows:
@@ -88,9 +63,11 @@ class _HTTPEmbedder:
         try:
             matrix = np.array(rows, dtype=np.float32)
         except ValueError:
-            raise EmbedderError(f"{_host(self._url)} returned vectors of unequal length") from None
+            raise EmbedderError(
+                f"{http.host(self._url)} returned vectors of unequal length"
+            ) from None
         if matrix.ndim != 2 or (self._dimensions and matrix.shape[1] != self._dimensions):
-            raise EmbedderError(f"{_host(self._url)} changed its vector length")
+            raise EmbedderError(f"{http.host(self._url)} changed its vector length")
         self._dimensions = int(matrix.shape[1])
         return normalise(matrix)
 
@@ -105,7 +82,7 @@ class OpenAIEmbedder(_HTTPEmbedder):
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     def __repr__(self) -> str:
-        return f"OpenAIEmbedder({_host(self._url)!r}, {self._model!r})"
+        return f"OpenAIEmbedder({http.host(self._url)!r}, {self._model!r})"
 
     def _request(self, texts: list[str]) -> list[list[float]]:
         answer = post_json(
@@ -115,7 +92,7 @@ class OpenAIEmbedder(_HTTPEmbedder):
             items = sorted(answer["data"], key=lambda item: item["index"])
             return [item["embedding"] for item in items]
         except (KeyError, TypeError):
-            raise EmbedderError(f"{_host(self._url)}: no 'data' list in the answer") from None
+            raise EmbedderError(f"{http.host(self._url)}: no 'data' list in the answer") from None
 
 
 class OllamaEmbedder(_HTTPEmbedder):
@@ -128,4 +105,4 @@ class OllamaEmbedder(_HTTPEmbedder):
         try:
             return list(answer["embeddings"])
         except (KeyError, TypeError):
-            raise EmbedderError(f"{_host(self._url)}: no 'embeddings' in the answer") from None
+            raise EmbedderError(f"{http.host(self._url)}: no 'embeddings' in the answer") from None
