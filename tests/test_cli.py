@@ -229,3 +229,15 @@ def test_home_env_and_flag_agree(tmp_path: Path) -> None:
     runner = CliRunner()
     listed = runner.invoke(cli, ["list", "--json", "--home", str(tmp_path / "e")])
     assert [r["content"] for r in json.loads(listed.stdout)] == ["stored through the environment"]
+
+
+def test_recall_type_filters(run) -> None:  # type: ignore[no-untyped-def]
+    keep = _remember(run, "Dark mode is preferred in the editor", "--type", "preference")
+    drop = _remember(run, "Dark mode broke the PDF export", "--type", "discovery")
+    only = json.loads(run("recall", "dark mode", "--type", "preference", "--json").stdout)
+    assert [h["id"] for h in only] == [keep]
+    rest = json.loads(run("recall", "dark mode", "--not-type", "preference", "--json").stdout)
+    assert [h["id"] for h in rest] == [drop]
+    both = run("recall", "dark mode", "--type", "a", "--not-type", "b")
+    assert both.exit_code == 1
+    assert "not both" in both.stderr

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from salience import Config, ConfigError, Memory, Outcome
+from salience import Config, ConfigError, InvalidInputError, Memory, Outcome
 from salience.profiles import UnknownProfileError
 from tests.conftest import FakeClock
 
@@ -136,3 +136,45 @@ def test_briefing_through_the_engine(memory: Memory) -> None:
     assert talome.text.startswith("## What I Remember About You")
     with pytest.raises(Exception, match="budget"):
         memory.briefing(budget=0)
+
+
+def _typed(memory: Memory) -> dict[str, str]:
+    texts = {
+        "preference": "Prefers dark mode in every editor and terminal",
+        "decision": "Decided to keep dark mode assets in the design repo",
+        "discovery": "Found that dark mode breaks the PDF export",
+    }
+    return {
+        kind: str(memory.remember(text, type=kind, profile="ilab").id)
+        for kind, text in texts.items()
+    }
+
+
+def test_mem_search_types_and_types_exclude(memory: Memory) -> None:
+    ids = _typed(memory)
+    only = memory.search("dark mode", profile="ilab", types=["preference", "decision"])
+    assert {h.record.id for h in only} == {ids["preference"], ids["decision"]}
+    without = memory.search("dark mode", profile="ilab", types_exclude=["preference"])
+    assert {h.record.id for h in without} == {ids["decision"], ids["discovery"]}
+    with pytest.raises(InvalidInputError, match="not both"):
+        memory.search("dark mode", types=["decision"], types_exclude=["preference"])
+
+
+def test_mem_search_short_queries_match_substrings(memory: Memory, clock: FakeClock) -> None:
+    old = memory.remember("Nightly dbt models rebuild the warehouse tables", profile="ilab")
+    clock.advance(days=30)
+    new = memory.remember("The staging mongodb cluster has three nodes", profile="ilab")
+    memory.remember("Nothing about clusters in this one at all", profile="ilab")
+    hits = memory.search("db", profile="ilab")
+    assert [h.record.id for h in hits] == [new.id, old.id]  # equal relevance: recency decides
+    assert hits[0].relevance is not None
+    assert hits[0].relevance.lexical == 1.0
+    assert [h.record.id for h in memory.search("DB", profile="ilab")] == [new.id, old.id]
+    assert hits[0].record.type == "discovery"  # ilab's default type
+    assert memory.search("db", profile="ilab", types_exclude=["discovery"]) == []
+    assert len(memory.search("db", profile="ilab", types_exclude=["pattern"])) == 2
+    # Other profiles keep the full-text index: "db" is no word of either memory.
+    assert memory.search("db", profile="aide") == []
+    # Substring text is matched literally: LIKE wildcards and FTS syntax mean nothing.
+    assert memory.search("%", profile="ilab") == []
+    assert memory.search('"', profile="ilab") == []

@@ -80,7 +80,7 @@ from salience.models import (
 from salience.packs import PackImport, PackManifest, pack_name, read_pack, write_pack
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.profiles.base import RecallPlan
-from salience.recall import LEXICAL, fuse, rank_candidates, spread_context
+from salience.recall import LEXICAL, Candidate, fuse, rank_candidates, spread_context
 from salience.records import (
     WRITABLE_FIELDS,
     build_record,
@@ -736,21 +736,52 @@ class Memory:
         tags: Iterable[str] = (),
         as_of: datetime | None = None,
         touch: bool = True,
+        types: Iterable[str] = (),
+        types_exclude: Iterable[str] = (),
     ) -> builtins.list[Hit]:
         """Recall current memories for a query, ranked by the profile's search score.
 
-        Any text is a valid query. Profiles that count accesses bump the local hits returned
+        Any text is a valid query. ``types`` keeps only those types, ``types_exclude`` drops
+        them (not both). Profiles that count accesses bump the local hits returned
         (``touch=False`` looks without counting, for evaluations).
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty", field="query")
         if limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
+        types, types_exclude = tuple(types), tuple(types_exclude)
+        if types and types_exclude:
+            raise InvalidInputError("give types or types_exclude, not both", field="types_exclude")
         rules = self.profile(profile)
         plan = rules.recall
         now = as_of or self.now()
-        flt = MemoryFilter(as_of=now, user=user, project=project, type=type, tags=tuple(tags))
+        flt = MemoryFilter(
+            as_of=now,
+            user=user,
+            project=project,
+            type=type,
+            types=types,
+            types_exclude=types_exclude,
+            tags=tuple(tags),
+        )
         layers = self._mounted()
+        text = query.strip()
+        if len(text) < plan.substring_below:
+            found = self._store.substring(text, flt, limit)
+            for layer in layers:
+                found += layer.records(layer.store.substring(text, flt, limit))
+            candidates = fuse(plan, [(r, 1.0) for r in found], ())
+        else:
+            candidates = self._candidates(query, flt, plan, limit, layers)
+        hits = rank_candidates(candidates, rules, now, self._settings, limit)
+        if rules.bump_on_recall and touch:
+            self._store.touch([h.record.id for h in hits if h.record.layer == LOCAL_LAYER], now)
+        return hits
+
+    def _candidates(
+        self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int, layers: Sequence[Layer]
+    ) -> builtins.list[Candidate]:
+        """Full-text and vector candidates from every layer, fused by the profile's plan."""
 
         def full_text() -> builtins.list[tuple[MemoryRecord, float]]:
             count = plan.lexical_count(limit)
@@ -777,15 +808,12 @@ class Memory:
         candidates = fuse(plan, lexical, vector)
         if plan.context_weight and vector:
             neighbours: dict[str, tuple[str | None, str | None]] = {}
-            for layer, vectors in sources:
-                name = LOCAL_LAYER if layer is None else layer.name
+            for source, vectors in sources:
+                name = LOCAL_LAYER if source is None else source.name
                 ids = [c.record.id for c in candidates if c.record.layer == name]
                 neighbours.update(vectors.neighbours(ids))
             candidates = spread_context(candidates, neighbours, plan.context_weight)
-        hits = rank_candidates(candidates, rules, now, self._settings, limit)
-        if rules.bump_on_recall and touch:
-            self._store.touch([h.record.id for h in hits if h.record.layer == "local"], now)
-        return hits
+        return candidates
 
     def _vector_hits(
         self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int, layers: Sequence[Layer]

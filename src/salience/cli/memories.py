@@ -81,7 +81,10 @@ def remember(
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--user", default=None, help="Only this user's memories.")
 @click.option("--project", default=None, help="Only this project's memories.")
-@click.option("--type", "type_", default=None, help="Only memories of this type.")
+@click.option("--type", "types", multiple=True, help="Only memories of this type (repeatable).")
+@click.option(
+    "--not-type", "types_exclude", multiple=True, help="Leave out this type (repeatable)."
+)
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
 @click.option("--explain", is_flag=True, help="Show each hit's score breakdown.")
 @as_of_option
@@ -92,7 +95,8 @@ def recall(
     limit: int,
     user: str | None,
     project: str | None,
-    type_: str | None,
+    types: tuple[str, ...],
+    types_exclude: tuple[str, ...],
     tags: tuple[str, ...],
     explain: bool,
     as_of: Any,
@@ -103,7 +107,14 @@ def recall(
     """Find memories matching QUERY, best first, scored by the profile. - reads stdin."""
     with open_memory(home, profile) as memory:
         hits = memory.search(
-            read_text(query), limit, user=user, project=project, type=type_, tags=tags, as_of=as_of
+            read_text(query),
+            limit,
+            user=user,
+            project=project,
+            types=types,
+            types_exclude=types_exclude,
+            tags=tags,
+            as_of=as_of,
         )
     if as_json:
         render.emit_json([render.hit_json(h) for h in hits])

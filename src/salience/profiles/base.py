@@ -42,6 +42,8 @@ class RecallPlan:
 
     ``lexical_factor`` / ``vector_factor``: candidates taken from each retriever, as a multiple
     of the limit (at least ``pool``); ``vector_factor`` 0 means no vector search.
+    ``substring_below``: a query shorter than this many characters is matched as a substring
+    of content and title instead (ilab: 3), every match with full-text relevance 1.
     """
 
     fusion: str = "lexical"
@@ -53,6 +55,7 @@ class RecallPlan:
     neighbour_weight: float = 0.0
     context_weight: float = 0.0
     dense_weight: float = 0.0
+    substring_below: int = 0
 
     def lexical_count(self, limit: int) -> int:
         """Full-text candidates for ``limit`` results."""

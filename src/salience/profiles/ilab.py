@@ -21,7 +21,7 @@ from salience.briefing import (
 )
 from salience.clock import age_days
 from salience.models import MemoryRecord, Relevance
-from salience.profiles.base import Profile, ProfileSettings, TypeSpec
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import half_life_recency, revision_score, type_priority
 
@@ -107,4 +107,5 @@ PROFILE = Profile(
     bump_on_recall=False,
     dedup=("topic_upsert", "exact_hash"),
     reserved_types=frozenset({SUMMARY}),
+    recall=RecallPlan(substring_below=3),  # mem_search: queries under 3 chars match substrings
 )

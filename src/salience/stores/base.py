@@ -20,6 +20,8 @@ class MemoryFilter:
     user: str | None = None
     project: str | None = None
     type: str | None = None
+    types: tuple[str, ...] = ()  # any of these types (empty: no restriction)
+    types_exclude: tuple[str, ...] = ()  # none of these types
     tags: tuple[str, ...] = ()
     session_id: str | None = None
     topic_key: str | None = None
@@ -77,6 +79,10 @@ class Store(Protocol):
 
         ``dated`` also matches the query against each memory's creation date in words.
         """
+        ...
+
+    def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
+        """Memories whose content or title contains ``text`` (case-insensitive), newest first."""
         ...
 
     def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:

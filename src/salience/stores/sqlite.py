@@ -118,6 +118,10 @@ def _filter_sql(flt: MemoryFilter) -> tuple[str, list[object]]:
         if value is not None:
             clauses.append(f"m.{column} = ?")
             params.append(value)
+    for column, values, negate in (("type", flt.types, ""), ("type", flt.types_exclude, "NOT ")):
+        if values:
+            clauses.append(f"m.{column} {negate}IN ({', '.join('?' for _ in values)})")
+            params.extend(values)
     for tag in flt.tags:
         clauses.append("m.seq IN (SELECT seq FROM memory_tags WHERE tag = ?)")
         params.append(tag)
@@ -508,6 +512,20 @@ class SQLiteStore:
                 break
             candidates = matched  # one more pass over every match settles it
         return [(_from_row(row), float(row[-1])) for row in rows]
+
+    def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
+        """Memories whose content or title contains ``text`` (case-insensitive), newest first.
+
+        For queries too short for the full-text index (ilab: under 3 characters).
+        """
+        where, params = _filter_sql(flt)
+        needle = text.casefold()
+        sql = (
+            f"SELECT {_COLUMNS} FROM memories m WHERE {where} AND "
+            "(instr(lower(m.content), ?) > 0 OR instr(lower(coalesce(m.title, '')), ?) > 0) "
+            "ORDER BY m.created_at DESC, m.id DESC LIMIT ?"
+        )
+        return self._select(sql, [*params, needle, needle, limit])
 
     def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
         """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
