@@ -6,6 +6,7 @@ so that it sorts as text and round-trips byte for byte through export and import
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -21,6 +22,7 @@ def system_clock() -> datetime:
     return datetime.now(UTC)
 
 
+@functools.lru_cache(maxsize=64)  # one write formats the same "now" several times
 def format_time(moment: datetime) -> str:
     """The canonical text of ``moment``: ``2026-04-20T00:00:00.000000Z``."""
     if moment.tzinfo is None:

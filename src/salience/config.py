@@ -225,6 +225,12 @@ class Config:
     )
 
     def __post_init__(self) -> None:
+        if not isinstance(self.home, Path):  # a str from Python callers is welcome too
+            object.__setattr__(self, "home", Path(self.home).expanduser())
+        self._check_ranges()
+        self._check_choices()
+
+    def _check_ranges(self) -> None:
         if self.max_content_bytes < 1:
             raise ConfigError("max_content_bytes must be a positive number of bytes")
         if self.busy_timeout_ms < 0:
@@ -241,6 +247,10 @@ class Config:
             raise ConfigError("recall_prior must be in [0, 1]")
         if not 0 < self.rae_dedup_threshold <= 1:
             raise ConfigError("rae_dedup_threshold must be in (0, 1]")
+        if self.llm_timeout_s <= 0:
+            raise ConfigError("llm_timeout_s must be positive")
+
+    def _check_choices(self) -> None:
         if self.vector_index not in ("exact", "usearch"):
             raise ConfigError(f"unknown vector_index {self.vector_index!r}; known: exact, usearch")
         known = ("minilm", "none", "openai", "ollama")
@@ -248,8 +258,6 @@ class Config:
             raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(known)}")
         if self.llm not in ("none", "openai", "ollama"):
             raise ConfigError(f"unknown llm {self.llm!r}; known: none, openai, ollama")
-        if self.llm_timeout_s <= 0:
-            raise ConfigError("llm_timeout_s must be positive")
 
     @property
     def db_path(self) -> Path:

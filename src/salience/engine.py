@@ -261,7 +261,10 @@ class Memory:
                 values["confidence"] = default
         values.update(id=new_ulid(now), created_at=now, updated_at=now)
         record = build_record(
-            screened.content, max_bytes=self._config.max_content_bytes, values=values
+            screened.content,
+            max_bytes=self._config.max_content_bytes,
+            values=values,
+            validated=True,  # every value above was validated or made here
         )
         vector = self._embed_one(record.content)
         with self._store.transaction():

@@ -193,13 +193,23 @@ def validate_field(name: str, value: object) -> object:
     return validator(value, name)
 
 
-def build_record(content: object, *, max_bytes: int, values: Mapping[str, object]) -> MemoryRecord:
-    """A validated record from ``content`` and field values (``id`` and times required)."""
+def build_record(
+    content: object,
+    *,
+    max_bytes: int,
+    values: Mapping[str, object],
+    validated: bool = False,
+) -> MemoryRecord:
+    """A validated record from ``content`` and field values (``id`` and times required).
+
+    ``validated``: the caller has already run every value through :func:`validate_field`
+    (the write path does, before the gates), so only the content is checked again.
+    """
     checked: dict[str, Any] = {"content": validate_content(content, max_bytes)}
     for name, value in values.items():
         if name == "content":
             continue
-        checked[name] = validate_field(name, value)
+        checked[name] = value if validated else validate_field(name, value)
     missing = {"id", "type", "created_at", "updated_at"} - checked.keys()
     if missing:
         raise InvalidInputError(f"missing field(s): {', '.join(sorted(missing))}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -42,6 +43,7 @@ def normalize(content: str) -> str:
     return _SPACE.sub(" ", folded).strip()
 
 
+@functools.lru_cache(maxsize=32)  # a write hashes its text for dedup and again to store it
 def content_hash(content: str) -> str:
     """SHA-256 of :func:`normalize`'d content: equal for texts differing only in case/spacing."""
     return hashlib.sha256(normalize(content).encode("utf-8", errors="surrogatepass")).hexdigest()

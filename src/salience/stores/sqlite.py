@@ -15,7 +15,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -43,9 +42,19 @@ _INDEXED_FIELDS = ("content", "title", "tags", "entities", "created_at")
 _TEXT_COLUMNS = "{content title tags entities}"
 
 
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+_WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+
+
 def date_words(moment: datetime) -> str:
-    """A creation time as words the full-text index can match: ``2023 May 7 Sunday``."""
-    return f"{moment.year} {moment.strftime('%B')} {moment.day} {moment.strftime('%A')}"
+    """A creation time as words the full-text index can match: ``2023 May 7 Sunday``.
+
+    English names whatever the locale (``strftime`` would follow it, and the index would then
+    depend on the machine that wrote it).
+    """
+    return f"{moment.year} {_MONTHS[moment.month - 1]} {moment.day} {_WEEKDAYS[moment.weekday()]}"
 
 
 def _split_statements(script: str) -> list[str]:
@@ -60,25 +69,27 @@ def _split_statements(script: str) -> list[str]:
     return statements
 
 
-def _to_row(record: MemoryRecord) -> list[object]:
-    row: list[object] = []
-    for name in FIELD_NAMES:
-        value = getattr(record, name)
-        if name in _JSON_FIELDS:
-            value = json.dumps(list(value), ensure_ascii=False) if value else "[]"
-        elif isinstance(value, datetime):
-            value = format_time(value)
-        elif isinstance(value, bool):
-            value = int(value)
-        row.append(value)
-    row.append(content_hash(record.content))
-    return row
-
-
 _TIME_AT = tuple(i for i, name in enumerate(FIELD_NAMES) if name in _TIME_FIELDS)
 _JSON_AT = tuple(i for i, name in enumerate(FIELD_NAMES) if name in _JSON_FIELDS)
 _ENABLED_AT = FIELD_NAMES.index("enabled")
 _EMPTY: tuple[str, ...] = ()
+
+
+def _to_row(record: MemoryRecord) -> list[object]:
+    """The record's columns in FIELD_NAMES order, then its content hash (a hot path: every
+    write goes through here, so conversions go by precomputed position)."""
+    values = record.__dict__
+    row: list[object] = [values[name] for name in FIELD_NAMES]
+    for i in _JSON_AT:
+        items = row[i]
+        row[i] = json.dumps(list(items), ensure_ascii=False) if items else "[]"  # type: ignore[call-overload]
+    for i in _TIME_AT:
+        moment = row[i]
+        if moment is not None:
+            row[i] = format_time(moment)
+    row[_ENABLED_AT] = int(bool(row[_ENABLED_AT]))
+    row.append(content_hash(record.content))
+    return row
 
 
 def _from_row(row: Sequence[Any]) -> MemoryRecord:
@@ -247,44 +258,15 @@ class SQLiteStore:
             return NotASalienceDatabaseError(str(self._path), str(exc))
         return StoreError(f"{self._path}: {exc}")
 
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise self._translate(exc) from None
+    def _errors(self) -> _Errors:
+        """Translate SQLite's errors into salience's for the statements inside."""
+        return _Errors(self)
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> _Transaction:
         """One atomic unit holding the write lock; nested calls join the outer one."""
         if self._read_only:
             raise StoreReadOnlyError(str(self._path))
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            with self._errors():
-                self._conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            self._owner = threading.get_ident()
-            try:
-                yield
-            except BaseException:
-                self._depth = 0
-                self._conn.execute("ROLLBACK")
-                raise
-            self._depth = 0
-            try:
-                with self._errors():
-                    self._conn.execute("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
+        return _Transaction(self)
 
     def in_transaction(self) -> bool:
         """Whether the calling thread is inside :meth:`transaction`."""
@@ -379,14 +361,16 @@ class SQLiteStore:
                 date_words(record.created_at),
             ),
         )
-        self._conn.executemany(
-            "INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags]
-        )
-        names = {entity.casefold(): entity for entity in reversed(record.entities)}
-        self._conn.executemany(
-            "INSERT INTO memory_entities (seq, entity_key, name) VALUES (?, ?, ?)",
-            [(seq, key, name) for key, name in names.items()],
-        )
+        if record.tags:  # (skipping empty statements saves a round trip on most writes)
+            self._conn.executemany(
+                "INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags]
+            )
+        if record.entities:
+            names = {entity.casefold(): entity for entity in reversed(record.entities)}
+            self._conn.executemany(
+                "INSERT INTO memory_entities (seq, entity_key, name) VALUES (?, ?, ?)",
+                [(seq, key, name) for key, name in names.items()],
+            )
 
     def _unindex(self, seq: int) -> None:
         self._conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
@@ -760,6 +744,80 @@ class SQLiteStore:
             by_project={k: v for k, v in grouped["project"].items() if k},
             size_bytes=size,
         )
+
+
+class _Errors:
+    """``with store._errors():`` — SQLite errors out as :class:`StoreError` subclasses.
+
+    Classes, not ``@contextmanager`` generators: a write enters a dozen of these, and a
+    generator-based manager costs several times more (measured in bench_store.py).
+    """
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: object
+    ) -> None:
+        if isinstance(exc, sqlite3.Error):
+            raise self._store._translate(exc) from None
+
+
+class _Transaction:
+    """``with store.transaction():`` — BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an error);
+    the thread holds the store's lock throughout, and nested use joins the outer unit."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        store = self._store
+        store._lock.acquire()
+        if store._depth:
+            store._depth += 1
+            return
+        try:
+            store._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            store._lock.release()
+            raise store._translate(exc) from None
+        except BaseException:
+            store._lock.release()
+            raise
+        store._depth = 1
+        store._owner = threading.get_ident()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: object
+    ) -> None:
+        store = self._store
+        try:
+            if store._depth > 1:
+                store._depth -= 1
+                return
+            store._depth = 0
+            conn = store._conn
+            if kind is not None:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                return
+            try:
+                conn.execute("COMMIT")
+            except BaseException as failure:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(failure, sqlite3.Error):
+                    raise store._translate(failure) from None
+                raise
+        finally:
+            store._lock.release()
 
 
 def _check_existing(path: Path) -> None:
