@@ -93,7 +93,9 @@ def main() -> None:
     per_profile: dict[str, dict[str, float]] = {name: {} for name in PROFILES}
     with tempfile.TemporaryDirectory() as tmp:
         for size in sizes:
-            with Memory.open(config=Config(home=Path(tmp) / f"s{size}")) as memory:
+            # No embedder: briefings use no vectors, and embedding 100k texts takes minutes.
+            home = Path(tmp) / f"s{size}"
+            with Memory.open(config=Config(home=home), embedder=None) as memory:
                 memory.import_(corpus(size, maker, rng))
                 candidates = memory.store.list(
                     MemoryFilter(as_of=NOW, include_superseded=True), None
