@@ -272,3 +272,33 @@ def test_a_reindex_by_another_process_is_noticed(home: Path, clock: FakeClock) -
         assert [h.vector is not None for h in second.search("printer", touch=False)] == [True]
         index = VectorIndex(second.store)
         assert len(index) == 1
+
+
+def test_held_vectors_look_at_the_store_once(
+    memory: Memory, config: Config, clock: FakeClock
+) -> None:
+    memory.remember("the harbour opens at dawn")
+    store = memory.store
+    looks: list[int] = []
+    original = store.change_marker
+
+    def counting() -> tuple[int, int]:
+        looks.append(1)
+        return original()
+
+    store.change_marker = counting  # type: ignore[method-assign]
+    vectors = memory.vectors
+    flt = MemoryFilter(as_of=clock())
+    with vectors.held():
+        entered = len(looks)
+        query = vectors.embed(["harbour"])
+        assert query is not None
+        for _ in range(3):
+            assert vectors.count() == 1
+            assert vectors.search(query[0], flt, 5)
+        assert len(looks) == entered  # nothing more while held
+        with Memory.open(config=config, clock=clock, embedder=memory.vectors.embedder) as other:
+            other.remember("the harbour closes at dusk")
+        assert vectors.count() == 1  # the held view, as promised
+    assert vectors.count() == 2  # released: the other process's write is seen
+    assert len(looks) > entered

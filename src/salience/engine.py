@@ -437,12 +437,15 @@ class Memory(Lifecycle, Sharing):
             vector, sources = self._vector_hits(query, flt, plan, limit, layers)
         else:
             # Full-text search runs in a worker while this thread embeds the query and scans
-            # the vectors: SQLite, onnxruntime and NumPy all release the GIL.
-            pending = self._worker().submit(full_text)
-            try:
-                vector, sources = self._vector_hits(query, flt, plan, limit, layers)
-            finally:
-                lexical = pending.result()
+            # the vectors: SQLite, onnxruntime and NumPy all release the GIL. The vector
+            # index is brought up to date first and held, so this thread does not wait on
+            # the connection the worker is using.
+            with self.vectors.held():
+                pending = self._worker().submit(full_text)
+                try:
+                    vector, sources = self._vector_hits(query, flt, plan, limit, layers)
+                finally:
+                    lexical = pending.result()
         candidates = fuse(plan, lexical, vector)
         if plan.context_weight and vector:
             neighbours: dict[str, tuple[str | None, str | None]] = {}

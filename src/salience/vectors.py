@@ -37,6 +37,7 @@ class VectorIndex:
         self._ann = ann
         self._ann_ready = False
         self._marker: tuple[int, int] | None = None
+        self._held = False  # see Vectors.held(): no look at the store while set
         self._reset()
 
     def _reset(self) -> None:
@@ -55,6 +56,8 @@ class VectorIndex:
 
     def refresh(self) -> None:
         """Load what other writers (or this process) added since the last look."""
+        if self._held:
+            return
         marker = self._store.change_marker()
         if marker == self._marker:
             return
@@ -284,9 +287,18 @@ class Vectors:
         """The identity of the embedder that made the store's vectors, if any."""
         return self._store.get_meta(IDENTITY_KEY)
 
+    def held(self) -> _Held:
+        """``with vectors.held():`` — bring the index up to date once, then use it as it is
+        until the block ends. A recall holds it so that its vector side never queries the
+        store's connection while the full-text search runs on it in another thread (SQLite
+        serialises calls on one connection: each check would wait for the whole search)."""
+        return _Held(self)
+
     def _check(self) -> Embedder:
         embedder = self._embedder
         assert embedder is not None
+        if self._index._held:
+            return embedder
         # Re-checked whenever anyone wrote since the last check: another process may have
         # re-embedded the store with another model meanwhile.
         marker = self._store.change_marker()
@@ -392,3 +404,26 @@ class Vectors:
             if progress is not None:
                 progress(done, total)
         return done
+
+
+class _Held:
+    """The context manager of :meth:`Vectors.held` (re-entrant: only the outermost acts)."""
+
+    __slots__ = ("_outer", "_vectors")
+
+    def __init__(self, vectors: Vectors) -> None:
+        self._vectors = vectors
+        self._outer = False
+
+    def __enter__(self) -> None:
+        index = self._vectors._index
+        if index._held:
+            return
+        if self._vectors._embedder is not None:
+            self._vectors._check()
+        index.refresh()
+        index._held = self._outer = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._outer:
+            self._vectors._index._held = False
