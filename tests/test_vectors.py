@@ -302,3 +302,45 @@ def test_held_vectors_look_at_the_store_once(
         assert vectors.count() == 1  # the held view, as promised
     assert vectors.count() == 2  # released: the other process's write is seen
     assert len(looks) > entered
+
+
+def _counting_similarities(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    original = VectorIndex.similarities
+
+    def counting(self: VectorIndex, query: np.ndarray, neighbour_weight: float = 0.0) -> Matrix:
+        calls.append(1)
+        return original(self, query, neighbour_weight)
+
+    monkeypatch.setattr(VectorIndex, "similarities", counting)
+    return calls
+
+
+def test_a_similarity_floor_never_makes_search_score_every_row_again(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(30):
+        memory.remember(f"note {i} about the lighthouse keeper and his logbook")
+    memory.remember("a recipe for plum cake with cinnamon")
+    query = memory.vectors.query_vector("plum cake")
+    assert query is not None
+    calls = _counting_similarities(monkeypatch)
+    flt = MemoryFilter(as_of=memory.now())
+    hits = memory.vectors.search(query, flt, 5, min_similarity=0.5)
+    # The floor cut the hits below k: looking deeper cannot find more above it.
+    assert [h.record.content for h in hits] == ["a recipe for plum cake with cinnamon"]
+    assert calls == [1]
+
+
+def test_filtered_vector_search_looks_deeper_without_scoring_again(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(40):
+        memory.remember(f"garden note {i}: the tomatoes need water", user="ann")
+    bob = memory.remember("garden note: the roses need pruning", user="bob").id
+    query = memory.vectors.query_vector("garden tomatoes water")
+    assert query is not None
+    calls = _counting_similarities(monkeypatch)
+    hits = memory.vectors.search(query, MemoryFilter(as_of=memory.now(), user="bob"), 3)
+    assert [h.record.id for h in hits] == [bob]  # past 40 better rows of another user
+    assert calls == [1]

@@ -160,19 +160,34 @@ class VectorIndex:
         mixed = sims + neighbour_weight * (padded[before] + padded[after])
         return (mixed / self._mixed_norm(neighbour_weight)).astype(np.float32)
 
-    def top(
-        self, query: Vector, k: int, neighbour_weight: float = 0.0
-    ) -> tuple[npt.NDArray[np.intp], Matrix]:
-        """The ``k`` best rows for ``query`` and their scores, best first.
+    def ranked(
+        self, query: Vector, neighbour_weight: float = 0.0
+    ) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
+        """Score the rows for ``query`` once; the result gives the best ``k`` rows and their
+        scores, best first, for any ``k``.
 
         Exact: every row is scored. With the approximate index, its candidates (``2k``, at
         least 64) are re-scored exactly, neighbour mixing included.
+
+        A caller that has to look deeper (filters removed some hits) asks again for a larger
+        ``k`` without scoring every row a second time. With the approximate index, a deeper
+        look asks the index again (its candidates depend on ``k``).
         """
         self.refresh()
         if self._ann is None or self._size == 0:
             scores = self.similarities(query, neighbour_weight)
-            rows = top_rows(scores, k)
-            return rows, scores[rows]
+
+            def exact(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
+                rows = top_rows(scores, k)
+                return rows, scores[rows]
+
+            return exact
+        return lambda k: self._approximate(query, k, neighbour_weight)
+
+    def _approximate(
+        self, query: Vector, k: int, neighbour_weight: float
+    ) -> tuple[npt.NDArray[np.intp], Matrix]:
+        assert self._ann is not None
         rows = self._ann.search(query, max(2 * k, 64))
         rows = rows[(rows >= 0) & (rows < self._size)]
         scores = self._matrix[rows] @ query
@@ -338,20 +353,23 @@ class Vectors:
     ) -> list[VectorHit]:
         """The ``k`` memories matching ``flt`` most similar to ``query``, best first."""
         self._check()
+        best = self._index.ranked(query, neighbour_weight)
+        # The ids of the rows just scored: a refresh may replace the list (another process
+        # wrote meanwhile), so never use one taken before ranked().
+        ids = self._index.loaded_ids()
         wanted = k
         while True:
-            rows, scores = self._index.top(query, wanted, neighbour_weight)
-            # The ids of the rows top() just scored: a refresh may have replaced the list
-            # (another process wrote meanwhile), so never use one taken before it.
-            ids = self._index.loaded_ids()
+            rows, scores = best(wanted)
             found = len(rows)
             # A cosine of 0 or less says "unrelated": never a vector hit.
             keep = (scores >= min_similarity) & (scores > 0)
             rows, scores = rows[keep], scores[keep]
             records = self._store.get_many([ids[r] for r in rows], flt)
-            if len(records) >= k or found < wanted or wanted >= len(ids):
+            # Look deeper only when the store's filter removed hits: rows below the
+            # similarity floor stay below it however deep one looks.
+            if len(records) >= k or found < wanted or len(rows) < found or wanted >= len(ids):
                 break
-            wanted *= 4  # filters removed some: look deeper
+            wanted *= 4
         similarity = {ids[r]: float(s) for r, s in zip(rows, scores, strict=True)}
         return [VectorHit(r, similarity[r.id]) for r in records[:k]]
 
