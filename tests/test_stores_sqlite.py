@@ -19,8 +19,9 @@ from salience import (
 )
 from salience.stores.base import MemoryFilter
 from salience.stores.migrations import MIGRATION_NAMES
-from salience.stores.sqlite import SQLiteStore, fts_match_expression
+from salience.stores.sqlite import PAGE_SIZE, SQLiteStore, fts_match_expression
 from tests.conftest import FakeClock
+from tests.factory import NOW, record
 
 
 def test_a_new_file_gets_wal_and_every_migration_once(tmp_path: Path) -> None:
@@ -163,3 +164,22 @@ def test_the_duplicate_lookup_uses_the_hash_index(memory: Memory) -> None:
     query = next(s for s in seen if s.lstrip().startswith("SELECT"))
     plan = " ".join(row[3] for row in store._conn.execute("EXPLAIN QUERY PLAN " + query))
     assert "memories_hash" in plan
+
+
+def test_a_new_store_uses_small_pages_and_an_old_one_keeps_its_own(tmp_path: Path) -> None:
+    new = SQLiteStore(tmp_path / "new.db")
+    assert new._conn.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE
+    new.close()
+    old_path = tmp_path / "old.db"
+    raw = sqlite3.connect(old_path)
+    raw.execute("PRAGMA page_size = 4096")
+    raw.execute("PRAGMA journal_mode = WAL")
+    raw.execute("VACUUM")  # the file now exists with 4 KiB pages and no tables
+    raw.close()
+    old = SQLiteStore(old_path)
+    assert old._conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    old.insert(record("still works with 4 KiB pages"))
+    assert [r.content for r in old.list(MemoryFilter(as_of=NOW), None)] == [
+        "still works with 4 KiB pages"
+    ]
+    old.close()
