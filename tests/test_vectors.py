@@ -344,3 +344,31 @@ def test_filtered_vector_search_looks_deeper_without_scoring_again(
     hits = memory.vectors.search(query, MemoryFilter(as_of=memory.now(), user="bob"), 3)
     assert [h.record.id for h in hits] == [bob]  # past 40 better rows of another user
     assert calls == [1]
+
+
+def test_session_mixing_matches_the_formula(memory: Memory) -> None:
+    """normalise(e_i + w * (e_before + e_after)) . q, within each session, for every row."""
+    texts = ["the ferry leaves at noon", "the harbour opens at dawn", "gulls over the pier"]
+    for session in ("s1", "s2"):
+        for text in texts:
+            memory.remember(f"{text} ({session})", session_id=session)
+    memory.remember("a memory outside any session about the pier")
+    index = VectorIndex(memory.store)
+    ids = index.ids()
+    vectors = memory.vectors.stored(ids)
+    records = {r.id: r for r in memory.list()}
+    query = memory.vectors.query_vector("ferry at the pier")
+    assert query is not None
+    for weight in (0.0, 0.5, 1.0):
+        expected = []
+        for i, memory_id in enumerate(ids):
+            session = records[memory_id].session_id
+            mixed = vectors[memory_id].astype(np.float64)
+            for j in (i - 1, i + 1):
+                same = 0 <= j < len(ids) and session is not None
+                if same and records[ids[j]].session_id == session:
+                    mixed = mixed + weight * vectors[ids[j]]
+            expected.append(float(mixed @ query) / float(np.linalg.norm(mixed)))
+        got = index.similarities(query, weight)
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, expected, atol=1e-6)

