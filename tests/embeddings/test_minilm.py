@@ -78,3 +78,13 @@ def test_unknown_embedders_are_refused_by_config() -> None:
         Config(home=Path("/unused"), embedder="word2vec")
     with pytest.raises(ConfigError, match="SALIENCE_EMBEDDER_MODEL"):
         load_embedder(Config(home=Path("/unused"), embedder="openai"))
+
+
+def test_a_batch_spread_over_workers_gives_each_text_its_own_vector() -> None:
+    texts = [f"note {i}: the {word} is on shelf {i}" for i, word in enumerate("abcdefghij")]
+    texts += ["short", "a much longer sentence about the harbour and the ferries " * 5]
+    two = MiniLMEmbedder(workers=2)
+    batch = two.embed(texts)
+    one_by_one = np.vstack([model().embed([text]) for text in texts])
+    assert np.array_equal(batch, one_by_one)  # same bits, whatever the batch or the worker
+    assert np.array_equal(two.embed(texts[::-1]), batch[::-1])  # rows stay in order

@@ -12,6 +12,7 @@ import json
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -27,10 +28,12 @@ MODEL_DIR = Path(__file__).resolve().parent / "minilm"
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2, int8, on onnxruntime's CPU provider."""
 
-    def __init__(self, model_dir: Path = MODEL_DIR, threads: int | None = None) -> None:
+    def __init__(self, model_dir: Path = MODEL_DIR, workers: int | None = None) -> None:
         self._dir = model_dir
-        self._threads = threads
+        self._workers = max(1, workers or min(4, os.cpu_count() or 1))
         self._lock = threading.Lock()
+        self._sessions: list[Any] = []
+        self._pool: ThreadPoolExecutor | None = None
         manifest_path = model_dir / "manifest.json"
         try:
             self._manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -64,6 +67,7 @@ class MiniLMEmbedder:
 
     @cached_property
     def _runtime(self) -> tuple[Any, Any]:
+        """onnxruntime and the tokenizer, loaded on first use."""
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -75,30 +79,61 @@ class MiniLMEmbedder:
         tokenizer = Tokenizer.from_str(self._checked("tokenizer.json").decode("utf-8"))
         tokenizer.enable_truncation(int(self._manifest["max_tokens"]))
         tokenizer.no_padding()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self._threads or min(4, os.cpu_count() or 1)
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # Spinning worker threads would keep both cores busy after each run and slow down
-        # the vector search that follows a query embedding (measured 10x on a 10k matvec).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        session = ort.InferenceSession(
-            self._checked("model.onnx"), options, providers=["CPUExecutionProvider"]
-        )
-        return tokenizer, session
+        return ort, tokenizer
+
+    @cached_property
+    def _model(self) -> bytes:
+        return self._checked("model.onnx")
+
+    def _session(self, index: int) -> Any:
+        """The ``index``-th inference session, made on first use (under ``self._lock``).
+
+        Each session runs on one thread and each text runs alone: a single query is not
+        faster on two threads (measured), and texts of a batch are spread over the sessions
+        instead, which keeps each text's vector independent of the others in its batch.
+        """
+        while len(self._sessions) <= index:
+            ort, _ = self._runtime
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            self._sessions.append(
+                ort.InferenceSession(self._model, options, providers=["CPUExecutionProvider"])
+            )
+        return self._sessions[index]
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
         with self._lock:
-            tokenizer, session = self._runtime
+            _, tokenizer = self._runtime
+            encoded = tokenizer.encode_batch(list(texts))
+            workers = min(self._workers, len(texts))
+            sessions = [self._session(i) for i in range(workers)]
+            if workers > 1 and self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="minilm")
+        if workers == 1:
+            _run(sessions[0], encoded, range(len(texts)), out)
+        else:
             # One text per run, on purpose: int8 dynamic quantization scales activations over
-            # the whole input tensor, so a batch would make a text's vector depend on its
-            # neighbours (and padding). Measured: no slower than batches of 32 on 2 cores.
-            for row, encoded in enumerate(tokenizer.encode_batch(list(texts))):
-                ids = np.array([encoded.ids], dtype=np.int64)
-                mask = np.array([encoded.attention_mask], dtype=np.int64)
-                (pooled,) = session.run(None, {"input_ids": ids, "attention_mask": mask})
-                out[row] = pooled[0]
+            # the whole input tensor, so a batched run would make a text's vector depend on
+            # its neighbours (and padding). The sessions share the texts instead (onnxruntime
+            # releases the GIL while it runs): each row of ``out`` is written by one of them.
+            assert self._pool is not None
+            parts = [
+                self._pool.submit(_run, session, encoded, range(i, len(texts), workers), out)
+                for i, session in enumerate(sessions)
+            ]
+            for part in parts:
+                part.result()
         return normalise(out)
+
+
+def _run(session: Any, encoded: Sequence[Any], rows: range, out: Matrix) -> None:
+    for row in rows:
+        ids = np.array([encoded[row].ids], dtype=np.int64)
+        mask = np.array([encoded[row].attention_mask], dtype=np.int64)
+        (pooled,) = session.run(None, {"input_ids": ids, "attention_mask": mask})
+        out[row] = pooled[0]
