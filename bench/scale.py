@@ -2,12 +2,16 @@
 throughput with embeddings (one call per memory, and one import for a batch).
 
 Stores are filled through the engine's bulk import with no embedder (so 1M rows take minutes,
-not hours), then given synthetic vectors: MiniLM vectors of a pool of real sentences, each
-perturbed with noise, stored under the MiniLM identity. Queries are embedded for real with
+not hours), then given synthetic vectors: MiniLM vectors of a pool of synthetic sentences,
+each perturbed with noise, stored under the MiniLM identity. Queries are embedded for real with
 MiniLM, so the latency includes the query embedding, full-text search, vector search, fusion
 and scoring (salience profile). Each size runs in its own process so its peak memory is its own.
 
-    python bench/scale.py [--sizes 10000,100000,1000000] [--ann-from 1000000]
+The synthetic words are random letters, which the tokenizer cuts into many pieces (a 3-word
+query is ~14 tokens, a written memory ~70): ``--locomo FILE`` writes real chat turns (~36
+tokens) and asks real questions instead, which is what the closing numbers use.
+
+    python bench/scale.py [--sizes 10000,100000,1000000] [--ann-from 1000000] [--locomo FILE]
 
 Prints a table and writes JSON (default bench/results/scale.json).
 """
@@ -68,11 +72,15 @@ def fill(memory: Memory, size: int, maker: TextMaker, pool: np.ndarray, seed: in
     return time.perf_counter() - started
 
 
-def one_size(size: int, index: str, queries: int) -> dict[str, Any]:
+def one_size(size: int, index: str, queries: int, locomo: Path | None) -> dict[str, Any]:
     maker = TextMaker(seed=11)
     embedder = MiniLMEmbedder()
     pool = embedder.embed([maker.sentence() for _ in range(POOL)])
-    texts = [maker.query() for _ in range(queries)]
+    if locomo is None:
+        texts = [maker.query() for _ in range(queries)]
+    else:  # real questions: real lengths for the query embedding
+        questions = locomo_questions(locomo)
+        texts = [questions[i * len(questions) // queries] for i in range(queries)]
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         config = Config(home=home, embedder="none", signal_gate=False)
@@ -92,6 +100,7 @@ def one_size(size: int, index: str, queries: int) -> dict[str, Any]:
     return {
         "size": size,
         "index": index,
+        "queries": "locomo" if locomo else "synthetic",
         "fill_s": fill_s,
         "first_query_s": load_s,
         "p50_ms": statistics.median(latencies),
@@ -111,6 +120,12 @@ def locomo_texts(path: Path) -> list[str]:
         if key.startswith("session_") and isinstance(value, list)
         for turn in value
     ]
+
+
+def locomo_questions(path: Path) -> list[str]:
+    """Every question of a LoCoMo-format file."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [str(qa["question"]) for sample in data for qa in sample["qa"]]
 
 
 def writes(count: int, real: list[str] | None) -> dict[str, float]:
@@ -150,13 +165,15 @@ def main() -> None:
     parser.add_argument("--ann-from", type=int, default=1_000_000, help="use usearch at and above")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--writes", type=int, default=1000)
-    parser.add_argument("--locomo", type=Path, help="write real chat turns from this file")
+    parser.add_argument(
+        "--locomo", type=Path, help="real chat turns to write and real questions to ask, from here"
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index", default="exact", help=argparse.SUPPRESS)
     parser.add_argument("--out", default="bench/results/scale.json")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one_size(args.one, args.index, args.queries)))
+        print(json.dumps(one_size(args.one, args.index, args.queries, args.locomo)))
         return
     random.seed(0)
     real = locomo_texts(args.locomo) if args.locomo else None
@@ -169,6 +186,8 @@ def main() -> None:
         index = "usearch" if size >= args.ann_from else "exact"
         command = [sys.executable, __file__, "--one", str(size), "--index", index]
         command += ["--queries", str(args.queries)]
+        if args.locomo:
+            command += ["--locomo", str(args.locomo)]
         done = subprocess.run(command, check=True, capture_output=True, text=True)
         results["recall"].append(json.loads(done.stdout.strip().splitlines()[-1]))
     report(results)
@@ -191,7 +210,9 @@ def report(results: dict[str, Any]) -> None:
                 f"{r['fill_s']:.0f}",
             ]
         )
-    print("hybrid recall, salience profile, query embedding included")
+    queries = {r["queries"] for r in results["recall"]}
+    label = "/".join(sorted(queries))
+    print(f"hybrid recall, salience profile, query embedding included ({label} queries)")
     print_table(rows, right_align_from=2)
     w = results["writes"]
     print(
