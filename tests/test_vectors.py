@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -372,3 +373,35 @@ def test_session_mixing_matches_the_formula(memory: Memory) -> None:
         got = index.similarities(query, weight)
         assert got.dtype == np.float32
         np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_mixed_scores_follow_writes_as_a_fresh_index_would(memory: Memory) -> None:
+    """New turns, a new session, a re-embedded memory and an older memory imported into a
+    session: the index kept up to date piece by piece scores as one built from scratch."""
+    for i in range(6):
+        memory.remember(f"turn {i} about ferries and the harbour", session_id="a")
+    memory.remember("a stray memory about gulls")
+    index = VectorIndex(memory.store)
+    query = memory.vectors.query_vector("ferries harbour gulls")
+    assert query is not None
+    index.similarities(query, 0.5)  # neighbours and mixed norms exist before the writes
+
+    def check() -> None:
+        fresh = VectorIndex(memory.store)  # rows may be in another order: compare by id
+        got = dict(zip(index.ids(), index.similarities(query, 0.5).tolist(), strict=True))
+        want = dict(zip(fresh.ids(), fresh.similarities(query, 0.5).tolist(), strict=True))
+        assert got.keys() == want.keys()
+        np.testing.assert_allclose([got[i] for i in want], list(want.values()), atol=1e-6)
+
+    memory.remember("turn 6 about the harbour pilot", session_id="a")
+    check()
+    memory.remember("first turn of another session about gulls", session_id="b")
+    memory.remember("second turn of it about ferries", session_id="b")
+    check()
+    third = index.ids()[2]
+    memory.update(third, content="turn 2 rewritten about gulls only")
+    check()
+    old = memory.now().replace(year=2020).isoformat()
+    line = {"content": "an old turn about ferries", "session_id": "a", "created_at": old}
+    memory.import_([json.dumps(line)])  # older than the session's last turn
+    check()

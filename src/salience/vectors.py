@@ -48,6 +48,7 @@ class VectorIndex:
         self._size = 0
         self._last_vseq = 0
         self._neighbours: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
+        self._last_in_session: dict[str, int] = {}
         self._mixed_norms: dict[float, npt.NDArray[np.float32]] = {}
 
     def __len__(self) -> int:
@@ -109,6 +110,7 @@ class VectorIndex:
                 grown[: self._size] = self._matrix[: self._size]
             self._matrix = grown
         written = []
+        first_new = self._size
         for (vseq, memory_id, session, _), vector in zip(rows, vectors, strict=True):
             at = self._row.get(memory_id)
             if at is None:
@@ -120,9 +122,43 @@ class VectorIndex:
             self._matrix[at] = vector
             written.append(at)
             self._last_vseq = max(self._last_vseq, vseq)
-        self._neighbours = None
-        self._mixed_norms = {}
-        return np.array(written, dtype=np.intp)
+        touched = np.array(written, dtype=np.intp)
+        self._follow(touched, first_new)
+        return touched
+
+    def _follow(self, touched: npt.NDArray[np.intp], first_new: int) -> None:
+        """Bring the session neighbours and mixed norms up to date after ``_append``.
+
+        New memories usually come last in their session: each then links to the session's
+        last row, and only the rows around a touched one get their mixed norms again (at
+        100k rows a full recomputation took ~200 ms, paid by the first recall after every
+        write). A memory older than its session's last one is the rare case: recompute all.
+        """
+        if self._neighbours is None:
+            self._mixed_norms = {}
+            return
+        before, after = self._neighbours
+        grow = np.full(self._size - len(before), -1, dtype=np.intp)
+        before, after = np.concatenate([before, grow]), np.concatenate([after, grow])
+        for row in range(first_new, self._size):
+            session = self._sessions[row]
+            if session is None:
+                continue
+            last = self._last_in_session.get(session)
+            if last is not None:
+                if self._ids[last] > self._ids[row]:
+                    self._neighbours = None
+                    self._mixed_norms = {}
+                    return
+                before[row], after[last] = last, row
+            self._last_in_session[session] = row
+        self._neighbours = (before, after)
+        around = np.concatenate([touched, before[touched], after[touched]])
+        around = np.unique(around[around >= 0])
+        for weight, inverse in list(self._mixed_norms.items()):
+            grown = np.concatenate([inverse, np.ones(self._size - len(inverse), np.float32)])
+            grown[around] = self._inverse_norms(around, weight)
+            self._mixed_norms[weight] = grown
 
     def _session_neighbours(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
         """For each row, the rows written just before and after it in its session (or -1)."""
@@ -139,6 +175,7 @@ class VectorIndex:
                 ordered = np.array(rows, dtype=np.intp)
                 before[ordered[1:]] = ordered[:-1]
                 after[ordered[:-1]] = ordered[1:]
+            self._last_in_session = {session: rows[-1] for session, rows in members.items()}
             self._neighbours = (before, after)
         return self._neighbours
 
@@ -216,15 +253,21 @@ class VectorIndex:
 
     def _inverse_mixed_norm(self, weight: float) -> npt.NDArray[np.float32]:
         """1 / |e_i + weight * (e_before + e_after)| for every row (1 where that is 0)."""
-        if weight not in self._mixed_norms:
-            before, after = self._session_neighbours()
-            matrix = self._matrix[: self._size]
-            padded = np.vstack([matrix, np.zeros((1, matrix.shape[1]), np.float32)])
-            mixed = matrix + weight * (padded[before] + padded[after])
-            norms = np.linalg.norm(mixed, axis=1)
-            norms[norms == 0] = 1.0
-            self._mixed_norms[weight] = (1.0 / norms).astype(np.float32)
-        return self._mixed_norms[weight]
+        inverse = self._mixed_norms.get(weight)
+        if inverse is None:
+            inverse = self._mixed_norms[weight] = self._inverse_norms(np.arange(self._size), weight)
+        return inverse
+
+    def _inverse_norms(self, rows: npt.NDArray[np.intp], weight: float) -> Matrix:
+        before, after = self._session_neighbours()
+        mixed = self._matrix[rows].copy()
+        for neighbour in (before[rows], after[rows]):
+            present = neighbour >= 0
+            mixed[present] += np.float32(weight) * self._matrix[neighbour[present]]
+        norms = np.linalg.norm(mixed, axis=1)
+        norms[norms == 0] = 1.0
+        inverse: Matrix = (1.0 / norms).astype(np.float32)
+        return inverse
 
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """The memories written just before and after each one in its session (None: none)."""
