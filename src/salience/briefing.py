@@ -3,16 +3,28 @@
 A briefing is text plus a manifest: every candidate considered, kept (with its score and
 tokens) or dropped (with the reason). Policies (one per profile) live with their profiles;
 this module holds what they share. Pure: no I/O, ``now`` comes in the request.
+
+Policies work on :class:`Candidates`: every candidate as columns (:mod:`salience.columns`),
+scored a whole column at a time, with whole records fetched only for the memories shown. The
+manifest keeps its dropped entries as row numbers and builds them when read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import overload
 
+import numpy as np
+import numpy.typing as npt
+
+from salience.columns import Columns, Flags, Floats, one_line
 from salience.models import MemoryRecord
-from salience.scoring.signals import layer_weight
+
+__all__ = ["one_line"]  # re-exported: policies and sessions render memories with it
+
+Rows = npt.NDArray[np.intp]
 
 # Why a candidate was not injected.
 SUPERSEDED = "superseded"
@@ -27,11 +39,6 @@ MUTED = "muted"
 def estimate_tokens(text: str) -> int:
     """``ceil(chars / 4)``: the token estimate every profile uses (1 char -> 1, 120 -> 30)."""
     return (len(text) + 3) // 4
-
-
-def one_line(record: MemoryRecord) -> str:
-    """A memory as one line: its title if it has one, else its content with spacing folded."""
-    return record.title or " ".join(record.content.split())
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ class Briefing:
     profile: str
     text: str
     sections: tuple[BriefingSection, ...]
-    manifest: tuple[ManifestEntry, ...]
+    manifest: Sequence[ManifestEntry]
     as_of: datetime
     overflow: bool = False
     header: str | None = None
@@ -90,70 +97,225 @@ class Briefing:
         return [i for s in self.sections for i in s.ids]
 
 
-@dataclass
-class ManifestBuilder:
-    """Collects manifest entries; each candidate gets exactly one (the first decision wins)."""
+class Candidates:
+    """What a policy chooses from: every candidate as columns, records fetched when shown.
 
-    entries: dict[str, ManifestEntry] = field(default_factory=dict)
+    ``fetch`` turns row numbers into whole records (from the store, or from the records the
+    columns were built from); each row is fetched at most once.
+    """
 
-    def keep(self, record: MemoryRecord, score: float | None, tokens: int, section: str) -> None:
-        """Record that ``record`` is shown in ``section``."""
-        self.entries.setdefault(
-            record.id, ManifestEntry(record.id, record.type, True, score, tokens, section)
-        )
-
-    def drop(self, record: MemoryRecord, reason: str, score: float | None = None) -> None:
-        """Record that ``record`` is not shown, and why."""
-        self.entries.setdefault(
-            record.id, ManifestEntry(record.id, record.type, False, score, reason=reason)
-        )
-
-    def drop_all(
-        self, records: Iterable[MemoryRecord], reason: str, scores: dict[str, float] | None = None
+    def __init__(
+        self, columns: Columns, fetch: Callable[[list[int]], Sequence[MemoryRecord]]
     ) -> None:
-        """Drop several records for the same reason."""
-        for record in records:
-            self.drop(record, reason, scores.get(record.id) if scores else None)
+        self.columns = columns
+        self._fetch = fetch
+        self._fetched: dict[int, MemoryRecord] = {}
 
-    def decided(self, memory_id: str) -> bool:
+    @classmethod
+    def of(cls, candidates: Sequence[MemoryRecord] | Candidates) -> Candidates:
+        """``candidates`` as they are, or records turned into columns."""
+        if isinstance(candidates, Candidates):
+            return candidates
+        records = list(candidates)
+        return cls(Columns.from_records(records), lambda rows: [records[i] for i in rows])
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def records(self, rows: Sequence[int] | Rows) -> list[MemoryRecord]:
+        """The whole records of ``rows``, in order."""
+        wanted = [int(row) for row in rows]
+        missing = sorted({row for row in wanted if row not in self._fetched})
+        if missing:
+            self._fetched.update(zip(missing, self._fetch(missing), strict=True))
+        return [self._fetched[row] for row in wanted]
+
+
+# How the rows of a dropped group are ordered when the manifest is read.
+AS_GIVEN = "as given"
+BY_SCORE = "by score"  # highest first, ties by id
+NEWEST = "newest"  # by creation time then id, newest first
+
+
+@dataclass(frozen=True)
+class _Dropped:
+    rows: Rows
+    reasons: str | npt.NDArray[np.str_]
+    scores: Floats | None
+    order: str
+
+
+class Manifest(Sequence[ManifestEntry]):
+    """Every candidate's entry: kept ones first (in the order kept), then dropped ones in the
+    order they were decided. Dropped entries are built when first read."""
+
+    def __init__(
+        self, columns: Columns, kept: list[ManifestEntry], dropped: list[_Dropped]
+    ) -> None:
+        self._columns = columns
+        self._kept = kept
+        self._dropped = dropped
+        self._length = len(kept) + sum(len(d.rows) for d in dropped)
+        self._entries: tuple[ManifestEntry, ...] | None = None
+
+    def __len__(self) -> int:
+        return self._length
+
+    @property
+    def kept(self) -> list[ManifestEntry]:
+        """The kept entries (cheap: no dropped entry is built)."""
+        return list(self._kept)
+
+    def reasons(self) -> dict[str, int]:
+        """How many candidates were dropped for each reason (cheap)."""
+        counts: dict[str, int] = {}
+        for group in self._dropped:
+            if isinstance(group.reasons, str):
+                counts[group.reasons] = counts.get(group.reasons, 0) + len(group.rows)
+            else:
+                names, numbers = np.unique(group.reasons, return_counts=True)
+                for name, number in zip(names.tolist(), numbers.tolist(), strict=True):
+                    counts[name] = counts.get(name, 0) + number
+        return counts
+
+    def _all(self) -> tuple[ManifestEntry, ...]:
+        if self._entries is None:
+            entries = list(self._kept)
+            for group in self._dropped:
+                entries += self._build(group)
+            self._entries = tuple(entries)
+        return self._entries
+
+    def _build(self, group: _Dropped) -> list[ManifestEntry]:
+        columns = self._columns
+        rows = group.rows
+        if group.order == BY_SCORE and group.scores is not None:
+            rows = rows[np.lexsort((columns.ids[rows], -group.scores[rows]))]
+        elif group.order == NEWEST:
+            rows = rows[np.lexsort((columns.ids[rows], columns.created[rows]))[::-1]]
+        ids = columns.ids[rows].tolist()
+        types = columns.type_names(rows)
+        scores = group.scores[rows].tolist() if group.scores is not None else [None] * len(ids)
+        reasons = (
+            [group.reasons] * len(ids)
+            if isinstance(group.reasons, str)
+            else group.reasons[np.searchsorted(group.rows, rows)].tolist()
+            if group.order != AS_GIVEN
+            else group.reasons.tolist()
+        )
+        return [
+            ManifestEntry(i, t, False, s, reason=r)
+            for i, t, s, r in zip(ids, types, scores, reasons, strict=True)
+        ]
+
+    @overload
+    def __getitem__(self, index: int) -> ManifestEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[ManifestEntry]: ...
+
+    def __getitem__(self, index: int | slice) -> ManifestEntry | Sequence[ManifestEntry]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[ManifestEntry]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Manifest | tuple | list):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"Manifest({len(self._kept)} kept, {len(self) - len(self._kept)} dropped)"
+
+
+class ManifestBuilder:
+    """Collects the manifest; each candidate gets exactly one entry (the first decision wins)."""
+
+    def __init__(self, candidates: Candidates, scores: Floats) -> None:
+        self._columns = candidates.columns
+        self._scores = scores
+        self._decided: Flags = np.zeros(len(candidates), dtype=np.bool_)
+        self._kept: list[ManifestEntry] = []
+        self._dropped: list[_Dropped] = []
+
+    def decided(self, row: int) -> bool:
         """Whether this candidate already has an entry."""
-        return memory_id in self.entries
+        return bool(self._decided[row])
 
-    def build(self) -> tuple[ManifestEntry, ...]:
-        """Kept entries first (in the order kept), then dropped ones."""
-        values = list(self.entries.values())
-        return tuple([e for e in values if e.kept] + [e for e in values if not e.kept])
+    def keep(self, row: int, record: MemoryRecord, tokens: int, section: str) -> None:
+        """Record that ``record`` (the candidate at ``row``) is shown in ``section``."""
+        if not self._decided[row]:
+            self._decided[row] = True
+            score = float(self._scores[row])
+            self._kept.append(ManifestEntry(record.id, record.type, True, score, tokens, section))
+
+    def drop(
+        self,
+        rows: Rows | Sequence[int],
+        reasons: str | npt.NDArray[np.str_],
+        *,
+        scored: bool = True,
+        order: str = AS_GIVEN,
+    ) -> None:
+        """Record that ``rows`` are not shown, and why (one reason, or one per row)."""
+        rows = np.asarray(rows, dtype=np.intp)
+        fresh = ~self._decided[rows]
+        if not fresh.all():
+            if not isinstance(reasons, str):
+                reasons = reasons[fresh]
+            rows = rows[fresh]
+        if not len(rows):
+            return
+        if order != AS_GIVEN:  # kept sorted, to find each row's reason when read
+            sort = np.argsort(rows, kind="stable")
+            rows = rows[sort]
+            if not isinstance(reasons, str):
+                reasons = reasons[sort]
+        self._decided[rows] = True
+        self._dropped.append(_Dropped(rows, reasons, self._scores if scored else None, order))
+
+    def undecided(self, mask: Flags) -> Rows:
+        """Rows of ``mask`` that have no entry yet, in row order."""
+        rows: Rows = np.flatnonzero(mask & ~self._decided)
+        return rows
+
+    def build(self) -> Manifest:
+        """Kept entries first (in the order kept), then dropped ones (in the order decided)."""
+        return Manifest(self._columns, self._kept, self._dropped)
 
 
-def split_live(
-    candidates: Sequence[MemoryRecord], now: datetime, manifest: ManifestBuilder
-) -> list[MemoryRecord]:
-    """Current, enabled candidates; the others go to the manifest as superseded or disabled."""
-    live = []
-    for record in candidates:
-        if not record.is_current(now):
-            manifest.drop(record, SUPERSEDED)
-        elif not record.enabled:
-            manifest.drop(record, DISABLED)
-        else:
-            live.append(record)
+def split_live(candidates: Candidates, now: datetime, manifest: ManifestBuilder) -> Flags:
+    """Which candidates are current and enabled; the others go to the manifest as superseded
+    or disabled (in candidate order, without a score)."""
+    columns = candidates.columns
+    current = columns.current(now)
+    live: Flags = current & columns.enabled
+    dead = np.flatnonzero(~live)
+    reasons = np.where(current[dead], DISABLED, SUPERSEDED)
+    manifest.drop(dead, reasons, scored=False)
     return live
 
 
-def by_score(records: Iterable[MemoryRecord], scores: Mapping[str, float]) -> list[MemoryRecord]:
-    """Highest score first; ties broken by id ascending (ULID: oldest first)."""
-    return sorted(records, key=lambda r: (-scores[r.id], r.id))
+def ranked(candidates: Candidates, rows: Rows, scores: Floats) -> Rows:
+    """``rows`` by score, highest first; ties broken by id ascending (ULID: oldest first)."""
+    ordered: Rows = rows[np.lexsort((candidates.columns.ids[rows], -scores[rows]))]
+    return ordered
 
 
-def scored_live(
-    candidates: Sequence[MemoryRecord],
-    now: datetime,
-    manifest: ManifestBuilder,
-    score: Callable[[MemoryRecord], float],
-) -> tuple[list[MemoryRecord], dict[str, float]]:
-    """:func:`split_live`, then each live memory's score by id (x 0.8 from a mounted layer)."""
-    live = split_live(candidates, now, manifest)
-    return live, {r.id: score(r) * layer_weight(r.layer) for r in live}
+def best(candidates: Candidates, rows: Rows, scores: Floats, limit: int) -> tuple[Rows, Rows]:
+    """The first ``limit`` of :func:`ranked` ``rows``, and the others (unordered)."""
+    if len(rows) <= limit:
+        return ranked(candidates, rows, scores), rows[:0]
+    values = scores[rows]
+    floor = np.partition(values, len(values) - limit)[len(values) - limit]
+    contenders = rows[values >= floor]  # every row tied with the limit-th is a contender
+    chosen = ranked(candidates, contenders, scores)[:limit]
+    rest = np.setdiff1d(rows, chosen, assume_unique=True)
+    return chosen, rest
 
 
 def render(sections: Sequence[BriefingSection], header: str | None = None) -> str:
@@ -167,16 +329,17 @@ def render(sections: Sequence[BriefingSection], header: str | None = None) -> st
 
 def listed_section(
     title: str,
-    ranked: Sequence[MemoryRecord],
-    limit: int,
-    scores: dict[str, float],
+    candidates: Candidates,
+    chosen: Rows,
+    rest: Rows,
     manifest: ManifestBuilder,
     line: Callable[[MemoryRecord], str],
+    order: str = BY_SCORE,
 ) -> BriefingSection:
-    """The first ``limit`` of ``ranked`` as one section; the rest dropped for the limit."""
-    chosen = list(ranked[:limit])
-    lines = tuple(line(r) for r in chosen)
-    for record, text in zip(chosen, lines, strict=True):
-        manifest.keep(record, scores[record.id], estimate_tokens(text), title)
-    manifest.drop_all(ranked[limit:], LIMIT, scores)
-    return BriefingSection(title, lines, tuple(r.id for r in chosen))
+    """``chosen`` as one section; ``rest`` dropped for the limit (listed in ``order``)."""
+    records = candidates.records(chosen)
+    lines = tuple(line(r) for r in records)
+    for row, record, text in zip(chosen.tolist(), records, lines, strict=True):
+        manifest.keep(row, record, estimate_tokens(text), title)
+    manifest.drop(rest, LIMIT, order=order)
+    return BriefingSection(title, lines, tuple(r.id for r in records))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from salience.briefing import BriefingRequest, estimate_tokens
+from salience.columns import Columns
 from salience.profiles.base import ProfileSettings, Relevance
 from salience.profiles.eidet import (
     PROFILE,
@@ -80,8 +81,11 @@ def test_search_weights_full_text_vector_only_and_layers() -> None:
 
 def test_l0_line_counts_types_in_order_and_skips_empty() -> None:
     records = [record(type="insight"), record(type="observation"), record(type="observation")]
-    assert l0_line(records) == "[Memory: 3 entries, 2 observations, 1 insights]"
-    assert l0_line([]) == "[Memory: 0 entries]"
+    old = record(type="procedure", valid_until=NOW)
+    columns = Columns.from_records([*records, old])
+    current = columns.current(NOW)
+    assert l0_line(columns, current) == "[Memory: 3 entries, 2 observations, 1 insights]"
+    assert l0_line(columns, current & ~current) == "[Memory: 0 entries]"
 
 
 def _brief(records: list):  # type: ignore[no-untyped-def,type-arg]

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from salience.briefing import BriefingRequest, estimate_tokens
+from salience.columns import Columns
 from salience.profiles.base import ProfileSettings
 from salience.profiles.salience import (
     briefing,
@@ -79,7 +80,9 @@ def test_user_stated_beats_agent_inferred() -> None:
 
 def test_identity_line_counts_vocabulary_types_first() -> None:
     records = [record(type="decision"), record(type="preference"), record(type="zeta")]
-    assert identity_line(records) == "[Memory: 3 entries: 1 preference, 1 decision, 1 zeta]"
+    columns = Columns.from_records([*records, record(type="fact", forget_reason="wrong")])
+    line = identity_line(columns, columns.current(NOW))
+    assert line == "[Memory: 3 entries: 1 preference, 1 decision, 1 zeta]"
 
 
 def _brief(records: list, **request: object):  # type: ignore[no-untyped-def,type-arg]

@@ -5,25 +5,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
+import numpy as np
+
 from salience.briefing import (
+    AS_GIVEN,
+    BY_SCORE,
     LIMIT,
     NOT_IN_SCOPE,
     Briefing,
     BriefingRequest,
     BriefingSection,
+    Candidates,
     ManifestBuilder,
-    by_score,
+    Rows,
+    best,
     estimate_tokens,
     one_line,
     render,
-    scored_live,
+    split_live,
 )
 from salience.clock import age_days
+from salience.columns import NONE, Columns, Flags, Floats, micros
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
+from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import clamp01, half_life_recency, log10_access, tag_boosts
 
@@ -85,100 +93,141 @@ def search_score(
     return weighted(SearchScore, "aide", (("relevance", 1.0, relevance.lexical),))
 
 
-def _order(
-    records: list[MemoryRecord], scores: dict[str, float], settings: ProfileSettings
-) -> list[MemoryRecord]:
-    if settings.aide_scoring_disabled:
-        return sorted(records, key=lambda r: r.id)  # chronological ULID order
-    return by_score(records, scores)
+def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -> Floats:
+    """:func:`context_score`'s values for whole columns."""
+    rows = len(columns)
+    if settings.aide_decay_disabled:
+        recency: Floats | float = 1.0
+    else:
+        recency = arrays.half_life_recency(arrays.ages_days(columns.created, micros(now)), 30.0)
+    category = arrays.table(columns.type, columns.vocab.types.names, CATEGORY, UNKNOWN_CATEGORY)
+    learning = columns.type == columns.vocab.types.lookup("learning")
+    category = np.where(learning & columns.tag_global, USER_PREFERENCE, category)
+    provenance = np.zeros(rows)  # tag_boosts: the table's order, each tag once, at most 1
+    for flags, boost in (
+        (columns.tag_user, PROVENANCE["source:user"]),
+        (columns.tag_verified, PROVENANCE["verified:true"]),
+        (columns.tag_discovered, PROVENANCE["source:discovered"]),
+    ):
+        provenance = provenance + np.where(flags, boost, 0.0)
+    provenance = np.minimum(1.0, provenance)
+    access = arrays.by_value(log10_access, columns.access_count)
+    score = arrays.weighted_sum(
+        ((0.50, category), (0.25, recency), (0.15, provenance), (0.10, access)), rows
+    )
+    pinned = columns.priority != 0.0
+    result: Floats = np.where(pinned, arrays.clamp01(columns.priority), arrays.clamp01(score))
+    return result
 
 
-def _in_project(record: MemoryRecord, project: str) -> bool:
-    return f"project:{project}" in record.tags or record.project == project
-
-
-def _session_of(record: MemoryRecord) -> str | None:
-    for tag in record.tags:
-        if tag.startswith("session:"):
-            return tag.removeprefix("session:")
-    return record.session_id
+def _best(
+    candidates: Candidates, rows: Rows, scores: Floats, limit: int, settings: ProfileSettings
+) -> tuple[Rows, Rows, str]:
+    """The first ``limit`` of ``rows`` by score (by id, oldest first, with scoring off)."""
+    if settings.aide_scoring_disabled:  # chronological ULID order
+        ordered = rows[np.argsort(candidates.columns.ids[rows], kind="stable")]
+        return ordered[:limit], ordered[limit:], AS_GIVEN
+    chosen, rest = best(candidates, rows, scores, limit)
+    return chosen, rest, BY_SCORE
 
 
 class _Sections:
     """Builds the briefing's sections, remembering what is shown so nothing appears twice."""
 
-    def __init__(self, scores: dict[str, float], manifest: ManifestBuilder) -> None:
-        self.scores = scores
+    def __init__(self, candidates: Candidates, manifest: ManifestBuilder) -> None:
+        self.candidates = candidates
         self.manifest = manifest
-        self.shown: set[str] = set()
+        self.shown: Flags = np.zeros(len(candidates), dtype=np.bool_)
         self.sections: list[BriefingSection] = []
 
-    def add(self, title: str, chosen: list[MemoryRecord], lines: list[str] | None = None) -> None:
-        lines = lines or [f"- {one_line(r)}" for r in chosen]
-        for record, line in zip(chosen, lines, strict=True):
-            self.manifest.keep(record, self.scores[record.id], estimate_tokens(line), title)
-            self.shown.add(record.id)
-        self.sections.append(BriefingSection(title, tuple(lines), tuple(r.id for r in chosen)))
+    def add(self, title: str, chosen: Rows, line: Callable[[MemoryRecord], str]) -> None:
+        records = self.candidates.records(chosen)
+        lines = [line(r) for r in records]
+        for row, record, text in zip(chosen.tolist(), records, lines, strict=True):
+            self.manifest.keep(row, record, estimate_tokens(text), title)
+        self.shown[chosen] = True
+        ids = tuple(r.id for r in records)
+        self.sections.append(BriefingSection(title, tuple(lines), ids))
 
-    def drop(self, records: list[MemoryRecord], reason: str) -> None:
-        self.manifest.drop_all(records, reason, self.scores)
+
+def _plain(record: MemoryRecord) -> str:
+    return f"- {one_line(record)}"
 
 
 def briefing(
-    candidates: Sequence[MemoryRecord], request: BriefingRequest, settings: ProfileSettings
+    candidates: Sequence[MemoryRecord] | Candidates,
+    request: BriefingRequest,
+    settings: ProfileSettings,
 ) -> Briefing:
     """Global (best 100) / project (best 30, overflow) / 2 recent sessions / latest decisions."""
-    manifest = ManifestBuilder()
-    live, scores = scored_live(
-        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
-    )
-    out = _Sections(scores, manifest)
+    candidates = Candidates.of(candidates)
+    columns = candidates.columns
+    scores = context_scores(columns, request.now, settings) * arrays.layer_weight(columns.layer)
+    manifest = ManifestBuilder(candidates, scores)
+    live = split_live(candidates, request.now, manifest)
+    out = _Sections(candidates, manifest)
 
-    ranked = _order([r for r in live if GLOBAL_TAG in r.tags], out.scores, settings)
-    out.add("Global memories", ranked[:GLOBAL_LIMIT])
-    out.drop(ranked[GLOBAL_LIMIT:], LIMIT)
+    chosen, rest, order = _best(
+        candidates, np.flatnonzero(live & columns.tag_global), scores, GLOBAL_LIMIT, settings
+    )
+    out.add("Global memories", chosen, _plain)
+    manifest.drop(rest, LIMIT, order=order)
 
     overflow = False
     if request.project:
-        pool = [r for r in live if _in_project(r, request.project) and r.id not in out.shown]
-        ranked = _order(pool, out.scores, settings)
-        overflow = len(ranked) > PROJECT_LIMIT
-        out.add(f"Project memories ({request.project})", ranked[:PROJECT_LIMIT])
-        out.drop(ranked[PROJECT_LIMIT:], LIMIT)
+        pool = np.flatnonzero(live & columns.in_project(request.project) & ~out.shown)
+        chosen, rest, order = _best(candidates, pool, scores, PROJECT_LIMIT, settings)
+        overflow = len(pool) > PROJECT_LIMIT
+        out.add(f"Project memories ({request.project})", chosen, _plain)
+        manifest.drop(rest, LIMIT, order=order)
 
     _recent_sessions(live, out)
     _decisions(live, out)
-    out.drop([r for r in live if r.id not in out.shown], NOT_IN_SCOPE)
+    manifest.drop(np.flatnonzero(live & ~out.shown), NOT_IN_SCOPE)
     sections = tuple(out.sections)
     return Briefing("aide", render(sections), sections, manifest.build(), request.now, overflow)
 
 
-def _recent_sessions(live: list[MemoryRecord], out: _Sections) -> None:
+def _oldest_first(columns: Columns, rows: Rows) -> Rows:
+    """``rows`` by (creation time, id), oldest first."""
+    ordered: Rows = rows[np.lexsort((columns.ids[rows], columns.created[rows]))]
+    return ordered
+
+
+def _recent_sessions(live: Flags, out: _Sections) -> None:
     """The 2 newest session groups: each shows its session summary if any, else its members."""
-    groups: dict[str, list[MemoryRecord]] = {}
-    for record in live:
-        session = _session_of(record)
-        if session:
-            groups.setdefault(session, []).append(record)
-    newest = sorted(groups, key=lambda s: max((r.created_at, r.id) for r in groups[s]))
-    for session in reversed(newest[-SESSION_GROUPS:]):
-        members = sorted(groups[session], key=lambda r: (r.created_at, r.id))
-        summaries = [r for r in members if r.type == "session"]
-        chosen = [r for r in (summaries[-1:] or members) if r.id not in out.shown]
-        out.add(f"Session {session}", chosen)
-        out.drop([r for r in members if r not in chosen and r.id not in out.shown], LIMIT)
+    columns = out.candidates.columns
+    members = _oldest_first(columns, np.flatnonzero(live & (columns.session != NONE)))
+    sessions = columns.session[members]
+    # A group is as new as its newest member: the last occurrence of its session in ``members``.
+    _, last = np.unique(sessions[::-1], return_index=True)
+    newest = np.sort(len(members) - 1 - last)[-SESSION_GROUPS:]
+    summary = columns.vocab.types.lookup("session")
+    for position in newest[::-1].tolist():
+        session = int(sessions[position])
+        group = members[sessions == session]
+        summaries = group[columns.type[group] == summary]
+        candidates = summaries[-1:] if len(summaries) else group
+        chosen = candidates[~out.shown[candidates]]
+        title = f"Session {columns.vocab.sessions.name(session)}"
+        out.add(title, chosen, _plain)
+        others = group[~np.isin(group, chosen) & ~out.shown[group]]
+        out.manifest.drop(others, LIMIT)
 
 
-def _decisions(live: list[MemoryRecord], out: _Sections) -> None:
+def _decisions(live: Flags, out: _Sections) -> None:
     """For every topic, its latest decision; topics in alphabetical order."""
-    latest: dict[str, MemoryRecord] = {}
-    for record in live:
-        if record.type == "decision" and record.topic_key:
-            best = latest.get(record.topic_key)
-            if best is None or (record.created_at, record.id) > (best.created_at, best.id):
-                latest[record.topic_key] = record
-    chosen = [latest[topic] for topic in sorted(latest) if latest[topic].id not in out.shown]
-    out.add("Decisions", chosen, [f"- {r.topic_key}: {one_line(r)}" for r in chosen])
+    columns = out.candidates.columns
+    decision = columns.vocab.types.lookup("decision")
+    rows = _oldest_first(columns, np.flatnonzero(live & (columns.type == decision)))
+    rows = rows[columns.topic[rows] != NONE]
+    topics = columns.topic[rows]
+    codes, last = np.unique(topics[::-1], return_index=True)
+    latest = rows[len(rows) - 1 - last]
+    names = [columns.vocab.topics.name(int(c)) for c in codes.tolist()]
+    alphabetical = latest[np.argsort(np.array(names, dtype=np.str_), kind="stable")]
+    chosen = alphabetical[~out.shown[alphabetical]]
+    out.add("Decisions", chosen, lambda r: f"- {r.topic_key}: {one_line(r)}")
 
 
 PROFILE = Profile(
@@ -188,6 +237,7 @@ PROFILE = Profile(
     types=tuple(TypeSpec(name, f"category weight {w:.2f}") for name, w in CATEGORY.items()),
     default_type="learning",
     context_score=context_score,
+    context_scores=context_scores,
     search_score=search_score,
     briefing=briefing,
     bump_on_recall=True,

@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from salience.briefing import Briefing, BriefingRequest
+from salience.briefing import Briefing, BriefingRequest, Candidates
+from salience.columns import Columns, Floats
 from salience.config import RAE_WEIGHT_DEFAULTS, Config
 from salience.models import MemoryRecord, Relevance
 from salience.scoring.scores import ContextScore, SearchScore
@@ -79,7 +80,10 @@ class TypeSpec:
 ContextScorer = Callable[[MemoryRecord, datetime, ProfileSettings], ContextScore]
 SearchScorer = Callable[[MemoryRecord, datetime, Relevance, ProfileSettings], SearchScore]
 RecallSelector = Callable[[Sequence[tuple[MemoryRecord, SearchScore]], int], list[int]]
-BriefingPolicy = Callable[[Sequence[MemoryRecord], BriefingRequest, ProfileSettings], Briefing]
+ColumnScorer = Callable[[Columns, datetime, ProfileSettings], Floats]
+BriefingPolicy = Callable[
+    [Sequence[MemoryRecord] | Candidates, BriefingRequest, ProfileSettings], Briefing
+]
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,7 @@ class Profile:
     types: tuple[TypeSpec, ...]
     default_type: str
     context_score: ContextScorer
+    context_scores: ColumnScorer  # the same scores' values for whole columns, bit for bit
     search_score: SearchScorer
     briefing: BriefingPolicy
     bump_on_recall: bool

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+import numpy as np
+
 from salience.briefing import (
     LIMIT,
     NOT_IN_SCOPE,
@@ -17,15 +19,18 @@ from salience.briefing import (
     Briefing,
     BriefingRequest,
     BriefingSection,
+    Candidates,
     ManifestBuilder,
-    by_score,
     estimate_tokens,
     one_line,
-    scored_live,
+    ranked,
+    split_live,
 )
 from salience.clock import age_days
+from salience.columns import Columns, Flags, Floats, micros
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
+from salience.scoring import arrays
 from salience.scoring.scores import Component, ContextScore, SearchScore, weighted
 from salience.scoring.signals import capped_frequency, half_life_recency, layer_weight
 
@@ -96,49 +101,79 @@ def select(ranked: Sequence[tuple[MemoryRecord, SearchScore]], limit: int) -> li
     return sorted(chosen + spare)
 
 
-def l0_line(records: Sequence[MemoryRecord]) -> str:
+def memory_scores(columns: Columns, now: datetime) -> Floats:
+    """:func:`memory_score`'s values for whole columns."""
+    recency = arrays.half_life_recency(arrays.ages_days(columns.created, micros(now)), 7.0)
+    frequency = arrays.by_value(lambda n: capped_frequency(n, 10), columns.access_count)
+    return arrays.weighted_sum(
+        (
+            (0.30, columns.importance),
+            (0.15, columns.confidence),
+            (0.25, recency),
+            (0.30, frequency),
+        ),
+        len(columns),
+    )
+
+
+def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -> Floats:
+    """:func:`context_score`'s values for whole columns."""
+    return memory_scores(columns, now)
+
+
+def l0_line(columns: Columns, current: Flags) -> str:
     """``[Memory: N entries, a observations, b insights, ...]`` over current memories."""
-    counts = [(sum(1 for r in records if r.type == t), t) for t in TYPES]
-    parts = [f"{len(records)} entries"] + [f"{n} {t}s" for n, t in counts if n]
+    counts = [(int(np.count_nonzero(current & columns.of_types([t]))), t) for t in TYPES]
+    parts = [f"{int(np.count_nonzero(current))} entries"] + [f"{n} {t}s" for n, t in counts if n]
     return f"[Memory: {', '.join(parts)}]"
 
 
 def briefing(
-    candidates: Sequence[MemoryRecord], request: BriefingRequest, settings: ProfileSettings
+    candidates: Sequence[MemoryRecord] | Candidates,
+    request: BriefingRequest,
+    settings: ProfileSettings,
 ) -> Briefing:
     """L0 then L1: best insights, procedures and heuristics (20, budgets 10/6/4, 600 tokens)."""
-    manifest = ManifestBuilder()
-    current = [r for r in candidates if r.is_current(request.now)]
-    header = l0_line(current)
-    live, scores = scored_live(
-        candidates, request.now, manifest, lambda r: memory_score(r, request.now).value
-    )
-    ranked = by_score((r for r in live if r.type in L1_PREFIX), scores)
-    budgets = {t: ceil_share(L1_LIMIT, share) for t, share in L1_TYPE_SHARES.items()}
+    candidates = Candidates.of(candidates)
+    columns = candidates.columns
+    header = l0_line(columns, columns.current(request.now))
+    scores = memory_scores(columns, request.now) * arrays.layer_weight(columns.layer)
+    manifest = ManifestBuilder(candidates, scores)
+    live = split_live(candidates, request.now, manifest)
+    kinds = tuple(L1_PREFIX)
+    order = ranked(candidates, np.flatnonzero(live & columns.of_types(kinds)), scores)
+    kind = columns.type_index(kinds)[order]
+    # f"{prefix} {one_line}": every prefix is 3 characters.
+    costs = (columns.line_length[order] + 4 + 3) // 4
+    budgets = [ceil_share(L1_LIMIT, L1_TYPE_SHARES[k]) for k in kinds]
     tokens = estimate_tokens(header)
-    lines: list[str] = []
-    ids: list[str] = []
-    stopped = False
-    for record in ranked:
-        line = f"{L1_PREFIX[record.type]} {one_line(record)}"
-        cost = estimate_tokens(line)
-        if stopped:
-            manifest.drop(record, TOKEN_BUDGET, scores[record.id])
-        elif len(lines) >= L1_LIMIT:
-            manifest.drop(record, LIMIT, scores[record.id])
-        elif budgets[record.type] == 0:
-            manifest.drop(record, TYPE_BUDGET, scores[record.id])
-        elif tokens + cost > TOKEN_BUDGET_L0_L1:  # the first line that does not fit ends L1
-            stopped = True
-            manifest.drop(record, TOKEN_BUDGET, scores[record.id])
-        else:
-            budgets[record.type] -= 1
-            tokens += cost
-            lines.append(line)
-            ids.append(record.id)
-            manifest.keep(record, scores[record.id], cost, "L1")
-    manifest.drop_all((r for r in live if r.type not in L1_PREFIX), NOT_IN_SCOPE, scores)
-    sections = (BriefingSection("L1", tuple(lines), tuple(ids)),)
+    kept: list[int] = []
+    position = 0
+    while position < len(order):
+        if len(kept) >= L1_LIMIT:
+            manifest.drop(order[position:], LIMIT)
+            break
+        # Types whose budget is spent are passed over (each dropped for its type budget).
+        has_budget = np.array([b > 0 for b in budgets])[kind[position:]]
+        skip = int(np.argmax(has_budget)) if has_budget.any() else len(has_budget)
+        manifest.drop(order[position : position + skip], TYPE_BUDGET)
+        position += skip
+        if position == len(order):
+            break
+        cost = int(costs[position])
+        if tokens + cost > TOKEN_BUDGET_L0_L1:  # the first line that does not fit ends L1
+            manifest.drop(order[position:], TOKEN_BUDGET)
+            break
+        budgets[kind[position]] -= 1
+        tokens += cost
+        kept.append(int(order[position]))
+        position += 1
+    records = candidates.records(kept)
+    lines = [f"{L1_PREFIX[r.type]} {one_line(r)}" for r in records]
+    for row, record, line in zip(kept, records, lines, strict=True):
+        manifest.keep(row, record, estimate_tokens(line), "L1")
+    manifest.drop(np.flatnonzero(live & ~columns.of_types(kinds)), NOT_IN_SCOPE)
+    sections = (BriefingSection("L1", tuple(lines), tuple(r.id for r in records)),)
     text = "\n".join([header, *lines])
     return Briefing("eidet", text, sections, manifest.build(), request.now, header=header)
 
@@ -155,6 +190,7 @@ PROFILE = Profile(
     ),
     default_type="observation",
     context_score=context_score,
+    context_scores=context_scores,
     search_score=search_score,
     briefing=briefing,
     bump_on_recall=True,

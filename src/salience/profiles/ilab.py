@@ -9,19 +9,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+import numpy as np
+
 from salience.briefing import (
+    NEWEST,
     Briefing,
     BriefingRequest,
+    Candidates,
     ManifestBuilder,
-    by_score,
+    best,
     listed_section,
     one_line,
     render,
-    scored_live,
+    split_live,
 )
 from salience.clock import age_days
+from salience.columns import Columns, Floats, micros
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
+from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import half_life_recency, revision_score, type_priority
 
@@ -67,30 +73,55 @@ def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings
         (
             ("recency", 0.50, recency_score(record.updated_at, now)),
             ("revision", 0.30, revision_score(record.revision_count)),
-            ("type_priority", 0.20, type_priority(record.type, TYPE_PRIORITY, 0.50)),
+            (
+                "type_priority",
+                0.20,
+                type_priority(record.type, TYPE_PRIORITY, UNKNOWN_TYPE_PRIORITY),
+            ),
         ),
     )
 
 
+def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -> Floats:
+    """:func:`context_score`'s values for whole columns."""
+    recency = arrays.half_life_recency(arrays.ages_days(columns.updated, micros(now)), 30.0)
+    revision = arrays.by_value(revision_score, columns.revision_count)
+    priority = arrays.table(
+        columns.type, columns.vocab.types.names, TYPE_PRIORITY, UNKNOWN_TYPE_PRIORITY
+    )
+    return arrays.weighted_sum(((0.50, recency), (0.30, revision), (0.20, priority)), len(columns))
+
+
 def briefing(
-    candidates: Sequence[MemoryRecord], request: BriefingRequest, settings: ProfileSettings
+    candidates: Sequence[MemoryRecord] | Candidates,
+    request: BriefingRequest,
+    settings: ProfileSettings,
 ) -> Briefing:
     """What mem_session_start returns: up to 5 recent summaries and ~10 memories by score."""
-    manifest = ManifestBuilder()
-    live, scores = scored_live(
-        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
-    )
-    summaries = sorted((r for r in live if r.type == SUMMARY), key=lambda r: (r.created_at, r.id))
-    ranked = by_score((r for r in live if r.type != SUMMARY), scores)
+    candidates = Candidates.of(candidates)
+    columns = candidates.columns
+    scores = context_scores(columns, request.now, settings) * arrays.layer_weight(columns.layer)
+    manifest = ManifestBuilder(candidates, scores)
+    live = split_live(candidates, request.now, manifest)
+    summary = columns.type == columns.vocab.types.lookup(SUMMARY)
+    summaries = np.flatnonzero(live & summary)
+    newest = summaries[np.lexsort((columns.ids[summaries], columns.created[summaries]))[::-1]]
+    chosen, rest = best(candidates, np.flatnonzero(live & ~summary), scores, SESSION_MEMORIES)
 
     def line(record: MemoryRecord) -> str:
         return f"- {one_line(record)}"
 
     sections = (
         listed_section(
-            "Recent sessions", summaries[::-1], SESSION_SUMMARIES, scores, manifest, line
+            "Recent sessions",
+            candidates,
+            newest[:SESSION_SUMMARIES],
+            newest[SESSION_SUMMARIES:],
+            manifest,
+            line,
+            order=NEWEST,
         ),
-        listed_section("Memories", ranked, SESSION_MEMORIES, scores, manifest, line),
+        listed_section("Memories", candidates, chosen, rest, manifest, line),
     )
     return Briefing("ilab", render(sections), sections, manifest.build(), request.now)
 
@@ -102,6 +133,7 @@ PROFILE = Profile(
     types=tuple(TypeSpec(name, f"type priority {p:.2f}") for name, p in TYPE_PRIORITY.items()),
     default_type="discovery",
     context_score=context_score,
+    context_scores=context_scores,
     search_score=search_score,
     briefing=briefing,
     bump_on_recall=False,

@@ -11,19 +11,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+import numpy as np
+
 from salience.briefing import (
     Briefing,
     BriefingRequest,
+    Candidates,
     ManifestBuilder,
-    by_score,
+    best,
     listed_section,
     one_line,
     render,
-    scored_live,
+    split_live,
 )
 from salience.clock import age_days
+from salience.columns import NEVER, Columns, Floats, micros
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
+from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import half_life_recency, normalized_ln_usage
 
@@ -58,17 +63,35 @@ def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings
     return weighted(ContextScore, "rae", _parts(record, now, 0.0, settings))
 
 
+def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -> Floats:
+    """:func:`context_score`'s values for whole columns."""
+    accessed = np.where(columns.accessed == NEVER, columns.created, columns.accessed)
+    touched = np.maximum(columns.created, accessed)
+    hours = arrays.ages_days(touched, micros(now)) * 24.0
+    values: dict[str, Floats | float] = {
+        "semantic": 0.0,
+        "recency": arrays.half_life_recency(hours, settings.rae_half_life_hours),
+        "importance": columns.importance,
+        "usage": arrays.by_value(normalized_ln_usage, columns.access_count),
+    }
+    parts = tuple((weight, values[name]) for name, weight in settings.rae_weights)
+    return arrays.weighted_sum(parts, len(columns))
+
+
 def briefing(
-    candidates: Sequence[MemoryRecord], request: BriefingRequest, settings: ProfileSettings
+    candidates: Sequence[MemoryRecord] | Candidates,
+    request: BriefingRequest,
+    settings: ProfileSettings,
 ) -> Briefing:
     """rae injects nothing by itself; salience gives it a plain top 10 by the query-less score."""
-    manifest = ManifestBuilder()
-    live, scores = scored_live(
-        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
-    )
-    ranked = by_score(live, scores)
+    candidates = Candidates.of(candidates)
+    columns = candidates.columns
+    scores = context_scores(columns, request.now, settings) * arrays.layer_weight(columns.layer)
+    manifest = ManifestBuilder(candidates, scores)
+    live = split_live(candidates, request.now, manifest)
+    chosen, rest = best(candidates, np.flatnonzero(live), scores, TOP)
     section = listed_section(
-        "Memories", ranked, TOP, scores, manifest, lambda r: f"- {one_line(r)}"
+        "Memories", candidates, chosen, rest, manifest, lambda r: f"- {one_line(r)}"
     )
     return Briefing("rae", render([section]), (section,), manifest.build(), request.now)
 
@@ -80,6 +103,7 @@ PROFILE = Profile(
     types=(TypeSpec("memory", "rae does not type its memories"),),
     default_type="memory",
     context_score=context_score,
+    context_scores=context_scores,
     search_score=search_score,
     briefing=briefing,
     bump_on_recall=True,

@@ -9,8 +9,9 @@ confidence brake. A positive priority pins a memory into the briefing; a negativ
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
+
+import numpy as np
 
 from salience.briefing import (
     MUTED,
@@ -20,16 +21,20 @@ from salience.briefing import (
     Briefing,
     BriefingRequest,
     BriefingSection,
+    Candidates,
     ManifestBuilder,
-    by_score,
+    Rows,
     estimate_tokens,
     one_line,
+    ranked,
     render,
-    scored_live,
+    split_live,
 )
 from salience.clock import age_days
+from salience.columns import NONE, Columns, Flags, Floats, micros
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
+from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import feedback_ratio, log10_access, stretched_recency
 
@@ -134,29 +139,48 @@ def section_of(memory_type: str) -> str:
     return SECTIONS[-1][0]
 
 
-def identity_line(records: Sequence[MemoryRecord]) -> str:
+def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -> Floats:
+    """:func:`context_score`'s values for whole columns."""
+    names = columns.vocab.types.names
+    half_lives = arrays.table(
+        columns.type, names, {t: d[0] for t, d in DECAY.items()}, DEFAULT_DECAY[0]
+    )
+    shapes = arrays.table(
+        columns.type, names, {t: d[1] for t, d in DECAY.items()}, DEFAULT_DECAY[1]
+    )
+    braked = half_lives * (1 + (columns.confidence - 0.5) * 0.5)  # confidence_brake
+    ages = arrays.ages_days(columns.updated, micros(now))
+    provenance = np.where(
+        columns.source_user | columns.tag_user, 1.0, np.where(columns.tag_verified, 0.8, 0.5)
+    )
+    return arrays.weighted_sum(
+        (
+            (0.30, columns.importance),
+            (0.10, columns.confidence),
+            (0.25, arrays.stretched_recency(ages, braked, shapes)),
+            (0.15, arrays.by_value(log10_access, columns.access_count)),
+            (0.10, arrays.feedback_ratio(columns.echo_count, columns.fizzle_count)),
+            (0.10, provenance),
+        ),
+        len(columns),
+    )
+
+
+def identity_line(columns: Columns, current: Flags) -> str:
     """``[Memory: 12 entries: 3 preferences, 2 decisions, ...]``, vocabulary order first."""
-    counts: dict[str, int] = {}
-    for record in records:
-        counts[record.type] = counts.get(record.type, 0) + 1
+    numbers = np.bincount(columns.type[current], minlength=len(columns.vocab.types.names))
+    counts = {
+        columns.vocab.types.name(code): int(n) for code, n in enumerate(numbers.tolist()) if n
+    }
     order = [t for t in DECAY if t in counts] + sorted(t for t in counts if t not in DECAY)
     parts = ", ".join(f"{counts[t]} {t}" for t in order)
-    return f"[Memory: {len(records)} entries{': ' + parts if parts else ''}]"
+    return f"[Memory: {int(np.count_nonzero(current))} entries{': ' + parts if parts else ''}]"
 
 
 def _line(record: MemoryRecord) -> str:
     if record.type == "decision" and record.topic_key:
         return f"- {record.topic_key}: {one_line(record)}"
     return f"- {one_line(record)}"
-
-
-def _in_scope(record: MemoryRecord, project: str | None) -> bool:
-    if project is None or "scope:global" in record.tags:
-        return True
-    projects = {t.removeprefix("project:") for t in record.tags if t.startswith("project:")}
-    if record.project:
-        projects.add(record.project)
-    return not projects or project in projects
 
 
 def _cost(line: str) -> int:
@@ -167,101 +191,114 @@ def _heading_cost(title: str) -> int:
     return estimate_tokens(f"\n\n## {title}\n")
 
 
-@dataclass
+TITLES = (PINNED, *(title for title, _, _ in SECTIONS))
+
+
 class _Packer:
-    """Greedy packing under a total token budget and per-section caps.
+    """Greedy packing, in order, under a total token budget and per-section caps.
 
     Costs are charged per line (with its newline) and per section heading, each rounded up,
-    so the rendered text never exceeds the budget.
+    so the rendered text never exceeds the budget. Rows are looked at a block at a time: until
+    a line is taken nothing changes, so a whole block is judged at once.
     """
 
-    budget: int
-    caps: dict[str, int]
-    used: int = 0
-    per_section: dict[str, int] = field(default_factory=dict)
-    chosen: dict[str, list[tuple[MemoryRecord, str]]] = field(default_factory=dict)
+    def __init__(self, columns: Columns, budget: int) -> None:
+        self.budget = budget
+        self.caps = np.array([budget] + [int(budget * share) for _, _, share in SECTIONS])
+        self.headings = np.array([_heading_cost(title) for title in TITLES])
+        self.used = 0
+        self.spent = np.zeros(len(TITLES), dtype=np.int64)
+        self.opened = np.zeros(len(TITLES), dtype=np.bool_)
+        self.chosen: list[list[int]] = [[] for _ in TITLES]
+        # Each row's section (0: pinned) and the cost of its line, with its newline.
+        by_type = np.array(
+            [TITLES.index(section_of(t)) for t in columns.vocab.types.names] + [len(SECTIONS)]
+        )
+        self.section = np.where(columns.priority > 0, 0, by_type[columns.type])
+        decision = columns.type == columns.vocab.types.lookup("decision")
+        topic_length = np.array([len(t) for t in columns.vocab.topics.names] + [0])
+        topics = np.where(decision & (columns.topic != NONE), topic_length[columns.topic] + 2, 0)
+        self.line_cost = (2 + topics + columns.line_length + 1 + 3) // 4
 
-    def cost(self, section: str, line: str) -> int:
-        opening = 0 if section in self.chosen else _heading_cost(section)
-        return opening + _cost(line)
+    def pack(self, rows: Rows, manifest: ManifestBuilder, *, capped: bool) -> Rows:
+        """Take the rows that fit, in order; drop those that do not fit the budget (pass 1:
+        for the token budget, pass 2: for their type's budget). Pass 1 returns the rows that
+        fit the budget but not their section's share, for pass 2."""
+        reason = TOKEN_BUDGET if capped else TYPE_BUDGET
+        over_cap: list[Rows] = []
+        position, block = 0, 64
+        while position < len(rows):
+            window = rows[position : position + block]
+            section = self.section[window]
+            cost = self.line_cost[window] + np.where(
+                self.opened[section], 0, self.headings[section]
+            )
+            fits = self.used + cost <= self.budget
+            under_cap = (section == 0) | (self.spent[section] + cost <= self.caps[section])
+            takes = fits & under_cap if capped else fits
+            taken = int(np.argmax(takes)) if takes.any() else len(window)
+            manifest.drop(window[:taken][~fits[:taken]], reason)
+            if capped:
+                over_cap.append(window[:taken][(fits & ~under_cap)[:taken]])
+            if taken < len(window):
+                self._take(int(window[taken]), int(section[taken]), int(cost[taken]))
+                block = 64
+            else:
+                block *= 2
+            position += taken + 1 if taken < len(window) else len(window)
+        return np.concatenate(over_cap) if over_cap else rows[:0]
 
-    def fits(self, section: str, line: str) -> bool:
-        return self.used + self.cost(section, line) <= self.budget
-
-    def under_cap(self, section: str, line: str) -> bool:
-        spent = self.per_section.get(section, 0) + self.cost(section, line)
-        return spent <= self.caps.get(section, self.budget)
-
-    def take(self, section: str, record: MemoryRecord, line: str) -> None:
-        cost = self.cost(section, line)
+    def _take(self, row: int, section: int, cost: int) -> None:
         self.used += cost
-        self.per_section[section] = self.per_section.get(section, 0) + cost
-        self.chosen.setdefault(section, []).append((record, line))
-
-
-def _pack(
-    ordered: list[MemoryRecord],
-    packer: _Packer,
-    manifest: ManifestBuilder,
-    scores: dict[str, float],
-) -> None:
-    """Pass 1 within section shares; pass 2 gives leftover budget to the best of the rest."""
-    over_cap: list[tuple[MemoryRecord, str]] = []
-    for record in ordered:
-        section = PINNED if record.priority > 0 else section_of(record.type)
-        line = _line(record)
-        if not packer.fits(section, line):
-            manifest.drop(record, TOKEN_BUDGET, scores[record.id])
-        elif section != PINNED and not packer.under_cap(section, line):
-            over_cap.append((record, line))
-        else:
-            packer.take(section, record, line)
-    for record, line in over_cap:
-        section = section_of(record.type)
-        if packer.fits(section, line):
-            packer.take(section, record, line)
-        else:
-            manifest.drop(record, TYPE_BUDGET, scores[record.id])
+        self.spent[section] += cost
+        self.opened[section] = True
+        self.chosen[section].append(row)
 
 
 def briefing(
-    candidates: Sequence[MemoryRecord], request: BriefingRequest, settings: ProfileSettings
+    candidates: Sequence[MemoryRecord] | Candidates,
+    request: BriefingRequest,
+    settings: ProfileSettings,
 ) -> Briefing:
     """Identity line, pinned memories, then sections by type, best first, within the budget.
 
     Each section may use its share of the budget first; what is left over is then filled with
     the best memories that did not fit their section's share.
     """
-    manifest = ManifestBuilder()
-    current = [r for r in candidates if r.is_current(request.now)]
-    header = identity_line(current)
-    live, scores = scored_live(
-        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
-    )
+    candidates = Candidates.of(candidates)
+    columns = candidates.columns
+    header = identity_line(columns, columns.current(request.now))
+    scores = context_scores(columns, request.now, settings) * arrays.layer_weight(columns.layer)
+    manifest = ManifestBuilder(candidates, scores)
+    live = split_live(candidates, request.now, manifest)
     total = settings.briefing_budget if request.budget is None else request.budget
-    budget = max(0, total - estimate_tokens(header))
-    packer = _Packer(budget, {title: int(budget * share) for title, _, share in SECTIONS})
+    packer = _Packer(columns, max(0, total - estimate_tokens(header)))
 
-    pool: list[MemoryRecord] = []
-    for record in live:
-        if not _in_scope(record, request.project):
-            manifest.drop(record, NOT_IN_SCOPE, scores[record.id])
-        elif record.priority < 0:
-            manifest.drop(record, MUTED, scores[record.id])
-        else:
-            pool.append(record)
-    pinned = sorted((r for r in pool if r.priority > 0), key=lambda r: (-r.priority, r.id))
-    ranked = by_score((r for r in pool if r.priority == 0), scores)
+    if request.project is None:
+        in_scope = np.ones(len(columns), dtype=np.bool_)
+    else:
+        in_scope = columns.tag_global | ~columns.has_project() | columns.in_project(request.project)
+    muted = columns.priority < 0
+    out = np.flatnonzero(live & (~in_scope | muted))
+    manifest.drop(out, np.where(in_scope[out], MUTED, NOT_IN_SCOPE))
+    pool = live & in_scope & ~muted
+    pinned = np.flatnonzero(pool & (columns.priority > 0))
+    pinned = pinned[np.lexsort((columns.ids[pinned], -columns.priority[pinned]))]
+    order = ranked(candidates, np.flatnonzero(pool & (columns.priority == 0)), scores)
 
-    _pack(pinned + ranked, packer, manifest, scores)
+    over_cap = packer.pack(np.concatenate([pinned, order]), manifest, capped=True)
+    packer.pack(over_cap, manifest, capped=False)
     sections = []
-    for title in (PINNED, *(t for t, _, _ in SECTIONS)):
-        entries = packer.chosen.get(title, [])
-        entries.sort(key=lambda e: (-e[0].priority, -scores[e[0].id], e[0].id))
-        for record, line in entries:
-            manifest.keep(record, scores[record.id], _cost(line), title)
-        lines = tuple(line for _, line in entries)
-        sections.append(BriefingSection(title, lines, tuple(r.id for r, _ in entries)))
+    for title, rows in zip(TITLES, packer.chosen, strict=True):
+        chosen = np.array(rows, dtype=np.intp)
+        chosen = chosen[
+            np.lexsort((columns.ids[chosen], -scores[chosen], -columns.priority[chosen]))
+        ]
+        records = candidates.records(chosen)
+        lines = tuple(_line(r) for r in records)
+        for row, record, line in zip(chosen.tolist(), records, lines, strict=True):
+            manifest.keep(row, record, _cost(line), title)
+        sections.append(BriefingSection(title, lines, tuple(r.id for r in records)))
     text = render(sections, header)
     return Briefing("salience", text, tuple(sections), manifest.build(), request.now, header=header)
 
@@ -285,6 +322,7 @@ PROFILE = Profile(
     ),
     default_type="observation",
     context_score=context_score,
+    context_scores=context_scores,
     search_score=search_score,
     briefing=briefing,
     bump_on_recall=True,

@@ -9,18 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+import numpy as np
+
 from salience.briefing import (
     Briefing,
     BriefingRequest,
+    Candidates,
     ManifestBuilder,
-    by_score,
+    best,
     listed_section,
     render,
-    scored_live,
+    split_live,
 )
 from salience.clock import age_days
+from salience.columns import Columns, Floats, micros
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
+from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import linear_recency, ln_access
 
@@ -49,16 +54,31 @@ def search_score(
     return weighted(SearchScore, "talome", (("relevance", 1.0, relevance.lexical),))
 
 
+def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -> Floats:
+    """:func:`context_score`'s values for whole columns."""
+    touched = np.maximum(columns.created, columns.updated)
+    recency = arrays.linear_recency(arrays.ages_days(touched, micros(now)), 30.0)
+    access = arrays.by_value(ln_access, columns.access_count)
+    return arrays.weighted_sum(
+        ((0.4, recency), (0.3, access), (0.3, columns.confidence)), len(columns)
+    )
+
+
 def briefing(
-    candidates: Sequence[MemoryRecord], request: BriefingRequest, settings: ProfileSettings
+    candidates: Sequence[MemoryRecord] | Candidates,
+    request: BriefingRequest,
+    settings: ProfileSettings,
 ) -> Briefing:
     """The top 10 enabled memories under ``## What I Remember About You``, one line each."""
-    manifest = ManifestBuilder()
-    live, scores = scored_live(
-        candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
+    candidates = Candidates.of(candidates)
+    columns = candidates.columns
+    scores = context_scores(columns, request.now, settings) * arrays.layer_weight(columns.layer)
+    manifest = ManifestBuilder(candidates, scores)
+    live = split_live(candidates, request.now, manifest)
+    chosen, rest = best(candidates, np.flatnonzero(live), scores, TOP)
+    section = listed_section(
+        HEADING, candidates, chosen, rest, manifest, lambda r: f"- {r.content}"
     )
-    ranked = by_score(live, scores)
-    section = listed_section(HEADING, ranked, TOP, scores, manifest, lambda r: f"- {r.content}")
     return Briefing("talome", render([section]), (section,), manifest.build(), request.now)
 
 
@@ -74,6 +94,7 @@ PROFILE = Profile(
     ),
     default_type="fact",
     context_score=context_score,
+    context_scores=context_scores,
     search_score=search_score,
     briefing=briefing,
     bump_on_recall=True,
