@@ -32,6 +32,16 @@ class MemoryFilter:
     enabled_only: bool = False
 
 
+@dataclass(frozen=True)
+class RowChanges:
+    """Rows of a store with their row numbers, and where the store's counters stood."""
+
+    rows: list[tuple[int, MemoryRecord]]  # (row number, record): added, or changed
+    deleted: list[int]  # row numbers gone (a row number may be deleted, then reused)
+    last_seq: int  # the highest row number
+    last_change: int  # the highest change number
+
+
 class Store(Protocol):
     """Persistence of memory records, their full-text index and their derived tables.
 
@@ -42,6 +52,11 @@ class Store(Protocol):
     @property
     def location(self) -> str:
         """Where the data lives (a path or a URL without credentials)."""
+        ...
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this store was opened for reading only (a mounted layer)."""
         ...
 
     def transaction(self) -> AbstractContextManager[None]:
@@ -103,6 +118,16 @@ class Store(Protocol):
 
     def change_marker(self) -> tuple[int, int]:
         """A cheap value that differs after any write by another process or a vector write."""
+        ...
+
+    def all_rows(self) -> RowChanges:
+        """Every record with its row number (all users, forgotten too), read at one moment."""
+        ...
+
+    def row_changes(self, after_seq: int, after_change: int) -> RowChanges | None:
+        """Records added after row ``after_seq`` or changed after change ``after_change``, and
+        rows deleted since, read at one moment; None when the store cannot say (no change
+        log, or it no longer reaches back that far): read :meth:`all_rows` instead."""
         ...
 
     def vector_rows(self, after: int) -> builtins.list[tuple[int, str, str | None, bytes]]:

@@ -139,6 +139,33 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0007_memory_changes",
+        """
+        -- Rows updated or deleted, in order, so that a process holding memories in memory
+        -- (briefing columns) catches up by re-reading only those. A new row needs no entry:
+        -- its seq is above every seq seen before (a reused seq was first logged as deleted).
+        -- Only the newest 100,000 entries are kept; a reader further behind reloads.
+        CREATE TABLE memory_changes (
+            cseq INTEGER PRIMARY KEY AUTOINCREMENT,
+            mseq INTEGER NOT NULL
+        );
+        CREATE TRIGGER memories_updated AFTER UPDATE ON memories BEGIN
+            INSERT INTO memory_changes (mseq) VALUES (old.seq);
+        END;
+        CREATE TRIGGER memories_deleted AFTER DELETE ON memories BEGIN
+            INSERT INTO memory_changes (mseq) VALUES (old.seq);
+        END;
+        CREATE TRIGGER memory_changes_pruned AFTER INSERT ON memory_changes
+        WHEN new.cseq % 1000 = 0 BEGIN
+            DELETE FROM memory_changes WHERE cseq <= new.cseq - 100000;
+        END;
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
+
+READABLE_WITHOUT = frozenset({"0007_memory_changes"})
+"""Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs
+them (without a change log, a reader reloads instead of catching up)."""

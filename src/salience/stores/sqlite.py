@@ -14,10 +14,10 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from salience.clock import format_time
 from salience.errors import (
@@ -29,8 +29,8 @@ from salience.errors import (
 )
 from salience.models import AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.records import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS
-from salience.stores.base import MemoryFilter
-from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS
+from salience.stores.base import MemoryFilter, RowChanges
+from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
 from salience.text import content_hash, query_terms
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -38,6 +38,7 @@ _COLUMNS = ", ".join(f"m.{name}" for name in FIELD_NAMES)
 _INSERT_COLUMNS = (*FIELD_NAMES, "content_hash")
 _JSON_FIELDS = frozenset(LIST_FIELDS)
 _TIME_FIELDS = frozenset(TIME_FIELDS)
+_T = TypeVar("_T")
 _INDEXED_FIELDS = ("content", "title", "tags", "entities", "created_at")
 _TEXT_COLUMNS = "{content title tags entities}"
 
@@ -169,6 +170,7 @@ class SQLiteStore:
         self._depth = 0
         self._vector_writes = 0
         self._owner = 0
+        self._change_log = True  # a read-only store may predate it (see _setup_read_only)
         if read_only:
             _check_existing(self._path)
         else:
@@ -201,7 +203,8 @@ class SQLiteStore:
         unknown = sorted(set(applied) - set(MIGRATION_NAMES))
         if unknown:
             raise SchemaTooNewError(str(self._path), unknown)
-        if len(applied) < len(MIGRATION_NAMES):
+        self._change_log = "0007_memory_changes" in applied
+        if set(MIGRATION_NAMES) - set(applied) - READABLE_WITHOUT:
             raise StoreError(
                 f"{self._path} was written by an older salience; open it once with this "
                 "version (read-write) to upgrade it, then mount it again"
@@ -563,6 +566,71 @@ class SQLiteStore:
         with self._lock, self._errors():
             version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         return version, self._vector_writes
+
+    def _at_one_moment(self, read: Callable[[], _T]) -> _T:
+        """Run several reads in one read transaction (or in the caller's open transaction)."""
+        with self._lock, self._errors():
+            if self._depth > 0:
+                return read()
+            self._conn.execute("BEGIN")
+            try:
+                return read()
+            finally:
+                self._conn.execute("COMMIT")
+
+    def _counters(self) -> tuple[int, int]:
+        last_seq = self._conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()
+        if not self._change_log:
+            return int(last_seq[0]), 0
+        last_change = self._conn.execute(
+            "SELECT coalesce(max(cseq), 0) FROM memory_changes"
+        ).fetchone()
+        return int(last_seq[0]), int(last_change[0])
+
+    def _numbered(
+        self, where: str, params: Sequence[object]
+    ) -> builtins.list[tuple[int, MemoryRecord]]:
+        sql = f"SELECT m.seq, {_COLUMNS} FROM memories m WHERE {where} ORDER BY m.seq"
+        return [(int(row[0]), _from_row(row[1:])) for row in self._conn.execute(sql, params)]
+
+    def all_rows(self) -> RowChanges:
+        """Every record with its row number (all users, forgotten too), read at one moment."""
+
+        def read() -> RowChanges:
+            return RowChanges(self._numbered("1", ()), [], *self._counters())
+
+        return self._at_one_moment(read)
+
+    def row_changes(self, after_seq: int, after_change: int) -> RowChanges | None:
+        """Records added after ``after_seq`` or changed after ``after_change``, and rows deleted
+        since, read at one moment; None without a change log reaching back that far."""
+
+        def read() -> RowChanges | None:
+            last_seq, last_change = self._counters()
+            if not self._change_log:
+                return None
+            oldest = self._conn.execute("SELECT min(cseq) FROM memory_changes").fetchone()[0]
+            if oldest is not None and oldest > after_change + 1:
+                return None  # pruned past the reader
+            changed = sorted(
+                {
+                    int(r[0])
+                    for r in self._conn.execute(
+                        "SELECT mseq FROM memory_changes WHERE cseq > ?", (after_change,)
+                    )
+                }
+            )
+            rows = self._numbered("m.seq > ?", (after_seq,))
+            for start in range(0, len(changed), 500):
+                chunk = [seq for seq in changed[start : start + 500] if seq <= after_seq]
+                if chunk:
+                    marks = ", ".join("?" for _ in chunk)
+                    rows += self._numbered(f"m.seq IN ({marks})", chunk)
+            present = {seq for seq, _ in rows}
+            deleted = [seq for seq in changed if seq not in present]
+            return RowChanges(rows, deleted, last_seq, last_change)
+
+        return self._at_one_moment(read)
 
     def vector_rows(self, after: int) -> builtins.list[tuple[int, str, str | None, bytes]]:
         """(vseq, memory id, session id, vector) for vectors with ``vseq > after``, by vseq."""
