@@ -275,10 +275,5 @@ class Columns:
         names = self.vocab.types.names
         return [names[int(code)] for code in self.type[list(rows)]]
 
-    def newest_first(self) -> npt.NDArray[np.intp]:
-        """Row order by creation time then id, newest first (the store's list order)."""
-        order: npt.NDArray[np.intp] = np.lexsort((self.ids, self.created))[::-1]
-        return order
-
 
 ARRAY_FIELDS = tuple(f.name for f in fields(Columns) if f.name not in ("vocab", "several"))

@@ -70,6 +70,7 @@ from salience.sessions import (
     is_stale,
 )
 from salience.sharing import Sharing
+from salience.snapshot import Vanished
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
 
@@ -520,12 +521,15 @@ class Memory(Lifecycle, Sharing):
             raise InvalidInputError("budget must be at least 1 token", field="budget")
         rules = self.profile(profile)
         now = as_of or self.now()
-        flt = MemoryFilter(as_of=now, user=user, include_superseded=True)
         request = BriefingRequest(now, user, project, session_id, budget)
-        candidates = self._store.list(flt, None)
-        for layer in self._mounted():
-            candidates += layer.records(layer.store.list(flt, None))
-        return rules.briefing(candidates, request, self._settings)
+        for attempt in range(3):
+            candidates = self._briefings.candidates(user, self._mounted(), now)
+            try:
+                return rules.briefing(candidates, request, self._settings)
+            except Vanished:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     # -- sessions -------------------------------------------------------------------------------
 

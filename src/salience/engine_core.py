@@ -30,6 +30,7 @@ from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.records import (
     WRITABLE_FIELDS,
 )
+from salience.snapshot import BriefingSource
 from salience.stores.base import Store
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class EngineCore:
         llm: Summarizer | Literal["config"] | None = "config",
     ) -> None:
         self._store = store
+        self._briefings = BriefingSource(store)  # columns read on the first briefing
         self._llm = llm  # loaded from the config on first use: only consolidation needs it
         self._config = config or Config.from_env()
         self._clock = clock
