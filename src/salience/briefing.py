@@ -14,17 +14,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
-import numpy as np
-import numpy.typing as npt
-
-from salience.columns import Columns, Flags, Floats, one_line
+from salience.columns import Columns, one_line
+from salience.lazy import lazy_module
 from salience.models import MemoryRecord
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Rows = npt.NDArray[np.intp]
+    from salience.columns import Flags, Floats
+else:
+    np = lazy_module("numpy")
+
 
 __all__ = ["one_line"]  # re-exported: policies and sessions render memories with it
 
-Rows = npt.NDArray[np.intp]
 
 # Why a candidate was not injected.
 SUPERSEDED = "superseded"

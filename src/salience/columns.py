@@ -14,19 +14,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
+from salience.lazy import lazy_module
 from salience.models import MemoryRecord
 
-Ints = npt.NDArray[np.int64]
-Floats = npt.NDArray[np.float64]
-Flags = npt.NDArray[np.bool_]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Ints = npt.NDArray[np.int64]
+    Floats = npt.NDArray[np.float64]
+    Flags = npt.NDArray[np.bool_]
+else:
+    np = lazy_module("numpy")
+
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
-NEVER = int(np.iinfo(np.int64).max)
+NEVER = 2**63 - 1  # the largest int64
 """``valid_until`` of a memory that has none."""
 NONE = -1
 """The code of a missing string."""

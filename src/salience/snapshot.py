@@ -12,16 +12,21 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from salience.briefing import Candidates
 from salience.columns import Columns, Vocabularies
 from salience.errors import StoreError
 from salience.layers import Layer, relabel
+from salience.lazy import lazy_module
 from salience.models import MemoryRecord
 from salience.stores.base import MemoryFilter, RowChanges, Store
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = lazy_module("numpy")
 
 
 class ColumnSnapshot:

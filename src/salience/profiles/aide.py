@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from salience.briefing import (
     AS_GIVEN,
@@ -20,7 +19,6 @@ from salience.briefing import (
     BriefingSection,
     Candidates,
     ManifestBuilder,
-    Rows,
     best,
     estimate_tokens,
     one_line,
@@ -28,12 +26,22 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import NONE, Columns, Flags, Floats, micros
+from salience.columns import NONE, Columns, micros
+from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
 from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import clamp01, half_life_recency, log10_access, tag_boosts
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from salience.briefing import Rows
+    from salience.columns import Flags, Floats
+else:
+    np = lazy_module("numpy")
+
 
 CATEGORY = {
     "abandoned": 0.90,

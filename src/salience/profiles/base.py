@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from salience.briefing import Briefing, BriefingRequest, Candidates
-from salience.columns import Columns, Floats
+from salience.columns import Columns
 from salience.config import RAE_WEIGHT_DEFAULTS, Config
 from salience.models import MemoryRecord, Relevance
 from salience.scoring.scores import ContextScore, SearchScore
+
+if TYPE_CHECKING:
+    from salience.columns import Floats
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ class TypeSpec:
 ContextScorer = Callable[[MemoryRecord, datetime, ProfileSettings], ContextScore]
 SearchScorer = Callable[[MemoryRecord, datetime, Relevance, ProfileSettings], SearchScore]
 RecallSelector = Callable[[Sequence[tuple[MemoryRecord, SearchScore]], int], list[int]]
-ColumnScorer = Callable[[Columns, datetime, ProfileSettings], Floats]
+ColumnScorer = Callable[[Columns, datetime, ProfileSettings], "Floats"]
 BriefingPolicy = Callable[
     [Sequence[MemoryRecord] | Candidates, BriefingRequest, ProfileSettings], Briefing
 ]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from salience.briefing import (
     LIMIT,
@@ -27,12 +26,21 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import Columns, Flags, Floats, micros
+from salience.columns import Columns, micros
+from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
 from salience.scoring import arrays
 from salience.scoring.scores import Component, ContextScore, SearchScore, weighted
 from salience.scoring.signals import capped_frequency, half_life_recency, layer_weight
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from salience.columns import Flags, Floats
+else:
+    np = lazy_module("numpy")
+
 
 TYPES = ("observation", "insight", "procedure", "heuristic")
 L1_LIMIT = 20

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from salience.briefing import (
     Briefing,
@@ -25,12 +24,21 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import NEVER, Columns, Floats, micros
+from salience.columns import NEVER, Columns, micros
+from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
 from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import half_life_recency, normalized_ln_usage
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from salience.columns import Floats
+else:
+    np = lazy_module("numpy")
+
 
 TOP = 10
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from salience.briefing import (
     MUTED,
@@ -23,7 +22,6 @@ from salience.briefing import (
     BriefingSection,
     Candidates,
     ManifestBuilder,
-    Rows,
     estimate_tokens,
     one_line,
     ranked,
@@ -31,12 +29,22 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import NONE, Columns, Flags, Floats, micros
+from salience.columns import NONE, Columns, micros
+from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
 from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import feedback_ratio, log10_access, stretched_recency
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from salience.briefing import Rows
+    from salience.columns import Flags, Floats
+else:
+    np = lazy_module("numpy")
+
 
 # type: (half-life in days, shape). Stable knowledge fades slowly, raw observations fast.
 DECAY = {

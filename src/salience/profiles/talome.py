@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from salience.briefing import (
     Briefing,
@@ -22,12 +21,21 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import Columns, Floats, micros
+from salience.columns import Columns, micros
+from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
 from salience.scoring import arrays
 from salience.scoring.scores import ContextScore, SearchScore, weighted
 from salience.scoring.signals import linear_recency, ln_access
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from salience.columns import Floats
+else:
+    np = lazy_module("numpy")
+
 
 HEADING = "What I Remember About You"
 TOP = 10

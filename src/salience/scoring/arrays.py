@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from salience.columns import NONE, Floats, Ints
+from salience.columns import NONE
+from salience.lazy import lazy_module
 from salience.scoring import signals
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from salience.columns import Floats, Ints
+else:
+    np = lazy_module("numpy")
+
 
 _EXACT = 2**53  # integers up to here convert to doubles exactly
 

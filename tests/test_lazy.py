@@ -1,0 +1,30 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+from salience.lazy import lazy_module
+
+
+def test_a_lazy_module_runs_only_when_first_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "lazy_probe.py").write_text(
+        "import builtins\nbuiltins.PROBE_RAN = True\nVALUE = 42\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "lazy_probe", raising=False)
+    import builtins
+
+    monkeypatch.setattr(builtins, "PROBE_RAN", False, raising=False)
+    module = lazy_module("lazy_probe")
+    assert builtins.PROBE_RAN is False  # type: ignore[attr-defined]
+    assert module.VALUE == 42
+    assert builtins.PROBE_RAN is True  # type: ignore[attr-defined]
+    assert lazy_module("lazy_probe") is module
+    monkeypatch.delitem(sys.modules, "lazy_probe")
+
+
+def test_a_missing_module_is_named() -> None:
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
+        lazy_module("no_such_module_here")
