@@ -14,12 +14,22 @@ from salience.briefing import (
     BriefingRequest,
     BriefingSection,
     estimate_tokens,
-    one_line,
     render,
 )
 from salience.models import MemoryRecord
 from salience.profiles.base import ProfileSettings
-from salience.profiles.salience import DECAY, PINNED, SECTIONS, context_score, section_of
+
+# Line rendering is shared with the policy; the packing is what the oracle checks.
+from salience.profiles.salience import (
+    DECAY,
+    PINNED,
+    SECTIONS,
+    _cost,
+    _heading_cost,
+    _line,
+    context_score,
+    section_of,
+)
 from tests.profiles.oracle.common import ManifestBuilder, by_score, scored_live
 
 
@@ -33,12 +43,6 @@ def identity_line(records: Sequence[MemoryRecord]) -> str:
     return f"[Memory: {len(records)} entries{': ' + parts if parts else ''}]"
 
 
-def _line(record: MemoryRecord) -> str:
-    if record.type == "decision" and record.topic_key:
-        return f"- {record.topic_key}: {one_line(record)}"
-    return f"- {one_line(record)}"
-
-
 def _in_scope(record: MemoryRecord, project: str | None) -> bool:
     if project is None or "scope:global" in record.tags:
         return True
@@ -46,14 +50,6 @@ def _in_scope(record: MemoryRecord, project: str | None) -> bool:
     if record.project:
         projects.add(record.project)
     return not projects or project in projects
-
-
-def _cost(line: str) -> int:
-    return estimate_tokens(line + "\n")
-
-
-def _heading_cost(title: str) -> int:
-    return estimate_tokens(f"\n\n## {title}\n")
 
 
 @dataclass
