@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from salience import coarse
 from salience.ann import UsearchIndex
 from salience.embeddings import Embedder
 from salience.embeddings.arrays import Matrix
@@ -31,6 +32,10 @@ Vector = npt.NDArray[np.float32]
 
 class VectorIndex:
     """Every vector of one store, in memory, with each memory's session neighbours."""
+
+    # From this many rows, exact search scores a bfloat16 copy first (salience.coarse):
+    # below it the float32 product takes under a millisecond anyway.
+    coarse_from = 20000
 
     def __init__(self, store: Store, ann: UsearchIndex | None = None) -> None:
         self._store = store
@@ -50,6 +55,9 @@ class VectorIndex:
         self._neighbours: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
         self._last_in_session: dict[str, int] = {}
         self._mixed_norms: dict[float, npt.NDArray[np.float32]] = {}
+        self._coarse: npt.NDArray[np.uint16] | None = None  # bfloat16 rows, built on use
+        self._unit = True  # every row written so far has unit length (and is finite)
+        self._error_weights: dict[float, npt.NDArray[np.float32]] = {}
 
     def __len__(self) -> int:
         self.refresh()
@@ -123,6 +131,16 @@ class VectorIndex:
             written.append(at)
             self._last_vseq = max(self._last_vseq, vseq)
         touched = np.array(written, dtype=np.intp)
+        norms = np.linalg.norm(vectors, axis=1)
+        if not bool(np.all(np.abs(norms - 1) <= coarse.UNIT_TOLERANCE)):
+            self._unit = False  # (a NaN fails the test too)
+            self._coarse = None
+        elif self._coarse is not None:
+            if len(self._coarse) < len(self._matrix):
+                grown_coarse = np.zeros(self._matrix.shape, dtype=np.uint16)
+                grown_coarse[: len(self._coarse)] = self._coarse
+                self._coarse = grown_coarse
+            self._coarse[touched] = coarse.to_bfloat16(self._matrix[touched])
         self._follow(touched, first_new)
         return touched
 
@@ -134,6 +152,7 @@ class VectorIndex:
         100k rows a full recomputation took ~200 ms, paid by the first recall after every
         write). A memory older than its session's last one is the rare case: recompute all.
         """
+        self._error_weights = {}
         if self._neighbours is None:
             self._mixed_norms = {}
             return
@@ -187,9 +206,16 @@ class VectorIndex:
         conversation carries some of the context around it.
         """
         self.refresh()
+        return self._scores(query, neighbour_weight)
+
+    def _scores(self, query: Vector, neighbour_weight: float) -> Matrix:
+        """:meth:`similarities` of the rows as loaded now (no refresh)."""
         if self._size == 0:
             return np.zeros(0, dtype=np.float32)
-        sims = self._matrix[: self._size] @ query
+        return self._mix(self._matrix[: self._size] @ query, neighbour_weight)
+
+    def _mix(self, sims: Matrix, neighbour_weight: float) -> Matrix:
+        """Each row's score mixed with its session neighbours' (``sims``: every row's own)."""
         if neighbour_weight <= 0:
             return sims
         before, after = self._session_neighbours()
@@ -219,15 +245,96 @@ class VectorIndex:
         look asks the index again (its candidates depend on ``k``).
         """
         self.refresh()
+        if self._ann is None and self._bfloat16_ready():
+            return self._bounded(query, neighbour_weight)
         if self._ann is None or self._size == 0:
             scores = self.similarities(query, neighbour_weight)
 
-            def exact(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
-                rows = top_rows(scores, k)
-                return rows, scores[rows]
-
-            return exact
+            return lambda k: _best(scores, k)
         return lambda k: self._approximate(query, k, neighbour_weight)
+
+    def _bfloat16_ready(self) -> bool:
+        """Whether exact search may score the bfloat16 copy first (built here if needed)."""
+        if self._size < self.coarse_from or not self._unit or not coarse.available():
+            return False
+        if self._coarse is None:
+            self._coarse = np.zeros(self._matrix.shape, dtype=np.uint16)
+            self._coarse[: self._size] = coarse.to_bfloat16(self._matrix[: self._size])
+        return True
+
+    def _bounded(
+        self, query: Vector, neighbour_weight: float
+    ) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
+        """:meth:`ranked` by a bfloat16 first pass with a proven error bound per row, then
+        float32 scores for every row whose bound reaches the k-th best (salience.coarse).
+
+        The answer is the float32 top k: a row left out scores below k rows even at the
+        top of its bound, and each of those at the bottom of theirs.
+        """
+        assert self._coarse is not None
+        n, dims = self._size, self._matrix.shape[1]
+        query_norm = float(np.linalg.norm(query))
+        per_unit = coarse.relative_bound(dims) * query_norm * coarse.ROW_NORM_MAX
+        if not np.isfinite(per_unit) or not bool(np.all(np.isfinite(query))):
+            scores = self._scores(query, neighbour_weight)
+            return lambda k: _best(scores, k)
+        first = coarse.first_pass(coarse.to_bfloat16(query), self._coarse[:n])
+        approx = self._mix(first, neighbour_weight)
+        if neighbour_weight > 0:
+            error = self._error_weight(neighbour_weight) * np.float32(
+                per_unit + coarse.ABSOLUTE_SLACK
+            )
+            error += np.float32(coarse.ABSOLUTE_SLACK)
+        else:
+            error = np.full(n, per_unit + coarse.ABSOLUTE_SLACK, dtype=np.float32)
+        low, high = approx - error, approx + error
+        everything: list[Matrix] = []
+
+        def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
+            if 0 < k < n:
+                threshold = np.partition(low, n - k)[n - k]  # the k-th highest floor
+                rows = np.flatnonzero(high >= threshold)
+                if len(rows) <= n // 4:
+                    scores = self._rescore(rows, query, neighbour_weight)
+                    order = np.lexsort((rows, -scores))[:k]
+                    return rows[order], scores[order]
+            if not everything:  # deep looks: every row in float32, once
+                everything.append(self._rescore(np.arange(n), query, neighbour_weight))
+            return _best(everything[0], k)
+
+        return best
+
+    def _rescore(self, rows: npt.NDArray[np.intp], query: Vector, weight: float) -> Matrix:
+        """Float32 scores of ``rows`` (ascending), mixed as :meth:`_mix` mixes every row."""
+        if weight <= 0:
+            alone: Matrix = np.einsum("ij,j->i", self._matrix[rows], query)
+            return alone
+        before, after = self._session_neighbours()
+
+        def own(index: npt.NDArray[np.intp]) -> Matrix:
+            """Scores of rows ``index`` (0 where the index is -1: no neighbour)."""
+            present = index >= 0
+            scores: Matrix = np.einsum("ij,j->i", self._matrix[np.where(present, index, 0)], query)
+            scores[~present] = 0.0
+            return scores
+
+        mixed = own(before[rows])
+        mixed += own(after[rows])
+        mixed *= np.float32(weight)
+        mixed += own(rows)
+        mixed *= self._inverse_mixed_norm(weight)[rows]
+        return mixed
+
+    def _error_weight(self, weight: float) -> Matrix:
+        """Per row, how far mixing can carry a first-pass error of 1 per neighbour:
+        (1 + weight * number of neighbours) / |mixed vector|."""
+        found = self._error_weights.get(weight)
+        if found is None:
+            before, after = self._session_neighbours()
+            count = (before >= 0).astype(np.float32) + (after >= 0).astype(np.float32)
+            found = (np.float32(1) + np.float32(weight) * count) * self._inverse_mixed_norm(weight)
+            self._error_weights[weight] = found
+        return found
 
     def _approximate(
         self, query: Vector, k: int, neighbour_weight: float
@@ -311,6 +418,11 @@ class VectorHit:
 
     record: MemoryRecord
     similarity: float
+
+
+def _best(scores: Matrix, k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
+    rows = top_rows(scores, k)
+    return rows, scores[rows]
 
 
 def top_rows(scores: Matrix, k: int) -> npt.NDArray[np.intp]:
