@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -64,7 +66,29 @@ def test_a_tampered_model_file_is_refused(tmp_path: Path) -> None:
     data = bytearray((copy / "model.onnx").read_bytes())
     data[-1] ^= 0xFF
     (copy / "model.onnx").write_bytes(bytes(data))
-    with pytest.raises(ConfigError, match="sha256"):
+    embedder = MiniLMEmbedder(copy)
+    for _ in range(2):  # the session built meanwhile is never kept: refused every time
+        with pytest.raises(ConfigError, match="sha256"):
+            embedder.embed(["hello"])
+
+
+def test_a_tampered_tokenizer_is_refused(tmp_path: Path) -> None:
+    copy = tmp_path / "minilm"
+    shutil.copytree(MODEL_DIR, copy)
+    (copy / "tokenizer.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"tokenizer\.json does not match its sha256"):
+        MiniLMEmbedder(copy).embed(["hello"])
+
+
+def test_a_model_onnxruntime_cannot_read_is_a_clear_error(tmp_path: Path) -> None:
+    """A model file that matches its manifest but is not a model (a bad build)."""
+    copy = tmp_path / "minilm"
+    shutil.copytree(MODEL_DIR, copy)
+    (copy / "model.onnx").write_bytes(b"not a model")
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["sha256"]["model.onnx"] = hashlib.sha256(b"not a model").hexdigest()
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ConfigError, match="the bundled embedder could not be loaded"):
         MiniLMEmbedder(copy).embed(["hello"])
 
 

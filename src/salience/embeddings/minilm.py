@@ -13,7 +13,6 @@ import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,8 @@ class MiniLMEmbedder:
         self._workers = max(1, workers or min(4, os.cpu_count() or 1))
         self._lock = threading.Lock()
         self._sessions: list[Any] = []
+        self._model = b""  # the checked model file, once loaded
+        self._tokenizer: Any = None
         self._pool: ThreadPoolExecutor | None = None
         manifest_path = model_dir / "manifest.json"
         try:
@@ -56,8 +57,7 @@ class MiniLMEmbedder:
         digest = self._manifest["sha256"]["model.onnx"][:12]
         return f"minilm:{self._manifest['name']}:{self.dimensions}:{digest}"
 
-    def _checked(self, filename: str) -> bytes:
-        data = (self._dir / filename).read_bytes()
+    def _verified(self, filename: str, data: bytes) -> bytes:
         if hashlib.sha256(data).hexdigest() != self._manifest["sha256"][filename]:
             raise ConfigError(
                 f"{self._dir / filename} does not match its sha256 in manifest.json; "
@@ -65,25 +65,66 @@ class MiniLMEmbedder:
             )
         return data
 
-    @cached_property
-    def _runtime(self) -> tuple[Any, Any]:
-        """onnxruntime and the tokenizer, loaded on first use."""
+    def _load(self) -> None:
+        """The tokenizer and the first session (call under ``self._lock``).
+
+        Start-up is most of a one-shot ``salience recall``: the model's sha256 (~40 ms) and
+        the tokenizer (~30 ms) are done on a helper thread while onnxruntime builds the
+        session (hashlib and tokenizers release the GIL). The session is kept only if the
+        model's digest matches: a damaged file never embeds anything.
+        """
+        model = (self._dir / "model.onnx").read_bytes()
+        side: dict[str, Any] = {}
+
+        def check() -> None:
+            try:
+                self._verified("model.onnx", model)
+                side["tokenizer"] = self._new_tokenizer()
+            except BaseException as exc:  # re-raised below, on the caller's thread
+                side["error"] = exc
+
+        helper = threading.Thread(target=check, name="minilm-check")
+        helper.start()
         try:
-            import onnxruntime as ort
+            session = self._new_session(model)
+        except Exception as exc:
+            helper.join()
+            if "error" in side:  # a damaged model: say so, not what onnxruntime made of it
+                raise side["error"] from None
+            raise ConfigError(f"the bundled embedder could not be loaded: {exc}") from None
+        helper.join()
+        if "error" in side:
+            raise side["error"]
+        self._model = model
+        self._tokenizer = side["tokenizer"]
+        self._sessions.append(session)
+
+    def _new_tokenizer(self) -> Any:
+        try:
             from tokenizers import Tokenizer
-        except ImportError as exc:  # pragma: no cover - both are core dependencies
+        except ImportError as exc:  # pragma: no cover - a core dependency
             raise ConfigError(
-                f"the minilm embedder needs onnxruntime and tokenizers ({exc}); "
-                "run: pip install salience"
+                f"the minilm embedder needs tokenizers ({exc}); run: pip install salience"
             ) from None
-        tokenizer = Tokenizer.from_str(self._checked("tokenizer.json").decode("utf-8"))
+        text = self._verified("tokenizer.json", (self._dir / "tokenizer.json").read_bytes())
+        tokenizer = Tokenizer.from_str(text.decode("utf-8"))
         tokenizer.enable_truncation(int(self._manifest["max_tokens"]))
         tokenizer.no_padding()
-        return ort, tokenizer
+        return tokenizer
 
-    @cached_property
-    def _model(self) -> bytes:
-        return self._checked("model.onnx")
+    def _new_session(self, model: bytes) -> Any:
+        """An inference session on one thread (see :meth:`_session`)."""
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:  # pragma: no cover - a core dependency
+            raise ConfigError(
+                f"the minilm embedder needs onnxruntime ({exc}); run: pip install salience"
+            ) from None
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
     def _session(self, index: int) -> Any:
         """The ``index``-th inference session, made on first use (under ``self._lock``).
@@ -92,15 +133,10 @@ class MiniLMEmbedder:
         faster on two threads (measured), and texts of a batch are spread over the sessions
         instead, which keeps each text's vector independent of the others in its batch.
         """
+        if not self._sessions:
+            self._load()
         while len(self._sessions) <= index:
-            ort, _ = self._runtime
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = 1
-            options.inter_op_num_threads = 1
-            options.log_severity_level = 3
-            self._sessions.append(
-                ort.InferenceSession(self._model, options, providers=["CPUExecutionProvider"])
-            )
+            self._sessions.append(self._new_session(self._model))
         return self._sessions[index]
 
     def embed(self, texts: Sequence[str]) -> Matrix:
@@ -108,10 +144,9 @@ class MiniLMEmbedder:
         if not texts:
             return out
         with self._lock:
-            _, tokenizer = self._runtime
-            encoded = tokenizer.encode_batch(list(texts))
             workers = min(self._workers, len(texts))
             sessions = [self._session(i) for i in range(workers)]
+            encoded = self._tokenizer.encode_batch(list(texts))
             if workers > 1 and self._pool is None:
                 self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="minilm")
         if workers == 1:
