@@ -14,7 +14,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,6 +30,7 @@ from salience.errors import (
 from salience.models import AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.records import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS
 from salience.stores.base import MemoryFilter, RowChanges
+from salience.stores.fts_terms import TermCounts
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
 from salience.text import content_hash, query_terms
 
@@ -109,13 +110,16 @@ def _from_row(row: Sequence[Any]) -> MemoryRecord:
     return record
 
 
-def fts_match_expression(query: str, *, dated: bool = False) -> str | None:
+def fts_match_expression(
+    query: str, *, dated: bool = False, leave_out: Collection[str] = ()
+) -> str | None:
     """An FTS5 MATCH expression OR-ing the query's terms, each quoted; None if no terms.
 
     Quoting makes every user string safe: FTS5 operators (AND, NEAR, *, ^, :, parentheses)
     inside quotes are plain text. Without ``dated`` the creation-date column is left out.
+    Terms in ``leave_out`` are not searched for.
     """
-    terms = query_terms(query)
+    terms = [term for term in query_terms(query) if term not in leave_out]
     if not terms:
         return None
     expression = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
@@ -171,6 +175,7 @@ class SQLiteStore:
         self._vector_writes = 0
         self._owner = 0
         self._change_log = True  # a read-only store may predate it (see _setup_read_only)
+        self._term_counts: TermCounts  # set once connected
         if read_only:
             _check_existing(self._path)
         else:
@@ -185,6 +190,7 @@ class SQLiteStore:
             )
         except sqlite3.Error as exc:
             raise self._translate(exc) from None
+        self._term_counts = TermCounts(self._conn)
         try:
             if read_only:
                 self._setup_read_only(busy_timeout_ms)
@@ -482,10 +488,19 @@ class SQLiteStore:
     ) -> builtins.list[tuple[MemoryRecord, float]]:
         """BM25-ranked matches; the ranked FTS query runs first and the join comes after.
 
-        ``dated`` also matches the query against each memory's creation date in words.
+        ``dated`` also matches the query against each memory's creation date in words, and
+        leaves out words found in half of all memories or more (and in 10,000 at least): BM25
+        gives them no weight, and a year most memories were written in would make a search
+        score every row (see :mod:`salience.stores.fts_terms`).
         """
-        expression = fts_match_expression(query, dated=dated)
-        if expression is None or limit <= 0:
+        if limit <= 0:
+            return []
+        leave_out: set[str] = set()
+        if dated:
+            with self._lock, self._errors():
+                leave_out = self._term_counts.weightless(query_terms(query))
+        expression = fts_match_expression(query, dated=dated, leave_out=leave_out)
+        if expression is None:
             return []
         where, params = _filter_sql(flt)
         sql = (

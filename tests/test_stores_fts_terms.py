@@ -1,0 +1,126 @@
+"""Words BM25 gives no weight are left out of the salience profile's full-text search."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from salience import Config, Memory
+from salience.stores import fts_terms
+from salience.stores.base import MemoryFilter
+from salience.stores.fts_terms import TermCounts, _varint
+from salience.stores.sqlite import SQLiteStore
+from tests.conftest import FakeClock
+
+
+def test_varints_decode_as_sqlite_writes_them() -> None:
+    assert _varint(bytes([0x05])) == 5
+    assert _varint(bytes([0x7F, 0xFF])) == 127
+    assert _varint(bytes([0x81, 0x00])) == 128
+    assert _varint(bytes([0x82, 0x80, 0x01])) == (2 << 14) | 1
+    assert _varint(bytes([0xFF] * 8 + [0x01])) == (2**56 - 1) << 8 | 1
+    assert _varint(bytes([0x81])) is None
+
+
+def _fill(memory: Memory, texts: list[str]) -> None:
+    memory.import_([json.dumps({"content": text}) for text in texts])
+
+
+def test_the_row_count_is_fts5s_own(memory: Memory) -> None:
+    _fill(memory, [f"note {i} about the harbour" for i in range(300)])
+    victim = memory.list(limit=1)[0].id
+    memory.purge(victim)
+    counts = TermCounts(memory.store._conn)
+    with memory.store._lock:
+        expected = memory.store._conn.execute("SELECT count(*) FROM memory_fts").fetchone()[0]
+        assert counts.total_rows() == expected == 299
+
+
+@pytest.fixture
+def low_floor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A word needs 2 rows, not 10,000, to be left out: a store of a few rows shows it."""
+    monkeypatch.setattr(fts_terms, "MIN_ROWS", 2)
+
+
+def _texts() -> list[str]:
+    return [
+        *(f"harbour note {i}" for i in range(4)),
+        "harbour and ferry timetable",
+        "harbour ferry delayed by fog",
+        *(f"garden note {i}" for i in range(4)),
+    ]
+
+
+@pytest.mark.usefixtures("low_floor")
+def test_a_word_in_half_the_rows_is_left_out_and_scores_barely_move(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fill(memory, _texts())
+    flt = MemoryFilter(as_of=memory.now())
+    found = memory.store.search("harbour ferry", flt, 20, dated=True)
+    # "harbour" is in 6 of 10 rows: BM25's idf for it is clamped to 1e-6, so only the rows
+    # that also have "ferry" were ever ranked by anything; they alone are found.
+    assert sorted(r.content for r, _ in found) == [
+        "harbour and ferry timetable",
+        "harbour ferry delayed by fog",
+    ]
+    monkeypatch.setattr(TermCounts, "weightless", lambda self, words: set())
+    every = {
+        r.content: score for r, score in memory.store.search("harbour ferry", flt, 20, dated=True)
+    }
+    assert len(every) == 6
+    for record, score in found:
+        assert score == pytest.approx(every[record.content], abs=1e-5)
+    # The words in fewer than half the rows are searched for as before.
+    monkeypatch.undo()
+    assert len(memory.store.search("garden ferry", flt, 20, dated=True)) == 6
+
+
+@pytest.mark.usefixtures("low_floor")
+def test_only_the_dated_search_leaves_words_out(memory: Memory) -> None:
+    _fill(memory, _texts())
+    flt = MemoryFilter(as_of=memory.now())
+    assert len(memory.store.search("harbour ferry", flt, 20)) == 6
+
+
+@pytest.mark.usefixtures("low_floor")
+def test_a_year_every_memory_was_written_in_is_left_out(memory: Memory) -> None:
+    """The case that made searches slow: the date column names the year of every memory."""
+    _fill(memory, _texts())
+    flt = MemoryFilter(as_of=memory.now())
+    year = str(memory.now().year)
+    found = memory.store.search(f"ferry in {year}", flt, 20, dated=True)
+    assert len(found) == 2
+    assert memory.store.search(year, flt, 20, dated=True) == []
+
+
+def test_small_stores_search_for_every_word(memory: Memory) -> None:
+    _fill(memory, _texts())
+    flt = MemoryFilter(as_of=memory.now())
+    assert len(memory.store.search("harbour ferry", flt, 20, dated=True)) == 6
+    with memory.store._lock:
+        assert TermCounts(memory.store._conn).weightless(["harbour"]) == set()
+
+
+@pytest.mark.usefixtures("low_floor")
+def test_counts_are_taken_again_as_the_store_grows(memory: Memory) -> None:
+    _fill(memory, _texts())
+    flt = MemoryFilter(as_of=memory.now())
+    assert len(memory.store.search("garden", flt, 20, dated=True)) == 4
+    _fill(memory, [f"garden bed {i}" for i in range(10)])  # now 14 of 20 rows
+    assert memory.store.search("garden", flt, 20, dated=True) == []
+
+
+@pytest.mark.usefixtures("low_floor")
+def test_a_read_only_layer_searches_for_every_word(home: Path, clock: FakeClock) -> None:
+    config = Config(home=home, embedder="none", signal_gate=False)
+    with Memory.open(config=config, clock=clock) as memory:
+        _fill(memory, _texts())
+        flt = MemoryFilter(as_of=memory.now())
+    layer = SQLiteStore(home / "salience.db", read_only=True)
+    try:
+        assert len(layer.search("harbour ferry", flt, 20, dated=True)) == 6
+    finally:
+        layer.close()
