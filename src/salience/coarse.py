@@ -45,6 +45,7 @@ ROW_NORM_MAX = 1 + UNIT_TOLERANCE
 # Covers the float32 rounding of the few element-wise steps of session mixing (|values| ~ 1).
 ABSOLUTE_SLACK = 1e-6
 _CHUNK_ROWS = 8192
+_THREADS = max(1, min(4, os.cpu_count() or 1))  # memory-bound: more threads add nothing
 
 
 @cache
@@ -103,9 +104,8 @@ def first_pass(query: Coarse, matrix: Coarse) -> Scores:
     """Dot product of the bfloat16 ``query`` with every row of ``matrix``, as float32."""
     simsimd = _simsimd()
     assert simsimd is not None
-    threads = max(1, min(4, os.cpu_count() or 1))
     found = simsimd.cdist(
-        query.reshape(1, -1), matrix, "dot", dtype="bf16", out_dtype="float32", threads=threads
+        query.reshape(1, -1), matrix, "dot", dtype="bf16", out_dtype="float32", threads=_THREADS
     )
     scores: Scores = np.asarray(found, dtype=np.float32).reshape(len(matrix))
     return scores
