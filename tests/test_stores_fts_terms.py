@@ -124,3 +124,22 @@ def test_a_read_only_layer_searches_for_every_word(home: Path, clock: FakeClock)
         assert len(layer.search("harbour ferry", flt, 20, dated=True)) == 6
     finally:
         layer.close()
+
+
+@pytest.mark.usefixtures("low_floor")
+def test_a_rolled_back_transaction_does_not_break_later_searches(memory: Memory) -> None:
+    """The TEMP tables behind the counts are made on first use; made inside a transaction
+    that rolls back, they are gone with it and are made again."""
+    _fill(memory, _texts())
+    flt = MemoryFilter(as_of=memory.now())
+    found_inside: list[int] = []
+
+    def failing_write() -> None:
+        with memory.store.transaction():
+            found_inside.append(len(memory.store.search("harbour ferry", flt, 20, dated=True)))
+            raise RuntimeError("the caller's write failed")
+
+    with pytest.raises(RuntimeError):
+        failing_write()
+    assert found_inside == [2]
+    assert len(memory.store.search("harbour ferry", flt, 20, dated=True)) == 2

@@ -64,8 +64,20 @@ class TermCounts:
         if not words:
             return set()
         total = self.total_rows()
-        if total is None or total < 2 * MIN_ROWS or not self._prepare():
+        if total is None or total < 2 * MIN_ROWS:
             return set()
+        for _ in range(2):
+            if not self._prepare():
+                break
+            try:
+                return self._weightless(words, total)
+            except sqlite3.OperationalError:
+                # TEMP tables made inside a transaction that was rolled back are gone with
+                # it: make them again (once), else search for every word.
+                self._usable = None
+        return set()
+
+    def _weightless(self, words: list[str], total: int) -> set[str]:
         self._conn.executemany(
             "INSERT INTO temp.salience_words (rowid, word) VALUES (?, ?)", list(enumerate(words))
         )
