@@ -72,8 +72,8 @@ class MiniLMEmbedder:
 
         Start-up is most of a one-shot ``salience recall``: the model's sha256 (~40 ms) and
         the tokenizer (~30 ms) are done on a helper thread while onnxruntime builds the
-        session (hashlib and tokenizers release the GIL). The session is kept only if the
-        model's digest matches: a damaged file never embeds anything.
+        session (it does not hold the GIL meanwhile, and hashlib releases it; measured). The
+        session is kept only if the model's digest matches: a damaged file never embeds.
         """
         model = (self._dir / "model.onnx").read_bytes()
         side: dict[str, Any] = {}
