@@ -280,14 +280,13 @@ class VectorIndex:
             return lambda k: _best(scores, k)
         first = coarse.first_pass(coarse.to_bfloat16(query), self._coarse[:n])
         approx = self._mix(first, neighbour_weight)
+        slack = np.float32(per_unit + coarse.ABSOLUTE_SLACK)
         if neighbour_weight > 0:
-            error = self._error_weight(neighbour_weight) * np.float32(
-                per_unit + coarse.ABSOLUTE_SLACK
-            )
+            error = self._error_weight(neighbour_weight) * slack
             error += np.float32(coarse.ABSOLUTE_SLACK)
-        else:
-            error = np.full(n, per_unit + coarse.ABSOLUTE_SLACK, dtype=np.float32)
-        low, high = approx - error, approx + error
+            low, high = approx - error, approx + error
+        else:  # the same bound for every row
+            low, high = approx - slack, approx + slack
         everything: list[Matrix] = []
 
         def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
