@@ -12,6 +12,7 @@ query is ~14 tokens, a written memory ~70): ``--locomo FILE`` writes real chat t
 tokens) and asks real questions instead, which is what the closing numbers use.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--ann-from 1000000] [--locomo FILE]
+                          [--repeat N]
 
 Prints a table and writes JSON (default bench/results/scale.json).
 """
@@ -168,6 +169,12 @@ def main() -> None:
     parser.add_argument(
         "--locomo", type=Path, help="real chat turns to write and real questions to ask, from here"
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="measure each size (and the writes) this many times; report the medians and ranges",
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index", default="exact", help=argparse.SUPPRESS)
     parser.add_argument("--out", default="bench/results/scale.json")
@@ -177,10 +184,11 @@ def main() -> None:
         return
     random.seed(0)
     real = locomo_texts(args.locomo) if args.locomo else None
+    repeat = max(1, args.repeat)
     results: dict[str, Any] = {
         "machine": machine(),
         "recall": [],
-        "writes": writes(args.writes, real),
+        "writes": _median_of([writes(args.writes, real) for _ in range(repeat)]),
     }
     for size in (int(s) for s in args.sizes.split(",") if s):
         index = "usearch" if size >= args.ann_from else "exact"
@@ -188,10 +196,33 @@ def main() -> None:
         command += ["--queries", str(args.queries)]
         if args.locomo:
             command += ["--locomo", str(args.locomo)]
-        done = subprocess.run(command, check=True, capture_output=True, text=True)
-        results["recall"].append(json.loads(done.stdout.strip().splitlines()[-1]))
+        runs = []
+        for _ in range(repeat):
+            done = subprocess.run(command, check=True, capture_output=True, text=True)
+            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        results["recall"].append(_median_of(runs))
     report(results)
     write_results(args.out, results)
+
+
+def _median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The first run with every number replaced by the median over ``runs``; each run's own
+    numbers kept under ``runs`` (these machines are noisy: one run is one sample)."""
+    out = dict(runs[0])
+    for key, value in runs[0].items():
+        if isinstance(value, int | float) and not isinstance(value, bool) and key != "size":
+            out[key] = statistics.median(run[key] for run in runs)
+    out["runs"] = runs
+    return out
+
+
+def _spread(entry: dict[str, Any], key: str, digits: int) -> str:
+    runs = entry.get("runs", [entry])
+    text = f"{entry[key]:.{digits}f}"
+    if len(runs) > 1:
+        values = [run[key] for run in runs]
+        text += f" ({min(values):.{digits}f}-{max(values):.{digits}f})"
+    return text
 
 
 def report(results: dict[str, Any]) -> None:
@@ -203,8 +234,8 @@ def report(results: dict[str, Any]) -> None:
             [
                 f"{r['size']:,}",
                 r["index"],
-                f"{r['p50_ms']:.1f}",
-                f"{r['p95_ms']:.1f}",
+                _spread(r, "p50_ms", 1),
+                _spread(r, "p95_ms", 1),
                 f"{r['peak_rss_mb']:.0f}",
                 f"{r['files_mb']:.0f}",
                 f"{r['fill_s']:.0f}",
@@ -212,13 +243,16 @@ def report(results: dict[str, Any]) -> None:
         )
     queries = {r["queries"] for r in results["recall"]}
     label = "/".join(sorted(queries))
-    print(f"hybrid recall, salience profile, query embedding included ({label} queries)")
+    runs = len(results["writes"].get("runs", [None]))
+    medians = f"; medians of {runs} runs (min-max)" if runs > 1 else ""
+    print(f"hybrid recall, salience profile, query embedding included ({label} queries{medians})")
     print_table(rows, right_align_from=2)
     w = results["writes"]
     print(
         f"\nwrites ({w['texts']} texts) with MiniLM embeddings: "
-        f"{w['single_per_s']:.0f}/s one call each, "
-        f"{w['batch_per_s']:.0f}/s as one import (embedding alone {w['embed_only_per_s']:.0f}/s)"
+        f"{_spread(w, 'single_per_s', 0)}/s one call each, "
+        f"{_spread(w, 'batch_per_s', 0)}/s as one import "
+        f"(embedding alone {_spread(w, 'embed_only_per_s', 0)}/s)"
     )
     print(
         "targets: 100k exact p50 <= 10 ms, p95 <= 25 ms; 1M approximate p95 <= 50 ms; "
