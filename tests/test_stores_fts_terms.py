@@ -143,3 +143,15 @@ def test_a_rolled_back_transaction_does_not_break_later_searches(memory: Memory)
         failing_write()
     assert found_inside == [2]
     assert len(memory.store.search("harbour ferry", flt, 20, dated=True)) == 2
+
+
+@pytest.mark.usefixtures("low_floor")
+def test_the_count_cache_stays_bounded(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-running process sees endless distinct query words: their counts do not pile up."""
+    monkeypatch.setattr(fts_terms, "_CACHE_LIMIT", 5)
+    _fill(memory, _texts())
+    flt = MemoryFilter(as_of=memory.now())
+    for i in range(12):
+        memory.store.search(f"harbour word{i}", flt, 20, dated=True)
+    assert len(memory.store._term_counts._counts) <= 5
+    assert len(memory.store.search("harbour ferry", flt, 20, dated=True)) == 2

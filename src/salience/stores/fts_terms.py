@@ -20,6 +20,7 @@ import sqlite3
 
 _REUSE_WITHIN = 0.01  # a count taken at N rows is used until the table differs by this much
 MIN_ROWS = 10_000  # a word in fewer rows is always searched for
+_CACHE_LIMIT = 50_000  # counts kept at most (queries may bring any word): then start afresh
 
 
 class TermCounts:
@@ -105,6 +106,8 @@ class TermCounts:
             "SELECT doc FROM temp.salience_index_terms WHERE term = ?", (token,)
         ).fetchone()
         count = 0 if row is None else int(row[0])
+        if len(self._counts) >= _CACHE_LIMIT:
+            self._counts.clear()
         self._counts[token] = (count, total)
         return count
 
