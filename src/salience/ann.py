@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from salience import coarse
 from salience.errors import ConfigError
 
 CONNECTIVITY = 16
@@ -25,9 +24,6 @@ EXPANSION_SEARCH = 96
 
 
 def _usearch() -> Any:
-    # simsimd first: a simsimd loaded after usearch refuses every input (salience.coarse
-    # checks, and exact search then does without it).
-    coarse.available()
     try:
         from usearch.index import Index
     except ImportError:

@@ -1,29 +1,41 @@
-"""A first pass over the vectors in bfloat16: the exact top-k in less time.
+"""A first pass over the vectors in int8: the exact top-k in a fraction of the time.
 
 At 100k rows of 384 dimensions the float32 matrix-vector product reads 154 MB and is bound
-by memory bandwidth (~6-7 ms here, no faster on two threads). A bfloat16 copy halves what is
-read, and simsimd's kernels score it with float32 accumulation on every CPU they target
-(AVX-512 BF16, AVX2, NEON, and the portable one). The first pass does not decide the answer:
-each of its scores carries a proven error bound, and every row whose bound reaches the k-th
-best is scored again in float32 (see ``VectorIndex.ranked``), so the result is the float32
-top-k.
+by memory bandwidth (~6 ms here). An int8 copy is a quarter of that, and numkong's packed
+int8 kernels compute its dot products exactly, in integers (~1.5 ms on one core at 100k).
+The first pass does not decide the answer: each of its scores carries a proven error bound,
+and every row whose bound reaches the k-th best is scored again in float32 (see
+``VectorIndex.ranked``), so the result is the float32 top k.
 
-The bound. Rounding a float32 to bfloat16 (8 significant bits, to nearest) moves it by at most
-2^-8 of itself, so each product of rounded coordinates is within (2 * 2^-8 + 2^-16) |q_j e_j|
-of q_j e_j. A float32 sum of d terms is within gamma_d = d u / (1 - d u), u = 2^-24, of the
-exact sum of its terms, for the first pass and for the float32 re-scoring alike (the
-``1.01`` below covers the rounded terms being up to 2^-7 larger). With
-sum |q_j e_j| <= |q| |e|:
+Rows. Each row ``e`` is held as int8 ``ê = round(e / s)`` with ``s = max|e_j| / 127`` (a
+float32), with ``R_e = |e - s ê|``, the norm of what rounding left out (rounded up).
 
-    |first pass - float32| <= (2^-7 + 2^-16 + 2.02 gamma_d) |q| |e|
+The query is split into two int8 rows, ``q ~ s1 q̂1 + s2 q̂2``: the second quantises what the
+first left out, so what is left, ``r_q``, is ~1/127 of one row's. One pass over the packed
+rows gives both exact integer products ``q̂1·ê`` and ``q̂2·ê``; with ``q̃ = s1 q̂1 + s2 q̂2``:
 
-simsimd is a core dependency; if it cannot be imported or does not work (see ``_simsimd``),
-search keeps the plain float32 product.
+    q·e = s (s1 q̂1·ê + s2 q̂2·ê) + q̃·(e - s ê) + r_q·e
+
+so, by Cauchy-Schwarz, the first pass is within ``|q̃| R_e + |r_q| |e|`` of ``q·e``. The
+float32 re-scoring is within ``gamma_d |q| |e|`` of ``q·e`` (``gamma_d = d u / (1 - d u)``,
+``u = 2^-24``; the ``1.01`` below covers the rounding of the products), and the few float32
+steps that combine the integers with the scales add less than ``16 u |q| |e|``:
+
+    |first pass - float32| <= |q̃| R_e + (|r_q| + (2.02 gamma_d + 16 u) |q|) |e|
+
+Rows written since the last full block of ``BLOCK_ROWS`` are scored in float32 directly
+(within ``gamma_d |q| |e|`` of ``q·e``: the bound covers them too), so a write never waits
+for a block to be packed again.
+
+numkong is a core dependency; if it cannot be imported or does not compute a known product
+exactly (see ``_numkong``), search keeps the plain float32 product.
 """
 
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -33,79 +45,224 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    Coarse = npt.NDArray[np.uint16]
-    Scores = npt.NDArray[np.float32]
+    Matrix = npt.NDArray[np.float32]
+    Rows = npt.NDArray[np.intp]
 else:
     np = lazy_module("numpy")
 
-# Rows are scored in bfloat16 only when every stored vector has unit length within this
-# (all bundled and HTTP embedders normalise): the bound is then relative to |q| alone.
+# Rows are scored in int8 only when every stored vector has unit length within this (all
+# bundled and HTTP embedders normalise): the bound then needs no per-row |e|.
 UNIT_TOLERANCE = 1e-3
 ROW_NORM_MAX = 1 + UNIT_TOLERANCE
 # Covers the float32 rounding of the few element-wise steps of session mixing (|values| ~ 1).
 ABSOLUTE_SLACK = 1e-6
-_CHUNK_ROWS = 8192
-_THREADS = max(1, min(4, os.cpu_count() or 1))  # memory-bound: more threads add nothing
+BLOCK_ROWS = 4096
+LEVELS = 127  # int8 values used: -127..127 (never -128, so a sign flip cannot overflow)
+_U = 2.0**-24
+_UNDERFLOW = 2.0**-70  # > sqrt of float32's smallest normal (2^-63) and of its subnormal steps
+# Integer sums stay below 2^31 (int32) up to this many dimensions.
+MAX_DIMENSIONS = (2**31 - 1) // LEVELS**2
 
 
 @cache
-def _simsimd() -> Any | None:
-    """simsimd, if it imports and computes a known bfloat16 dot product correctly.
+def _numkong() -> Any | None:
+    """numkong, if it imports and computes known int8 products exactly.
 
-    The check is not idle: once usearch (the ann extra, built on simsimd's successor numkong)
-    is loaded, a simsimd loaded after it refuses every input (seen with usearch 2.26).
-    salience's own ann module imports simsimd first; the check covers a process that did not.
+    The check uses the largest values and a length that fills no register evenly: a kernel
+    that saturated (16-bit pair sums) or dropped a tail would fail it. If it fails, exact
+    search scores every row in float32.
     """
     try:
-        import simsimd
-    except ImportError:  # pragma: no cover - simsimd is a core dependency
+        import numkong
+    except ImportError:  # pragma: no cover - numkong is a core dependency
         return None
-    query = np.array([[0x3F80, 0x4000, 0xBF80]], dtype=np.uint16)  # 1, 2, -1
-    rows = np.array([[0x4040, 0x3F00, 0x3F80]], dtype=np.uint16)  # 3, 0.5, 1
+    dims = 389
+    rows = np.full((67, dims), LEVELS, dtype=np.int8)
+    rows[1::2] = -LEVELS
+    rows[5, ::3] = 0
+    queries = np.stack([np.full(dims, LEVELS, np.int8), np.arange(dims) % 255 - LEVELS])
+    queries = queries.astype(np.int8)
     try:
-        found = simsimd.cdist(query, rows, "dot", dtype="bf16", out_dtype="float32")
-        works = np.asarray(found, dtype=np.float32).tolist() == [[3.0]]
-    except (TypeError, ValueError):
-        works = False
-    return simsimd if works else None
+        found = np.asarray(numkong.dots_packed(queries, numkong.dots_pack(rows)))
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    want = queries.astype(np.int64) @ rows.astype(np.int64).T
+    return numkong if found.shape == want.shape and bool(np.all(found == want)) else None
 
 
 def available() -> bool:
-    """Whether the bfloat16 kernels can be used in this process."""
-    return _simsimd() is not None
+    """Whether the int8 kernels can be used in this process."""
+    return _numkong() is not None
 
 
-def relative_bound(dimensions: int) -> float:
-    """The bound above, per unit of |q| |e|."""
-    du = dimensions * 2.0**-24
-    gamma = du / (1 - du)
-    return 2.0**-7 + 2.0**-16 + 2.02 * gamma
+def gamma(dimensions: int) -> float:
+    """gamma_d: the relative error bound of a float32 sum of ``dimensions`` products."""
+    du = dimensions * _U
+    return du / (1 - du)
 
 
-def to_bfloat16(values: npt.NDArray[np.float32]) -> Coarse:
-    """float32 -> bfloat16 bits (as uint16), rounded to nearest, ties to even.
+def quantise(rows: Matrix) -> tuple[npt.NDArray[np.int8], Matrix, Matrix]:
+    """Rows (float32, finite) -> int8 rows, their float32 scales, and upper bounds on the
+    norms of what rounding left out (``R_e``, float32).
 
-    For finite values only (the callers check): the carry of a rounding never overflows 32
-    bits below the infinities."""
-    flat = np.ascontiguousarray(values, dtype=np.float32)
-    out = np.empty(flat.shape, dtype=np.uint16)
-    source = flat.reshape(-1, flat.shape[-1]) if flat.ndim > 1 else flat.reshape(1, -1)
-    target = out.reshape(source.shape)
-    for start in range(0, len(source), _CHUNK_ROWS):
-        bits = source[start : start + _CHUNK_ROWS].view(np.uint32)
-        rounded = bits + np.uint32(0x7FFF)
-        rounded += (bits >> np.uint32(16)) & np.uint32(1)
-        rounded >>= np.uint32(16)
-        target[start : start + _CHUNK_ROWS] = rounded
-    return out
+    In float32 for speed; the bound covers its rounding. With p = fl(s ê_j) and
+    r~_j = fl(e_j - p), |r~_j - r_j| <= u |r_j| + 2.01 u (|e_j| + |r_j|), so
+    |r| <= (|r~| + 2.01 u |e|) / (1 - 3.02 u); the float32 norm of r~ is within gamma_(d+2)
+    of |r~|; and |e| <= sqrt(d) max|e_j|. Values so small that they (or their squares)
+    leave float32's normal range lose at most ``_UNDERFLOW`` each, added once per dimension.
+    """
+    magnitude = np.abs(rows).max(axis=1)
+    scale = magnitude / np.float32(LEVELS)
+    scale[scale == 0] = 1.0  # an all-zero row: any scale, nothing left out
+    values = rows * (np.float32(1) / scale)[:, None]
+    np.rint(values, out=values)
+    np.clip(values, -LEVELS, LEVELS, out=values)
+    left = values * scale[:, None]
+    np.subtract(rows, left, out=left)
+    norm = np.sqrt(np.einsum("ij,ij->i", left, left)).astype(np.float64)
+    dims = rows.shape[1]
+    bound = norm / (1 - gamma(dims + 2)) + 2.01 * _U * np.sqrt(dims) * magnitude
+    bound /= 1 - 3.02 * _U
+    bound += np.sqrt(dims) * _UNDERFLOW
+    residual = np.nextafter(bound.astype(np.float32), np.float32(np.inf))
+    return values.astype(np.int8), scale, residual
 
 
-def first_pass(query: Coarse, matrix: Coarse) -> Scores:
-    """Dot product of the bfloat16 ``query`` with every row of ``matrix``, as float32."""
-    simsimd = _simsimd()
-    assert simsimd is not None
-    found = simsimd.cdist(
-        query.reshape(1, -1), matrix, "dot", dtype="bf16", out_dtype="float32", threads=_THREADS
-    )
-    scores: Scores = np.asarray(found, dtype=np.float32).reshape(len(matrix))
-    return scores
+@dataclass(frozen=True)
+class Query:
+    """A query split into two int8 rows (see the module docstring)."""
+
+    vector: Matrix  # q itself (float32)
+    rows: npt.NDArray[np.int8]  # shape (2, d)
+    scales: tuple[np.float32, np.float32]
+    norm: float  # |q|
+    split_norm: float  # |q̃|, rounded up
+    left: float  # |r_q|, rounded up
+
+    @classmethod
+    def of(cls, query: Matrix) -> Query:
+        wide = query.astype(np.float64)
+        parts = []
+        scales = []
+        rest = wide
+        for _ in range(2):
+            scale = np.float32(np.abs(rest).max() / LEVELS)
+            scale = scale if scale > 0 else np.float32(1)
+            part = np.clip(np.rint(rest / np.float64(scale)), -LEVELS, LEVELS)
+            rest = rest - np.float64(scale) * part  # exact in float64 (see the docstring)
+            parts.append(part)
+            scales.append(scale)
+        split = wide - rest
+        return cls(
+            vector=query,
+            rows=np.stack(parts).astype(np.int8),
+            scales=(scales[0], scales[1]),
+            norm=float(np.linalg.norm(wide)),
+            split_norm=float(np.linalg.norm(split)) * (1 + 1e-9),
+            left=float(np.linalg.norm(rest)) * (1 + 1e-9) + 1e-12 * float(np.abs(wide).max()),
+        )
+
+    def constant(self, dimensions: int) -> float:
+        """The part of the bound that is the same for every row:
+        ``(|r_q| + (2.02 gamma_d + 16 u) |q|) |e|_max``."""
+        relative = 2.02 * gamma(dimensions) + 16 * _U
+        return (self.left + relative * self.norm) * ROW_NORM_MAX
+
+
+class Int8Rows:
+    """int8 copies of the first rows of a float32 matrix, packed for numkong in blocks.
+
+    The owner calls :meth:`update` with the rows it wrote; blocks holding them are packed
+    again on the next :meth:`first_pass`. Scales and residual norms are kept for every row.
+    """
+
+    def __init__(self, dimensions: int) -> None:
+        if not 0 < dimensions <= MAX_DIMENSIONS:
+            raise ValueError(f"int8 first pass needs 1..{MAX_DIMENSIONS} dimensions")
+        self.dimensions = dimensions
+        self._packed: list[Any | None] = []  # one per full block; None: to pack again
+        self._values = np.zeros((0, dimensions), dtype=np.int8)
+        self._scale: Matrix = np.zeros(0, dtype=np.float32)
+        self._residual: Matrix = np.zeros(0, dtype=np.float32)
+        # Integer sums convert to float32 exactly below 2^24; past that, work in float64.
+        exact32 = dimensions * LEVELS**2 < 2**24
+        self._work = np.float32 if exact32 else np.float64
+
+    @property
+    def residuals(self) -> Matrix:
+        """``R_e`` of every row held (index = row)."""
+        return self._residual
+
+    def update(self, matrix: Matrix, rows: Rows) -> None:
+        """(Re)quantise ``rows`` of ``matrix`` (finite values)."""
+        if not len(rows):
+            return
+        needed = int(rows.max()) + 1
+        if needed > len(self._scale):
+            grown = max(needed, 2 * len(self._scale))
+            values = np.zeros((grown, self.dimensions), dtype=np.int8)
+            values[: len(self._values)] = self._values
+            scale = np.ones(grown, dtype=np.float32)
+            scale[: len(self._scale)] = self._scale
+            residual = np.zeros(grown, dtype=np.float32)
+            residual[: len(self._residual)] = self._residual
+            self._values, self._scale, self._residual = values, scale, residual
+        for start in range(0, len(rows), BLOCK_ROWS):  # bounded temporaries
+            some = rows[start : start + BLOCK_ROWS]
+            values, scale, residual = quantise(matrix[some])
+            self._values[some] = values
+            self._scale[some] = scale
+            self._residual[some] = residual
+        for block in np.unique(rows // BLOCK_ROWS).tolist():
+            if block < len(self._packed):
+                self._packed[block] = None
+
+    def first_pass(self, query: Query, matrix: Matrix, size: int) -> Matrix:
+        """Approximate ``matrix[:size] @ q`` for ``query`` (see the module docstring).
+
+        With two or more CPUs the second half of the blocks is scored on a helper thread
+        (numkong and NumPy release the GIL): the pass is bound by memory bandwidth, which
+        one core does not use up."""
+        assert size <= len(self._scale)
+        full = size // BLOCK_ROWS
+        while len(self._packed) < full:
+            self._packed.append(None)
+        out: Matrix = np.empty(size, dtype=np.float32)
+        half = full // 2
+        helper = _helper() if half else None
+        pending = helper.submit(self._blocks, query, half, full, out) if helper else None
+        try:
+            self._blocks(query, 0, half if pending else full, out)
+            tail = full * BLOCK_ROWS
+            if tail < size:  # not packed yet: float32 (einsum, not BLAS: see VectorIndex)
+                out[tail:] = np.einsum("ij,j->i", matrix[tail:size], query.vector)
+        finally:
+            if pending is not None:
+                pending.result()
+        return out
+
+    def _blocks(self, query: Query, first: int, stop: int, out: Matrix) -> None:
+        """Score blocks ``first`` to ``stop`` (exclusive) into ``out``."""
+        numkong = _numkong()
+        assert numkong is not None
+        work = self._work
+        s1, s2 = work(query.scales[0]), work(query.scales[1])
+        for block in range(first, stop):
+            start, end = block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS
+            packed = self._packed[block]
+            if packed is None:
+                packed = self._packed[block] = numkong.dots_pack(self._values[start:end])
+            sums = np.asarray(numkong.dots_packed(query.rows, packed))
+            combined = sums[0].astype(work)
+            combined *= s1
+            combined += s2 * sums[1].astype(work)
+            combined *= self._scale[start:end]
+            out[start:end] = combined
+
+
+@cache
+def _helper() -> ThreadPoolExecutor | None:
+    """One helper thread for the first pass (None on a single CPU)."""
+    if (os.cpu_count() or 1) < 2:
+        return None
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="salience-int8")

@@ -33,8 +33,8 @@ Vector = npt.NDArray[np.float32]
 class VectorIndex:
     """Every vector of one store, in memory, with each memory's session neighbours."""
 
-    # From this many rows, exact search scores a bfloat16 copy first (salience.coarse):
-    # below it the float32 product takes under a millisecond anyway.
+    # From this many rows, exact search scores an int8 copy first (salience.coarse): below
+    # it the float32 product takes under a millisecond anyway.
     coarse_from = 20000
 
     def __init__(self, store: Store, ann: UsearchIndex | None = None) -> None:
@@ -55,9 +55,10 @@ class VectorIndex:
         self._neighbours: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
         self._last_in_session: dict[str, int] = {}
         self._mixed_norms: dict[float, npt.NDArray[np.float32]] = {}
-        self._coarse: npt.NDArray[np.uint16] | None = None  # bfloat16 rows, built on use
+        self._int8: coarse.Int8Rows | None = None  # built on first use
         self._unit = True  # every row written so far has unit length (and is finite)
         self._error_weights: dict[float, npt.NDArray[np.float32]] = {}
+        self._residual_weights: dict[float, npt.NDArray[np.float32]] = {}
 
     def __len__(self) -> int:
         self.refresh()
@@ -134,13 +135,9 @@ class VectorIndex:
         norms = np.linalg.norm(vectors, axis=1)
         if not bool(np.all(np.abs(norms - 1) <= coarse.UNIT_TOLERANCE)):
             self._unit = False  # (a NaN fails the test too)
-            self._coarse = None
-        elif self._coarse is not None:
-            if len(self._coarse) < len(self._matrix):
-                grown_coarse = np.zeros(self._matrix.shape, dtype=np.uint16)
-                grown_coarse[: len(self._coarse)] = self._coarse
-                self._coarse = grown_coarse
-            self._coarse[touched] = coarse.to_bfloat16(self._matrix[touched])
+            self._int8 = None
+        elif self._int8 is not None:
+            self._int8.update(self._matrix, touched)
         self._follow(touched, first_new)
         return touched
 
@@ -153,6 +150,7 @@ class VectorIndex:
         write). A memory older than its session's last one is the rare case: recompute all.
         """
         self._error_weights = {}
+        self._residual_weights = {}
         if self._neighbours is None:
             self._mixed_norms = {}
             return
@@ -245,7 +243,7 @@ class VectorIndex:
         look asks the index again (its candidates depend on ``k``).
         """
         self.refresh()
-        if self._ann is None and self._bfloat16_ready():
+        if self._ann is None and self._int8_ready():
             return self._bounded(query, neighbour_weight)
         if self._ann is None or self._size == 0:
             scores = self.similarities(query, neighbour_weight)
@@ -253,40 +251,46 @@ class VectorIndex:
             return lambda k: _best(scores, k)
         return lambda k: self._approximate(query, k, neighbour_weight)
 
-    def _bfloat16_ready(self) -> bool:
-        """Whether exact search may score the bfloat16 copy first (built here if needed)."""
+    def _int8_ready(self) -> bool:
+        """Whether exact search may score the int8 copy first (built here if needed)."""
         if self._size < self.coarse_from or not self._unit or not coarse.available():
             return False
-        if self._coarse is None:
-            self._coarse = np.zeros(self._matrix.shape, dtype=np.uint16)
-            self._coarse[: self._size] = coarse.to_bfloat16(self._matrix[: self._size])
+        if self._int8 is None:
+            dims = self._matrix.shape[1]
+            if not 0 < dims <= coarse.MAX_DIMENSIONS:
+                return False
+            self._int8 = coarse.Int8Rows(dims)
+            self._int8.update(self._matrix, np.arange(self._size))
         return True
 
     def _bounded(
         self, query: Vector, neighbour_weight: float
     ) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
-        """:meth:`ranked` by a bfloat16 first pass with a proven error bound per row, then
+        """:meth:`ranked` by an int8 first pass with a proven error bound per row, then
         float32 scores for every row whose bound reaches the k-th best (salience.coarse).
 
         The answer is the float32 top k: a row left out scores below k rows even at the
         top of its bound, and each of those at the bottom of theirs.
         """
-        assert self._coarse is not None
+        int8 = self._int8
+        assert int8 is not None
         n, dims = self._size, self._matrix.shape[1]
-        query_norm = float(np.linalg.norm(query))
-        per_unit = coarse.relative_bound(dims) * query_norm * coarse.ROW_NORM_MAX
-        if not np.isfinite(per_unit) or not bool(np.all(np.isfinite(query))):
+        split = coarse.Query.of(query) if bool(np.all(np.isfinite(query))) else None
+        constant = split.constant(dims) if split is not None else np.inf
+        if split is None or not np.isfinite(constant) or not np.isfinite(split.split_norm):
             scores = self._scores(query, neighbour_weight)
             return lambda k: _best(scores, k)
-        first = coarse.first_pass(coarse.to_bfloat16(query), self._coarse[:n])
-        approx = self._mix(first, neighbour_weight)
-        slack = np.float32(per_unit + coarse.ABSOLUTE_SLACK)
+        approx = self._mix(int8.first_pass(split, self._matrix, n), neighbour_weight)
+        # Mixing's own float32 steps scale with the scores, so the slack with |q|.
+        slack = np.float32(coarse.ABSOLUTE_SLACK * max(1.0, split.norm))
         if neighbour_weight > 0:
-            error = self._error_weight(neighbour_weight) * slack
-            error += np.float32(coarse.ABSOLUTE_SLACK)
-            low, high = approx - error, approx + error
-        else:  # the same bound for every row
-            low, high = approx - slack, approx + slack
+            error = self._residual_weight(neighbour_weight) * np.float32(split.split_norm)
+            error += self._error_weight(neighbour_weight) * np.float32(constant)
+        else:
+            error = int8.residuals[:n] * np.float32(split.split_norm)
+            error += np.float32(constant)
+        error += slack
+        low, high = approx - error, approx + error
         everything: list[Matrix] = []
 
         def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
@@ -294,14 +298,46 @@ class VectorIndex:
                 threshold = np.partition(low, n - k)[n - k]  # the k-th highest floor
                 rows = np.flatnonzero(high >= threshold)
                 if len(rows) <= n // 4:
-                    scores = self._rescore(rows, query, neighbour_weight)
-                    order = np.lexsort((rows, -scores))[:k]
-                    return rows[order], scores[order]
+                    return self._refine(rows, high[rows], k, query, neighbour_weight)
             if not everything:  # deep looks: every row in float32, once
                 everything.append(self._rescore(np.arange(n), query, neighbour_weight))
             return _best(everything[0], k)
 
         return best
+
+    def _refine(
+        self,
+        rows: npt.NDArray[np.intp],
+        ceilings: Matrix,
+        k: int,
+        query: Vector,
+        weight: float,
+    ) -> tuple[npt.NDArray[np.intp], Matrix]:
+        """The float32 top ``k`` among candidate ``rows``, each scoring at most its ceiling.
+
+        Rows are scored in float32 in order of their ceilings, a growing batch at a time, and
+        the rest skipped once the k-th best score so far is above every ceiling left: a
+        skipped row scores below k rows already scored. The bounds are worst cases (the
+        first pass is usually far closer), so this scores about half of the candidates.
+        """
+        order = np.argsort(-ceilings, kind="stable")
+        found_rows: list[npt.NDArray[np.intp]] = []
+        found_scores: list[Matrix] = []
+        done, step, count = 0, max(2 * k, 64), 0
+        kth = -np.inf
+        while done < len(order):
+            batch = np.sort(rows[order[done : done + step]])
+            found_rows.append(batch)
+            found_scores.append(self._rescore(batch, query, weight))
+            done, step, count = done + len(batch), 2 * step, count + len(batch)
+            if count >= k:
+                kth = float(np.partition(np.concatenate(found_scores), count - k)[count - k])
+            if done < len(order) and ceilings[order[done]] < kth:
+                break
+        scored_rows = np.concatenate(found_rows)
+        scores = np.concatenate(found_scores)
+        best = np.lexsort((scored_rows, -scores))[:k]
+        return scored_rows[best], scores[best]
 
     def _rescore(self, rows: npt.NDArray[np.intp], query: Vector, weight: float) -> Matrix:
         """Float32 scores of ``rows`` (ascending), mixed as :meth:`_mix` mixes every row."""
@@ -333,6 +369,22 @@ class VectorIndex:
             count = (before >= 0).astype(np.float32) + (after >= 0).astype(np.float32)
             found = (np.float32(1) + np.float32(weight) * count) * self._inverse_mixed_norm(weight)
             self._error_weights[weight] = found
+        return found
+
+    def _residual_weight(self, weight: float) -> Matrix:
+        """Per row, how far mixing carries the rows' own int8 errors per unit of |q̃|:
+        (R_e + weight * (R_before + R_after)) / |mixed vector| (salience.coarse)."""
+        found = self._residual_weights.get(weight)
+        if found is None:
+            assert self._int8 is not None
+            before, after = self._session_neighbours()
+            padded = np.zeros(self._size + 1, dtype=np.float32)
+            padded[:-1] = self._int8.residuals[: self._size]
+            found = np.take(padded, before) + np.take(padded, after)
+            found *= np.float32(weight)
+            found += padded[:-1]
+            found *= self._inverse_mixed_norm(weight)
+            self._residual_weights[weight] = found
         return found
 
     def _approximate(
