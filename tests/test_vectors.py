@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from salience import Config, Memory
+from salience import vectors as vectors_module
 from salience.embeddings.arrays import Matrix, normalise
 from salience.errors import EmbedderError
 from salience.models import Outcome
@@ -347,8 +348,13 @@ def test_filtered_vector_search_looks_deeper_without_scoring_again(
     assert calls == [1]
 
 
-def test_session_mixing_matches_the_formula(memory: Memory) -> None:
-    """normalise(e_i + w * (e_before + e_after)) . q, within each session, for every row."""
+@pytest.mark.parametrize("block", [2, 4096])
+def test_session_mixing_matches_the_formula(
+    memory: Memory, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """normalise(e_i + w * (e_before + e_after)) . q, within each session, for every row
+    (mixed norms computed two rows at a time, or all at once)."""
+    monkeypatch.setattr(vectors_module, "_NORM_BLOCK", block)
     texts = ["the ferry leaves at noon", "the harbour opens at dawn", "gulls over the pier"]
     for session in ("s1", "s2"):
         for text in texts:
@@ -405,3 +411,22 @@ def test_mixed_scores_follow_writes_as_a_fresh_index_would(memory: Memory) -> No
     line = {"content": "an old turn about ferries", "session_id": "a", "created_at": old}
     memory.import_([json.dumps(line)])  # older than the session's last turn
     check()
+
+
+def test_a_memory_twice_in_one_load_keeps_its_later_vector(memory: Memory) -> None:
+    index = VectorIndex(memory.store)
+    first, second, other = (
+        normalise(np.array([v], np.float32))[0] for v in ([1, 2, 0], [0, 1, 1], [3, 0, 1])
+    )
+    rows = [
+        (1, "m1", "s", first.tobytes()),
+        (2, "m2", "s", other.tobytes()),
+        (3, "m1", "s", second.tobytes()),
+    ]
+    touched = index._append(rows)
+    assert touched.tolist() == [0, 1, 0]
+    assert index.loaded_ids() == ["m1", "m2"]
+    assert index._size == 2
+    assert index._last_vseq == 3
+    assert np.array_equal(index._matrix[0], second)
+    assert np.array_equal(index._matrix[1], other)
