@@ -23,6 +23,11 @@ steps that combine the integers with the scales add less than ``16 u |q| |e|``:
 
     |first pass - float32| <= |q̃| R_e + (|r_q| + (2.02 gamma_d + 16 u) |q|) |e|
 
+Session mixing (``VectorIndex``) carries each row's bound through
+``(x_i + w (x_before + x_after)) / |m_i|``; its own four float32 steps, done alike on the first
+pass and the re-scoring, add less than ``4 u`` of ``(|x_i| + w |x_before| + w |x_after|) / |m_i|``
+each side, which the constant part below covers with another ``8 u |q|`` per row.
+
 Rows written since the last full block of ``BLOCK_ROWS`` are scored in float32 directly
 (within ``gamma_d |q| |e|`` of ``q·e``: the bound covers them too), so a write never waits
 for a block to be packed again.
@@ -54,7 +59,7 @@ else:
 # bundled and HTTP embedders normalise): the bound then needs no per-row |e|.
 UNIT_TOLERANCE = 1e-3
 ROW_NORM_MAX = 1 + UNIT_TOLERANCE
-# Covers the float32 rounding of the few element-wise steps of session mixing (|values| ~ 1).
+# Covers the float32 rounding of the bound's own arithmetic (per unit of |q|).
 ABSOLUTE_SLACK = 1e-6
 BLOCK_ROWS = 4096
 LEVELS = 127  # int8 values used: -127..127 (never -128, so a sign flip cannot overflow)
@@ -163,9 +168,9 @@ class Query:
         )
 
     def constant(self, dimensions: int) -> float:
-        """The part of the bound that is the same for every row:
-        ``(|r_q| + (2.02 gamma_d + 16 u) |q|) |e|_max``."""
-        relative = 2.02 * gamma(dimensions) + 16 * _U
+        """The part of the bound that is the same for every row, with mixing's rounding:
+        ``(|r_q| + (2.02 gamma_d + 24 u) |q|) |e|_max``."""
+        relative = 2.02 * gamma(dimensions) + 24 * _U
         return (self.left + relative * self.norm) * ROW_NORM_MAX
 
 

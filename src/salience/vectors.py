@@ -286,7 +286,7 @@ class VectorIndex:
             scores = self._scores(query, neighbour_weight)
             return lambda k: _best(scores, k)
         approx = self._mix(int8.first_pass(split, self._matrix, n), neighbour_weight)
-        # Mixing's own float32 steps scale with the scores, so the slack with |q|.
+        # The bound's own float32 arithmetic (mixing's is in the constant: salience.coarse).
         slack = np.float32(coarse.ABSOLUTE_SLACK * max(1.0, split.norm))
         if neighbour_weight > 0:
             error = self._residual_weight(neighbour_weight) * np.float32(split.split_norm)
