@@ -2,7 +2,8 @@
 
 At 100k rows of 384 dimensions the float32 matrix-vector product reads 154 MB and is bound
 by memory bandwidth (~6 ms here). An int8 copy is a quarter of that, and numkong's packed
-int8 kernels compute its dot products exactly, in integers (~1.5 ms on one core at 100k).
+int8 kernels compute its dot products exactly, in integers (1.2-2.7 ms on two cores at 100k
+here, as the machine's load moved).
 The first pass does not decide the answer: each of its scores carries a proven error bound,
 and every row whose bound reaches the k-th best is scored again in float32 (see
 ``VectorIndex.ranked``), so the result is the float32 top k.

@@ -3,7 +3,9 @@
 :class:`VectorIndex` keeps every vector of a store in one NumPy matrix and brings itself up
 to date before each search: vectors written since it last looked are appended (another
 process's writes included: SQLite's ``data_version`` tells), and anything it cannot explain
-(a purge, a re-embedding) makes it reload. Search is one matrix-vector product.
+(a purge, a re-embedding) makes it reload. Search scores every row: with a matrix-vector
+product, or from 20,000 rows an int8 first pass with a proven error bound per row followed by
+float32 scores for the rows that could still make the top k (``salience.coarse``).
 
 :class:`Vectors` ties an embedder to a store: it records the embedder's identity in the
 store, refuses to mix vectors of two models, and embeds what the engine writes.
