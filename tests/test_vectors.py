@@ -17,7 +17,7 @@ from salience.errors import EmbedderError
 from salience.models import Outcome
 from salience.profiles import PROFILES
 from salience.stores.base import MemoryFilter
-from salience.vectors import VectorIndex, top_rows
+from salience.vectors import VectorIndex, moved_toward, top_rows
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
 
@@ -430,3 +430,39 @@ def test_a_memory_twice_in_one_load_keeps_its_later_vector(memory: Memory) -> No
     assert index._last_vseq == 3
     assert np.array_equal(index._matrix[0], second)
     assert np.array_equal(index._matrix[1], other)
+
+
+def test_moved_toward_is_rocchio_feedback() -> None:
+    query = np.array([1, 0, 0], dtype=np.float32)
+    examples = [np.array([0, 1, 0], np.float32), np.array([0, 0, 1], np.float32)]
+    moved = moved_toward(query, examples, 0.5)
+    want = np.array([1, 0.25, 0.25]) / np.linalg.norm([1, 0.25, 0.25])
+    np.testing.assert_allclose(moved, want, rtol=1e-6)
+    assert moved.dtype == np.float32
+    assert moved_toward(query, [], 0.5) is query
+    assert moved_toward(query, examples, 0.0) is query
+    assert moved_toward(query, [-2 * query], 0.5) is query  # the sum is zero: left as asked
+
+
+def test_recall_feedback_moves_the_query_but_never_admits_the_unrelated(
+    config: Config, clock: FakeClock
+) -> None:
+    """The salience profile moves the query vector toward its best full-text hits; a memory
+    then needs similarity to the query as asked too (the 0.2 floor), so one that resembles
+    the full-text hit but not the question stays out."""
+    table = TableEmbedder(
+        {"ferry": (1, 0, 0), "boat": (1, 0, 0), "schedule": (0, 1, 0), "timetable": (0, 1, 0)}
+    )
+    with Memory.open(config=config, clock=clock, embedder=table) as memory:
+        posted = memory.remember("ferry schedule posted").id
+        boat = memory.remember("a boat at the quay").id
+        timetable = memory.remember("the timetable changed").id  # cosine 0 to "ferry"
+        hits = {h.record.id: h for h in memory.search("ferry", profile="salience", touch=False)}
+        assert timetable not in hits
+        assert set(hits) == {posted, boat}
+        asked = np.array([1, 0, 0])
+        moved = asked + 0.5 * np.array([1, 1, 0]) / 2**0.5
+        assert hits[boat].vector == pytest.approx(moved[0] / np.linalg.norm(moved), rel=1e-5)
+        # A profile without feedback scores the query as asked.
+        rae = {h.record.id: h for h in memory.search("ferry", profile="rae", touch=False)}
+        assert rae[boat].vector == pytest.approx(1.0)

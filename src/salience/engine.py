@@ -435,16 +435,19 @@ class Memory(Lifecycle, Sharing):
             lexical = full_text()
         elif self._store.in_transaction():  # a worker would wait on this thread's own lock
             lexical = full_text()
-            vector, sources = self._vector_hits(query, flt, plan, limit, layers)
+            vector, sources = self._vector_hits(query, flt, plan, limit, layers, lambda: lexical)
         else:
             # Full-text search runs in a worker while this thread embeds the query and scans
             # the vectors: SQLite, onnxruntime and NumPy all release the GIL. The vector
             # index is brought up to date first and held, so this thread does not wait on
-            # the connection the worker is using.
+            # the connection the worker is using. (With feedback, the vector scan waits for
+            # the full-text hits; they are usually found before the query is embedded.)
             with self.vectors.held():
                 pending = self._worker().submit(full_text)
                 try:
-                    vector, sources = self._vector_hits(query, flt, plan, limit, layers)
+                    vector, sources = self._vector_hits(
+                        query, flt, plan, limit, layers, pending.result
+                    )
                 finally:
                     lexical = pending.result()
         candidates = fuse(plan, lexical, vector)
@@ -458,12 +461,19 @@ class Memory(Lifecycle, Sharing):
         return candidates
 
     def _vector_hits(
-        self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int, layers: Sequence[Layer]
+        self,
+        query: str,
+        flt: MemoryFilter,
+        plan: RecallPlan,
+        limit: int,
+        layers: Sequence[Layer],
+        lexical: Callable[[], builtins.list[tuple[MemoryRecord, float]]],
     ) -> tuple[
         builtins.list[tuple[MemoryRecord, float]], builtins.list[tuple[Layer | None, Vectors]]
     ]:
         """Vector hits from the local store and every layer with vectors of this embedder
-        (a layer embedded by another model is searched by full text only), and those sources."""
+        (a layer embedded by another model is searched by full text only), and those sources.
+        ``lexical`` gives the full-text hits, for the plan's feedback (called only then)."""
         sources: builtins.list[tuple[Layer | None, Vectors]] = []
         if self.vectors.count():
             sources.append((None, self.vectors))
@@ -475,7 +485,9 @@ class Memory(Lifecycle, Sharing):
             return [], []
         embedded = self.vectors.embed([query])
         assert embedded is not None
-        query_vector = embedded[0]
+        asked = query_vector = embedded[0]
+        if plan.feedback_weight > 0 and plan.feedback_count > 0:
+            query_vector = self._feedback(asked, lexical(), plan, sources)
         found: builtins.list[tuple[MemoryRecord, float]] = []
         for layer, vectors in sources:
             hits = vectors.search(
@@ -484,10 +496,31 @@ class Memory(Lifecycle, Sharing):
                 plan.vector_count(limit),
                 min_similarity=plan.vector_min,
                 neighbour_weight=plan.neighbour_weight,
+                floor_query=None if query_vector is asked else asked,
             )
             pairs = [(hit.record, hit.similarity) for hit in hits]
             found += pairs if layer is None else layer.pairs(pairs)
         return found, sources
+
+    def _feedback(
+        self,
+        query_vector: Vector,
+        lexical: Sequence[tuple[MemoryRecord, float]],
+        plan: RecallPlan,
+        sources: Sequence[tuple[Layer | None, Vectors]],
+    ) -> Vector:
+        """The query vector moved toward the stored vectors of its best full-text hits."""
+        from salience.vectors import moved_toward
+
+        by_layer = {LOCAL_LAYER if s is None else s.name: v for s, v in sources}
+        best = sorted(lexical, key=lambda pair: -pair[1])[: plan.feedback_count]
+        examples = []
+        for record, _ in best:
+            vectors = by_layer.get(record.layer)
+            stored = vectors.stored([record.id]) if vectors is not None else {}
+            if record.id in stored:
+                examples.append(stored[record.id])
+        return moved_toward(query_vector, examples, plan.feedback_weight)
 
     def rank(
         self,

@@ -346,6 +346,10 @@ class VectorIndex:
         best = np.lexsort((scored_rows, -scores))[:k]
         return scored_rows[best], scores[best]
 
+    def scores_of(self, rows: npt.NDArray[np.intp], query: Vector, weight: float) -> Matrix:
+        """Float32 similarities of ``rows`` to ``query`` as loaded now, mixed as in search."""
+        return self._rescore(rows, query, weight)
+
     def _rescore(self, rows: npt.NDArray[np.intp], query: Vector, weight: float) -> Matrix:
         """Float32 scores of ``rows`` (ascending), mixed as :meth:`_mix` mixes every row."""
         if weight <= 0:
@@ -483,6 +487,16 @@ class VectorHit:
     similarity: float
 
 
+def moved_toward(query: Vector, examples: Sequence[Vector], weight: float) -> Vector:
+    """``normalise(query + weight * mean(examples))`` (Rocchio's relevance feedback); the query
+    itself when there are no examples or the sum is zero."""
+    if not examples or weight <= 0:
+        return query
+    moved = query + np.float32(weight) * np.mean(np.stack(examples), axis=0, dtype=np.float32)
+    norm = float(np.linalg.norm(moved))
+    return (moved / norm).astype(np.float32) if norm > 0 else query
+
+
 def _best(scores: Matrix, k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
     rows = top_rows(scores, k)
     return rows, scores[rows]
@@ -577,8 +591,13 @@ class Vectors:
         *,
         min_similarity: float = -1.0,
         neighbour_weight: float = 0.0,
+        floor_query: Vector | None = None,
     ) -> list[VectorHit]:
-        """The ``k`` memories matching ``flt`` most similar to ``query``, best first."""
+        """The ``k`` memories matching ``flt`` most similar to ``query``, best first.
+
+        ``min_similarity`` (and "more than 0") applies to the similarity to ``floor_query``
+        when it is given as well: the query before relevance feedback moved it, so that a hit
+        is always related to what was asked."""
         self._check()
         best = self._index.ranked(query, neighbour_weight)
         # The ids of the rows just scored: a refresh may replace the list (another process
@@ -590,6 +609,9 @@ class Vectors:
             found = len(rows)
             # A cosine of 0 or less says "unrelated": never a vector hit.
             keep = (scores >= min_similarity) & (scores > 0)
+            if floor_query is not None:
+                floor = self._index.scores_of(rows, floor_query, neighbour_weight)
+                keep &= (floor >= min_similarity) & (floor > 0)
             rows, scores = rows[keep], scores[keep]
             records = self._store.get_many([ids[r] for r in rows], flt)
             # Look deeper only when the store's filter removed hits: rows below the

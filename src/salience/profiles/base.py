@@ -49,6 +49,9 @@ class RecallPlan:
     of the limit (at least ``pool``); ``vector_factor`` 0 means no vector search.
     ``substring_below``: a query shorter than this many characters is matched as a substring
     of content and title instead (ilab: 3), every match with full-text relevance 1.
+    ``feedback_weight`` / ``feedback_count``: the query vector is moved toward the vectors of
+    its best ``feedback_count`` full-text hits, ``normalise(q + weight * mean)``, before the
+    vector search (0: not moved).
     """
 
     fusion: str = "lexical"
@@ -61,6 +64,8 @@ class RecallPlan:
     context_weight: float = 0.0
     dense_weight: float = 0.0
     substring_below: int = 0
+    feedback_weight: float = 0.0
+    feedback_count: int = 0
 
     def lexical_count(self, limit: int) -> int:
         """Full-text candidates for ``limit`` results."""

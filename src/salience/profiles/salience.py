@@ -346,5 +346,7 @@ PROFILE = Profile(
         neighbour_weight=0.5,
         dense_weight=0.4,
         context_weight=0.4,
+        feedback_weight=0.5,
+        feedback_count=3,
     ),
 )
