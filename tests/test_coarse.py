@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -326,3 +330,34 @@ print(coarse.available())
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split() == ["True"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
+@pytest.mark.usefixtures("small_blocks")
+def test_the_first_pass_works_in_a_forked_child() -> None:
+    """The helper thread does not survive a fork: the child must get its own, not wait on
+    the parent's forever."""
+    rows = _unit_rows(1000, seed=3)
+    int8 = coarse.Int8Rows(DIMS)
+    int8.update(rows, np.arange(len(rows)))
+    split = coarse.Query.of(rows[0])
+    want = int8.first_pass(split, rows, len(rows))  # the parent's helper thread exists now
+    assert coarse._helper() is not None
+    with warnings.catch_warnings():  # Python 3.12+ warns about forking a threaded process
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        try:
+            same = np.array_equal(int8.first_pass(split, rows, len(rows)), want)
+            os._exit(0 if same else 1)
+        finally:
+            os._exit(2)
+    for _ in range(200):
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(child, signal.SIGKILL)
+    os.waitpid(child, 0)
+    pytest.fail("the first pass hung in a forked child")

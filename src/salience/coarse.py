@@ -266,9 +266,17 @@ class Int8Rows:
             out[start:end] = combined
 
 
-@cache
+_helpers: dict[int, ThreadPoolExecutor] = {}
+
+
 def _helper() -> ThreadPoolExecutor | None:
-    """One helper thread for the first pass (None on a single CPU)."""
+    """One helper thread for the first pass (None on a single CPU), per process: a forked
+    child inherits the pool but not its thread, and would wait on it forever."""
     if (os.cpu_count() or 1) < 2:
         return None
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="salience-int8")
+    pid = os.getpid()
+    helper = _helpers.get(pid)
+    if helper is None:
+        _helpers.clear()
+        helper = _helpers[pid] = ThreadPoolExecutor(1, thread_name_prefix="salience-int8")
+    return helper
