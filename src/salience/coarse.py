@@ -29,9 +29,10 @@ Session mixing (``VectorIndex``) carries each row's bound through
 pass and the re-scoring, add less than ``4 u`` of ``(|x_i| + w |x_before| + w |x_after|) / |m_i|``
 each side, which the constant part below covers with another ``8 u |q|`` per row.
 
-Rows written since the last full block of ``BLOCK_ROWS`` are scored in float32 directly
-(within ``gamma_d |q| |e|`` of ``q·e``: the bound covers them too), so a write never waits
-for a block to be packed again.
+Rows past the last full block of ``BLOCK_ROWS`` are scored in float32 directly (within
+``gamma_d |q| |e|`` of ``q·e``: the bound covers them too), so new rows cost the next search
+nothing until they fill a block, which it then packs once (~1 ms); rewriting a row of a packed
+block (re-embedding) has the next search pack that block again.
 
 numkong is a core dependency; if it cannot be imported or does not compute a known product
 exactly (see ``_numkong``), search keeps the plain float32 product.
