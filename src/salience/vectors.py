@@ -388,13 +388,7 @@ class VectorIndex:
         found = self._residual_weights.get(weight)
         if found is None:
             assert self._int8 is not None
-            before, after = self._session_neighbours()
-            padded = np.zeros(self._size + 1, dtype=np.float32)
-            padded[:-1] = self._int8.residuals[: self._size]
-            found = np.take(padded, before) + np.take(padded, after)
-            found *= np.float32(weight)
-            found += padded[:-1]
-            found *= self._inverse_mixed_norm(weight)
+            found = self._mix(self._int8.residuals[: self._size], weight)  # mixed like scores
             self._residual_weights[weight] = found
         return found
 
