@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_store import TextMaker
 from common import machine, print_table, write_results
 from salience import Config, Memory
-from salience.briefing import BriefingRequest, Candidates
+from salience.briefing.policies import BriefingRequest, Candidates
 from salience.profiles import PROFILES, ProfileSettings
 from salience.stores.base import MemoryFilter
 

@@ -23,10 +23,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from common import machine, print_table, write_results
-from salience.entities import extract_entities
-from salience.gates.pipeline import screen
-from salience.gates.secrets import scan
-from salience.gates.signal import check_signal
+from salience.write.entities import extract_entities
+from salience.write.gates.pipeline import screen
+from salience.write.gates.secrets import scan
+from salience.write.gates.signal import check_signal
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 

@@ -39,7 +39,7 @@ from bench_store import TextMaker, percentile
 from common import machine, print_table, write_results
 from salience import Config, Memory
 from salience.embeddings.minilm import MiniLMEmbedder
-from salience.vectors import DIMENSIONS_KEY, IDENTITY_KEY
+from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY
 
 POOL = 2000
 NOISE = 0.35

@@ -6,7 +6,7 @@
 """
 
 from salience.config import Config
-from salience.engine import Memory
+from salience.engine.memory import Memory
 from salience.errors import (
     ConfigError,
     ConflictError,

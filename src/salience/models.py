@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from salience.scoring.scores import SearchScore
+from salience.scores import SearchScore
 
 SOURCES = ("user", "agent", "consolidation", "import", "system")
 """Where a memory came from."""

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from salience.briefing import BriefingRequest
+from salience.briefing.policies import BriefingRequest
 from salience.profiles.aide import briefing, category_score, context_score
 from salience.profiles.base import ProfileSettings
 from tests.factory import NOW, record

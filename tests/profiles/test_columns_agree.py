@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from salience.briefing import Briefing, BriefingRequest
-from salience.columns import Columns
+from salience.briefing.columns import Columns
+from salience.briefing.policies import Briefing, BriefingRequest
 from salience.models import MemoryRecord
 from salience.profiles import PROFILES, ProfileSettings
 from tests.factory import NOW, record

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from salience.briefing import BriefingRequest, estimate_tokens
-from salience.columns import Columns
+from salience.briefing.columns import Columns
+from salience.briefing.policies import BriefingRequest, estimate_tokens
 from salience.profiles.base import ProfileSettings, Relevance
 from salience.profiles.eidet import (
     PROFILE,

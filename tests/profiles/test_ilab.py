@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from salience.briefing import BriefingRequest
+from salience.briefing.policies import BriefingRequest
 from salience.profiles.base import ProfileSettings, Relevance
 from salience.profiles.ilab import briefing, context_score, recency_score, search_score
-from salience.scoring.scores import ContextScore, SearchScore
+from salience.scores import ContextScore, SearchScore
 from tests.factory import NOW, record
 
 S = ProfileSettings()

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from salience.briefing import BriefingRequest, estimate_tokens
-from salience.columns import Columns
+from salience.briefing.columns import Columns
+from salience.briefing.policies import BriefingRequest, estimate_tokens
 from salience.profiles.base import ProfileSettings
 from salience.profiles.salience import (
     briefing,

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from salience.briefing import BriefingRequest
+from salience.briefing.policies import BriefingRequest
 from salience.profiles.base import ProfileSettings
 from salience.profiles.talome import PROFILE, briefing, context_score
 from tests.factory import NOW, record

@@ -107,7 +107,7 @@ def open_memory(home: Path | None, profile: str | None = None) -> Any:
     from dataclasses import replace
 
     from salience.config import Config
-    from salience.engine import Memory
+    from salience.engine.memory import Memory
 
     config = Config.from_env() if home is None else Config.for_home(home)
     if profile is not None:

@@ -1,4 +1,4 @@
-"""``salience pack export|import``: knowledge packs (see :mod:`salience.packs`)."""
+"""``salience pack export|import``: knowledge packs (see :mod:`salience.sharing.packs`)."""
 
 from __future__ import annotations
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from salience.briefing import Briefing
+from salience.briefing.policies import Briefing
 from salience.clock import format_time
 from salience.models import Hit, ImportResult, MemoryRecord, Stats, WriteResult
-from salience.records import to_json_dict
+from salience.write.records import to_json_dict
 
 
 def emit_json(document: Any) -> None:

@@ -9,7 +9,7 @@ import click
 
 from salience.cli import render
 from salience.cli.app import as_of_option, cli, json_option, open_memory, read_text, store_options
-from salience.records import to_json_dict
+from salience.write.records import to_json_dict
 
 
 @cli.command()

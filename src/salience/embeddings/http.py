@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from salience import http
+from salience import net
 from salience.embeddings.arrays import Matrix, normalise
 from salience.errors import EmbedderError
 
@@ -20,7 +20,7 @@ BATCH = 64
 
 def post_json(url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
     """POST to an embedder; failures are :class:`EmbedderError`."""
-    return http.post_json(url, body, headers, error=EmbedderError)
+    return net.post_json(url, body, headers, error=EmbedderError)
 
 
 class _HTTPEmbedder:
@@ -55,7 +55,7 @@ class _HTTPEmbedder:
             got = self._request(chunk)
             if len(got) != len(chunk):
                 raise EmbedderError(
-                    f"{http.host(self._url)} returned {len(got)} vectors for {len(chunk)} texts"
+                    f"{net.host(self._url)} returned {len(got)} vectors for {len(chunk)} texts"
                 )
             rows.extend(got)
         if not rows:
@@ -64,10 +64,10 @@ class _HTTPEmbedder:
             matrix = np.array(rows, dtype=np.float32)
         except ValueError:
             raise EmbedderError(
-                f"{http.host(self._url)} returned vectors of unequal length"
+                f"{net.host(self._url)} returned vectors of unequal length"
             ) from None
         if matrix.ndim != 2 or (self._dimensions and matrix.shape[1] != self._dimensions):
-            raise EmbedderError(f"{http.host(self._url)} changed its vector length")
+            raise EmbedderError(f"{net.host(self._url)} changed its vector length")
         self._dimensions = int(matrix.shape[1])
         return normalise(matrix)
 
@@ -82,7 +82,7 @@ class OpenAIEmbedder(_HTTPEmbedder):
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     def __repr__(self) -> str:
-        return f"OpenAIEmbedder({http.host(self._url)!r}, {self._model!r})"
+        return f"OpenAIEmbedder({net.host(self._url)!r}, {self._model!r})"
 
     def _request(self, texts: list[str]) -> list[list[float]]:
         answer = post_json(
@@ -92,7 +92,7 @@ class OpenAIEmbedder(_HTTPEmbedder):
             items = sorted(answer["data"], key=lambda item: item["index"])
             return [item["embedding"] for item in items]
         except (KeyError, TypeError):
-            raise EmbedderError(f"{http.host(self._url)}: no 'data' list in the answer") from None
+            raise EmbedderError(f"{net.host(self._url)}: no 'data' list in the answer") from None
 
 
 class OllamaEmbedder(_HTTPEmbedder):
@@ -105,4 +105,4 @@ class OllamaEmbedder(_HTTPEmbedder):
         try:
             return list(answer["embeddings"])
         except (KeyError, TypeError):
-            raise EmbedderError(f"{http.host(self._url)}: no 'embeddings' in the answer") from None
+            raise EmbedderError(f"{net.host(self._url)}: no 'embeddings' in the answer") from None

@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from salience.briefing import (
+from salience.briefing.columns import NONE, Columns, micros
+from salience.briefing.policies import (
     AS_GIVEN,
     BY_SCORE,
     LIMIT,
@@ -26,19 +27,18 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import NONE, Columns, micros
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
-from salience.scoring import arrays
-from salience.scoring.scores import ContextScore, SearchScore, weighted
-from salience.scoring.signals import clamp01, half_life_recency, log10_access, tag_boosts
+from salience.profiles.scoring import arrays
+from salience.profiles.scoring.signals import clamp01, half_life_recency, log10_access, tag_boosts
+from salience.scores import ContextScore, SearchScore, weighted
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from salience.briefing import Rows
-    from salience.columns import Flags, Floats
+    from salience.briefing.columns import Flags, Floats
+    from salience.briefing.policies import Rows
 else:
     np = lazy_module("numpy")
 

@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from salience.briefing import Briefing, BriefingRequest, Candidates
-from salience.columns import Columns
+from salience.briefing.columns import Columns
+from salience.briefing.policies import Briefing, BriefingRequest, Candidates
 from salience.config import RAE_WEIGHT_DEFAULTS, Config
 from salience.models import MemoryRecord, Relevance
-from salience.scoring.scores import ContextScore, SearchScore
+from salience.scores import ContextScore, SearchScore
 
 if TYPE_CHECKING:
-    from salience.columns import Floats
+    from salience.briefing.columns import Floats
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class ProfileSettings:
 
 @dataclass(frozen=True)
 class RecallPlan:
-    """How a profile gathers and fuses recall candidates (see :mod:`salience.recall`).
+    """How a profile gathers and fuses recall candidates (see :mod:`salience.search.fusion`).
 
     ``lexical_factor`` / ``vector_factor``: candidates taken from each retriever, as a multiple
     of the limit (at least ``pool``); ``vector_factor`` 0 means no vector search.

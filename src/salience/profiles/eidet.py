@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from salience.briefing import (
+from salience.briefing.columns import Columns, micros
+from salience.briefing.policies import (
     LIMIT,
     NOT_IN_SCOPE,
     TOKEN_BUDGET,
@@ -26,18 +27,17 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import Columns, micros
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
-from salience.scoring import arrays
-from salience.scoring.scores import Component, ContextScore, SearchScore, weighted
-from salience.scoring.signals import capped_frequency, half_life_recency, layer_weight
+from salience.profiles.scoring import arrays
+from salience.profiles.scoring.signals import capped_frequency, half_life_recency, layer_weight
+from salience.scores import Component, ContextScore, SearchScore, weighted
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from salience.columns import Flags, Floats
+    from salience.briefing.columns import Flags, Floats
 else:
     np = lazy_module("numpy")
 

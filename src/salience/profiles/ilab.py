@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from salience.briefing import (
+from salience.briefing.columns import Columns, micros
+from salience.briefing.policies import (
     NEWEST,
     Briefing,
     BriefingRequest,
@@ -23,18 +24,17 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import Columns, micros
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
-from salience.scoring import arrays
-from salience.scoring.scores import ContextScore, SearchScore, weighted
-from salience.scoring.signals import half_life_recency, revision_score, type_priority
+from salience.profiles.scoring import arrays
+from salience.profiles.scoring.signals import half_life_recency, revision_score, type_priority
+from salience.scores import ContextScore, SearchScore, weighted
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from salience.columns import Floats
+    from salience.briefing.columns import Floats
 else:
     np = lazy_module("numpy")
 

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from salience.briefing import (
+from salience.briefing.columns import NONE, Columns, micros
+from salience.briefing.policies import (
     MUTED,
     NOT_IN_SCOPE,
     TOKEN_BUDGET,
@@ -29,19 +30,18 @@ from salience.briefing import (
     split_live,
 )
 from salience.clock import age_days
-from salience.columns import NONE, Columns, micros
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
-from salience.scoring import arrays
-from salience.scoring.scores import ContextScore, SearchScore, weighted
-from salience.scoring.signals import feedback_ratio, log10_access, stretched_recency
+from salience.profiles.scoring import arrays
+from salience.profiles.scoring.signals import feedback_ratio, log10_access, stretched_recency
+from salience.scores import ContextScore, SearchScore, weighted
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from salience.briefing import Rows
-    from salience.columns import Flags, Floats
+    from salience.briefing.columns import Flags, Floats
+    from salience.briefing.policies import Rows
 else:
     np = lazy_module("numpy")
 

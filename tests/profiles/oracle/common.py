@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from salience.briefing import (
+from salience.briefing.policies import (
     DISABLED,
     LIMIT,
     SUPERSEDED,
@@ -15,7 +15,7 @@ from salience.briefing import (
     estimate_tokens,
 )
 from salience.models import MemoryRecord
-from salience.scoring.signals import layer_weight
+from salience.profiles.scoring.signals import layer_weight
 
 
 @dataclass

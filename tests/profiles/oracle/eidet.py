@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from salience.briefing import (
+from salience.briefing.policies import (
     LIMIT,
     NOT_IN_SCOPE,
     TOKEN_BUDGET,

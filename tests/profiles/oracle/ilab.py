@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from salience.briefing import Briefing, BriefingRequest, one_line, render
+from salience.briefing.policies import Briefing, BriefingRequest, one_line, render
 from salience.models import MemoryRecord
 from salience.profiles.base import ProfileSettings
 from salience.profiles.ilab import SESSION_MEMORIES, SESSION_SUMMARIES, SUMMARY, context_score

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from salience.briefing import (
+from salience.briefing.policies import (
     MUTED,
     NOT_IN_SCOPE,
     TOKEN_BUDGET,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from salience.briefing import Briefing, BriefingRequest, render
+from salience.briefing.policies import Briefing, BriefingRequest, render
 from salience.models import MemoryRecord
 from salience.profiles.base import ProfileSettings
 from salience.profiles.talome import HEADING, TOP, context_score

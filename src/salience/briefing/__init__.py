@@ -1,0 +1,1 @@
+"""Briefings: injection policies, the columnar snapshot they score, sessions."""

@@ -1,0 +1,285 @@
+"""Memories as columns: the fields briefings look at, one numpy array each.
+
+A briefing considers every current memory of a user. Building 100k record objects costs
+seconds, so briefings read these columns instead (kept current by :mod:`salience.briefing.snapshot`)
+and fetch whole records only for the few memories they show.
+
+Times are integer microseconds since the epoch, so ages come out exactly as
+``(now - moment).total_seconds()`` does; strings (types, projects, sessions, topics, users)
+are small integer codes into shared vocabularies, ``-1`` meaning none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from salience.lazy import lazy_module
+from salience.models import MemoryRecord
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Ints = npt.NDArray[np.int64]
+    Floats = npt.NDArray[np.float64]
+    Flags = npt.NDArray[np.bool_]
+else:
+    np = lazy_module("numpy")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+NEVER = 2**63 - 1  # the largest int64
+"""``valid_until`` of a memory that has none."""
+NONE = -1
+"""The code of a missing string."""
+SEVERAL = -2
+"""The project code of a memory that names more than one project (see ``Columns.several``)."""
+UNKNOWN = -3
+"""The code looked up for a string no memory has: it matches nothing."""
+
+
+def micros(moment: datetime) -> int:
+    """Whole microseconds since the epoch (exact: datetimes hold microseconds)."""
+    return (moment - _EPOCH) // _MICROSECOND
+
+
+def one_line(record: MemoryRecord) -> str:
+    """A memory as one line: its title if it has one, else its content with spacing folded."""
+    return record.title or " ".join(record.content.split())
+
+
+def tag_value(tags: Iterable[str], prefix: str) -> str | None:
+    """The rest of the first tag starting with ``prefix`` (``session:`` -> the session id)."""
+    for tag in tags:
+        if tag.startswith(prefix):
+            return tag[len(prefix) :]
+    return None
+
+
+def projects_of(record: MemoryRecord) -> frozenset[str]:
+    """Every project a memory belongs to: its ``project:`` tags and its project field."""
+    named = {t[len("project:") :] for t in record.tags if t.startswith("project:")}
+    if record.project:
+        named.add(record.project)
+    return frozenset(named)
+
+
+def session_of(record: MemoryRecord) -> str | None:
+    """The session a memory belongs to: its first ``session:`` tag, else its session id."""
+    tagged = tag_value(record.tags, "session:")
+    return record.session_id if tagged is None else tagged
+
+
+class Vocabulary:
+    """Strings as small integer codes, in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._codes: dict[str, int] = {}
+
+    def code(self, name: str | None) -> int:
+        """The code of ``name`` (added if new); :data:`NONE` for None or an empty string."""
+        if not name:
+            return NONE
+        found = self._codes.get(name)
+        if found is None:
+            found = self._codes[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+    def lookup(self, name: str) -> int:
+        """The code of ``name`` without adding it; :data:`UNKNOWN` if no memory has it."""
+        return self._codes.get(name, UNKNOWN)
+
+    def name(self, code: int) -> str:
+        """The string behind a code (>= 0)."""
+        return self.names[code]
+
+
+@dataclass
+class Vocabularies:
+    """The vocabularies one set of columns (and every update to it) codes against."""
+
+    users: Vocabulary = field(default_factory=Vocabulary)
+    types: Vocabulary = field(default_factory=Vocabulary)
+    projects: Vocabulary = field(default_factory=Vocabulary)
+    sessions: Vocabulary = field(default_factory=Vocabulary)
+    topics: Vocabulary = field(default_factory=Vocabulary)
+    layers: Vocabulary = field(default_factory=Vocabulary)
+
+
+@dataclass
+class Columns:
+    """One row per memory; every field an array of the same length (see the module doc)."""
+
+    vocab: Vocabularies
+    ids: npt.NDArray[np.str_]
+    seqs: Ints  # the store's row number (to apply changes); -1 when built from records
+    user: Ints
+    type: Ints
+    layer: Ints  # NONE for the local layer, else the layer's name code
+    project: Ints  # NONE, SEVERAL, or the one project's code
+    session: Ints
+    topic: Ints
+    created: Ints
+    updated: Ints
+    accessed: Ints  # NEVER when never accessed
+    valid_until: Ints  # NEVER when current for good
+    forgotten: Flags
+    enabled: Flags
+    importance: Floats
+    confidence: Floats
+    priority: Floats
+    access_count: Ints
+    revision_count: Ints
+    echo_count: Ints
+    fizzle_count: Ints
+    source_user: Flags  # source == "user"
+    tag_global: Flags  # scope:global
+    tag_user: Flags  # source:user
+    tag_verified: Flags  # verified:true
+    tag_discovered: Flags  # source:discovered
+    line_length: Ints  # len(one_line(record))
+    several: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its projects
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @classmethod
+    def from_records(
+        cls,
+        records: Sequence[MemoryRecord],
+        vocab: Vocabularies | None = None,
+        seqs: Sequence[int] | None = None,
+    ) -> Columns:
+        """Columns of ``records`` in their order, coded against ``vocab`` (a new one if None)."""
+        vocab = vocab or Vocabularies()
+        several: dict[str, frozenset[str]] = {}
+
+        def project(record: MemoryRecord) -> int:
+            if not record.project and not any(t.startswith("project:") for t in record.tags):
+                return NONE
+            named = projects_of(record)
+            if len(named) > 1 or "" in named:  # ("project:" alone names the empty project)
+                several[record.id] = named
+                return SEVERAL
+            return vocab.projects.code(next(iter(named)))
+
+        def ints(get: Callable[[MemoryRecord], int]) -> Ints:
+            return np.fromiter((get(r) for r in records), dtype=np.int64, count=len(records))
+
+        def floats(get: Callable[[MemoryRecord], float]) -> Floats:
+            return np.fromiter((get(r) for r in records), dtype=np.float64, count=len(records))
+
+        def flags(get: Callable[[MemoryRecord], bool]) -> Flags:
+            return np.fromiter((get(r) for r in records), dtype=np.bool_, count=len(records))
+
+        return cls(
+            vocab=vocab,
+            ids=np.array([r.id for r in records], dtype=np.str_),
+            seqs=np.array(seqs if seqs is not None else [-1] * len(records), dtype=np.int64),
+            user=ints(lambda r: vocab.users.code(r.user)),
+            type=ints(lambda r: vocab.types.code(r.type)),
+            layer=ints(lambda r: NONE if r.layer == "local" else vocab.layers.code(r.layer)),
+            project=ints(project),
+            session=ints(lambda r: vocab.sessions.code(session_of(r))),
+            topic=ints(lambda r: vocab.topics.code(r.topic_key)),
+            created=ints(lambda r: micros(r.created_at)),
+            updated=ints(lambda r: micros(r.updated_at)),
+            accessed=ints(lambda r: micros(r.last_accessed_at) if r.last_accessed_at else NEVER),
+            valid_until=ints(lambda r: micros(r.valid_until) if r.valid_until else NEVER),
+            forgotten=flags(lambda r: r.forget_reason is not None),
+            enabled=flags(lambda r: r.enabled),
+            importance=floats(lambda r: r.importance),
+            confidence=floats(lambda r: r.confidence),
+            priority=floats(lambda r: r.priority),
+            access_count=ints(lambda r: r.access_count),
+            revision_count=ints(lambda r: r.revision_count),
+            echo_count=ints(lambda r: r.echo_count),
+            fizzle_count=ints(lambda r: r.fizzle_count),
+            source_user=flags(lambda r: r.source == "user"),
+            tag_global=flags(lambda r: "scope:global" in r.tags),
+            tag_user=flags(lambda r: "source:user" in r.tags),
+            tag_verified=flags(lambda r: "verified:true" in r.tags),
+            tag_discovered=flags(lambda r: "source:discovered" in r.tags),
+            line_length=ints(lambda r: len(one_line(r))),
+            several=several,
+        )
+
+    # -- reshaping --------------------------------------------------------------------------
+
+    def take(self, rows: npt.NDArray[np.intp] | Flags) -> Columns:
+        """The rows selected by an index array or a mask, in that order."""
+        arrays = {name: getattr(self, name)[rows] for name in ARRAY_FIELDS}
+        ids = set(arrays["ids"].tolist()) if self.several else set()
+        several = {k: v for k, v in self.several.items() if k in ids}
+        return Columns(vocab=self.vocab, several=several, **arrays)
+
+    def extended(self, other: Columns) -> Columns:
+        """These rows, then ``other``'s (coded against the same vocabularies)."""
+        if other.vocab is not self.vocab:
+            raise ValueError("columns coded against different vocabularies cannot be joined")
+        arrays = {
+            name: np.concatenate([getattr(self, name), getattr(other, name)])
+            for name in ARRAY_FIELDS
+        }
+        return Columns(vocab=self.vocab, several={**self.several, **other.several}, **arrays)
+
+    def assign(self, rows: npt.NDArray[np.intp], other: Columns) -> None:
+        """Overwrite ``rows`` (in place) with ``other``'s rows, in order."""
+        for name in ARRAY_FIELDS:
+            target = getattr(self, name)
+            values = getattr(other, name)
+            if name == "ids" and values.dtype.itemsize > target.dtype.itemsize:
+                target = target.astype(values.dtype)  # a longer id than any before
+                setattr(self, name, target)
+            target[rows] = values
+        for memory_id in self.ids[rows].tolist():
+            self.several.pop(memory_id, None)
+        self.several.update(other.several)
+
+    # -- questions policies ask ----------------------------------------------------------------
+
+    def current(self, now: datetime) -> Flags:
+        """Neither forgotten nor superseded as of ``now``."""
+        result: Flags = ~self.forgotten & (self.valid_until > micros(now))
+        return result
+
+    def in_project(self, project: str) -> Flags:
+        """Belongs to ``project`` (by a ``project:`` tag or the project field)."""
+        mask: Flags = self.project == self.vocab.projects.lookup(project)
+        if self.several:
+            for row in np.flatnonzero(self.project == SEVERAL).tolist():
+                mask[row] = project in self.several[str(self.ids[row])]
+        return mask
+
+    def has_project(self) -> Flags:
+        """Belongs to any project."""
+        result: Flags = self.project != NONE
+        return result
+
+    def of_types(self, names: Iterable[str]) -> Flags:
+        """The memory's type is one of ``names``."""
+        codes = [self.vocab.types.lookup(n) for n in names]
+        return np.isin(self.type, codes)
+
+    def type_index(self, names: Sequence[str]) -> npt.NDArray[np.intp]:
+        """For each row, the position of its type in ``names`` (-1 if not there)."""
+        positions = {name: i for i, name in enumerate(names)}
+        table = np.array(
+            [positions.get(t, -1) for t in self.vocab.types.names] + [-1], dtype=np.intp
+        )
+        result: npt.NDArray[np.intp] = table[self.type]  # NONE (-1) reads the trailing -1
+        return result
+
+    def type_names(self, rows: Iterable[int]) -> list[str]:
+        """The type of each row."""
+        names = self.vocab.types.names
+        return [names[int(code)] for code in self.type[list(rows)]]
+
+
+ARRAY_FIELDS = tuple(f.name for f in fields(Columns) if f.name not in ("vocab", "several"))

@@ -1,0 +1,352 @@
+"""Briefings: what is injected into a model's context at session start, and why.
+
+A briefing is text plus a manifest: every candidate considered, kept (with its score and
+tokens) or dropped (with the reason). Policies (one per profile) live with their profiles;
+this module holds what they share. Pure: no I/O, ``now`` comes in the request.
+
+Policies work on :class:`Candidates`: every candidate as columns (:mod:`salience.briefing.columns`),
+scored a whole column at a time, with whole records fetched only for the memories shown. The
+manifest keeps its dropped entries as row numbers and builds them when read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, overload
+
+from salience.briefing.columns import Columns, one_line
+from salience.lazy import lazy_module
+from salience.models import MemoryRecord
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Rows = npt.NDArray[np.intp]
+    from salience.briefing.columns import Flags, Floats
+else:
+    np = lazy_module("numpy")
+
+
+__all__ = ["one_line"]  # re-exported: policies and sessions render memories with it
+
+
+# Why a candidate was not injected.
+SUPERSEDED = "superseded"
+DISABLED = "disabled"
+LIMIT = "limit"
+TYPE_BUDGET = "type budget"
+TOKEN_BUDGET = "token budget"
+NOT_IN_SCOPE = "not in scope"
+MUTED = "muted"
+
+
+def estimate_tokens(text: str) -> int:
+    """``ceil(chars / 4)``: the token estimate every profile uses (1 char -> 1, 120 -> 30)."""
+    return (len(text) + 3) // 4
+
+
+@dataclass(frozen=True)
+class BriefingRequest:
+    """Who the briefing is for, and when."""
+
+    now: datetime
+    user: str = "default"
+    project: str | None = None
+    session_id: str | None = None
+    budget: int | None = None
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One candidate's fate: kept (score, tokens, section) or dropped (reason)."""
+
+    id: str
+    type: str
+    kept: bool
+    score: float | None = None
+    tokens: int = 0
+    section: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class BriefingSection:
+    """A titled part of a briefing and the memories it shows, in order."""
+
+    title: str
+    lines: tuple[str, ...]
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Briefing:
+    """The text to inject, its parts, and the manifest explaining it."""
+
+    profile: str
+    text: str
+    sections: tuple[BriefingSection, ...]
+    manifest: Sequence[ManifestEntry]
+    as_of: datetime
+    overflow: bool = False
+    header: str | None = None
+
+    @property
+    def tokens(self) -> int:
+        """The token estimate of the whole text."""
+        return estimate_tokens(self.text) if self.text else 0
+
+    @property
+    def kept_ids(self) -> list[str]:
+        """Ids of the memories shown, in order of appearance."""
+        return [i for s in self.sections for i in s.ids]
+
+
+class Candidates:
+    """What a policy chooses from: every candidate as columns, records fetched when shown.
+
+    ``fetch`` turns row numbers into whole records (from the store, or from the records the
+    columns were built from); each row is fetched at most once.
+    """
+
+    def __init__(
+        self, columns: Columns, fetch: Callable[[list[int]], Sequence[MemoryRecord]]
+    ) -> None:
+        self.columns = columns
+        self._fetch = fetch
+        self._fetched: dict[int, MemoryRecord] = {}
+
+    @classmethod
+    def of(cls, candidates: Sequence[MemoryRecord] | Candidates) -> Candidates:
+        """``candidates`` as they are, or records turned into columns."""
+        if isinstance(candidates, Candidates):
+            return candidates
+        records = list(candidates)
+        return cls(Columns.from_records(records), lambda rows: [records[i] for i in rows])
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def records(self, rows: Sequence[int] | Rows) -> list[MemoryRecord]:
+        """The whole records of ``rows``, in order."""
+        wanted = [int(row) for row in rows]
+        missing = sorted({row for row in wanted if row not in self._fetched})
+        if missing:
+            self._fetched.update(zip(missing, self._fetch(missing), strict=True))
+        return [self._fetched[row] for row in wanted]
+
+
+# How the rows of a dropped group are ordered when the manifest is read.
+AS_GIVEN = "as given"
+BY_SCORE = "by score"  # highest first, ties by id
+NEWEST = "newest"  # by creation time then id, newest first
+
+
+@dataclass(frozen=True)
+class _Dropped:
+    rows: Rows
+    reasons: str | npt.NDArray[np.str_]
+    scores: Floats | None
+    order: str
+
+
+class Manifest(Sequence[ManifestEntry]):
+    """Every candidate's entry: kept ones first (in the order kept), then dropped ones in the
+    order they were decided. Dropped entries are built when first read."""
+
+    def __init__(
+        self, columns: Columns, kept: list[ManifestEntry], dropped: list[_Dropped]
+    ) -> None:
+        self._columns = columns
+        self._kept = kept
+        self._dropped = dropped
+        self._length = len(kept) + sum(len(d.rows) for d in dropped)
+        self._entries: tuple[ManifestEntry, ...] | None = None
+
+    def __len__(self) -> int:
+        return self._length
+
+    @property
+    def kept(self) -> list[ManifestEntry]:
+        """The kept entries (cheap: no dropped entry is built)."""
+        return list(self._kept)
+
+    def reasons(self) -> dict[str, int]:
+        """How many candidates were dropped for each reason (cheap)."""
+        counts: dict[str, int] = {}
+        for group in self._dropped:
+            if isinstance(group.reasons, str):
+                counts[group.reasons] = counts.get(group.reasons, 0) + len(group.rows)
+            else:
+                names, numbers = np.unique(group.reasons, return_counts=True)
+                for name, number in zip(names.tolist(), numbers.tolist(), strict=True):
+                    counts[name] = counts.get(name, 0) + number
+        return counts
+
+    def _all(self) -> tuple[ManifestEntry, ...]:
+        if self._entries is None:
+            entries = list(self._kept)
+            for group in self._dropped:
+                entries += self._build(group)
+            self._entries = tuple(entries)
+        return self._entries
+
+    def _build(self, group: _Dropped) -> list[ManifestEntry]:
+        columns = self._columns
+        rows = group.rows
+        if group.order == BY_SCORE and group.scores is not None:
+            rows = rows[np.lexsort((columns.ids[rows], -group.scores[rows]))]
+        elif group.order == NEWEST:
+            rows = rows[np.lexsort((columns.ids[rows], columns.created[rows]))[::-1]]
+        ids = columns.ids[rows].tolist()
+        types = columns.type_names(rows)
+        scores = group.scores[rows].tolist() if group.scores is not None else [None] * len(ids)
+        reasons = (
+            [group.reasons] * len(ids)
+            if isinstance(group.reasons, str)
+            else group.reasons[np.searchsorted(group.rows, rows)].tolist()
+            if group.order != AS_GIVEN
+            else group.reasons.tolist()
+        )
+        return [
+            ManifestEntry(i, t, False, s, reason=r)
+            for i, t, s, r in zip(ids, types, scores, reasons, strict=True)
+        ]
+
+    @overload
+    def __getitem__(self, index: int) -> ManifestEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[ManifestEntry]: ...
+
+    def __getitem__(self, index: int | slice) -> ManifestEntry | Sequence[ManifestEntry]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[ManifestEntry]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Manifest | tuple | list):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"Manifest({len(self._kept)} kept, {len(self) - len(self._kept)} dropped)"
+
+
+class ManifestBuilder:
+    """Collects the manifest; each candidate gets exactly one entry (the first decision wins)."""
+
+    def __init__(self, candidates: Candidates, scores: Floats) -> None:
+        self._columns = candidates.columns
+        self._scores = scores
+        self._decided: Flags = np.zeros(len(candidates), dtype=np.bool_)
+        self._kept: list[ManifestEntry] = []
+        self._dropped: list[_Dropped] = []
+
+    def decided(self, row: int) -> bool:
+        """Whether this candidate already has an entry."""
+        return bool(self._decided[row])
+
+    def keep(self, row: int, record: MemoryRecord, tokens: int, section: str) -> None:
+        """Record that ``record`` (the candidate at ``row``) is shown in ``section``."""
+        if not self._decided[row]:
+            self._decided[row] = True
+            score = float(self._scores[row])
+            self._kept.append(ManifestEntry(record.id, record.type, True, score, tokens, section))
+
+    def drop(
+        self,
+        rows: Rows | Sequence[int],
+        reasons: str | npt.NDArray[np.str_],
+        *,
+        scored: bool = True,
+        order: str = AS_GIVEN,
+    ) -> None:
+        """Record that ``rows`` are not shown, and why (one reason, or one per row)."""
+        rows = np.asarray(rows, dtype=np.intp)
+        fresh = ~self._decided[rows]
+        if not fresh.all():
+            if not isinstance(reasons, str):
+                reasons = reasons[fresh]
+            rows = rows[fresh]
+        if not len(rows):
+            return
+        if order != AS_GIVEN:  # kept sorted, to find each row's reason when read
+            sort = np.argsort(rows, kind="stable")
+            rows = rows[sort]
+            if not isinstance(reasons, str):
+                reasons = reasons[sort]
+        self._decided[rows] = True
+        self._dropped.append(_Dropped(rows, reasons, self._scores if scored else None, order))
+
+    def undecided(self, mask: Flags) -> Rows:
+        """Rows of ``mask`` that have no entry yet, in row order."""
+        rows: Rows = np.flatnonzero(mask & ~self._decided)
+        return rows
+
+    def build(self) -> Manifest:
+        """Kept entries first (in the order kept), then dropped ones (in the order decided)."""
+        return Manifest(self._columns, self._kept, self._dropped)
+
+
+def split_live(candidates: Candidates, now: datetime, manifest: ManifestBuilder) -> Flags:
+    """Which candidates are current and enabled; the others go to the manifest as superseded
+    or disabled (in candidate order, without a score)."""
+    columns = candidates.columns
+    current = columns.current(now)
+    live: Flags = current & columns.enabled
+    dead = np.flatnonzero(~live)
+    reasons = np.where(current[dead], DISABLED, SUPERSEDED)
+    manifest.drop(dead, reasons, scored=False)
+    return live
+
+
+def ranked(candidates: Candidates, rows: Rows, scores: Floats) -> Rows:
+    """``rows`` by score, highest first; ties broken by id ascending (ULID: oldest first)."""
+    ordered: Rows = rows[np.lexsort((candidates.columns.ids[rows], -scores[rows]))]
+    return ordered
+
+
+def best(candidates: Candidates, rows: Rows, scores: Floats, limit: int) -> tuple[Rows, Rows]:
+    """The first ``limit`` of :func:`ranked` ``rows``, and the others (unordered)."""
+    if len(rows) <= limit:
+        return ranked(candidates, rows, scores), rows[:0]
+    values = scores[rows]
+    floor = np.partition(values, len(values) - limit)[len(values) - limit]
+    contenders = rows[values >= floor]  # every row tied with the limit-th is a contender
+    chosen = ranked(candidates, contenders, scores)[:limit]
+    rest = np.setdiff1d(rows, chosen, assume_unique=True)
+    return chosen, rest
+
+
+def render(sections: Sequence[BriefingSection], header: str | None = None) -> str:
+    """Markdown-ish text: an optional header line, then ``## title`` and its lines per section."""
+    parts = [header] if header else []
+    for section in sections:
+        if section.lines:
+            parts.append(f"## {section.title}\n" + "\n".join(section.lines))
+    return "\n\n".join(parts)
+
+
+def listed_section(
+    title: str,
+    candidates: Candidates,
+    chosen: Rows,
+    rest: Rows,
+    manifest: ManifestBuilder,
+    line: Callable[[MemoryRecord], str],
+    order: str = BY_SCORE,
+) -> BriefingSection:
+    """``chosen`` as one section; ``rest`` dropped for the limit (listed in ``order``)."""
+    records = candidates.records(chosen)
+    lines = tuple(line(r) for r in records)
+    for row, record, text in zip(chosen.tolist(), records, lines, strict=True):
+        manifest.keep(row, record, estimate_tokens(text), title)
+    manifest.drop(rest, LIMIT, order=order)
+    return BriefingSection(title, lines, tuple(r.id for r in records))

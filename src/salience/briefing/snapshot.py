@@ -1,0 +1,171 @@
+"""A store's memories held as columns, kept current across processes.
+
+The first look reads every row once; each later look asks the store what was added, changed
+or deleted since (migration 0007's change log) and applies only that, so a briefing in a
+long-running process (a server, an MCP process) costs the policy, not a read of the store.
+A store that cannot say (a layer from before the change log, or a reader so far behind
+that the log was pruned past it) is read whole again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from salience.briefing.columns import Columns, Vocabularies
+from salience.briefing.policies import Candidates
+from salience.errors import StoreError
+from salience.lazy import lazy_module
+from salience.models import MemoryRecord
+from salience.sharing.layers import Layer, relabel
+from salience.stores.base import MemoryFilter, RowChanges, Store
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+else:
+    np = lazy_module("numpy")
+
+
+class ColumnSnapshot:
+    """One store's memories (every user, forgotten ones too) as :class:`Columns`.
+
+    Rows are kept in row-number order; :meth:`view` gives one user's current-or-superseded
+    memories newest first, the order the store lists them in.
+    """
+
+    def __init__(self, store: Store, vocab: Vocabularies, layer: str = "local") -> None:
+        self.store = store
+        self.layer = layer
+        self._vocab = vocab
+        self._columns: Columns | None = None
+        self._marker: tuple[int, int] | None = None
+        self._last_seq = 0
+        self._last_change = 0
+        self._version = 0
+        self._views: dict[str, tuple[int, Columns]] = {}
+        self._lock = threading.Lock()
+
+    def refresh(self) -> Columns:
+        """The columns as the store is now (reading only what changed since the last look)."""
+        with self._lock:
+            return self._refresh()
+
+    def _refresh(self) -> Columns:
+        changes = None
+        if self._columns is not None:
+            marker = self.store.change_marker()
+            if self.store.read_only and marker == self._marker:
+                return self._columns  # nobody wrote to it (this process never does)
+            self._marker = marker
+            changes = self.store.row_changes(self._last_seq, self._last_change)
+        if changes is None:
+            self._marker = self.store.change_marker()
+            everything = self.store.all_rows()
+            self._columns = self._build(everything.rows)
+            self._last_seq, self._last_change = everything.last_seq, everything.last_change
+            self._version += 1
+        elif changes.rows or changes.deleted:
+            self._apply(changes)
+            self._version += 1
+        assert self._columns is not None
+        return self._columns
+
+    def _build(self, rows: Sequence[tuple[int, MemoryRecord]]) -> Columns:
+        records = [r if self.layer == "local" else relabel(r, self.layer) for _, r in rows]
+        return Columns.from_records(records, self._vocab, [seq for seq, _ in rows])
+
+    def _apply(self, changes: RowChanges) -> None:
+        assert self._columns is not None
+        columns = self._columns
+        if changes.deleted:
+            gone = np.isin(columns.seqs, np.array(changes.deleted, dtype=np.int64))
+            if gone.any():
+                columns = columns.take(~gone)
+        seqs = np.array([seq for seq, _ in changes.rows], dtype=np.int64)
+        at = np.searchsorted(columns.seqs, seqs)
+        found = (at < len(columns)) & (columns.seqs[np.minimum(at, len(columns) - 1)] == seqs)
+        if found.any():
+            changed = [changes.rows[i] for i in np.flatnonzero(found).tolist()]
+            columns.assign(at[found], self._build(changed))
+        if not found.all():
+            added = sorted((changes.rows[i] for i in np.flatnonzero(~found).tolist()), key=_seq)
+            columns = columns.extended(self._build(added))
+            if np.any(np.diff(columns.seqs) <= 0):  # a row number reused below the top
+                columns = columns.take(np.argsort(columns.seqs, kind="stable"))
+        self._columns = columns
+        self._last_seq = max(self._last_seq, changes.last_seq)
+        self._last_change = max(self._last_change, changes.last_change)
+
+    def view(self, user: str) -> Columns:
+        """``user``'s memories that are not forgotten, newest first (cached until a change)."""
+        with self._lock:
+            return self._view(user)
+
+    def _view(self, user: str) -> Columns:
+        columns = self._refresh()
+        cached = self._views.get(user)
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        mine = np.flatnonzero((columns.user == self._vocab.users.lookup(user)) & ~columns.forgotten)
+        newest = np.lexsort((columns.ids[mine], columns.created[mine]))[::-1]
+        order: npt.NDArray[np.intp] = mine[newest]
+        view = columns.take(order)
+        self._views[user] = (self._version, view)
+        return view
+
+
+def _seq(row: tuple[int, MemoryRecord]) -> int:
+    return row[0]
+
+
+class Vanished(StoreError):
+    """A memory chosen for a briefing was deleted before it could be read; try again."""
+
+
+class BriefingSource:
+    """The candidates of a user's briefing: the local store's and every mounted layer's
+    memories as one set of columns, records fetched from their own store when shown."""
+
+    def __init__(self, store: Store) -> None:
+        self._vocab = Vocabularies()
+        self._local = ColumnSnapshot(store, self._vocab)
+        self._layers: dict[str, ColumnSnapshot] = {}
+
+    def candidates(self, user: str, layers: Sequence[Layer], now: datetime) -> Candidates:
+        """Every memory of ``user`` that is not forgotten, local first, each part newest first."""
+        for name in [
+            n for n, s in self._layers.items() if s.store not in {x.store for x in layers}
+        ]:
+            del self._layers[name]
+        snapshots = [self._local]
+        for layer in layers:
+            snapshot = self._layers.get(layer.name)
+            if snapshot is None or snapshot.store is not layer.store:
+                snapshot = self._layers[layer.name] = ColumnSnapshot(
+                    layer.store, self._vocab, layer.name
+                )
+            snapshots.append(snapshot)
+        parts = [s.view(user) for s in snapshots]
+        columns = parts[0]
+        for part in parts[1:]:
+            columns = columns.extended(part)
+        starts = np.cumsum([0] + [len(p) for p in parts])
+        every = MemoryFilter(as_of=now, include_superseded=True, include_forgotten=True)
+
+        def fetch(rows: list[int]) -> list[MemoryRecord]:
+            found: dict[int, MemoryRecord] = {}
+            for index, (snapshot, part) in enumerate(zip(snapshots, parts, strict=True)):
+                mine = [r for r in rows if starts[index] <= r < starts[index + 1]]
+                ids = [str(part.ids[r - starts[index]]) for r in mine]
+                records = {r.id: r for r in snapshot.store.get_many(ids, every)}
+                for row, memory_id in zip(mine, ids, strict=True):
+                    if memory_id not in records:
+                        raise Vanished(f"memory {memory_id} was deleted during the briefing")
+                    record = records[memory_id]
+                    found[row] = record if index == 0 else relabel(record, snapshot.layer)
+            return [found[row] for row in rows]
+
+        return Candidates(columns, fetch)

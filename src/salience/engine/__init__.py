@@ -1,0 +1,1 @@
+"""The engine: `Memory`, the facade every face calls, and its verb groups."""

@@ -1,0 +1,231 @@
+"""The engine's state and the helpers every group of verbs shares (see :mod:`~.memory`)."""
+
+from __future__ import annotations
+
+import builtins
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Self
+
+from salience.briefing.snapshot import BriefingSource
+from salience.clock import Clock, system_clock
+from salience.config import Config
+from salience.embeddings import Embedder, load_embedder
+from salience.errors import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    ReadOnlyLayerError,
+)
+from salience.models import (
+    LOCAL_LAYER,
+    AuditEntry,
+    MemoryRecord,
+    Status,
+    WriteResult,
+)
+from salience.profiles import Profile, ProfileSettings, get_profile
+from salience.sharing.layers import Layer, open_layer, relabel
+from salience.stores.base import Store
+from salience.write.records import (
+    WRITABLE_FIELDS,
+)
+
+if TYPE_CHECKING:
+    from salience.lifecycle.llm import Summarizer
+    from salience.search.vectors import Vector, Vectors
+
+
+class EngineCore:
+    """What a :class:`~salience.engine.memory.Memory` holds: the store, configuration, clock,
+    embedder, mounted layers; and the helpers its verbs share (audit, vectors, lookups)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        config: Config | None = None,
+        clock: Clock = system_clock,
+        embedder: Embedder | Literal["config"] | None = "config",
+        llm: Summarizer | Literal["config"] | None = "config",
+    ) -> None:
+        self._store = store
+        self._briefings = BriefingSource(store)  # columns read on the first briefing
+        self._llm = llm  # loaded from the config on first use: only consolidation needs it
+        self._config = config or Config.from_env()
+        self._clock = clock
+        self._settings = ProfileSettings.from_config(self._config)
+        get_profile(self._config.profile)  # an unknown default profile fails here, clearly
+        self._embedder = load_embedder(self._config) if embedder == "config" else embedder
+        self._vector_store: Vectors | None = None  # built on first use: NumPy loads lazily
+        self._pool: ThreadPoolExecutor | None = None
+        self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
+
+    @property
+    def store(self) -> Store:
+        """The store this engine writes to."""
+        return self._store
+
+    @property
+    def vectors(self) -> Vectors:
+        """The store's embeddings and the embedder that makes them."""
+        if self._vector_store is None:
+            from salience.search.ann import UsearchIndex
+            from salience.search.vectors import Vectors
+
+            ann = None
+            if self._config.vector_index == "usearch":
+                ann = UsearchIndex(Path(self._store.location + ".usearch"))
+            self._vector_store = Vectors(self._store, self._embedder, ann)
+        return self._vector_store
+
+    @property
+    def config(self) -> Config:
+        """The settings in force."""
+        return self._config
+
+    def now(self) -> datetime:
+        """The engine's current time (injectable through ``clock``)."""
+        return self._clock()
+
+    def profile(self, name: str | None = None) -> Profile:
+        """The named profile, or the configured default (``SALIENCE_PROFILE``)."""
+        return get_profile(name or self._config.profile)
+
+    def close(self) -> None:
+        """Persist the approximate index (if any), then close the store."""
+        try:
+            if self._vector_store is not None:
+                self._vector_store.close()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
+            for layer in self._open_layers.values():
+                layer.close()
+            self._open_layers.clear()
+            self._store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _audit(self, action: str, memory_id: str | None, actor: str, **detail: Any) -> None:
+        """Append one audit entry (joins the caller's transaction)."""
+        self._store.append_audit([AuditEntry(self.now(), memory_id, action, actor, detail)])
+
+    def _rejected(self, result: WriteResult, actor: str) -> WriteResult:
+        """Log a refused write (gate and reason: never the refused text) and return it."""
+        self._audit("reject", None, actor, gate=result.gate, reason=result.reason)
+        return result
+
+    def _embed_one(self, text: str) -> Vector | None:
+        if self._embedder is None:
+            return None
+        matrix = self.vectors.embed([text])
+        return None if matrix is None else matrix[0]
+
+    def _put_vector(self, memory_id: str, vector: Vector | None) -> None:
+        if vector is not None:
+            self.vectors.put(memory_id, vector)
+
+    def get(self, memory_id: str) -> MemoryRecord:
+        """The memory with this id, whatever its status, local or from a mounted layer
+        (``layer`` names it); :class:`NotFoundError` if none."""
+        record = self._store.get(memory_id)
+        if record is not None:
+            return record
+        for layer in self._mounted():
+            found = layer.store.get(memory_id)
+            if found is not None:
+                return relabel(found, layer.name)
+        raise NotFoundError(memory_id)
+
+    def _local(self, memory_id: str, verb: str) -> MemoryRecord:
+        """A memory of the local layer, the only one writes may touch; a memory of a mounted
+        layer is refused with :class:`ReadOnlyLayerError`."""
+        record = self._store.get(memory_id)
+        if record is not None:
+            return record
+        for layer in self._mounted():
+            if layer.store.get(memory_id) is not None:
+                raise layer.refuse(memory_id, verb)
+        raise NotFoundError(memory_id)
+
+    def _writable(self, fields: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(fields) - set(WRITABLE_FIELDS))
+        if unknown:
+            raise InvalidInputError(
+                f"unknown or read-only field(s): {', '.join(unknown)}", field=unknown[0]
+            )
+        layer = fields.get("layer", LOCAL_LAYER)
+        if layer != LOCAL_LAYER:
+            raise ReadOnlyLayerError(
+                f"writes always go to the local layer; layer {layer!r} is read-only"
+            )
+        return dict(fields)
+
+    def _current(self, memory_id: str, verb: str) -> MemoryRecord:
+        record = self._local(memory_id, verb)
+        status = record.status(self.now())
+        if status is not Status.CURRENT:
+            raise ConflictError(
+                f"cannot {verb} memory {memory_id}: it is {status.value}", memory_id=memory_id
+            )
+        return record
+
+    def _mounted(self) -> builtins.list[Layer]:
+        """The mounted layers, open (re-read from the store: another process may have changed
+        them). A layer that cannot be opened is a :class:`LayerError` naming it."""
+        mounts = self._store.layers()
+        current = {m.name: m for m in mounts}
+        for name, layer in builtins.list(self._open_layers.items()):
+            if current.get(name) != layer.mount:
+                layer.close()
+                del self._open_layers[name]
+        for mount in mounts:
+            if mount.name not in self._open_layers:
+                store = open_layer(mount, self._config.busy_timeout_ms)
+                self._open_layers[mount.name] = Layer(mount, store)
+        return [self._open_layers[m.name] for m in mounts]
+
+    def _layer_vectors(self, layer: Layer) -> Vectors | None:
+        """The layer's vectors if they were made by this engine's embedder, else None."""
+        if self._embedder is None:
+            return None
+        if layer.vectors is None:
+            from salience.search.vectors import Vectors
+
+            layer.vectors = Vectors(layer.store, self._embedder)
+        stored = layer.vectors.stored_identity()
+        if stored != self._embedder.identity or not layer.vectors.count():
+            return None
+        return layer.vectors
+
+    def _worker(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="salience-fts")
+        return self._pool
+
+
+def changed_fields(old: MemoryRecord, new: MemoryRecord) -> dict[str, Any]:
+    """What differs between two versions: ``field: [before, after]``; content only as
+    ``"changed"`` (the audit log never copies memory text)."""
+    out: dict[str, Any] = {}
+    for name in ("content", "title", *WRITABLE_FIELDS, "revision_count"):
+        before, after = getattr(old, name), getattr(new, name)
+        if before != after:
+            if name in ("content", "title"):
+                out[name] = "changed"
+            else:
+                out[name] = [list(v) if isinstance(v, tuple) else v for v in (before, after)]
+    return out

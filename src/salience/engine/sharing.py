@@ -1,0 +1,227 @@
+"""Sharing verbs of :class:`~salience.engine.memory.Memory`: JSON Lines export and import, mounted
+layers (:mod:`salience.sharing.layers`) and knowledge packs (:mod:`salience.sharing.packs`)."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from salience.errors import (
+    ImportFormatError,
+    LayerError,
+)
+from salience.models import (
+    AuditEntry,
+    ImportResult,
+    LayerMount,
+    MemoryRecord,
+)
+from salience.sharing import jsonl
+from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
+from salience.sharing.packs import PackImport, PackManifest, pack_name, read_pack, write_pack
+from salience.stores.base import MemoryFilter
+from salience.write.gates.pipeline import screen
+
+if TYPE_CHECKING:
+    from salience.embeddings.arrays import Matrix
+    from salience.search.vectors import Vector
+
+from salience.engine.core import EngineCore, changed_fields
+
+
+class Sharing(EngineCore):
+    """Memories in and out of a store: export, import, layers, packs."""
+
+    def layers(self) -> builtins.list[LayerMount]:
+        """The read-only layers mounted beside the local store, by name."""
+        return self._store.layers()
+
+    def mount(self, path: str | Path, *, kind: str, name: str | None = None) -> LayerMount:
+        """Mount another salience store read-only as a ``shared`` or ``base`` layer.
+
+        The name defaults to the kind. The store must open (read-only) now; recall and
+        briefings search it from then on, in every process that opens this store.
+        """
+        with self._store.transaction():
+            mount = new_mount(
+                path,
+                kind,
+                name,
+                local=self._store.location,
+                mounted=self._store.layers(),
+                now=self.now(),
+            )
+            open_layer(mount, self._config.busy_timeout_ms).close()
+            self._store.mount_layer(mount)
+            self._audit("mount", None, "caller", name=mount.name, kind=mount.kind, path=mount.path)
+        return mount
+
+    def unmount(self, name: str) -> LayerMount:
+        """Stop searching a mounted layer (its file is left as it is)."""
+        with self._store.transaction():
+            mounts = {m.name: m for m in self._store.layers()}
+            if name not in mounts:
+                known = ", ".join(mounts) or "none"
+                raise LayerError(f"no layer named {name!r} is mounted (mounted: {known})")
+            self._store.unmount_layer(name)
+            self._audit("unmount", None, "caller", name=name, path=mounts[name].path)
+        opened = self._open_layers.pop(name, None)
+        if opened is not None:
+            opened.close()
+        return mounts[name]
+
+    def export_lines(self) -> Iterator[str]:
+        """Every record (superseded and forgotten too) as one JSON line each, in id order."""
+        for record in self._store.iter_all():
+            yield jsonl.dump(record)
+
+    def export(self, out: TextIO) -> int:
+        """Write :meth:`export_lines` to ``out``; return how many records were written."""
+        count = 0
+        for line in self.export_lines():
+            out.write(line + "\n")
+            count += 1
+        return count
+
+    def import_(self, lines: Iterable[str]) -> ImportResult:
+        """Import JSON Lines, all or nothing: a bad line refuses the whole import.
+
+        A record whose id exists replaces it (counted as updated, or unchanged if identical).
+        Missing ``id``, ``type`` and times are filled in, so hand-written files work.
+        """
+        return self._import(lines, None)
+
+    def _import(self, lines: Iterable[str], vectors: Matrix | None) -> ImportResult:
+        """:meth:`import_`, with the vectors of the lines (row i for line i + 1) if known."""
+        parsed = jsonl.parse(lines, now=self.now(), max_bytes=self._config.max_content_bytes)
+        records = [self._screen_import(record, line) for line, record in parsed]
+        embedded: Matrix | Sequence[Vector] | None = None
+        if self._embedder is not None and vectors is not None:
+            embedded = [vectors[line - 1] for line, _ in parsed]
+        elif self._embedder is not None:
+            embedded = self.vectors.embed([r.content for r in records])
+        created = updated = unchanged = 0
+        entries: builtins.list[AuditEntry] = []
+        now = self.now()
+        with self._store.transaction():
+            for at, record in enumerate(records):
+                vector = None if embedded is None else embedded[at]
+                existing = self._store.get(record.id)
+                if existing is None:
+                    self._store.insert(record)
+                    self._put_vector(record.id, vector)
+                    entries.append(
+                        AuditEntry(now, record.id, "import", "import", {"created": True})
+                    )
+                    created += 1
+                elif existing == record:
+                    unchanged += 1
+                else:
+                    self._store.replace(record)
+                    if existing.content != record.content:
+                        self._put_vector(record.id, vector)
+                    detail = {"created": False, **changed_fields(existing, record)}
+                    entries.append(AuditEntry(now, record.id, "import", "import", detail))
+                    updated += 1
+            self._store.append_audit(entries)
+        return ImportResult(created=created, updated=updated, unchanged=unchanged)
+
+    def export_pack(
+        self,
+        path: str | Path,
+        *,
+        tags: Iterable[str] = (),
+        type: str | None = None,
+        project: str | None = None,
+    ) -> PackManifest:
+        """Write the current memories matching the filters as a knowledge pack.
+
+        See :mod:`salience.sharing.packs`; vectors go along when all have vectors of one model.
+        """
+        tags = tuple(tags)
+        now = self.now()
+        flt = MemoryFilter(as_of=now, project=project, type=type, tags=tags)
+        records = sorted(self._store.list(flt, None), key=lambda r: r.id)
+        matrix, identity = self._pack_vectors(records)
+        filters = {"tags": list(tags), "type": type, "project": project}
+        return write_pack(
+            path,
+            [jsonl.dump(r) for r in records],
+            [r.type for r in records],
+            vectors=matrix,
+            embedder=identity,
+            filters={k: v for k, v in filters.items() if v},
+            now=now,
+        )
+
+    def _pack_vectors(self, records: Sequence[MemoryRecord]) -> tuple[Matrix | None, str | None]:
+        """Every record's vector and the model that made them, or (None, None) if not all
+        of them can have one (missing ones are embedded when the configured model made the
+        rest)."""
+        if not records:
+            return None, None
+        import numpy as np
+
+        identity = self.vectors.stored_identity()
+        if identity is None and self._embedder is None:
+            return None, None
+        found = self.vectors.stored([r.id for r in records])
+        missing = [r for r in records if r.id not in found]
+        if missing:
+            if self._embedder is None or identity not in (None, self._embedder.identity):
+                return None, None
+            embedded = self.vectors.embed([r.content for r in missing])
+            assert embedded is not None
+            found.update(zip((r.id for r in missing), embedded, strict=True))
+            identity = self._embedder.identity
+        return np.stack([found[r.id] for r in records]), identity
+
+    def import_pack(
+        self, path: str | Path, *, mount_as: str | None = None, name: str | None = None
+    ) -> PackImport:
+        """Import a knowledge pack into the local store (ids kept), or with ``mount_as``
+        (``base`` or ``shared``) into a new store beside this one, mounted read-only.
+
+        The pack's vectors are kept when its embedder identity is this engine's; otherwise
+        the memories are re-embedded. A damaged or unknown pack changes nothing.
+        """
+        pack = read_pack(path)
+        configured = None if self._embedder is None else self._embedder.identity
+        keep = pack.vectors is not None and pack.manifest.embedder == configured
+        vectors = pack.vectors if keep else None
+        fate = "kept" if keep else "none" if configured is None else "embedded"
+        if mount_as is None:
+            return PackImport(self._import(pack.lines, vectors), pack.manifest, fate)
+        check_kind(mount_as)
+        name = check_name(pack_name(path) if name is None else name)
+        if any(m.name == name for m in self._store.layers()):
+            raise LayerError(
+                f"a layer named {name!r} is already mounted; choose another name with --name"
+            )
+        target = Path(self._store.location).parent / "layers" / f"{name}.db"
+        if target.exists():
+            raise LayerError(f"{target} exists already; choose another name with --name")
+        from salience.stores.sqlite import SQLiteStore
+
+        try:
+            store = SQLiteStore(target, busy_timeout_ms=self._config.busy_timeout_ms)
+            with type(self)(
+                store, config=self._config, clock=self._clock, embedder=self._embedder
+            ) as m:
+                result = m._import(pack.lines, vectors)
+            mount = self.mount(target, kind=mount_as, name=name)
+        except BaseException:
+            for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
+                leftover.unlink(missing_ok=True)
+            raise
+        return PackImport(result, pack.manifest, fate, mount)
+
+    def _screen_import(self, record: MemoryRecord, line: int) -> MemoryRecord:
+        """Redact an imported record; a secret in it refuses the whole import."""
+        screened = screen(record.content, title=record.title, tags=record.tags)
+        if screened.rejected:
+            raise ImportFormatError(str(screened.reason), line=line, field="content")
+        return replace(record, content=screened.content, title=screened.title, tags=screened.tags)

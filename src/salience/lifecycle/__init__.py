@@ -1,0 +1,1 @@
+"""A memory's life after it is written: feedback, consolidation, maintenance, LLM summaries."""

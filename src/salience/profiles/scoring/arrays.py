@@ -1,0 +1,108 @@
+"""The signals of :mod:`salience.profiles.scoring.signals` over whole columns, same results.
+
+Exactly the same, bit for bit: a briefing ranks by these and ``salience rank`` shows the
+scalar ones, so they must never disagree. Additions, multiplications and divisions of
+doubles are correctly rounded in numpy as in Python, so those are done here in the scalar
+code's order; ``pow`` and logarithms are not guaranteed to match between numpy and the C
+library, so they call the very same ``math`` functions, once per distinct value where
+values repeat (counts). tests/scoring/test_arrays.py checks each against its scalar twin.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from salience.briefing.columns import NONE
+from salience.lazy import lazy_module
+from salience.profiles.scoring import signals
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from salience.briefing.columns import Floats, Ints
+else:
+    np = lazy_module("numpy")
+
+
+_EXACT = 2**53  # integers up to here convert to doubles exactly
+
+
+def ages_days(moments: Ints, now_us: int) -> Floats:
+    """:func:`salience.clock.age_days` for each moment (microseconds), to the last bit."""
+    deltas = now_us - moments
+    seconds = deltas.astype(np.float64) / 1e6
+    far = np.flatnonzero(np.abs(deltas) >= _EXACT)
+    for row in far.tolist():  # beyond 2**53 us (285 years) the conversion would round first
+        seconds[row] = int(deltas[row]) / 10**6
+    days = seconds / 86400.0
+    result: Floats = np.where(days > 0.0, days, 0.0)
+    return result
+
+
+def each(func: Callable[[float], float], values: Floats) -> Floats:
+    """``func`` applied to every value, in Python (for ``math`` functions)."""
+    return np.fromiter(map(func, values.tolist()), dtype=np.float64, count=len(values))
+
+
+def by_value(func: Callable[[int], float], values: Ints) -> Floats:
+    """``func`` of each integer, computed once per distinct value."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    table = np.array([func(int(v)) for v in distinct.tolist()], dtype=np.float64)
+    result: Floats = table[inverse]
+    return result
+
+
+def half_life_recency(ages: Floats, half_life_days: float) -> Floats:
+    """``2 ** (-age / half_life)``."""
+    return each(lambda x: math.pow(2.0, x), -ages / half_life_days)
+
+
+def stretched_recency(ages: Floats, half_lives: Floats, shapes: Floats) -> Floats:
+    """``2 ** (-(age / half_life) ** shape)``, half-life and shape per row."""
+    ratios = (ages / half_lives).tolist()
+    inner = [math.pow(r, s) for r, s in zip(ratios, shapes.tolist(), strict=True)]
+    return np.fromiter((math.pow(2.0, -x) for x in inner), dtype=np.float64, count=len(inner))
+
+
+def linear_recency(ages: Floats, horizon_days: float) -> Floats:
+    """``max(0, 1 - age / horizon)``."""
+    falling = 1.0 - ages / horizon_days
+    result: Floats = np.where(falling > 0.0, falling, 0.0)
+    return result
+
+
+def clamp01(values: Floats) -> Floats:
+    """Each value limited to [0, 1] (NaN stays NaN, as in the scalar version)."""
+    result: Floats = np.where(values < 0.0, 0.0, np.where(values > 1.0, 1.0, values))
+    return result
+
+
+def table(
+    codes: Ints, names: Sequence[str], weights: Mapping[str, float], default: float
+) -> Floats:
+    """``weights.get(name, default)`` for each coded name (``NONE`` gets the default)."""
+    lookup = np.array([weights.get(n, default) for n in names] + [default], dtype=np.float64)
+    result: Floats = lookup[np.where(codes == NONE, len(names), codes)]
+    return result
+
+
+def feedback_ratio(echoes: Ints, fizzles: Ints) -> Floats:
+    """``(echoes + 1) / (echoes + fizzles + 2)``."""
+    result: Floats = (echoes + 1).astype(np.float64) / (echoes + fizzles + 2).astype(np.float64)
+    return result
+
+
+def layer_weight(layers: Ints) -> Floats:
+    """1 for the local layer's memories, :data:`signals.NON_LOCAL_WEIGHT` for a mounted one's."""
+    result: Floats = np.where(layers == NONE, 1.0, signals.NON_LOCAL_WEIGHT)
+    return result
+
+
+def weighted_sum(parts: Sequence[tuple[float, Floats | float]], rows: int) -> Floats:
+    """``sum(weight * value)`` in the parts' order, as :func:`scoring.scores.weighted` adds."""
+    total: Floats = np.zeros(rows, dtype=np.float64)
+    for weight, values in parts:
+        total = total + weight * values
+    return total

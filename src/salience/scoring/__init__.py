@@ -1,5 +1,0 @@
-"""Pure scoring: shared signals, score types with breakdowns. No I/O, no clock, no environment."""
-
-from salience.scoring.scores import Component, ContextScore, SearchScore
-
-__all__ = ["Component", "ContextScore", "SearchScore"]

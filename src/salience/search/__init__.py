@@ -1,0 +1,1 @@
+"""Recall: fusion of full-text and vector hits, exact and approximate vector search."""

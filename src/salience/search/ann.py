@@ -1,0 +1,125 @@
+"""An approximate nearest-neighbour index for large stores (the ``ann`` extra: usearch).
+
+HNSW over int8-quantised vectors, kept beside the database (``salience.db.usearch`` plus a
+small JSON sidecar naming the vector state it was built from). It is loaded when the sidecar
+matches the store, rebuilt from the vectors otherwise, and always written to a temporary file
+first and renamed into place, so a crash never leaves a half-written index behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from salience.errors import ConfigError
+
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 96
+
+
+def _usearch() -> Any:
+    try:
+        from usearch.index import Index
+    except ImportError:
+        raise ConfigError(
+            "vector_index = 'usearch' needs the ann extra: pip install 'salience[ann]'"
+        ) from None
+    return Index
+
+
+class UsearchIndex:
+    """Rows of a :class:`~salience.search.vectors.VectorIndex`, searchable approximately."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+        self._index: Any = None
+        self._dims = 0
+        self._dirty = False
+        self._state: tuple[int, int] = (0, 0)
+
+    @property
+    def _sidecar(self) -> Path | None:
+        return None if self._path is None else self._path.with_name(self._path.name + ".json")
+
+    def _new(self, dims: int) -> Any:
+        index_class = _usearch()
+        return index_class(
+            ndim=dims,
+            metric="cos",
+            dtype="i8",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=EXPANSION_SEARCH,
+        )
+
+    def open(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
+        """Load the saved index if it was built from exactly this state, else build it."""
+        dims = int(matrix.shape[1]) if matrix.ndim == 2 else 0
+        self._dims = dims
+        sidecar = self._sidecar
+        if self._path is not None and sidecar is not None and self._path.exists():
+            try:
+                saved = json.loads(sidecar.read_text(encoding="utf-8"))
+                if tuple(saved["state"]) == state and saved["dims"] == dims:
+                    index = self._new(dims)
+                    index.load(str(self._path))
+                    if len(index) == len(matrix):
+                        self._index, self._state, self._dirty = index, state, False
+                        return
+            except (OSError, ValueError, KeyError, RuntimeError):
+                pass  # unreadable or stale: rebuild below
+        self.rebuild(matrix, state)
+
+    def rebuild(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
+        """Build from every row and save."""
+        self._dims = int(matrix.shape[1]) if matrix.ndim == 2 and len(matrix) else self._dims
+        self._index = self._new(self._dims) if self._dims else None
+        if self._index is not None and len(matrix):
+            self._index.add(np.arange(len(matrix), dtype=np.uint64), matrix, threads=0)
+        self._state = state
+        self._dirty = True
+        self.save()
+
+    def upsert(self, rows: npt.NDArray[np.intp], vectors: npt.NDArray[np.float32]) -> None:
+        """Add rows, replacing any that are already there (a re-embedded memory)."""
+        if self._index is None:
+            self._dims = int(vectors.shape[1])
+            self._index = self._new(self._dims)
+        keys = rows.astype(np.uint64)
+        present = [k for k in keys.tolist() if k in self._index]
+        if present:
+            self._index.remove(present)
+        self._index.add(keys, vectors, threads=0)
+        self._dirty = True
+
+    def mark(self, state: tuple[int, int]) -> None:
+        """Record the store state the index now reflects."""
+        self._state = state
+
+    def search(self, query: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:
+        """Row numbers of about the ``k`` nearest vectors."""
+        if self._index is None or not len(self._index) or k <= 0:
+            return np.zeros(0, dtype=np.intp)
+        matches = self._index.search(query, min(k, len(self._index)))
+        return np.asarray(matches.keys, dtype=np.intp)
+
+    def save(self) -> None:
+        """Write the index and its sidecar atomically (temporary file, then rename)."""
+        if not self._dirty or self._path is None or self._index is None:
+            return
+        sidecar = self._sidecar
+        assert sidecar is not None
+        temporary = self._path.with_name(self._path.name + ".tmp")
+        self._index.save(str(temporary))
+        os.replace(temporary, self._path)
+        note = {"state": list(self._state), "dims": self._dims, "size": len(self._index)}
+        sidecar_tmp = sidecar.with_name(sidecar.name + ".tmp")
+        sidecar_tmp.write_text(json.dumps(note), encoding="utf-8")
+        os.replace(sidecar_tmp, sidecar)
+        self._dirty = False

@@ -1,0 +1,1 @@
+"""Sharing memories between stores: mounted layers, knowledge packs, JSON Lines."""

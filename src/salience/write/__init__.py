@@ -1,0 +1,1 @@
+"""The write path: record validation, the gates, dedup and entity extraction."""

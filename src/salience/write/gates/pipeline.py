@@ -1,0 +1,78 @@
+"""The write pipeline's gates in order: privacy redaction, the secret scanner, the signal gate.
+
+Pure: takes the text fields of a write, returns them cleaned, or the rejection. The secret
+scanner always runs (nothing can turn it off); the signal gate runs for ``remember`` unless
+bypassed, and the bypass is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from salience.write.gates.redaction import has_private, redact
+from salience.write.gates.secrets import first_secret
+from salience.write.gates.signal import check_signal
+
+SECRET_GATE = "secret"
+SIGNAL_GATE = "signal"
+
+
+@dataclass(frozen=True)
+class Screened:
+    """Cleaned fields, or a rejection (``gate`` and ``reason``), plus notes for the caller."""
+
+    content: str
+    title: str | None
+    tags: tuple[str, ...]
+    gate: str | None = None
+    rule: str | None = None
+    reason: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def rejected(self) -> bool:
+        """Whether a gate refused the write."""
+        return self.gate is not None
+
+
+def screen(
+    content: str,
+    *,
+    title: str | None = None,
+    tags: Sequence[str] = (),
+    memory_type: str | None = None,
+    signal: bool = False,
+) -> Screened:
+    """Redact, scan every text field for secrets, then (if ``signal``) apply the signal gate."""
+    notes: list[str] = []
+    if has_private(content) or (title is not None and has_private(title)):
+        notes.append("private spans were redacted")
+    clean = redact(content)
+    clean_title = redact(title) if title is not None else None
+    clean_tags = tuple(redact(t) for t in tags)
+    for label, text in (
+        ("content", clean),
+        ("title", clean_title or ""),
+        ("tags", " ".join(clean_tags)),
+    ):
+        finding = first_secret(text) if text else None
+        if finding is not None:
+            where = "" if label == "content" else f" in the {label}"
+            return Screened(
+                clean,
+                clean_title,
+                clean_tags,
+                SECRET_GATE,
+                finding.kind,
+                f"contains {finding.describe()}{where}; secrets are never stored",
+                tuple(notes),
+            )
+    if signal and memory_type is not None:
+        verdict = check_signal(clean, memory_type)
+        if verdict is not None:
+            reason = f"{verdict.rule}: {verdict.reason} (use --force / force=True to keep it)"
+            return Screened(
+                clean, clean_title, clean_tags, SIGNAL_GATE, verdict.rule, reason, tuple(notes)
+            )
+    return Screened(clean, clean_title, clean_tags, notes=tuple(notes))

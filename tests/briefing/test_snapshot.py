@@ -1,0 +1,209 @@
+"""Columns kept current: after any write, here or in another process, a snapshot that caught
+up incrementally holds exactly what a fresh read of the store gives."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from salience import Config, Memory
+from salience.briefing.columns import ARRAY_FIELDS, Columns, Vocabularies
+from salience.briefing.policies import BriefingRequest, Candidates
+from salience.briefing.snapshot import ColumnSnapshot, Vanished
+from salience.profiles import PROFILES, ProfileSettings
+from salience.stores.base import MemoryFilter
+from salience.stores.sqlite import SQLiteStore
+from tests.conftest import FakeClock
+
+CODED = {"user": "users", "type": "types", "project": "projects", "session": "sessions"}
+
+
+def decoded(columns: Columns) -> dict[str, list[Any]]:
+    """Every column as plain values, strings for codes (codes depend on the vocabulary)."""
+    out: dict[str, list[Any]] = {}
+    for name in ARRAY_FIELDS:
+        values = getattr(columns, name).tolist()
+        vocabulary = CODED.get(name) or {"topic": "topics", "layer": "layers"}.get(name)
+        if vocabulary:
+            names = getattr(columns.vocab, vocabulary).names
+            values = [names[v] if v >= 0 else v for v in values]
+        out[name] = values
+    out["several"] = sorted(columns.several.items())
+    return out
+
+
+def fresh(store: SQLiteStore, user: str = "default") -> dict[str, list[Any]]:
+    return decoded(ColumnSnapshot(store, Vocabularies()).view(user))
+
+
+class Spy:
+    """Counts whole reads and catch-ups of a store."""
+
+    def __init__(self, store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.whole = self.catch_up = 0
+        all_rows, row_changes = store.all_rows, store.row_changes
+
+        def whole() -> Any:
+            self.whole += 1
+            return all_rows()
+
+        def catch_up(after_seq: int, after_change: int) -> Any:
+            self.catch_up += 1
+            return row_changes(after_seq, after_change)
+
+        monkeypatch.setattr(store, "all_rows", whole)
+        monkeypatch.setattr(store, "row_changes", catch_up)
+
+
+@pytest.fixture
+def engine(home: Path, clock: FakeClock) -> Any:
+    with Memory.open(config=Config(home=home, signal_gate=False), clock=clock, embedder=None) as m:
+        yield m
+
+
+def test_every_kind_of_write_is_caught_up_without_a_whole_read(
+    engine: Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = [
+        engine.remember(f"fact number {i} about the deploy", tags=[f"project:p{i % 2}"]).id
+        for i in range(6)
+    ]
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    snapshot.view("default")
+    spy = Spy(engine.store, monkeypatch)  # type: ignore[arg-type]
+    clock.advance(hours=1)
+    engine.update(ids[0], content="fact number 0, rewritten", importance=0.9)
+    engine.forget(ids[1], "wrong")
+    engine.supersede(ids[2], "fact number 2, superseded")
+    engine.purge(ids[3])
+    engine.feedback(ids[4], used=True)
+    engine.store.touch([ids[5]], clock.now)
+    engine.remember("a new memory of another user", user="bob", tags=["scope:global"])
+    engine.remember("a memory in two projects", tags=["project:a", "project:b"])
+    mine, bobs = decoded(snapshot.view("default")), decoded(snapshot.view("bob"))
+    assert (spy.whole, spy.catch_up) == (0, 2)  # one look each, nothing read whole
+    assert mine == fresh(engine.store)  # type: ignore[arg-type]
+    assert bobs == fresh(engine.store, "bob")  # type: ignore[arg-type]
+
+
+def test_another_process_writes_are_caught_up(home: Path, engine: Memory) -> None:
+    first = engine.remember("written here first").id
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    assert len(snapshot.view("default")) == 1
+    with Memory.open(config=Config(home=home, signal_gate=False), embedder=None) as other:
+        other.remember("written by another process")
+        other.update(first, importance=0.1)
+    view = snapshot.view("default")
+    assert len(view) == 2
+    assert decoded(view) == fresh(engine.store)  # type: ignore[arg-type]
+
+
+def test_a_reused_row_number_is_read_as_the_new_row(engine: Memory) -> None:
+    engine.remember("the first")
+    last = engine.remember("the last, about to go").id
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    snapshot.view("default")
+    engine.purge(last)
+    engine.remember("the newcomer, which takes the freed row number")
+    assert decoded(snapshot.view("default")) == fresh(engine.store)  # type: ignore[arg-type]
+    assert "the newcomer" not in str(decoded(snapshot.view("default")))  # ids, not texts
+    assert len(snapshot.view("default")) == 2
+
+
+def test_a_pruned_change_log_means_a_whole_read(
+    engine: Memory, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory_id = engine.remember("one memory").id
+    store: SQLiteStore = engine.store  # type: ignore[assignment]
+    snapshot = ColumnSnapshot(store, Vocabularies())
+    snapshot.view("default")
+    for _ in range(3):
+        engine.update(memory_id, importance=0.3)
+        engine.update(memory_id, importance=0.7)
+    with sqlite3.connect(home / "salience.db") as conn:  # as the pruning trigger would
+        conn.execute(
+            "DELETE FROM memory_changes WHERE cseq < (SELECT max(cseq) FROM memory_changes)"
+        )
+    assert store.row_changes(0, 1) is None
+    spy = Spy(store, monkeypatch)
+    view = snapshot.view("default")
+    assert spy.whole == 1
+    assert view.importance.tolist() == [0.7]
+
+
+def test_the_engine_briefing_equals_the_policy_over_listed_records(
+    engine: Memory, clock: FakeClock
+) -> None:
+    for i in range(40):
+        engine.remember(
+            f"memory {i} on topic {i % 7}",
+            type=["decision", "insight", "preference", "procedure", "fact"][i % 5],
+            tags=[f"project:p{i % 3}"] + (["scope:global"] if i % 9 == 0 else []),
+            topic_key=f"t{i % 4}" if i % 5 == 0 else None,
+            importance=(i % 10) / 10,
+        )
+        clock.advance(minutes=7)
+    engine.briefing("salience")  # the columns are read here, then caught up below
+    some = engine.list(limit=12)
+    engine.forget(some[0].id, "stale")
+    engine.update(some[1].id, importance=1.0)
+    engine.supersede(some[2].id, "memory replaced by a better one")
+    flt = MemoryFilter(as_of=clock.now, user="default", include_superseded=True)
+    records = engine.store.list(flt, None)
+    for name, profile in PROFILES.items():
+        for project in (None, "p1"):
+            got = engine.briefing(name, project=project)
+            request = BriefingRequest(clock.now, "default", project)
+            want = profile.briefing(records, request, ProfileSettings())
+            assert (got.text, got.sections) == (want.text, want.sections), name
+            assert tuple(got.manifest) == tuple(want.manifest), name
+
+
+def test_a_memory_deleted_mid_briefing_is_retried(
+    engine: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine.remember("a memory that stays")
+    source = engine._briefings
+    real = source.candidates
+    calls = []
+
+    def flaky(*args: Any) -> Candidates:
+        candidates = real(*args)
+        calls.append(1)
+        if len(calls) == 1:
+
+            def gone(rows: list[int]) -> list[Any]:
+                raise Vanished("deleted during the briefing")
+
+            return Candidates(candidates.columns, gone)
+        return candidates
+
+    monkeypatch.setattr(source, "candidates", flaky)
+    assert "a memory that stays" in engine.briefing("talome").text
+    assert len(calls) == 2
+
+
+def test_an_old_layer_without_a_change_log_is_read_whole_only_when_it_changed(
+    tmp_path: Path, engine: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.db"
+    with Memory.open(config=Config(home=tmp_path / "old", signal_gate=False), embedder=None) as m:
+        m.remember("a fact from the older layer", tags=["scope:global"])
+    (tmp_path / "old" / "salience.db").rename(path)
+    with sqlite3.connect(path) as conn:  # as a store written before migration 0007
+        conn.executescript(
+            "DROP TRIGGER memories_updated; DROP TRIGGER memories_deleted;"
+            "DROP TRIGGER memory_changes_pruned; DROP TABLE memory_changes;"
+            "DELETE FROM schema_migrations WHERE name = '0007_memory_changes';"
+        )
+    engine.mount(path, kind="shared", name="old")
+    assert "a fact from the older layer" in engine.briefing("talome").text
+    layer_store = engine._open_layers["old"].store
+    spy = Spy(layer_store, monkeypatch)  # type: ignore[arg-type]
+    engine.briefing("talome")
+    assert (spy.whole, spy.catch_up) == (0, 0)
+    assert np.all(engine._briefings._layers["old"].view("default").layer >= 0)
