@@ -5,7 +5,7 @@ All are frozen dataclasses. Embeddings are stored beside a record, never inside 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -192,3 +192,16 @@ class LayerMount:
     kind: str
     path: str
     mounted_at: datetime
+
+
+FIELD_NAMES = tuple(f.name for f in fields(MemoryRecord))
+TIME_FIELDS = ("created_at", "updated_at", "last_accessed_at", "valid_until")
+LIST_FIELDS = ("tags", "entities", "derived_from")
+
+
+def relabel(record: MemoryRecord, layer: str) -> MemoryRecord:
+    """The record as read through a layer: the same fields, ``layer`` set to its name."""
+    copy = object.__new__(MemoryRecord)
+    copy.__dict__.update(record.__dict__)
+    copy.__dict__["layer"] = layer
+    return copy

@@ -12,14 +12,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from salience.briefing.columns import Columns, Vocabularies
 from salience.briefing.policies import Candidates
 from salience.errors import StoreError
 from salience.lazy import lazy_module
-from salience.models import MemoryRecord
-from salience.sharing.layers import Layer, relabel
+from salience.models import MemoryRecord, relabel
 from salience.stores.base import MemoryFilter, RowChanges, Store
 
 if TYPE_CHECKING:
@@ -27,6 +26,16 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 else:
     np = lazy_module("numpy")
+
+
+class Mounted(Protocol):
+    """What a briefing needs of a mounted layer: its name and its (read-only) store."""
+
+    @property
+    def name(self) -> str: ...  # the layer's name, carried in its memories' ``layer``
+
+    @property
+    def store(self) -> Store: ...  # the layer's store
 
 
 class ColumnSnapshot:
@@ -134,7 +143,7 @@ class BriefingSource:
         self._local = ColumnSnapshot(store, self._vocab)
         self._layers: dict[str, ColumnSnapshot] = {}
 
-    def candidates(self, user: str, layers: Sequence[Layer], now: datetime) -> Candidates:
+    def candidates(self, user: str, layers: Sequence[Mounted], now: datetime) -> Candidates:
         """Every memory of ``user`` that is not forgotten, local first, each part newest first."""
         for name in [
             n for n, s in self._layers.items() if s.store not in {x.store for x in layers}

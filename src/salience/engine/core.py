@@ -25,9 +25,10 @@ from salience.models import (
     MemoryRecord,
     Status,
     WriteResult,
+    relabel,
 )
 from salience.profiles import Profile, ProfileSettings, get_profile
-from salience.sharing.layers import Layer, open_layer, relabel
+from salience.sharing.layers import Layer, open_layer
 from salience.stores.base import Store
 from salience.write.records import (
     WRITABLE_FIELDS,

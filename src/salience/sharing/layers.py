@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from salience.config import DB_FILENAME
 from salience.errors import InvalidInputError, LayerError, ReadOnlyLayerError, StoreError
-from salience.models import LAYER_KINDS, LOCAL_LAYER, LayerMount, MemoryRecord
+from salience.models import LAYER_KINDS, LOCAL_LAYER, LayerMount, MemoryRecord, relabel
 
 if TYPE_CHECKING:
     from salience.search.vectors import Vectors
@@ -99,14 +99,6 @@ def open_layer(mount: LayerMount, busy_timeout_ms: int) -> SQLiteStore:
             f"layer {mount.name!r} cannot be opened: {exc} "
             f"(`salience layer unmount {mount.name}` removes it)"
         ) from None
-
-
-def relabel(record: MemoryRecord, layer: str) -> MemoryRecord:
-    """The record as read through a layer: the same fields, ``layer`` set to its name."""
-    copy = object.__new__(MemoryRecord)
-    copy.__dict__.update(record.__dict__)
-    copy.__dict__["layer"] = layer
-    return copy
 
 
 @dataclass

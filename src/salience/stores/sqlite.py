@@ -27,12 +27,20 @@ from salience.errors import (
     StoreError,
     StoreReadOnlyError,
 )
-from salience.models import AuditEntry, LayerMount, MemoryRecord, Session, Stats
+from salience.models import (
+    FIELD_NAMES,
+    LIST_FIELDS,
+    TIME_FIELDS,
+    AuditEntry,
+    LayerMount,
+    MemoryRecord,
+    Session,
+    Stats,
+)
 from salience.stores.base import MemoryFilter, RowChanges
 from salience.stores.fts_terms import TermCounts
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
 from salience.text import content_hash, query_terms
-from salience.write.records import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _COLUMNS = ", ".join(f"m.{name}" for name in FIELD_NAMES)

@@ -10,20 +10,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from salience.clock import format_time, parse_time
 from salience.errors import InvalidInputError
 from salience.ids import is_ulid
-from salience.models import SOURCES, MemoryRecord
+from salience.models import FIELD_NAMES, SOURCES, MemoryRecord
 
 MAX_SHORT_TEXT = 512
 _CONTROL = re.compile(r"[\x00-\x1f]")
-FIELD_NAMES = tuple(f.name for f in fields(MemoryRecord))
-TIME_FIELDS = ("created_at", "updated_at", "last_accessed_at", "valid_until")
-LIST_FIELDS = ("tags", "entities", "derived_from")
 # Fields a caller may set when writing or updating; the rest are kept by the engine.
 WRITABLE_FIELDS = (
     "type",
