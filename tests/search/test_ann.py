@@ -9,7 +9,7 @@ import numpy as np
 
 from salience import Config, Memory
 from salience.search.ann import UsearchIndex
-from salience.search.vectors import top_rows
+from salience.search.index import top_rows
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
 

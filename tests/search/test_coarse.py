@@ -17,7 +17,7 @@ import pytest
 
 from salience import Config, Memory
 from salience.search import coarse
-from salience.search.vectors import VectorIndex
+from salience.search.index import VectorIndex
 from tests.conftest import FakeClock
 
 DIMS = 384

@@ -15,8 +15,9 @@ from salience.embeddings.arrays import Matrix, normalise
 from salience.errors import EmbedderError
 from salience.models import Outcome
 from salience.profiles import PROFILES
-from salience.search import vectors as vectors_module
-from salience.search.vectors import VectorIndex, moved_toward, top_rows
+from salience.search import rows as rows_module
+from salience.search.index import VectorIndex, top_rows
+from salience.search.vectors import moved_toward
 from salience.stores.base import MemoryFilter
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
@@ -354,7 +355,7 @@ def test_session_mixing_matches_the_formula(
 ) -> None:
     """normalise(e_i + w * (e_before + e_after)) . q, within each session, for every row
     (mixed norms computed two rows at a time, or all at once)."""
-    monkeypatch.setattr(vectors_module, "_NORM_BLOCK", block)
+    monkeypatch.setattr(rows_module, "_NORM_BLOCK", block)
     texts = ["the ferry leaves at noon", "the harbour opens at dawn", "gulls over the pier"]
     for session in ("s1", "s2"):
         for text in texts:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from salience.cli import layers as _layers  # noqa: F401  (registers the commands)
+from salience.cli import lifecycle as _lifecycle  # noqa: F401
 from salience.cli import memories as _memories  # noqa: F401
 from salience.cli import packs as _packs  # noqa: F401
 from salience.cli import scoring as _scoring  # noqa: F401
+from salience.cli import writes as _writes  # noqa: F401
 from salience.cli.app import cli
 
 

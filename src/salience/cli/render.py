@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +36,18 @@ def _console() -> Any:
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=True)
+
+
+def emit_write(result: WriteResult, as_json: bool) -> None:
+    """Print a write's notes (stderr) and outcome; exit 1 if it was refused."""
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    if as_json:
+        emit_json(write_result_json(result))
+    else:
+        write_result(result)
+    if not result.ok:
+        sys.exit(1)
 
 
 def write_result(result: WriteResult) -> None:

@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 Matrix = npt.NDArray[np.float32]
+Vector = npt.NDArray[np.float32]  # one embedding (a row of a Matrix)
 
 
 def normalise(matrix: npt.NDArray[np.floating]) -> Matrix:

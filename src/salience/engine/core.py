@@ -35,8 +35,9 @@ from salience.write.records import (
 )
 
 if TYPE_CHECKING:
+    from salience.embeddings.arrays import Vector
     from salience.lifecycle.llm import Summarizer
-    from salience.search.vectors import Vector, Vectors
+    from salience.search.vectors import Vectors
 
 
 class EngineCore:

@@ -26,8 +26,7 @@ from salience.stores.base import MemoryFilter
 from salience.write.gates.pipeline import screen
 
 if TYPE_CHECKING:
-    from salience.embeddings.arrays import Matrix
-    from salience.search.vectors import Vector
+    from salience.embeddings.arrays import Matrix, Vector
 
 from salience.engine.core import EngineCore, changed_fields
 

@@ -1,0 +1,159 @@
+"""``salience feedback|maintain|consolidate|log``: a memory's life after it is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from salience.cli import render
+from salience.cli.app import as_of_option, cli, json_option, open_memory, store_options
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option(
+    "--used/--unused",
+    default=None,
+    help="The memory helped (echo: importance and confidence up) or did not (fizzle: down).",
+)
+@store_options
+@json_option
+def feedback(
+    memory_id: str, used: bool | None, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """Say whether memory MEMORY_ID was used; later feedback can undo it."""
+    if used is None:
+        raise click.UsageError("say whether the memory was used: --used or --unused")
+    with open_memory(home, profile) as memory:
+        result = memory.feedback(memory_id, used=used)
+    render.emit_write(result, as_json)
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Print the plan; change nothing.")
+@as_of_option
+@store_options
+@json_option
+def maintain(
+    dry_run: bool, as_of: Any, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """Decay importance (idempotent), apply retention if set, clean orphaned index rows."""
+    with open_memory(home, profile) as memory:
+        report = memory.maintain(dry_run=dry_run, as_of=as_of)
+    if as_json:
+        render.emit_json(
+            {
+                "dry_run": report.dry_run,
+                "decayed": [
+                    {"id": c.memory_id, "before": c.before, "after": c.after}
+                    for c in report.decayed
+                ],
+                "forgotten": list(report.forgotten),
+                "orphans": report.orphans,
+            }
+        )
+        return
+    verb = "would change" if dry_run else "changed"
+    if not report.changed:
+        click.echo("nothing to do")
+        return
+    for change in report.decayed:
+        click.echo(
+            f"decay   {change.memory_id}  importance {change.before:.4f} -> {change.after:.4f}"
+        )
+    for memory_id in report.forgotten:
+        click.echo(f"forget  {memory_id}  (retention)")
+    for table, count in report.orphans.items():
+        click.echo(f"orphans {table}: {count}")
+    click.echo(
+        f"{verb}: {len(report.decayed)} decayed, {len(report.forgotten)} forgotten, "
+        f"{sum(report.orphans.values())} orphan rows"
+    )
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Print the plan; change nothing.")
+@as_of_option
+@store_options
+@json_option
+def consolidate(
+    dry_run: bool, as_of: Any, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """Turn groups of 3+ observations that share tags into insights (idempotent)."""
+    with open_memory(home, profile) as memory:
+        report = memory.consolidate(dry_run=dry_run, as_of=as_of)
+    if as_json:
+        render.emit_json(
+            {
+                "dry_run": report.dry_run,
+                "candidates": report.candidates,
+                "groups": [
+                    {
+                        "action": g.action,
+                        "insight": g.insight_id,
+                        "members": list(g.members),
+                        "importance": g.importance,
+                        "similarity": g.similarity,
+                        "content": g.content,
+                        "summary": g.summary,
+                        "note": g.note,
+                    }
+                    for g in report.groups
+                ],
+            }
+        )
+        return
+    if not report.groups:
+        click.echo(f"nothing to consolidate ({report.candidates} candidate observations)")
+        return
+    for g in report.groups:
+        target = g.insight_id or "(new)"
+        how = f" [{g.summary}]" if g.action == "create" else ""
+        click.echo(
+            f"{g.action:<6} {target}  {len(g.members)} observations -> importance "
+            f"{g.importance:.2f}{how}: {g.content[:60]}"
+        )
+        if g.note:
+            click.echo(f"note: {g.note}", err=True)
+    verb = "would consolidate" if dry_run else "consolidated"
+    click.echo(f"{verb} {len(report.groups)} groups of {report.candidates} candidates")
+
+
+@cli.command(name="log")
+@click.option("--id", "memory_id", default=None, help="Only this memory's entries.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@store_options
+@json_option
+def log_(
+    memory_id: str | None, limit: int, home: Path | None, profile: str | None, as_json: bool
+) -> None:
+    """The audit log, newest first: every write, merge, feedback and maintenance change."""
+    import json
+
+    with open_memory(home, profile) as memory:
+        entries = memory.log(memory_id, limit=limit)
+    if as_json:
+        render.emit_json(
+            [
+                {
+                    "seq": e.seq,
+                    "at": e.at.isoformat(),
+                    "id": e.memory_id,
+                    "action": e.action,
+                    "actor": e.actor,
+                    "detail": e.detail,
+                }
+                for e in entries
+            ]
+        )
+        return
+    if not entries:
+        click.echo("no entries")
+    for e in entries:
+        detail = json.dumps(e.detail, ensure_ascii=False, default=str) if e.detail else ""
+        click.echo(
+            f"{e.at.isoformat(timespec='seconds')}  {e.action:<11} {e.memory_id or '-':<26}  "
+            f"{e.actor:<13} {detail}"
+        )

@@ -1,0 +1,193 @@
+"""Recall: :meth:`~salience.engine.memory.Memory.search` over the local store and every layer.
+
+Full-text and vector candidates are gathered (in parallel where the store allows), fused by
+the profile's plan (:mod:`salience.search.fusion`) and ranked by its search score.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from salience.engine.core import EngineCore
+from salience.errors import (
+    InvalidInputError,
+)
+from salience.models import (
+    LOCAL_LAYER,
+    Hit,
+    MemoryRecord,
+)
+from salience.profiles.base import RecallPlan
+from salience.search.fusion import LEXICAL, Candidate, fuse, rank_candidates, spread_context
+from salience.sharing.layers import Layer
+from salience.stores.base import MemoryFilter
+
+if TYPE_CHECKING:
+    from salience.embeddings.arrays import Vector
+    from salience.search.vectors import Vectors
+
+
+class Recall(EngineCore):
+    """The search verb and how it gathers candidates."""
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        *,
+        profile: str | None = None,
+        user: str | None = None,
+        project: str | None = None,
+        type: str | None = None,
+        tags: Iterable[str] = (),
+        as_of: datetime | None = None,
+        touch: bool = True,
+        types: Iterable[str] = (),
+        types_exclude: Iterable[str] = (),
+    ) -> builtins.list[Hit]:
+        """Recall current memories for a query, ranked by the profile's search score.
+
+        Any text is a valid query. ``types`` keeps only those types, ``types_exclude`` drops
+        them (not both). Profiles that count accesses bump the local hits returned
+        (``touch=False`` looks without counting, for evaluations).
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("the query is empty", field="query")
+        if limit < 1:
+            raise InvalidInputError("limit must be at least 1", field="limit")
+        types, types_exclude = tuple(types), tuple(types_exclude)
+        if types and types_exclude:
+            raise InvalidInputError("give types or types_exclude, not both", field="types_exclude")
+        rules = self.profile(profile)
+        plan = rules.recall
+        now = as_of or self.now()
+        flt = MemoryFilter(
+            as_of=now,
+            user=user,
+            project=project,
+            type=type,
+            types=types,
+            types_exclude=types_exclude,
+            tags=tuple(tags),
+        )
+        layers = self._mounted()
+        text = query.strip()
+        if len(text) < plan.substring_below:
+            found = self._store.substring(text, flt, limit)
+            for layer in layers:
+                found += layer.records(layer.store.substring(text, flt, limit))
+            candidates = fuse(plan, [(r, 1.0) for r in found], ())
+        else:
+            candidates = self._candidates(query, flt, plan, limit, layers)
+        hits = rank_candidates(candidates, rules, now, self._settings, limit)
+        if rules.bump_on_recall and touch:
+            self._store.touch([h.record.id for h in hits if h.record.layer == LOCAL_LAYER], now)
+        return hits
+
+    def _candidates(
+        self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int, layers: Sequence[Layer]
+    ) -> builtins.list[Candidate]:
+        """Full-text and vector candidates from every layer, fused by the profile's plan."""
+
+        def full_text() -> builtins.list[tuple[MemoryRecord, float]]:
+            count = plan.lexical_count(limit)
+            found = self._store.search(query, flt, count, dated=plan.dated)
+            for layer in layers:
+                found += layer.pairs(layer.store.search(query, flt, count, dated=plan.dated))
+            return found
+
+        vector: builtins.list[tuple[MemoryRecord, float]] = []
+        sources: builtins.list[tuple[Layer | None, Vectors]] = []
+        if plan.fusion == LEXICAL or not plan.vector_count(limit) or self._embedder is None:
+            lexical = full_text()
+        elif self._store.in_transaction():  # a worker would wait on this thread's own lock
+            lexical = full_text()
+            vector, sources = self._vector_hits(query, flt, plan, limit, layers, lambda: lexical)
+        else:
+            # Full-text search runs in a worker while this thread embeds the query and scans
+            # the vectors: SQLite, onnxruntime and NumPy all release the GIL. The vector
+            # index is brought up to date first and held, so this thread does not wait on
+            # the connection the worker is using. (With feedback, the vector scan waits for
+            # the full-text hits; they are usually found before the query is embedded.)
+            with self.vectors.held():
+                pending = self._worker().submit(full_text)
+                try:
+                    vector, sources = self._vector_hits(
+                        query, flt, plan, limit, layers, pending.result
+                    )
+                finally:
+                    lexical = pending.result()
+        candidates = fuse(plan, lexical, vector)
+        if plan.context_weight and vector:
+            neighbours: dict[str, tuple[str | None, str | None]] = {}
+            for source, vectors in sources:
+                name = LOCAL_LAYER if source is None else source.name
+                ids = [c.record.id for c in candidates if c.record.layer == name]
+                neighbours.update(vectors.neighbours(ids))
+            candidates = spread_context(candidates, neighbours, plan.context_weight)
+        return candidates
+
+    def _vector_hits(
+        self,
+        query: str,
+        flt: MemoryFilter,
+        plan: RecallPlan,
+        limit: int,
+        layers: Sequence[Layer],
+        lexical: Callable[[], builtins.list[tuple[MemoryRecord, float]]],
+    ) -> tuple[
+        builtins.list[tuple[MemoryRecord, float]], builtins.list[tuple[Layer | None, Vectors]]
+    ]:
+        """Vector hits from the local store and every layer with vectors of this embedder
+        (a layer embedded by another model is searched by full text only), and those sources.
+        ``lexical`` gives the full-text hits, for the plan's feedback (called only then)."""
+        sources: builtins.list[tuple[Layer | None, Vectors]] = []
+        if self.vectors.count():
+            sources.append((None, self.vectors))
+        for mounted in layers:
+            vectors = self._layer_vectors(mounted)
+            if vectors is not None:
+                sources.append((mounted, vectors))
+        if not sources:
+            return [], []
+        embedded = self.vectors.embed([query])
+        assert embedded is not None
+        asked = query_vector = embedded[0]
+        if plan.feedback_weight > 0 and plan.feedback_count > 0:
+            query_vector = self._feedback(asked, lexical(), plan, sources)
+        found: builtins.list[tuple[MemoryRecord, float]] = []
+        for layer, vectors in sources:
+            hits = vectors.search(
+                query_vector,
+                flt,
+                plan.vector_count(limit),
+                min_similarity=plan.vector_min,
+                neighbour_weight=plan.neighbour_weight,
+                floor_query=None if query_vector is asked else asked,
+            )
+            pairs = [(hit.record, hit.similarity) for hit in hits]
+            found += pairs if layer is None else layer.pairs(pairs)
+        return found, sources
+
+    def _feedback(
+        self,
+        query_vector: Vector,
+        lexical: Sequence[tuple[MemoryRecord, float]],
+        plan: RecallPlan,
+        sources: Sequence[tuple[Layer | None, Vectors]],
+    ) -> Vector:
+        """The query vector moved toward the stored vectors of its best full-text hits."""
+        from salience.search.vectors import moved_toward
+
+        by_layer = {LOCAL_LAYER if s is None else s.name: v for s, v in sources}
+        best = sorted(lexical, key=lambda pair: -pair[1])[: plan.feedback_count]
+        examples = []
+        for record, _ in best:
+            vectors = by_layer.get(record.layer)
+            stored = vectors.stored([record.id]) if vectors is not None else {}
+            if record.id in stored:
+                examples.append(stored[record.id])
+        return moved_toward(query_vector, examples, plan.feedback_weight)

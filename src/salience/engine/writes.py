@@ -1,0 +1,284 @@
+"""Write verbs of :class:`~salience.engine.memory.Memory`: remember, update, supersede, forget.
+
+And purge. Every write passes the gates (:mod:`salience.write.gates`), then the profile's
+duplicate rules (:mod:`salience.write.dedup`), and answers a :class:`WriteResult`: it is
+never dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from salience.engine.core import EngineCore, changed_fields
+from salience.errors import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+)
+from salience.ids import new_ulid
+from salience.models import (
+    MemoryRecord,
+    Outcome,
+    WriteResult,
+)
+from salience.profiles import Profile
+from salience.stores.base import MemoryFilter
+from salience.text import content_hash
+from salience.write.dedup import (
+    BIGRAM_DICE,
+    DICE_WINDOW,
+    EXACT_HASH,
+    SEMANTIC,
+    TOPIC_UPSERT,
+    is_near_duplicate,
+)
+from salience.write.entities import MAX_ENTITIES, extract_entities
+from salience.write.gates.pipeline import Screened, screen
+from salience.write.records import (
+    WRITABLE_FIELDS,
+    build_record,
+    validate_content,
+    validate_field,
+    with_changes,
+)
+
+if TYPE_CHECKING:
+    from salience.embeddings.arrays import Vector
+
+DEFAULT_FORGET_REASON = "forgotten on request"
+
+
+class Writes(EngineCore):
+    """The verbs that add or change memories."""
+
+    def remember(
+        self, content: str, *, profile: str | None = None, force: bool = False, **fields: Any
+    ) -> WriteResult:
+        """Store a new memory. ``fields`` are record fields (type, tags, importance, ...).
+
+        The write passes privacy redaction and the secret scanner (always), the signal gate
+        (unless ``force`` or the ``signal_gate`` setting is off: the result's notes say so),
+        then the profile's duplicate rules, which may turn it into ``updated`` or
+        ``duplicate``. Entities are extracted from the cleaned text.
+        """
+        rules = self.profile(profile)
+        now = self.now()
+        values = self._writable(fields)
+        values.setdefault("type", rules.default_type)
+        values = {name: validate_field(name, value) for name, value in values.items()}
+        validate_content(content, self._config.max_content_bytes)  # bad input before any gate
+        signal = self._config.signal_gate and not force
+        screened = self._screen(content, values, signal=signal)
+        source = str(values.get("source", "agent"))
+        if screened.rejected:
+            return self._rejected(rejection(screened), source)
+        notes = screened.notes + _bypass_notes(force, self._config.signal_gate)
+        if values["type"] in rules.reserved_types:
+            reason = f"type {values['type']!r} is reserved by the {rules.name} profile"
+            rejected = WriteResult(Outcome.REJECTED, None, reason=reason, gate="profile")
+            return replace(self._rejected(rejected, source), notes=notes)
+        if "confidence" not in values:
+            default = rules.default_confidence(str(values["type"]), values.get("source", "agent"))
+            if default is not None:
+                values["confidence"] = default
+        values.update(id=new_ulid(now), created_at=now, updated_at=now)
+        record = build_record(
+            screened.content,
+            max_bytes=self._config.max_content_bytes,
+            values=values,
+            validated=True,  # every value above was validated or made here
+        )
+        vector = self._embed_one(record.content)
+        with self._store.transaction():
+            result = self._deduplicate(record, rules, now, vector)
+            if result is None:
+                self._store.insert(record)
+                self._put_vector(record.id, vector)
+                result = WriteResult(Outcome.CREATED, record.id, record=record)
+            elif result.outcome is Outcome.UPDATED and result.id is not None:
+                self._put_vector(result.id, vector)
+            action = {"created": "create", "updated": "merge"}.get(
+                result.outcome.value, "duplicate"
+            )
+            detail = {"type": record.type} if action == "create" else {"reason": result.reason}
+            self._audit(action, result.id, source, **detail)
+            if record.session_id:
+                self._store.touch_session(record.session_id, now)
+        if SEMANTIC in rules.dedup and vector is None:
+            notes += ("semantic dedup skipped: no embedder (SALIENCE_EMBEDDER=none)",)
+        return replace(result, notes=notes)
+
+    def _screen(self, content: str, values: dict[str, Any], *, signal: bool) -> Screened:
+        """Run the gates over the text fields in ``values``; write the cleaned ones back."""
+        tags = validate_field("tags", values.get("tags", ()))
+        title = validate_field("title", values.get("title"))
+        screened = screen(
+            content,
+            title=title if isinstance(title, str) else None,
+            tags=tags if isinstance(tags, tuple) else (),
+            memory_type=str(values.get("type", "")),
+            signal=signal,
+        )
+        if not screened.rejected:
+            values["tags"] = screened.tags
+            if screened.title is not None:
+                values["title"] = screened.title
+            given = validate_field("entities", values.get("entities", ()))
+            assert isinstance(given, tuple)
+            values["entities"] = _merge_entities(given, extract_entities(screened.content))
+        return screened
+
+    def _deduplicate(
+        self, new: MemoryRecord, rules: Profile, now: datetime, vector: Vector | None
+    ) -> WriteResult | None:
+        """Apply the profile's duplicate rules in order; None if the write is a new memory."""
+        for rule in rules.dedup:
+            if rule == SEMANTIC and vector is not None:
+                threshold = self._config.rae_dedup_threshold
+                flt = MemoryFilter(as_of=now, user=new.user)
+                for hit in self.vectors.search(vector, flt, 1, min_similarity=threshold):
+                    reason = (
+                        f"semantic similarity {hit.similarity:.3f} >= {threshold:g} "
+                        f"to {hit.record.id}"
+                    )
+                    return WriteResult(Outcome.DUPLICATE, hit.record.id, reason, record=hit.record)
+            if rule == TOPIC_UPSERT and new.topic_key:
+                flt = MemoryFilter(as_of=now, user=new.user, topic_key=new.topic_key)
+                if found := self._store.list(flt, 1):
+                    return self._absorb(found[0], new, now, f"same topic_key {new.topic_key!r}")
+            elif rule == EXACT_HASH:
+                flt = MemoryFilter(as_of=now, user=new.user, content_hash=content_hash(new.content))
+                if found := self._store.list(flt, 1):
+                    reason = f"same content as {found[0].id} (after case/space normalisation)"
+                    return WriteResult(Outcome.DUPLICATE, found[0].id, reason, record=found[0])
+            elif rule == BIGRAM_DICE:
+                flt = MemoryFilter(as_of=now, user=new.user, type=new.type)
+                for old in self._store.list(flt, DICE_WINDOW):
+                    if is_near_duplicate(new.content, old.content):
+                        return self._absorb(old, new, now, "bigram Dice > 0.80")
+        return None
+
+    def _absorb(self, old: MemoryRecord, new: MemoryRecord, now: datetime, why: str) -> WriteResult:
+        """Update ``old`` in place with ``new``'s text: one more revision, fresh ``updated_at``."""
+        merged = replace(
+            old,
+            content=new.content,
+            title=new.title or old.title,
+            revision_count=old.revision_count + 1,
+            updated_at=now,
+        )
+        self._store.replace(merged)
+        return WriteResult(Outcome.UPDATED, old.id, reason=f"merged: {why}", record=merged)
+
+    def update(self, memory_id: str, **changes: Any) -> WriteResult:
+        """Change fields of a current memory in place; new content counts a revision."""
+        if not changes:
+            raise InvalidInputError("nothing to update: name at least one field")
+        content = changes.pop("content", None)
+        values = self._writable(changes)
+        if content is not None:
+            validate_content(content, self._config.max_content_bytes)
+        if content is not None or "title" in values or "tags" in values:
+            current = self._local(memory_id, "update")
+            text = current.content if content is None else content
+            values.setdefault("tags", current.tags)
+            if content is None:
+                values.setdefault("entities", current.entities)
+            screened = self._screen(text, values, signal=False)
+            if screened.rejected:
+                return self._rejected(rejection(screened), "caller")
+            if content is not None:
+                content = screened.content
+        vector = None if content is None else self._embed_one(content)
+        with self._store.transaction():
+            old = self._current(memory_id, "update")
+            now = self.now()
+            new = with_changes(old, values)
+            revisions = old.revision_count
+            if content is not None and content != old.content:
+                new = replace(new, content=content)
+                revisions += 1
+                self._put_vector(memory_id, vector)
+            new = replace(new, updated_at=now, revision_count=revisions)
+            self._store.replace(new)
+            if "importance" in values:  # a person set it: decay starts again from here
+                self._store.set_importance_base(memory_id, new.importance, now)
+            self._audit("update", memory_id, "caller", **changed_fields(old, new))
+        return WriteResult(Outcome.UPDATED, memory_id, record=new)
+
+    def supersede(self, old_id: str, content: str, **fields: Any) -> WriteResult:
+        """Replace a current memory with a new version; the old one stays readable in history.
+
+        The new memory inherits the old one's fields unless ``fields`` overrides them.
+        """
+        values = self._writable(fields)
+        validate_content(content, self._config.max_content_bytes)
+        with self._store.transaction():
+            old = self._current(old_id, "supersede")
+            now = self.now()
+            inherited = {name: getattr(old, name) for name in WRITABLE_FIELDS}
+            inherited.update(derived_from=(), entities=values.pop("entities", ()))
+            inherited.update(values)
+            screened = self._screen(content, inherited, signal=False)
+            if screened.rejected:
+                return self._rejected(rejection(screened), "caller")
+            content = screened.content
+            inherited.update(id=new_ulid(now), created_at=now, updated_at=now, parent_id=old.id)
+            new = build_record(content, max_bytes=self._config.max_content_bytes, values=inherited)
+            self._store.replace(replace(old, valid_until=now))
+            self._store.insert(new)
+            self._put_vector(new.id, self._embed_one(new.content))
+            self._audit("supersede", old.id, "caller", by=new.id)
+            self._audit("create", new.id, new.source, type=new.type, supersedes=old.id)
+        return WriteResult(Outcome.CREATED, new.id, record=new)
+
+    def forget(self, memory_id: str, reason: str = DEFAULT_FORGET_REASON) -> WriteResult:
+        """Forget softly: the memory leaves recall and briefings but stays readable."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise InvalidInputError("a reason to forget must be given", field="reason")
+        with self._store.transaction():
+            old = self._local(memory_id, "forget")
+            if old.forget_reason is not None:
+                raise ConflictError(f"memory {memory_id} is already forgotten", memory_id=memory_id)
+            now = self.now()
+            until = now if old.valid_until is None or old.valid_until > now else old.valid_until
+            new = with_changes(old, {"forget_reason": reason})
+            new = replace(new, valid_until=until, updated_at=now)
+            self._store.replace(new)
+            self._audit("forget", memory_id, "caller", reason=reason)
+        return WriteResult(Outcome.UPDATED, memory_id, record=new)
+
+    def purge(self, memory_id: str) -> WriteResult:
+        """Delete a memory for good, with its index entries. Cannot be undone."""
+        with self._store.transaction():
+            self._local(memory_id, "purge")
+            if not self._store.delete(memory_id):
+                raise NotFoundError(memory_id)
+            self._audit("purge", memory_id, "caller")
+        return WriteResult(Outcome.DELETED, memory_id)
+
+
+def rejection(screened: Screened) -> WriteResult:
+    """The result of a write the gates refused: the gate, its reason and notes."""
+    return WriteResult(
+        Outcome.REJECTED, None, reason=screened.reason, gate=screened.gate, notes=screened.notes
+    )
+
+
+def _bypass_notes(force: bool, gate_on: bool) -> tuple[str, ...]:
+    if not gate_on:
+        return ("signal gate off by setting (SALIENCE_SIGNAL_GATE)",)
+    return ("signal gate bypassed (force)",) if force else ()
+
+
+def _merge_entities(given: tuple[str, ...], found: tuple[str, ...]) -> tuple[str, ...]:
+    """Given entities first, then extracted ones not already named (case-insensitively)."""
+    seen = {name.casefold() for name in given}
+    merged = list(given)
+    for name in found:
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            merged.append(name)
+    return tuple(merged[:MAX_ENTITIES])

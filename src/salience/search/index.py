@@ -1,0 +1,217 @@
+"""Exact (and, with the ``ann`` extra, approximate) nearest-neighbour search over
+:class:`~salience.search.rows.VectorRows`.
+
+Search scores every row: with a matrix-vector product, or from 20,000 rows an int8 first pass
+with a proven error bound per row followed by float32 scores for the rows that could still
+make the top k (:mod:`salience.search.coarse`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from salience.embeddings.arrays import Matrix, Vector
+from salience.search import coarse
+from salience.search.rows import VectorRows
+
+
+class VectorIndex(VectorRows):
+    """Search over every vector of one store (see the module docstring)."""
+
+    # From this many rows, exact search scores an int8 copy first (salience.search.coarse): below
+    # it the float32 product takes under a millisecond anyway.
+    coarse_from = 20000
+
+    def ranked(
+        self, query: Vector, neighbour_weight: float = 0.0
+    ) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
+        """Score the rows for ``query`` once; the result gives the best ``k`` rows and their
+        scores, best first, for any ``k``.
+
+        Exact: every row is scored. With the approximate index, its candidates (``2k``, at
+        least 64) are re-scored exactly, neighbour mixing included.
+
+        A caller that has to look deeper (filters removed some hits) asks again for a larger
+        ``k`` without scoring every row a second time. With the approximate index, a deeper
+        look asks the index again (its candidates depend on ``k``).
+        """
+        self.refresh()
+        if self._ann is None and self._int8_ready():
+            return self._bounded(query, neighbour_weight)
+        if self._ann is None or self._size == 0:
+            scores = self.similarities(query, neighbour_weight)
+
+            return lambda k: _best(scores, k)
+        return lambda k: self._approximate(query, k, neighbour_weight)
+
+    def _int8_ready(self) -> bool:
+        """Whether exact search may score the int8 copy first (built here if needed)."""
+        if self._size < self.coarse_from or not self._unit or not coarse.available():
+            return False
+        if self._int8 is None:
+            dims = self._matrix.shape[1]
+            if not 0 < dims <= coarse.MAX_DIMENSIONS:
+                return False
+            self._int8 = coarse.Int8Rows(dims)
+            self._int8.update(self._matrix, np.arange(self._size))
+        return True
+
+    def _bounded(
+        self, query: Vector, neighbour_weight: float
+    ) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
+        """:meth:`ranked` by an int8 first pass with a proven error bound per row, then
+        float32 scores for every row whose bound reaches the k-th best (salience.search.coarse).
+
+        The answer is the float32 top k: a row left out scores below k rows even at the
+        top of its bound, and each of those at the bottom of theirs.
+        """
+        int8 = self._int8
+        assert int8 is not None
+        n, dims = self._size, self._matrix.shape[1]
+        split = coarse.Query.of(query) if bool(np.all(np.isfinite(query))) else None
+        constant = split.constant(dims) if split is not None else np.inf
+        if split is None or not np.isfinite(constant) or not np.isfinite(split.split_norm):
+            scores = self._scores(query, neighbour_weight)
+            return lambda k: _best(scores, k)
+        approx = self._mix(int8.first_pass(split, self._matrix, n), neighbour_weight)
+        # The bound's own float32 arithmetic (mixing's is in the constant: salience.search.coarse).
+        slack = np.float32(coarse.ABSOLUTE_SLACK * max(1.0, split.norm))
+        if neighbour_weight > 0:
+            error = self._residual_weight(neighbour_weight) * np.float32(split.split_norm)
+            error += self._error_weight(neighbour_weight) * np.float32(constant)
+        else:
+            error = int8.residuals[:n] * np.float32(split.split_norm)
+            error += np.float32(constant)
+        error += slack
+        low, high = approx - error, approx + error
+        everything: list[Matrix] = []
+
+        def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
+            if 0 < k < n:
+                threshold = np.partition(low, n - k)[n - k]  # the k-th highest floor
+                rows = np.flatnonzero(high >= threshold)
+                if len(rows) <= n // 4:
+                    return self._refine(rows, high[rows], k, query, neighbour_weight)
+            if not everything:  # deep looks: every row in float32, once
+                everything.append(self._rescore(np.arange(n), query, neighbour_weight))
+            return _best(everything[0], k)
+
+        return best
+
+    def _refine(
+        self,
+        rows: npt.NDArray[np.intp],
+        ceilings: Matrix,
+        k: int,
+        query: Vector,
+        weight: float,
+    ) -> tuple[npt.NDArray[np.intp], Matrix]:
+        """The float32 top ``k`` among candidate ``rows``, each scoring at most its ceiling.
+
+        Rows are scored in float32 in order of their ceilings, a growing batch at a time, and
+        the rest skipped once the k-th best score so far is above every ceiling left: a
+        skipped row scores below k rows already scored. The bounds are worst cases (the
+        first pass is usually far closer), so this scores about half of the candidates.
+        """
+        order = np.argsort(-ceilings, kind="stable")
+        found_rows: list[npt.NDArray[np.intp]] = []
+        found_scores: list[Matrix] = []
+        done, step, count = 0, max(2 * k, 64), 0
+        kth = -np.inf
+        while done < len(order):
+            batch = np.sort(rows[order[done : done + step]])
+            found_rows.append(batch)
+            found_scores.append(self._rescore(batch, query, weight))
+            done, step, count = done + len(batch), 2 * step, count + len(batch)
+            if count >= k:
+                kth = float(np.partition(np.concatenate(found_scores), count - k)[count - k])
+            if done < len(order) and ceilings[order[done]] < kth:
+                break
+        scored_rows = np.concatenate(found_rows)
+        scores = np.concatenate(found_scores)
+        best = np.lexsort((scored_rows, -scores))[:k]
+        return scored_rows[best], scores[best]
+
+    def scores_of(self, rows: npt.NDArray[np.intp], query: Vector, weight: float) -> Matrix:
+        """Float32 similarities of ``rows`` to ``query`` as loaded now, mixed as in search."""
+        return self._rescore(rows, query, weight)
+
+    def _rescore(self, rows: npt.NDArray[np.intp], query: Vector, weight: float) -> Matrix:
+        """Float32 scores of ``rows`` (ascending), mixed as :meth:`_mix` mixes every row."""
+        if weight <= 0:
+            alone: Matrix = np.einsum("ij,j->i", self._matrix[rows], query)
+            return alone
+        before, after = self._session_neighbours()
+
+        def own(index: npt.NDArray[np.intp]) -> Matrix:
+            """Scores of rows ``index`` (0 where the index is -1: no neighbour)."""
+            present = index >= 0
+            scores: Matrix = np.einsum("ij,j->i", self._matrix[np.where(present, index, 0)], query)
+            scores[~present] = 0.0
+            return scores
+
+        mixed = own(before[rows])
+        mixed += own(after[rows])
+        mixed *= np.float32(weight)
+        mixed += own(rows)
+        mixed *= self._inverse_mixed_norm(weight)[rows]
+        return mixed
+
+    def _error_weight(self, weight: float) -> Matrix:
+        """Per row, how far mixing can carry a first-pass error of 1 per neighbour:
+        (1 + weight * number of neighbours) / |mixed vector|."""
+        found = self._error_weights.get(weight)
+        if found is None:
+            before, after = self._session_neighbours()
+            count = (before >= 0).astype(np.float32) + (after >= 0).astype(np.float32)
+            found = (np.float32(1) + np.float32(weight) * count) * self._inverse_mixed_norm(weight)
+            self._error_weights[weight] = found
+        return found
+
+    def _residual_weight(self, weight: float) -> Matrix:
+        """Per row, how far mixing carries the rows' own int8 errors per unit of |q̃|:
+        (R_e + weight * (R_before + R_after)) / |mixed vector| (salience.search.coarse)."""
+        found = self._residual_weights.get(weight)
+        if found is None:
+            assert self._int8 is not None
+            found = self._mix(self._int8.residuals[: self._size], weight)  # mixed like scores
+            self._residual_weights[weight] = found
+        return found
+
+    def _approximate(
+        self, query: Vector, k: int, neighbour_weight: float
+    ) -> tuple[npt.NDArray[np.intp], Matrix]:
+        assert self._ann is not None
+        rows = self._ann.search(query, max(2 * k, 64))
+        rows = rows[(rows >= 0) & (rows < self._size)]
+        scores = self._matrix[rows] @ query
+        if neighbour_weight > 0:
+            before, after = self._session_neighbours()
+
+            def side(neighbour: npt.NDArray[np.intp]) -> Matrix:
+                found = neighbour[rows]
+                out = np.zeros(len(rows), dtype=np.float32)
+                ok = found >= 0
+                out[ok] = self._matrix[found[ok]] @ query
+                return out
+
+            mixed = scores + np.float32(neighbour_weight) * (side(before) + side(after))
+            scores = mixed * self._inverse_mixed_norm(neighbour_weight)[rows]
+        order = np.lexsort((rows, -scores))[:k]
+        return rows[order], scores[order]
+
+
+def _best(scores: Matrix, k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
+    rows = top_rows(scores, k)
+    return rows, scores[rows]
+
+
+def top_rows(scores: Matrix, k: int) -> npt.NDArray[np.intp]:
+    """Indices of the ``k`` highest scores, best first (ties: lower index first)."""
+    if k <= 0 or scores.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    part = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
+    return part[np.lexsort((part, -scores[part]))]

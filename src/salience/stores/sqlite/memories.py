@@ -1,0 +1,222 @@
+"""The memories themselves: rows, their full-text index, tags and entities."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+
+from salience.clock import format_time
+from salience.errors import StoreError
+from salience.models import FIELD_NAMES, MemoryRecord
+from salience.stores.base import MemoryFilter
+from salience.stores.sqlite.connection import Connection
+from salience.stores.sqlite.rows import (
+    COLUMNS,
+    INDEXED_FIELDS,
+    INSERT_COLUMNS,
+    date_words,
+    filter_sql,
+    from_row,
+    fts_match_expression,
+    to_row,
+)
+from salience.text import query_terms
+
+
+class MemoryRows(Connection):
+    """Writes and reads of memory rows, each write atomic with its index rows."""
+
+    def insert(self, record: MemoryRecord) -> None:
+        """Add a record with its full-text row, tags and entities, atomically."""
+        placeholders = ", ".join("?" for _ in INSERT_COLUMNS)
+        with self.transaction(), self._errors():
+            cursor = self._conn.execute(
+                f"INSERT INTO memories ({', '.join(INSERT_COLUMNS)}) VALUES ({placeholders})",
+                to_row(record),
+            )
+            assert cursor.lastrowid is not None
+            self._index(cursor.lastrowid, record)
+
+    def replace(self, record: MemoryRecord) -> None:
+        """Overwrite the record with ``record.id``; reindex only if indexed text changed."""
+        assignments = ", ".join(f"{name} = ?" for name in INSERT_COLUMNS)
+        with self.transaction(), self._errors():
+            old = self._conn.execute(
+                "SELECT seq, content, title, tags, entities, created_at FROM memories WHERE id = ?",
+                (record.id,),
+            ).fetchone()
+            if old is None:
+                raise StoreError(f"cannot replace {record.id}: it is not stored")
+            seq = old[0]
+            row = to_row(record)
+            self._conn.execute(f"UPDATE memories SET {assignments} WHERE seq = ?", [*row, seq])
+            new_indexed = tuple(row[FIELD_NAMES.index(name)] for name in INDEXED_FIELDS)
+            if tuple(old[1:]) != new_indexed:
+                self._unindex(seq)
+                self._index(seq, record)
+
+    def _index(self, seq: int, record: MemoryRecord) -> None:
+        self._conn.execute(
+            "INSERT INTO memory_fts (rowid, content, title, tags, entities, dated) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                seq,
+                record.content,
+                record.title or "",
+                " ".join(record.tags),
+                " ".join(record.entities),
+                date_words(record.created_at),
+            ),
+        )
+        if record.tags:  # (skipping empty statements saves a round trip on most writes)
+            self._conn.executemany(
+                "INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags]
+            )
+        if record.entities:
+            names = {entity.casefold(): entity for entity in reversed(record.entities)}
+            self._conn.executemany(
+                "INSERT INTO memory_entities (seq, entity_key, name) VALUES (?, ?, ?)",
+                [(seq, key, name) for key, name in names.items()],
+            )
+
+    def _unindex(self, seq: int) -> None:
+        self._conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
+        self._conn.execute("DELETE FROM memory_tags WHERE seq = ?", (seq,))
+        self._conn.execute("DELETE FROM memory_entities WHERE seq = ?", (seq,))
+
+    def touch(self, memory_ids: builtins.list[str], now: datetime) -> None:
+        """Count one access for each id, atomically (no read-modify-write in Python)."""
+        if not memory_ids:
+            return
+        marks = ", ".join("?" for _ in memory_ids)
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
+                f"WHERE id IN ({marks})",
+                [format_time(now), *memory_ids],
+            )
+
+    def delete(self, memory_id: str) -> bool:
+        """Remove the record and everything derived from it."""
+        with self.transaction(), self._errors():
+            row = self._conn.execute(
+                "SELECT seq FROM memories WHERE id = ?", (memory_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            self._unindex(row[0])
+            self._conn.execute("DELETE FROM memories WHERE seq = ?", (row[0],))
+            return True
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        """The record with this id, or None."""
+        rows = self._select(f"SELECT {COLUMNS} FROM memories m WHERE m.id = ?", (memory_id,))
+        return rows[0] if rows else None
+
+    def successors(self, memory_id: str) -> list[MemoryRecord]:
+        """Records that name ``memory_id`` as their parent, oldest first."""
+        return self._select(
+            f"SELECT {COLUMNS} FROM memories m WHERE m.parent_id = ? ORDER BY m.id", (memory_id,)
+        )
+
+    def list(self, flt: MemoryFilter, limit: int | None) -> builtins.list[MemoryRecord]:
+        """Matching records, newest first (by creation time, then id)."""
+        where, params = filter_sql(flt)
+        # With a selective lookup (hash, topic), sort its few rows; otherwise SQLite walks the
+        # (user, created_at) index for the order and scans every row of the user (measured:
+        # the duplicate check per write grew linearly with the store).
+        order = "+m.created_at" if flt.content_hash or flt.topic_key else "m.created_at"
+        sql = f"SELECT {COLUMNS} FROM memories m WHERE {where} ORDER BY {order} DESC, m.id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return self._select(sql, params)
+
+    def search(
+        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
+    ) -> builtins.list[tuple[MemoryRecord, float]]:
+        """BM25-ranked matches; the ranked FTS query runs first and the join comes after.
+
+        ``dated`` also matches the query against each memory's creation date in words, and
+        leaves out words found in half of all memories or more (and in 10,000 at least): BM25
+        gives them no weight, and a year most memories were written in would make a search
+        score every row (see :mod:`salience.stores.fts_terms`).
+        """
+        if limit <= 0:
+            return []
+        leave_out: set[str] = set()
+        if dated:
+            with self._lock, self._errors():
+                leave_out = self._term_counts.weightless(query_terms(query))
+        expression = fts_match_expression(query, dated=dated, leave_out=leave_out)
+        if expression is None:
+            return []
+        where, params = filter_sql(flt)
+        sql = (
+            f"SELECT {COLUMNS}, -f.rank FROM ("
+            " SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?"
+            f") AS f JOIN memories m ON m.seq = f.rowid WHERE {where} ORDER BY f.rank LIMIT ?"
+        )
+        candidates = max(limit * 4, 64)
+        while True:
+            with self._lock, self._errors():
+                rows = self._conn.execute(sql, [expression, candidates, *params, limit]).fetchall()
+                if len(rows) >= limit:
+                    break
+                # Filters may have removed candidates: widen until the index has no more.
+                matched = self._conn.execute(
+                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (expression,)
+                ).fetchone()[0]
+            if candidates >= matched:
+                break
+            candidates = matched  # one more pass over every match settles it
+        return [(from_row(row), float(row[-1])) for row in rows]
+
+    def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
+        """Memories whose content or title contains ``text`` (case-insensitive), newest first.
+
+        For queries too short for the full-text index (ilab: under 3 characters).
+        """
+        where, params = filter_sql(flt)
+        needle = text.casefold()
+        sql = (
+            f"SELECT {COLUMNS} FROM memories m WHERE {where} AND "
+            "(instr(lower(m.content), ?) > 0 OR instr(lower(coalesce(m.title, '')), ?) > 0) "
+            "ORDER BY m.created_at DESC, m.id DESC LIMIT ?"
+        )
+        return self._select(sql, [*params, needle, needle, limit])
+
+    def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
+        """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
+        if not memory_ids:
+            return []
+        where, params = filter_sql(flt)
+        found: dict[str, MemoryRecord] = {}
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start : start + 500])
+            marks = ", ".join("?" for _ in chunk)
+            sql = f"SELECT {COLUMNS} FROM memories m WHERE m.id IN ({marks}) AND {where}"
+            for record in self._select(sql, [*chunk, *params]):
+                found[record.id] = record
+        return [found[i] for i in memory_ids if i in found]
+
+    def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
+        """Entities of the matching memories with how many mention each, most first."""
+        where, params = filter_sql(flt)
+        sql = (
+            "SELECT min(e.name), count(*) AS n FROM memory_entities e "
+            f"JOIN memories m ON m.seq = e.seq WHERE {where} "
+            "GROUP BY e.entity_key ORDER BY n DESC, e.entity_key"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._lock, self._errors():
+            return [(str(name), int(n)) for name, n in self._conn.execute(sql, params)]
+
+    def iter_all(self) -> Iterator[MemoryRecord]:
+        """Every record in id order, read in one consistent snapshot."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(f"SELECT {COLUMNS} FROM memories m ORDER BY m.id").fetchall()
+        return (from_row(row) for row in rows)

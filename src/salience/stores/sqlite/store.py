@@ -1,0 +1,312 @@
+"""The embedded default store: one SQLite file with WAL, FTS5 and derived lookup tables.
+
+:class:`SQLiteStore` is built in parts: the connection (:mod:`.connection`), the memory rows
+and their full-text index (:mod:`.memories`), and here everything kept beside them —
+sessions, vectors, the change log briefings catch up from, decay bases, the audit log, the
+store's settings and mounted layers, and statistics.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from salience.clock import format_time
+from salience.models import AuditEntry, LayerMount, MemoryRecord, Session, Stats
+from salience.stores.base import RowChanges
+from salience.stores.sqlite.memories import MemoryRows
+from salience.stores.sqlite.rows import COLUMNS, from_row
+
+
+class SQLiteStore(MemoryRows):
+    """A salience store in one SQLite file (see :mod:`.connection` for concurrency)."""
+
+    def open_session(self, user: str) -> Session | None:
+        """The user's most recently active session that has not ended."""
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT id, user, started_at, last_active_at, ended_at, summary_id FROM sessions "
+                "WHERE user = ? AND ended_at IS NULL ORDER BY last_active_at DESC LIMIT 1",
+                (user,),
+            ).fetchone()
+        if row is None:
+            return None
+        started, active = datetime.fromisoformat(row[2]), datetime.fromisoformat(row[3])
+        ended = datetime.fromisoformat(row[4]) if row[4] else None
+        return Session(row[0], row[1], started, active, ended, row[5])
+
+    def save_session(self, session: Session) -> None:
+        """Insert or overwrite a session."""
+        values = (
+            session.id,
+            session.user,
+            format_time(session.started_at),
+            format_time(session.last_active_at),
+            format_time(session.ended_at) if session.ended_at else None,
+            session.summary_id,
+        )
+        with self.transaction(), self._errors():
+            self._conn.execute("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", values)
+
+    def touch_session(self, session_id: str, now: datetime) -> None:
+        """Mark an open session as active now (no-op for unknown or ended sessions)."""
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "UPDATE sessions SET last_active_at = ? WHERE id = ? AND ended_at IS NULL",
+                (format_time(now), session_id),
+            )
+
+    def set_vector(self, memory_id: str, vector: bytes) -> None:
+        """Store (or replace) the memory's embedding; it gets a new, higher ``vseq``."""
+        with self.transaction(), self._errors():
+            self._conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+            self._conn.execute(
+                "INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)", (memory_id, vector)
+            )
+            self._vector_writes += 1
+
+    def clear_vectors(self) -> None:
+        """Drop every embedding (before re-embedding with another model)."""
+        with self.transaction(), self._errors():
+            self._conn.execute("DELETE FROM memory_vectors")
+            self._vector_writes += 1
+
+    def vector_state(self) -> tuple[int, int]:
+        """(number of vectors, highest vseq): changes whenever any process writes vectors."""
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT count(*), coalesce(max(vseq), 0) FROM memory_vectors"
+            ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def change_marker(self) -> tuple[int, int]:
+        """Cheap to read; differs after any commit by another connection or a vector write."""
+        with self._lock, self._errors():
+            version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        return version, self._vector_writes
+
+    def _counters(self) -> tuple[int, int]:
+        last_seq = self._conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()
+        if not self._change_log:
+            return int(last_seq[0]), 0
+        last_change = self._conn.execute(
+            "SELECT coalesce(max(cseq), 0) FROM memory_changes"
+        ).fetchone()
+        return int(last_seq[0]), int(last_change[0])
+
+    def _numbered(
+        self, where: str, params: Sequence[object]
+    ) -> builtins.list[tuple[int, MemoryRecord]]:
+        sql = f"SELECT m.seq, {COLUMNS} FROM memories m WHERE {where} ORDER BY m.seq"
+        return [(int(row[0]), from_row(row[1:])) for row in self._conn.execute(sql, params)]
+
+    def all_rows(self) -> RowChanges:
+        """Every record with its row number (all users, forgotten too), read at one moment."""
+
+        def read() -> RowChanges:
+            return RowChanges(self._numbered("1", ()), [], *self._counters())
+
+        return self._at_one_moment(read)
+
+    def row_changes(self, after_seq: int, after_change: int) -> RowChanges | None:
+        """Records added after ``after_seq`` or changed after ``after_change``, and rows deleted
+        since, read at one moment; None without a change log reaching back that far."""
+
+        def read() -> RowChanges | None:
+            last_seq, last_change = self._counters()
+            if not self._change_log:
+                return None
+            oldest = self._conn.execute("SELECT min(cseq) FROM memory_changes").fetchone()[0]
+            if oldest is not None and oldest > after_change + 1:
+                return None  # pruned past the reader
+            changed = sorted(
+                {
+                    int(r[0])
+                    for r in self._conn.execute(
+                        "SELECT mseq FROM memory_changes WHERE cseq > ?", (after_change,)
+                    )
+                }
+            )
+            rows = self._numbered("m.seq > ?", (after_seq,))
+            for start in range(0, len(changed), 500):
+                chunk = [seq for seq in changed[start : start + 500] if seq <= after_seq]
+                if chunk:
+                    marks = ", ".join("?" for _ in chunk)
+                    rows += self._numbered(f"m.seq IN ({marks})", chunk)
+            present = {seq for seq, _ in rows}
+            deleted = [seq for seq in changed if seq not in present]
+            return RowChanges(rows, deleted, last_seq, last_change)
+
+        return self._at_one_moment(read)
+
+    def vector_rows(self, after: int) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """(vseq, memory id, session id, vector) for vectors with ``vseq > after``, by vseq."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(
+                "SELECT v.vseq, v.memory_id, m.session_id, v.vector FROM memory_vectors v "
+                "JOIN memories m ON m.id = v.memory_id WHERE v.vseq > ? ORDER BY v.vseq",
+                (after,),
+            ).fetchall()
+        return [(int(r[0]), str(r[1]), r[2], bytes(r[3])) for r in rows]
+
+    def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:
+        """Up to ``limit`` records that have no embedding yet, in id order."""
+        return self._select(
+            f"SELECT {COLUMNS} FROM memories m WHERE NOT EXISTS "
+            "(SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT ?",
+            (limit,),
+        )
+
+    def count_without_vectors(self) -> int:
+        """How many records have no embedding."""
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT count(*) FROM memories m WHERE NOT EXISTS "
+                "(SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
+            ).fetchone()
+        return int(row[0])
+
+    def importance_bases(self) -> dict[str, tuple[float, datetime]]:
+        """Every stored decay base: memory id -> (importance, when it was set)."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(
+                "SELECT memory_id, importance, set_at FROM importance_base"
+            ).fetchall()
+        return {str(r[0]): (float(r[1]), datetime.fromisoformat(r[2])) for r in rows}
+
+    def set_importance_base(self, memory_id: str, importance: float, set_at: datetime) -> None:
+        """Record the importance a person or feedback set, and when."""
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO importance_base (memory_id, importance, set_at) "
+                "VALUES (?, ?, ?)",
+                (memory_id, importance, format_time(set_at)),
+            )
+
+    def orphans(self, *, delete: bool) -> dict[str, int]:
+        """Rows of derived tables whose memory is gone, by table (removed when ``delete``)."""
+        checks = {
+            "memory_tags": "seq NOT IN (SELECT seq FROM memories)",
+            "memory_entities": "seq NOT IN (SELECT seq FROM memories)",
+            "memory_fts": "rowid NOT IN (SELECT seq FROM memories)",
+            "memory_vectors": "memory_id NOT IN (SELECT id FROM memories)",
+            "importance_base": "memory_id NOT IN (SELECT id FROM memories)",
+        }
+        found: dict[str, int] = {}
+        with self.transaction(), self._errors():
+            for table, where in checks.items():
+                count = self._conn.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()
+                if count[0]:
+                    found[table] = int(count[0])
+                    if delete:
+                        self._conn.execute(f"DELETE FROM {table} WHERE {where}")
+                        if table == "memory_vectors":
+                            self._vector_writes += 1
+        return found
+
+    def append_audit(self, entries: Sequence[AuditEntry]) -> None:
+        """Append entries to the audit log (inside the caller's transaction, if any)."""
+        rows = [
+            (format_time(e.at), e.memory_id, e.action, e.actor, json.dumps(e.detail, default=str))
+            for e in entries
+        ]
+        with self.transaction(), self._errors():
+            self._conn.executemany(
+                "INSERT INTO audit_log (at, memory_id, action, actor, detail) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def audit_entries(self, memory_id: str | None, limit: int | None) -> builtins.list[AuditEntry]:
+        """Audit entries, newest first; only one memory's with ``memory_id``."""
+        sql = "SELECT seq, at, memory_id, action, actor, detail FROM audit_log"
+        params: list[object] = []
+        if memory_id is not None:
+            sql += " WHERE memory_id = ?"
+            params.append(memory_id)
+        sql += " ORDER BY seq DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._lock, self._errors():
+            rows = self._conn.execute(sql, params).fetchall()
+        return [
+            AuditEntry(datetime.fromisoformat(r[1]), r[2], r[3], r[4], json.loads(r[5]), int(r[0]))
+            for r in rows
+        ]
+
+    def get_meta(self, key: str) -> str | None:
+        """A value of the store's own settings table (e.g. the embedder identity)."""
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT value FROM store_meta WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Set (or, with None, remove) a value of the store's settings table."""
+        with self.transaction(), self._errors():
+            if value is None:
+                self._conn.execute("DELETE FROM store_meta WHERE key = ?", (key,))
+            else:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)", (key, value)
+                )
+
+    def layers(self) -> builtins.list[LayerMount]:
+        """The read-only stores mounted beside this one, by name."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(
+                "SELECT name, kind, path, mounted_at FROM layers ORDER BY name"
+            ).fetchall()
+        return [LayerMount(r[0], r[1], r[2], datetime.fromisoformat(r[3])) for r in rows]
+
+    def mount_layer(self, mount: LayerMount) -> None:
+        """Record a mounted layer (its name and path must be new here)."""
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "INSERT INTO layers (name, kind, path, mounted_at) VALUES (?, ?, ?, ?)",
+                (mount.name, mount.kind, mount.path, format_time(mount.mounted_at)),
+            )
+
+    def unmount_layer(self, name: str) -> bool:
+        """Forget a mounted layer; False if none has that name. Its file is untouched."""
+        with self.transaction(), self._errors():
+            cursor = self._conn.execute("DELETE FROM layers WHERE name = ?", (name,))
+        return cursor.rowcount > 0
+
+    def stats(self, as_of: datetime) -> Stats:
+        """Counts by status, type, user and project, and the file's size."""
+        now = format_time(as_of)
+        status_sql = (
+            "SELECT CASE WHEN forget_reason IS NOT NULL THEN 'forgotten' "
+            "WHEN valid_until IS NOT NULL AND valid_until <= ? THEN 'superseded' "
+            "ELSE 'current' END AS s, count(*) FROM memories GROUP BY s"
+        )
+        current = "forget_reason IS NULL AND (valid_until IS NULL OR valid_until > ?)"
+        with self._lock, self._errors():
+            by_status = dict(self._conn.execute(status_sql, (now,)).fetchall())
+            grouped = {
+                column: dict(
+                    self._conn.execute(
+                        f"SELECT coalesce({column}, ''), count(*) FROM memories "
+                        f"WHERE {current} GROUP BY 1 ORDER BY 2 DESC, 1",
+                        (now,),
+                    ).fetchall()
+                )
+                for column in ("type", "user", "project")
+            }
+        size = sum(p.stat().st_size for p in (self._path, Path(f"{self._path}-wal")) if p.exists())
+        return Stats(
+            path=str(self._path),
+            schema=self.schema,
+            total=sum(by_status.values()),
+            by_status={k: by_status.get(k, 0) for k in ("current", "superseded", "forgotten")},
+            by_type=grouped["type"],
+            by_user=grouped["user"],
+            by_project={k: v for k, v in grouped["project"].items() if k},
+            size_bytes=size,
+        )
