@@ -24,11 +24,21 @@ from salience.errors import (
     StoreError,
     StoreReadOnlyError,
 )
-from salience.models import Hit, ImportResult, MemoryRecord, Outcome, Stats, Status, WriteResult
+from salience.models import (
+    ALL_USERS,
+    Hit,
+    ImportResult,
+    MemoryRecord,
+    Outcome,
+    Stats,
+    Status,
+    WriteResult,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALL_USERS",
     "Config",
     "ConfigError",
     "ConflictError",

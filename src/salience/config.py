@@ -110,6 +110,13 @@ class Config:
     profile: str = _setting(
         "salience", "SALIENCE_PROFILE", "Default scoring profile for every command.", _text
     )
+    user: str = _setting(
+        "default",
+        "SALIENCE_USER",
+        "The user every verb acts for when none is named; other users' memories are "
+        "invisible to it.",
+        _text,
+    )
     max_content_bytes: int = _setting(
         65536, "SALIENCE_MAX_CONTENT_BYTES", "Largest memory content accepted, in bytes.", _int
     )
@@ -231,6 +238,8 @@ class Config:
         self._check_choices()
 
     def _check_ranges(self) -> None:
+        if not self.user or len(self.user) > 512 or not self.user.isprintable():
+            raise ConfigError("user must be a printable name of 1 to 512 characters")
         if self.max_content_bytes < 1:
             raise ConfigError("max_content_bytes must be a positive number of bytes")
         if self.busy_timeout_ms < 0:

@@ -31,6 +31,7 @@ class Outcome(StrEnum):
     UPDATED = "updated"
     DUPLICATE = "duplicate"
     REJECTED = "rejected"
+    FORGOTTEN = "forgotten"  # forget only: kept, readable, out of recall and briefings
     DELETED = "deleted"  # purge only: the record is gone for good
 
 
@@ -148,6 +149,7 @@ class AuditEntry:
     actor: str
     detail: dict[str, Any] = field(default_factory=dict)
     seq: int = 0
+    user: str | None = None  # whose memory (or write) it concerns; None: the store's own
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,26 @@ class Session:
     last_active_at: datetime
     ended_at: datetime | None = None
     summary_id: str | None = None
+
+
+DEFAULT_USER = "default"
+"""The user every verb acts for when none is named (``SALIENCE_USER`` changes it)."""
+
+
+class AllUsers:
+    """The type of :data:`ALL_USERS` (one instance)."""
+
+    def __repr__(self) -> str:
+        return "ALL_USERS"
+
+
+ALL_USERS = AllUsers()
+"""Pass as ``user=`` to act across every user's memories: an explicit capability, separately
+named, for administrators and backups. Any other ``user=`` names one user, and a verb then
+sees that user's memories only (another user's id is "not found")."""
+
+UserScope = str | AllUsers | None
+"""What a verb's ``user=`` takes: a user's name, :data:`ALL_USERS`, or None (the default)."""
 
 
 LOCAL_LAYER = "local"

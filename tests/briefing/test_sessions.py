@@ -68,8 +68,12 @@ def test_end_stores_the_summary_and_closes(memory: Memory, clock: FakeClock) -> 
     started = memory.session_start("alice")
     result = memory.session_end("alice", "Refactored the auth module")
     assert result.ok
-    summary = memory.get(result.id or "")
-    assert (summary.type, summary.session_id) == ("summary", started.session_id)
+    summary = memory.get(result.id or "", user="alice")
+    assert (summary.type, summary.session_id, summary.user) == (
+        "summary",
+        started.session_id,
+        "alice",
+    )
     assert f"session:{started.session_id}" in summary.tags
     with pytest.raises(ConflictError, match="no open session"):
         memory.session_end("alice", "again")

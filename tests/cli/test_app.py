@@ -122,7 +122,7 @@ def test_supersede_and_history(run) -> None:  # type: ignore[no-untyped-def]
 
 def test_forget_and_purge(run) -> None:  # type: ignore[no-untyped-def]
     memory_id = _remember(run, "to be forgotten")
-    assert run("forget", memory_id).stdout.split() == ["updated", memory_id]
+    assert run("forget", memory_id).stdout.split() == ["forgotten", memory_id]
     assert json.loads(run("show", memory_id, "--json").stdout)["forget_reason"]
     assert run("forget", memory_id, "--purge").stdout.split() == ["deleted", memory_id]
     assert run("show", memory_id).exit_code == 1
@@ -166,6 +166,7 @@ def test_stats(run) -> None:  # type: ignore[no-untyped-def]
     ],
 )
 def test_user_errors_exit_1_with_one_line(run, args: tuple[str, ...], message: str) -> None:  # type: ignore[no-untyped-def]
+    _remember(run, "a store with one memory")
     result = run(*args)
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1
@@ -180,7 +181,10 @@ def test_a_bad_import_line_exits_1_naming_the_line(run, tmp_path: Path) -> None:
     result = run("import", str(bad))
     assert result.exit_code == 1
     assert "line 2" in result.stderr
-    assert json.loads(run("stats", "--json").stdout)["total"] == 0
+    assert "no salience store" in run("stats").stderr  # the failed import left nothing behind
+    _remember(run, "a store with one memory")
+    assert run("import", str(bad)).exit_code == 1
+    assert json.loads(run("stats", "--json").stdout)["total"] == 1
 
 
 @pytest.mark.parametrize(

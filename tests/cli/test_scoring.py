@@ -128,6 +128,7 @@ def test_rank_human_output_and_explain(run) -> None:  # type: ignore[no-untyped-
 
 
 def test_bad_as_of_and_unknown_profile(run) -> None:  # type: ignore[no-untyped-def]
+    _import(run, {"content": "User prefers Jellyfin over Plex", "created_at": AS_OF})
     bad_time = run("rank", "--as-of", "last tuesday")
     assert bad_time.exit_code == 2
     assert "ISO 8601" in bad_time.output
@@ -158,6 +159,8 @@ def test_briefing_prints_exactly_the_injected_text(run) -> None:  # type: ignore
 
 def test_default_profile_comes_from_the_environment(home: Path) -> None:
     runner = CliRunner()
+    created = runner.invoke(cli, ["remember", "User prefers Jellyfin", "--home", str(home)])
+    assert created.exit_code == 0, created.output
     result = runner.invoke(
         cli, ["briefing", "--home", str(home)], env={"SALIENCE_PROFILE": "talome"}
     )

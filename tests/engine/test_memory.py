@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from salience import (
+    ALL_USERS,
     ConfigError,
     ConflictError,
     InvalidInputError,
@@ -53,7 +54,7 @@ def test_remember_keeps_every_given_field(memory: Memory) -> None:
         entities=["httpx", "requests"],
         enabled=False,
     )
-    record = memory.get(result.id or "")
+    record = memory.get(result.id or "", user="alice")
     assert record.type == "heuristic"
     assert record.title == "httpx over requests"
     assert record.tags == ("project:api", "source:user")
@@ -200,7 +201,7 @@ def test_forget_is_soft_and_reasoned(memory: Memory, clock: FakeClock) -> None:
     memory_id = memory.remember("The staging password rotates weekly").id or ""
     now = clock.advance(hours=3)
     result = memory.forget(memory_id, "no longer true")
-    assert result.outcome is Outcome.UPDATED
+    assert result.outcome is Outcome.FORGOTTEN
     record = memory.get(memory_id)
     assert record.forget_reason == "no longer true"
     assert record.valid_until == now
@@ -239,15 +240,17 @@ def test_list_filters_combine(memory: Memory, clock: FakeClock) -> None:
     b = memory.remember("beta fact two", user="alice", type="decision", tags=["x"]).id
     clock.advance(minutes=1)
     c = memory.remember("gamma fact three", user="bob", session_id="s9", entities=["Redis"]).id
-    assert [r.id for r in memory.list()] == [c, b, a]  # newest first
+    every = ALL_USERS
+    assert [r.id for r in memory.list(user=every)] == [c, b, a]  # newest first
     assert [r.id for r in memory.list(user="alice")] == [b, a]
-    assert [r.id for r in memory.list(project="api")] == [a]
-    assert [r.id for r in memory.list(type="decision")] == [b]
-    assert [r.id for r in memory.list(tags=["x"])] == [b, a]
-    assert [r.id for r in memory.list(tags=["x", "y"])] == [a]
-    assert [r.id for r in memory.list(session_id="s9")] == [c]
-    assert [r.id for r in memory.list(entity="redis")] == [c]
-    assert [r.id for r in memory.list(limit=2)] == [c, b]
+    assert memory.list() == []  # the default user has none
+    assert [r.id for r in memory.list(user=every, project="api")] == [a]
+    assert [r.id for r in memory.list(user=every, type="decision")] == [b]
+    assert [r.id for r in memory.list(user=every, tags=["x"])] == [b, a]
+    assert [r.id for r in memory.list(user="alice", tags=["x", "y"])] == [a]
+    assert [r.id for r in memory.list(user="bob", session_id="s9")] == [c]
+    assert [r.id for r in memory.list(user=every, entity="redis")] == [c]
+    assert [r.id for r in memory.list(user=every, limit=2)] == [c, b]
     with pytest.raises(InvalidInputError, match="limit"):
         memory.list(limit=0)
 
@@ -332,13 +335,16 @@ def test_stats_count_by_status_type_user_project(memory: Memory, clock: FakeCloc
     clock.advance(minutes=1)
     memory.supersede(a, "first memory text, revised")
     memory.forget(c, "wrong")
-    stats = memory.stats()
+    stats = memory.stats(user=ALL_USERS)
     assert stats.total == 4
     assert stats.by_status == {"current": 2, "superseded": 1, "forgotten": 1}
     assert stats.by_type == {"decision": 1, "observation": 1}
     assert stats.by_user == {"default": 1, "bob": 1}
     assert stats.by_project == {"api": 1}
     assert stats.size_bytes > 0
+    mine = memory.stats()  # the default user's own counts
+    assert (mine.total, mine.by_user, mine.by_type) == (3, {"default": 1}, {"observation": 1})
+    assert memory.stats(user="bob").by_status == {"current": 1, "superseded": 0, "forgotten": 0}
 
 
 def test_open_refuses_unsupported_urls() -> None:

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from salience import Config, ImportFormatError, Memory
+from salience import ALL_USERS, Config, ImportFormatError, Memory
 from tests.conftest import T0, FakeClock
 
 
 def _export(memory: Memory) -> str:
     buffer = io.StringIO()
-    memory.export(buffer)
+    memory.export(buffer, user=ALL_USERS)
     return buffer.getvalue()
 
 
@@ -45,14 +45,14 @@ def test_round_trip_into_an_empty_store_is_byte_identical(
 ) -> None:
     a = memory.remember("Ünïcödé — 日本語 — emoji 🙂", tags=["lang:ja"], user="u").id or ""
     clock.advance(hours=5)
-    memory.supersede(a, "replacement text")
+    memory.supersede(a, "replacement text", user="u")
     memory.forget(memory.remember("gone but kept").id or "", "test")
     first = _export(memory)
     with _fresh(tmp_path, "copy", clock) as copy:
-        result = copy.import_(io.StringIO(first))
+        result = copy.import_(io.StringIO(first), user=ALL_USERS)
         assert (result.created, result.updated, result.unchanged) == (3, 0, 0)
         assert _export(copy) == first
-        again = copy.import_(io.StringIO(first))
+        again = copy.import_(io.StringIO(first), user=ALL_USERS)
         assert (again.created, again.updated, again.unchanged) == (0, 0, 3)
 
 

@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from salience import Config, Memory
+from salience import ALL_USERS, Config, Memory
+from salience.cli import cli
 from salience.errors import (
     InvalidInputError,
     LayerError,
@@ -60,7 +62,8 @@ def test_mount_is_recorded_and_listed(projects: tuple[Memory, Memory], tmp_path:
     [mount] = api.layers()
     assert (mount.name, mount.kind) == ("shared", "shared")
     assert mount.path == str((tmp_path / "billing" / "salience.db").resolve())
-    assert api.log(limit=1)[0].action == "mount"
+    assert api.log(limit=1, user=ALL_USERS)[0].action == "mount"  # the store's own entry
+    assert all(e.action != "mount" for e in api.log())
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
@@ -259,17 +262,40 @@ def test_a_name_or_a_path_is_mounted_once(tmp_path: Path, clock: FakeClock) -> N
         assert [m.name for m in mine.layers()] == ["other", "shared"]
 
 
-def test_a_vanished_layer_is_a_clear_error(tmp_path: Path, clock: FakeClock) -> None:
+def test_a_vanished_layer_is_skipped_and_named(tmp_path: Path, clock: FakeClock) -> None:
     with _open(tmp_path / "team", clock, None) as team:
         team.remember("The staging cluster runs in eu-west-1")
     with _open(tmp_path / "mine", clock, None) as mine:
+        mine.remember("Our staging deploys happen on Fridays")
         mine.mount(tmp_path / "team", kind="shared")
     (tmp_path / "team" / "salience.db").unlink()
     with _open(tmp_path / "mine", clock, None) as mine:
-        with pytest.raises(LayerError, match=r"layer .shared. cannot be opened.*layer unmount"):
-            mine.search("staging", touch=False)
+        hits = mine.search("staging", touch=False)  # the local store still answers
+        assert [h.record.content for h in hits] == ["Our staging deploys happen on Fridays"]
+        assert "Fridays" in mine.briefing().text
+        problems = mine.unavailable_layers()
+        assert list(problems) == ["shared"]
+        assert "cannot be opened" in problems["shared"]
+        assert "layer unmount" in problems["shared"]
         mine.unmount("shared")
-        assert mine.search("staging", touch=False) == []
+        assert mine.unavailable_layers() == {}
+
+
+def test_cli_warns_about_an_unavailable_layer(tmp_path: Path, clock: FakeClock) -> None:
+    with _open(tmp_path / "team", clock, None) as team:
+        team.remember("The staging cluster runs in eu-west-1")
+    with _open(tmp_path / "mine", clock, None) as mine:
+        mine.remember("Our staging deploys happen on Fridays")
+        mine.mount(tmp_path / "team", kind="shared")
+    (tmp_path / "team" / "salience.db").unlink()
+    runner = CliRunner(env={"SALIENCE_EMBEDDER": "none"})
+    home = ["--home", str(tmp_path / "mine")]
+    for args in (["recall", "staging"], ["briefing"], ["stats"]):
+        result = runner.invoke(cli, [*args, *home])
+        assert result.exit_code == 0, result.output
+        assert "warning: layer 'shared' is unavailable" in result.stderr
+    listed = runner.invoke(cli, ["layer", "list", *home])
+    assert "shared  (shared, read-only, unavailable:" in listed.stdout
 
 
 def test_get_falls_back_to_layers_and_reports_missing(projects: tuple[Memory, Memory]) -> None:

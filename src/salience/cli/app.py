@@ -6,12 +6,14 @@ traceback); 2 a usage error (click's own).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
@@ -26,7 +28,9 @@ class UserError(click.ClickException):
     exit_code = 1
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        from salience.cli.render import say
+
+        say(f"error: {self.format_message()}", err=True)
 
 
 class SalienceGroup(click.Group):
@@ -36,14 +40,52 @@ class SalienceGroup(click.Group):
         from salience.errors import SalienceError
 
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except SalienceError as exc:
+            _discard_new_store(ctx)
             raise UserError(str(exc)) from None
         except BrokenPipeError:
             # The reader went away (e.g. `| head`); silence the interpreter's own complaint.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(0)
+        except SystemExit as exc:
+            if exc.code:
+                _discard_new_store(ctx)
+            else:
+                _announce_new_store(ctx)
+            raise
+        except BaseException:
+            _discard_new_store(ctx)
+            raise
+        _announce_new_store(ctx)
+        return result
+
+
+_NEW_STORE = "salience.new_store"
+
+
+def _announce_new_store(ctx: click.Context) -> None:
+    """A command that made a new store and succeeded says where."""
+    made = ctx.meta.get(_NEW_STORE)
+    if made is not None:
+        from salience.cli.render import say
+
+        say(f"created a new store at {made[0]}", err=True)
+
+
+def _discard_new_store(ctx: click.Context) -> None:
+    """A command that made a new store and then failed leaves nothing behind: a failed
+    command changes nothing."""
+    made = ctx.meta.get(_NEW_STORE)
+    if made is None:
+        return
+    path, made_home = made
+    for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        leftover.unlink(missing_ok=True)
+    if made_home:
+        with contextlib.suppress(OSError):  # something else is in it now
+            path.parent.rmdir()
 
 
 @click.group(cls=SalienceGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -52,8 +94,28 @@ def cli() -> None:
     """salience: memory for AI agents, offline, in one SQLite file."""
 
 
+_USER = "salience.user"
+_ALL_USERS = "salience.all_users"
+
+
+def _remember_in_context(key: str) -> Callable[[click.Context, click.Parameter, Any], None]:
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+        if value is not None:
+            ctx.meta[key] = value
+
+    return callback
+
+
 def store_options(func: F) -> F:
-    """``--home DIR`` and ``--profile NAME``, taken by every command."""
+    """``--home DIR``, ``--profile NAME`` and ``--user U``, taken by every command."""
+    func = click.option(
+        "--user",
+        default=None,
+        expose_value=False,
+        callback=_remember_in_context(_USER),
+        help="Act as this user: only their memories are seen or changed "
+        "(default: $SALIENCE_USER or default).",
+    )(func)
     func = click.option(
         "--profile",
         default=None,
@@ -97,22 +159,96 @@ def as_of_option(func: F) -> F:
     )(func)
 
 
+def all_users_option(func: F) -> F:
+    """``--all-users``: every user's memories, not only one user's."""
+    return click.option(
+        "--all-users",
+        is_flag=True,
+        default=None,
+        expose_value=False,
+        callback=_remember_in_context(_ALL_USERS),
+        help="Every user's memories (an administrator's view; not with --user).",
+    )(func)
+
+
+def chosen_user() -> Any:
+    """What a verb's ``user=`` gets: ALL_USERS with ``--all-users``, else None (the user
+    ``--user`` set, or the configured default)."""
+    from salience.models import ALL_USERS
+
+    meta = click.get_current_context().meta
+    if meta.get(_ALL_USERS):
+        if meta.get(_USER) is not None:
+            raise click.UsageError("give --user or --all-users, not both")
+        return ALL_USERS
+    return None
+
+
 def json_option(func: F) -> F:
     """``--json``: machine-readable output."""
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(func)
 
 
-def open_memory(home: Path | None, profile: str | None = None) -> Any:
-    """The engine for ``--home`` (or the configured default), with ``--profile`` as default."""
+LIMIT = click.IntRange(1, 1_000_000)
+"""How many results a command may ask for (bounded: SQLite binds 64-bit integers only)."""
+
+
+def open_memory(home: Path | None, profile: str | None = None, *, create: bool = True) -> Any:
+    """The engine for ``--home`` (or the configured default), with ``--profile`` as default.
+
+    Only a command that writes (``create``) makes a new store, and says so on stderr; one
+    that reads refuses a missing store (a mistyped ``--home`` is not an empty store).
+    """
     from dataclasses import replace
 
     from salience.config import Config
     from salience.engine.memory import Memory
 
     config = Config.from_env() if home is None else Config.for_home(home)
+    existed = config.db_path.exists()
+    home_existed = config.db_path.parent.exists()
+    if not existed and not create:
+        raise UserError(
+            f"no salience store at {config.db_path} (check --home or SALIENCE_HOME; "
+            "a command that writes, such as `salience remember`, creates one)"
+        )
     if profile is not None:
         config = replace(config, profile=profile)
-    return Memory.open(config=config)
+    user = click.get_current_context().meta.get(_USER)
+    if user is not None:
+        config = replace(config, user=user)
+    memory = Memory.open(config=config)
+    if not existed:
+        click.get_current_context().meta[_NEW_STORE] = (config.db_path, not home_existed)
+    return memory
+
+
+@contextmanager
+def private_file(path: str) -> Iterator[TextIO]:
+    """``path`` opened for writing UTF-8 text, readable and writable by its owner only."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+    os.fchmod(handle, 0o600)
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        yield out
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (on a terminal); yields ``advance(done, total)``."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    bar = Progress(console=Console(stderr=True), transient=True)
+    with bar:
+        task = bar.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
 
 
 def read_text(value: str) -> str:

@@ -42,7 +42,7 @@ def mount(
     if as_json:
         render.emit_json(_mount_json(mounted))
     else:
-        click.echo(f"mounted {mounted.path} as {mounted.kind} layer {mounted.name!r}")
+        render.say(f"mounted {mounted.path} as {mounted.kind} layer {mounted.name!r}")
 
 
 @layer.command(name="list")
@@ -50,14 +50,16 @@ def mount(
 @json_option
 def list_(home: Path | None, profile: str | None, as_json: bool) -> None:
     """The mounted layers: name, kind, path."""
-    with open_memory(home, profile) as memory:
+    with open_memory(home, profile, create=False) as memory:
         mounts = memory.layers()
+        problems = memory.unavailable_layers()
     if as_json:
-        render.emit_json([_mount_json(m) for m in mounts])
+        render.emit_json([{**_mount_json(m), "unavailable": problems.get(m.name)} for m in mounts])
         return
-    click.echo("local   (read-write)")
+    render.say("local   (read-write)")
     for m in mounts:
-        click.echo(f"{m.name}  ({m.kind}, read-only)  {m.path}")
+        state = f", unavailable: {problems[m.name]}" if m.name in problems else ""
+        render.say(f"{m.name}  ({m.kind}, read-only{state})  {m.path}")
 
 
 @layer.command()
@@ -71,4 +73,4 @@ def unmount(name: str, home: Path | None, profile: str | None, as_json: bool) ->
     if as_json:
         render.emit_json(_mount_json(gone))
     else:
-        click.echo(f"unmounted layer {gone.name!r} ({gone.path})")
+        render.say(f"unmounted layer {gone.name!r} ({gone.path})")

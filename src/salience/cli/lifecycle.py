@@ -57,17 +57,17 @@ def maintain(
         return
     verb = "would change" if dry_run else "changed"
     if not report.changed:
-        click.echo("nothing to do")
+        render.say("nothing to do")
         return
     for change in report.decayed:
-        click.echo(
+        render.say(
             f"decay   {change.memory_id}  importance {change.before:.4f} -> {change.after:.4f}"
         )
     for memory_id in report.forgotten:
-        click.echo(f"forget  {memory_id}  (retention)")
+        render.say(f"forget  {memory_id}  (retention)")
     for table, count in report.orphans.items():
-        click.echo(f"orphans {table}: {count}")
-    click.echo(
+        render.say(f"orphans {table}: {count}")
+    render.say(
         f"{verb}: {len(report.decayed)} decayed, {len(report.forgotten)} forgotten, "
         f"{sum(report.orphans.values())} orphan rows"
     )
@@ -106,19 +106,19 @@ def consolidate(
         )
         return
     if not report.groups:
-        click.echo(f"nothing to consolidate ({report.candidates} candidate observations)")
+        render.say(f"nothing to consolidate ({report.candidates} candidate observations)")
         return
     for g in report.groups:
         target = g.insight_id or "(new)"
         how = f" [{g.summary}]" if g.action == "create" else ""
-        click.echo(
+        render.say(
             f"{g.action:<6} {target}  {len(g.members)} observations -> importance "
             f"{g.importance:.2f}{how}: {g.content[:60]}"
         )
         if g.note:
-            click.echo(f"note: {g.note}", err=True)
+            render.say(f"note: {g.note}", err=True)
     verb = "would consolidate" if dry_run else "consolidated"
-    click.echo(f"{verb} {len(report.groups)} groups of {report.candidates} candidates")
+    render.say(f"{verb} {len(report.groups)} groups of {report.candidates} candidates")
 
 
 @cli.command(name="log")
@@ -150,10 +150,10 @@ def log_(
         )
         return
     if not entries:
-        click.echo("no entries")
+        render.say("no entries")
     for e in entries:
         detail = json.dumps(e.detail, ensure_ascii=False, default=str) if e.detail else ""
-        click.echo(
+        render.say(
             f"{e.at.isoformat(timespec='seconds')}  {e.action:<11} {e.memory_id or '-':<26}  "
             f"{e.actor:<13} {detail}"
         )

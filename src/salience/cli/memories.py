@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
 from salience.cli import render
-from salience.cli.app import as_of_option, cli, json_option, open_memory, read_text, store_options
+from salience.cli.app import (
+    LIMIT,
+    all_users_option,
+    as_of_option,
+    chosen_user,
+    cli,
+    json_option,
+    open_memory,
+    private_file,
+    progress_bar,
+    read_text,
+    store_options,
+)
 from salience.write.records import to_json_dict
 
 
 @cli.command()
 @click.argument("query")
-@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--user", default=None, help="Only this user's memories.")
+@click.option("--limit", type=LIMIT, default=10, show_default=True)
 @click.option("--project", default=None, help="Only this project's memories.")
 @click.option("--type", "types", multiple=True, help="Only memories of this type (repeatable).")
 @click.option(
@@ -23,35 +35,42 @@ from salience.write.records import to_json_dict
 )
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
 @click.option("--explain", is_flag=True, help="Show each hit's score breakdown.")
+@click.option(
+    "--no-touch", is_flag=True, help="Look without counting an access (implied by --as-of)."
+)
 @as_of_option
+@all_users_option
 @store_options
 @json_option
 def recall(
     query: str,
     limit: int,
-    user: str | None,
     project: str | None,
     types: tuple[str, ...],
     types_exclude: tuple[str, ...],
     tags: tuple[str, ...],
     explain: bool,
+    no_touch: bool,
     as_of: Any,
     home: Path | None,
     profile: str | None,
     as_json: bool,
 ) -> None:
     """Find memories matching QUERY, best first, scored by the profile. - reads stdin."""
-    with open_memory(home, profile) as memory:
+    text = read_text(query)
+    with open_memory(home, profile, create=False) as memory:
         hits = memory.search(
-            read_text(query),
+            text,
             limit,
-            user=user,
+            user=chosen_user(),
+            touch=False if no_touch else None,
             project=project,
             types=types,
             types_exclude=types_exclude,
             tags=tags,
             as_of=as_of,
         )
+        render.warn_unavailable(memory.unavailable_layers())
     if as_json:
         render.emit_json([render.hit_json(h) for h in hits])
     else:
@@ -64,7 +83,7 @@ def recall(
 @json_option
 def show(memory_id: str, home: Path | None, profile: str | None, as_json: bool) -> None:
     """Show every field of one memory."""
-    with open_memory(home, profile) as memory:
+    with open_memory(home, profile, create=False) as memory:
         record = memory.get(memory_id)
     if as_json:
         render.emit_json(to_json_dict(record))
@@ -73,7 +92,6 @@ def show(memory_id: str, home: Path | None, profile: str | None, as_json: bool) 
 
 
 @cli.command(name="list")
-@click.option("--user", default=None, help="Only this user's memories.")
 @click.option("--project", default=None, help="Only this project's memories.")
 @click.option("--type", "type_", default=None, help="Only memories of this type.")
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
@@ -82,11 +100,11 @@ def show(memory_id: str, home: Path | None, profile: str | None, as_json: bool) 
 @click.option("--superseded", is_flag=True, help="Include superseded memories.")
 @click.option("--forgotten", is_flag=True, help="Include forgotten memories.")
 @click.option("--all", "everything", is_flag=True, help="Include superseded and forgotten.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many.")
+@click.option("--limit", type=LIMIT, default=None, help="At most this many.")
+@all_users_option
 @store_options
 @json_option
 def list_(
-    user: str | None,
     project: str | None,
     type_: str | None,
     tags: tuple[str, ...],
@@ -101,9 +119,9 @@ def list_(
     as_json: bool,
 ) -> None:
     """List memories, newest first (current ones unless asked otherwise)."""
-    with open_memory(home, profile) as memory:
+    with open_memory(home, profile, create=False) as memory:
         records = memory.list(
-            user=user,
+            user=chosen_user(),
             project=project,
             type=type_,
             tags=tags,
@@ -125,35 +143,41 @@ def list_(
 @json_option
 def history(memory_id: str, home: Path | None, profile: str | None, as_json: bool) -> None:
     """The version chain of a memory, newest first."""
-    with open_memory(home, profile) as memory:
+    with open_memory(home, profile, create=False) as memory:
         chain = memory.history(memory_id)
         now = memory.now()
     if as_json:
         render.emit_json([to_json_dict(r) for r in chain])
         return
     for record in chain:
-        click.echo(f"{record.id}  {record.status(now).value:<10}  {record.content}")
+        render.say(f"{record.id}  {record.status(now).value:<10}  {record.content}")
 
 
 @cli.command(name="export")
-@click.argument("file", type=click.File("w", encoding="utf-8"), default="-")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True), default="-")
+@all_users_option
 @store_options
-def export_(file: Any, home: Path | None, profile: str | None) -> None:
-    """Write every memory as JSON Lines to FILE (default: standard output)."""
-    with open_memory(home, profile) as memory:
-        count = memory.export(file)
-    if getattr(file, "name", "<stdout>") != "<stdout>":
-        click.echo(f"exported {count} memories", err=True)
+def export_(file: str, home: Path | None, profile: str | None) -> None:
+    """Write every memory as JSON Lines to FILE (default: standard output; a file is made
+    readable by its owner only)."""
+    with open_memory(home, profile, create=False) as memory:
+        if file == "-":
+            memory.export(sys.stdout, user=chosen_user())
+            return
+        with private_file(file) as out:
+            count = memory.export(out, user=chosen_user())
+    render.say(f"exported {count} memories", err=True)
 
 
 @cli.command(name="import")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.File("rb"))
+@all_users_option
 @store_options
 @json_option
 def import_(file: Any, home: Path | None, profile: str | None, as_json: bool) -> None:
     """Import JSON Lines from FILE (- for stdin). All or nothing: a bad line changes nothing."""
-    with open_memory(home, profile) as memory:
-        result = memory.import_(file)
+    with open_memory(home, profile) as memory, progress_bar("importing") as advance:
+        result = memory.import_(file, user=chosen_user(), progress=advance)
     if as_json:
         render.emit_json(
             {"created": result.created, "updated": result.updated, "unchanged": result.unchanged}
@@ -163,12 +187,14 @@ def import_(file: Any, home: Path | None, profile: str | None, as_json: bool) ->
 
 
 @cli.command()
+@all_users_option
 @store_options
 @json_option
 def stats(home: Path | None, profile: str | None, as_json: bool) -> None:
     """Counts of memories by status, type, user and project."""
-    with open_memory(home, profile) as memory:
-        summary = memory.stats()
+    with open_memory(home, profile, create=False) as memory:
+        summary = memory.stats(user=chosen_user())
+        render.warn_unavailable(memory.unavailable_layers())
     if as_json:
         render.emit_json(
             {
@@ -187,46 +213,36 @@ def stats(home: Path | None, profile: str | None, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option("--user", default=None, help="Only this user's memories.")
+@click.option("--top", type=LIMIT, default=20, show_default=True)
 @click.option("--project", default=None, help="Only this project's memories.")
+@all_users_option
 @store_options
 @json_option
 def entities(
     top: int,
-    user: str | None,
     project: str | None,
     home: Path | None,
     profile: str | None,
     as_json: bool,
 ) -> None:
     """The entities current memories name (files, classes, packages, ...), most mentioned first."""
-    with open_memory(home, profile) as memory:
-        counts = memory.entities(user=user, project=project, top=top)
+    with open_memory(home, profile, create=False) as memory:
+        counts = memory.entities(user=chosen_user(), project=project, top=top)
     if as_json:
         render.emit_json([{"entity": name, "memories": n} for name, n in counts])
         return
     if not counts:
-        click.echo("no entities")
+        render.say("no entities")
     for name, n in counts:
-        click.echo(f"{n:>6}  {name}")
+        render.say(f"{n:>6}  {name}")
 
 
 @cli.command()
 @store_options
 def reindex(home: Path | None, profile: str | None) -> None:
     """Embed every memory that has no vector; after an embedder change, re-embed them all."""
-    from rich.console import Console
-    from rich.progress import Progress
-
-    bar = Progress(console=Console(stderr=True), transient=True)
-    with open_memory(home, profile) as memory, bar as progress:
-        task = progress.add_task("embedding", total=None)
-
-        def advance(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
+    with open_memory(home, profile) as memory, progress_bar("embedding") as advance:
         count = memory.reindex(progress=advance)
         embedder = memory.vectors.embedder
     name = embedder.identity if embedder is not None else "none"
-    click.echo(f"embedded {count} memories with {name}")
+    render.say(f"embedded {count} memories with {name}")

@@ -39,7 +39,7 @@ def export_(
         render.emit_json(manifest.to_json())
         return
     vectors = f"vectors of {manifest.embedder}" if manifest.embedder else "no vectors"
-    click.echo(f"exported {manifest.records} memories ({vectors}) to {file}")
+    render.say(f"exported {manifest.records} memories ({vectors}) to {file}")
 
 
 @pack.command(name="import")
@@ -78,7 +78,7 @@ def import_(
         )
         return
     render.import_result(result)
-    click.echo(
+    render.say(
         {
             "kept": "vectors: the pack's (same embedder)",
             "embedded": "vectors: made by the configured embedder",
@@ -86,4 +86,4 @@ def import_(
         }[done.vectors]
     )
     if done.mount is not None:
-        click.echo(f"mounted {done.mount.path} as {done.mount.kind} layer {done.mount.name!r}")
+        render.say(f"mounted {done.mount.path} as {done.mount.kind} layer {done.mount.name!r}")

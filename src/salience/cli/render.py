@@ -1,8 +1,15 @@
-"""Output: JSON documents for ``--json``, and human-readable text through rich."""
+"""Output: JSON documents for ``--json``, and human-readable text through rich.
+
+Stored text can hold anything, terminal escape sequences included: every line a person reads
+goes through :func:`safe` (control characters shown as ``\\x1b``-style escapes, so a memory
+cannot set the window title, clear the screen or plant a hyperlink), and JSON escapes them
+(:func:`emit_json`).
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -14,10 +21,29 @@ from salience.clock import format_time
 from salience.models import Hit, ImportResult, MemoryRecord, Stats, WriteResult
 from salience.write.records import to_json_dict
 
+# C0 and C1 controls but newline and tab, DEL, and the invisible bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: str) -> str:
+    """``text`` with every control character (but newline and tab) shown as an escape."""
+    return _CONTROL.sub(_escape, text)
+
+
+def say(text: str, *, err: bool = False) -> None:
+    """One line for a person, made :func:`safe`."""
+    click.echo(safe(text), err=err)
+
 
 def emit_json(document: Any) -> None:
-    """One JSON document on stdout."""
-    click.echo(json.dumps(document, ensure_ascii=False, indent=2))
+    """One JSON document on stdout; control characters (C1 too) as JSON escapes."""
+    text = json.dumps(document, ensure_ascii=False, indent=2)
+    click.echo(_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def write_result_json(result: WriteResult) -> dict[str, Any]:
@@ -32,16 +58,32 @@ def write_result_json(result: WriteResult) -> dict[str, Any]:
     }
 
 
-def _console() -> Any:
-    from rich.console import Console
+class _SafeConsole:
+    """A rich console whose every printed line is made :func:`safe` first."""
 
-    return Console(highlight=False, soft_wrap=True)
+    def __init__(self, **options: Any) -> None:
+        from rich.console import Console
+
+        self._console = Console(highlight=False, soft_wrap=True, **options)
+
+    def print(self, renderable: Any) -> None:
+        self._console.print(safe(renderable) if isinstance(renderable, str) else renderable)
+
+
+def _console() -> _SafeConsole:
+    return _SafeConsole()
+
+
+def warn_unavailable(problems: dict[str, str]) -> None:
+    """One warning line on stderr per mounted layer that was left out."""
+    for name, why in problems.items():
+        say(f"warning: layer {name!r} is unavailable and was left out: {why}", err=True)
 
 
 def emit_write(result: WriteResult, as_json: bool) -> None:
     """Print a write's notes (stderr) and outcome; exit 1 if it was refused."""
     for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+        say(f"note: {note}", err=True)
     if as_json:
         emit_json(write_result_json(result))
     else:
@@ -53,11 +95,11 @@ def emit_write(result: WriteResult, as_json: bool) -> None:
 def write_result(result: WriteResult) -> None:
     """``created 01H...`` (or the rejection on stderr)."""
     if not result.ok:
-        click.echo(f"rejected by the {result.gate} gate: {result.reason}", err=True)
+        say(f"rejected by the {result.gate} gate: {result.reason}", err=True)
     elif result.outcome.value in ("duplicate", "updated") and result.reason:
-        click.echo(f"{result.outcome.value} {result.id} ({result.reason})")
+        say(f"{result.outcome.value} {result.id} ({result.reason})")
     else:
-        click.echo(f"{result.outcome.value} {result.id}")
+        say(f"{result.outcome.value} {result.id}")
 
 
 def record_detail(record: MemoryRecord) -> None:
@@ -70,7 +112,7 @@ def record_detail(record: MemoryRecord) -> None:
     for name, value in to_json_dict(record).items():
         if isinstance(value, list):
             value = ", ".join(value)
-        table.add_row(name, "" if value is None else str(value))
+        table.add_row(name, "" if value is None else safe(str(value)))
     _console().print(table)
 
 
@@ -85,7 +127,7 @@ def record_table(records: Sequence[MemoryRecord]) -> None:
     from rich.markup import escape
 
     if not records:
-        click.echo("no memories")
+        say("no memories")
         return
     console = _console()
     for r in records:
@@ -132,7 +174,7 @@ def hit_table(hits: Sequence[Hit], *, explain: bool = False) -> None:
     from rich.markup import escape
 
     if not hits:
-        click.echo("no matches")
+        say("no matches")
         return
     console = _console()
     for h in hits:
@@ -161,7 +203,7 @@ def retrieval_line(hit: Hit) -> str:
 
 def import_result(result: ImportResult) -> None:
     """``imported N: c created, u updated, n unchanged``."""
-    click.echo(
+    say(
         f"imported {result.total}: {result.created} created, "
         f"{result.updated} updated, {result.unchanged} unchanged"
     )
@@ -169,12 +211,13 @@ def import_result(result: ImportResult) -> None:
 
 def stats(s: Stats) -> None:
     """The store summary."""
-    lines = [f"store   {s.path} ({s.size_bytes / 1024:.0f} KiB, schema {s.schema})"]
-    lines.append(f"total   {s.total}  " + "  ".join(f"{k} {v}" for k, v in s.by_status.items()))
+    lines = [f"{'store':<9} {s.path} ({s.size_bytes / 1024:.0f} KiB, schema {s.schema})"]
+    status = "  ".join(f"{k} {v}" for k, v in s.by_status.items())
+    lines.append(f"{'total':<9} {s.total}  {status}")
     for label, counts in (("types", s.by_type), ("users", s.by_user), ("projects", s.by_project)):
         if counts:
-            lines.append(f"{label:<8}" + "  ".join(f"{k} {v}" for k, v in counts.items()))
-    click.echo("\n".join(lines))
+            lines.append(f"{label:<9} " + "  ".join(f"{k} {v}" for k, v in counts.items()))
+    say("\n".join(lines))
 
 
 def ranked_json(record: MemoryRecord, score: Any) -> dict[str, Any]:
@@ -194,7 +237,7 @@ def ranked_table(ranked: Sequence[tuple[MemoryRecord, Any]], *, explain: bool) -
     from rich.markup import escape
 
     if not ranked:
-        click.echo("no memories")
+        say("no memories")
         return
     console = _console()
     for record, score in ranked:
@@ -233,14 +276,26 @@ def briefing_json(briefing: Briefing) -> dict[str, Any]:
     }
 
 
+def empty_briefing_hint(briefing: Briefing, project: str | None) -> str:
+    """Why a briefing printed nothing, for stderr (stdout stays exactly the injected text)."""
+    considered = len(briefing.manifest)
+    if not considered:
+        return "the briefing is empty: this user has no current memories"
+    hint = "" if project else "; some profiles (aide) brief on a project: try --project"
+    return (
+        f"the briefing is empty: {considered} memories considered, none kept "
+        f"(--explain shows why){hint}"
+    )
+
+
 def manifest(briefing: Briefing) -> None:
     """The manifest after the text: every candidate, kept or dropped, and why."""
     kept = sum(e.kept for e in briefing.manifest)
-    click.echo(
+    say(
         f"\n--- manifest: {kept} kept, {len(briefing.manifest) - kept} dropped, "
         f"{briefing.tokens} tokens, profile {briefing.profile} ---"
     )
     for e in briefing.manifest:
         score = "" if e.score is None else f"{e.score:.4f}"
         where = f"kept in {e.section}, {e.tokens} tokens" if e.kept else f"dropped: {e.reason}"
-        click.echo(f"{e.id}  {e.type:<12} {score:>7}  {where}")
+        say(f"{e.id}  {e.type:<12} {score:>7}  {where}")

@@ -17,7 +17,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 _FIELD_OPTIONS: tuple[tuple[str, str, Any, str], ...] = (
     ("--type", "type", str, "Memory type (e.g. observation, insight, decision)."),
     ("--title", "title", str, "A one-line title or summary."),
-    ("--user", "user", str, "Owner of the memory (default: default)."),
     ("--project", "project", str, "Project the memory belongs to."),
     ("--topic-key", "topic_key", str, "Stable topic key (e.g. auth/session-storage)."),
     ("--source", "source", click.Choice(SOURCES), "Where the memory came from."),

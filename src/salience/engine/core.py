@@ -16,23 +16,24 @@ from salience.embeddings import Embedder, load_embedder
 from salience.errors import (
     ConflictError,
     InvalidInputError,
+    LayerError,
     NotFoundError,
     ReadOnlyLayerError,
 )
 from salience.models import (
     LOCAL_LAYER,
+    AllUsers,
     AuditEntry,
     MemoryRecord,
     Status,
+    UserScope,
     WriteResult,
     relabel,
 )
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
 from salience.stores.base import Store
-from salience.write.records import (
-    WRITABLE_FIELDS,
-)
+from salience.write.records import WRITABLE_FIELDS, validate_field
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
@@ -64,6 +65,7 @@ class EngineCore:
         self._vector_store: Vectors | None = None  # built on first use: NumPy loads lazily
         self._pool: ThreadPoolExecutor | None = None
         self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
+        self._unavailable: dict[str, str] = {}  # mounted layers that would not open, and why
 
     @property
     def store(self) -> Store:
@@ -121,14 +123,35 @@ class EngineCore:
     ) -> None:
         self.close()
 
-    def _audit(self, action: str, memory_id: str | None, actor: str, **detail: Any) -> None:
-        """Append one audit entry (joins the caller's transaction)."""
-        self._store.append_audit([AuditEntry(self.now(), memory_id, action, actor, detail)])
+    def _audit(
+        self, action: str, memory_id: str | None, actor: str, owner: str | None, **detail: Any
+    ) -> None:
+        """Append one audit entry about ``owner``'s memory (joins the caller's transaction)."""
+        entry = AuditEntry(self.now(), memory_id, action, actor, detail, user=owner)
+        self._store.append_audit([entry])
 
-    def _rejected(self, result: WriteResult, actor: str) -> WriteResult:
+    def _rejected(self, result: WriteResult, actor: str, owner: str | None) -> WriteResult:
         """Log a refused write (gate and reason: never the refused text) and return it."""
-        self._audit("reject", None, actor, gate=result.gate, reason=result.reason)
+        self._audit("reject", None, actor, owner, gate=result.gate, reason=result.reason)
         return result
+
+    def _scope(self, user: UserScope) -> str | None:
+        """The one user a verb acts for (the configured default for None), or None for
+        :data:`ALL_USERS`."""
+        if user is None:
+            return self._config.user
+        if isinstance(user, AllUsers):
+            return None
+        checked = validate_field("user", user)
+        assert isinstance(checked, str)
+        return checked
+
+    def _one_user(self, user: UserScope, verb: str) -> str:
+        """:meth:`_scope` for verbs that act for exactly one user."""
+        scope = self._scope(user)
+        if scope is None:
+            raise InvalidInputError(f"{verb} acts for one user: name it", field="user")
+        return scope
 
     def _embed_one(self, text: str) -> Vector | None:
         if self._embedder is None:
@@ -140,26 +163,29 @@ class EngineCore:
         if vector is not None:
             self.vectors.put(memory_id, vector)
 
-    def get(self, memory_id: str) -> MemoryRecord:
-        """The memory with this id, whatever its status, local or from a mounted layer
-        (``layer`` names it); :class:`NotFoundError` if none."""
+    def get(self, memory_id: str, *, user: UserScope = None) -> MemoryRecord:
+        """The user's memory with this id, whatever its status, local or from a mounted layer
+        (``layer`` names it); :class:`NotFoundError` if none (also for another user's id)."""
+        scope = self._scope(user)
         record = self._store.get(memory_id)
         if record is not None:
-            return record
+            return _owned(record, scope, memory_id)
         for layer in self._mounted():
             found = layer.store.get(memory_id)
             if found is not None:
-                return relabel(found, layer.name)
+                return relabel(_owned(found, scope, memory_id), layer.name)
         raise NotFoundError(memory_id)
 
-    def _local(self, memory_id: str, verb: str) -> MemoryRecord:
-        """A memory of the local layer, the only one writes may touch; a memory of a mounted
-        layer is refused with :class:`ReadOnlyLayerError`."""
+    def _local(self, memory_id: str, verb: str, scope: str | None) -> MemoryRecord:
+        """A memory of ``scope``'s in the local layer, the only one writes may touch; a memory
+        of a mounted layer is refused with :class:`ReadOnlyLayerError`."""
         record = self._store.get(memory_id)
         if record is not None:
-            return record
+            return _owned(record, scope, memory_id)
         for layer in self._mounted():
-            if layer.store.get(memory_id) is not None:
+            found = layer.store.get(memory_id)
+            if found is not None:
+                _owned(found, scope, memory_id)
                 raise layer.refuse(memory_id, verb)
         raise NotFoundError(memory_id)
 
@@ -176,8 +202,8 @@ class EngineCore:
             )
         return dict(fields)
 
-    def _current(self, memory_id: str, verb: str) -> MemoryRecord:
-        record = self._local(memory_id, verb)
+    def _current(self, memory_id: str, verb: str, scope: str | None) -> MemoryRecord:
+        record = self._local(memory_id, verb, scope)
         status = record.status(self.now())
         if status is not Status.CURRENT:
             raise ConflictError(
@@ -187,18 +213,29 @@ class EngineCore:
 
     def _mounted(self) -> builtins.list[Layer]:
         """The mounted layers, open (re-read from the store: another process may have changed
-        them). A layer that cannot be opened is a :class:`LayerError` naming it."""
+        them). A layer that cannot be opened is left out and kept in :meth:`unavailable_layers`."""
         mounts = self._store.layers()
         current = {m.name: m for m in mounts}
         for name, layer in builtins.list(self._open_layers.items()):
             if current.get(name) != layer.mount:
                 layer.close()
                 del self._open_layers[name]
+        self._unavailable = {}
         for mount in mounts:
             if mount.name not in self._open_layers:
-                store = open_layer(mount, self._config.busy_timeout_ms)
+                try:
+                    store = open_layer(mount, self._config.busy_timeout_ms)
+                except LayerError as exc:  # deleted, damaged: searched without it, and said
+                    self._unavailable[mount.name] = str(exc)
+                    continue
                 self._open_layers[mount.name] = Layer(mount, store)
-        return [self._open_layers[m.name] for m in mounts]
+        return [self._open_layers[m.name] for m in mounts if m.name in self._open_layers]
+
+    def unavailable_layers(self) -> dict[str, str]:
+        """Mounted layers that cannot be opened now (name -> why): recall and briefings go on
+        without them."""
+        self._mounted()
+        return dict(self._unavailable)
 
     def _layer_vectors(self, layer: Layer) -> Vectors | None:
         """The layer's vectors if they were made by this engine's embedder, else None."""
@@ -217,6 +254,14 @@ class EngineCore:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="salience-fts")
         return self._pool
+
+
+def _owned(record: MemoryRecord, scope: str | None, memory_id: str) -> MemoryRecord:
+    """The record if it is ``scope``'s (any user's for None), else "not found": another
+    user's memory does not exist for this one."""
+    if scope is not None and record.user != scope:
+        raise NotFoundError(memory_id)
+    return record
 
 
 def changed_fields(old: MemoryRecord, new: MemoryRecord) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from salience.lifecycle.maintenance import (
 from salience.models import (
     MemoryRecord,
     Outcome,
+    UserScope,
     WriteResult,
 )
 from salience.stores.base import MemoryFilter
@@ -57,7 +58,7 @@ from salience.engine.core import EngineCore
 class Lifecycle(EngineCore):
     """How memories get better with use and age: feedback, maintenance, consolidation."""
 
-    def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
+    def feedback(self, memory_id: str, *, used: bool, user: UserScope = None) -> WriteResult:
         """Record whether a memory was used (echo) or not (fizzle).
 
         See :mod:`salience.lifecycle.feedback`.
@@ -67,7 +68,7 @@ class Lifecycle(EngineCore):
         if not isinstance(used, bool):
             raise InvalidInputError("used must be true or false", field="used")
         with self._store.transaction():
-            old = self._current(memory_id, "give feedback on")
+            old = self._current(memory_id, "give feedback on", self._scope(user))
             now = self.now()
             new = apply_feedback(old, used=used, now=now)
             self._store.replace(new)
@@ -76,6 +77,7 @@ class Lifecycle(EngineCore):
                 "feedback",
                 memory_id,
                 "caller",
+                old.user,
                 used=used,
                 importance=[old.importance, new.importance],
                 confidence=[old.confidence, new.confidence],
@@ -115,7 +117,9 @@ class Lifecycle(EngineCore):
                         )
                         gone = with_changes(record, {"forget_reason": reason})
                         self._store.replace(replace(gone, valid_until=now))
-                        self._audit("retention", record.id, "maintenance", reason=reason)
+                        self._audit(
+                            "retention", record.id, "maintenance", record.user, reason=reason
+                        )
                     continue
                 base, set_at = bases.get(record.id, (record.importance, record.created_at))
                 value = decayed_importance(base, set_at, record.type, record.confidence, now)
@@ -126,31 +130,38 @@ class Lifecycle(EngineCore):
                             self._store.set_importance_base(record.id, base, set_at)
                         self._store.replace(replace(record, importance=value))
                         self._audit(
-                            "decay", record.id, "maintenance", importance=[record.importance, value]
+                            "decay",
+                            record.id,
+                            "maintenance",
+                            record.user,
+                            importance=[record.importance, value],
                         )
             orphans = self._store.orphans(delete=not dry_run)
             if orphans and not dry_run:
-                self._audit("orphans", None, "maintenance", removed=orphans)
+                self._audit("orphans", None, "maintenance", None, removed=orphans)
         return MaintenanceReport(dry_run, tuple(decayed), tuple(forgotten), orphans)
 
     def consolidate(
-        self, *, dry_run: bool = False, as_of: datetime | None = None
+        self, *, dry_run: bool = False, as_of: datetime | None = None, user: UserScope = None
     ) -> ConsolidationReport:
-        """Turn groups of 3+ tag-sharing observations into insights (see
-        :mod:`salience.lifecycle.consolidation`); idempotent. ``dry_run`` returns the plan only."""
+        """Turn groups of 3+ tag-sharing observations of the user (each user's apart with
+        :data:`ALL_USERS`) into insights (see :mod:`salience.lifecycle.consolidation`);
+        idempotent. ``dry_run`` returns the plan only."""
+        scope = self._scope(user)
         now = as_of or self.now()
         plans: builtins.list[GroupPlan] = []
         with self._store.transaction():
             done = {source for r in self._store.iter_all() for source in r.derived_from}
             candidates = [
                 r
-                for r in self._store.list(MemoryFilter(as_of=now, enabled_only=True), None)
+                for r in self._store.list(
+                    MemoryFilter(as_of=now, user=scope, enabled_only=True), None
+                )
                 if r.type == OBSERVATION and r.layer == "local" and r.id not in done
             ]
             candidates.sort(key=lambda r: r.id)
-            users = sorted({r.user for r in candidates})
-            for user in users:
-                mine = [r for r in candidates if r.user == user]
+            for owner in sorted({r.user for r in candidates}):
+                mine = [r for r in candidates if r.user == owner]
                 for group in group_by_tags(mine):
                     if len(group) >= MIN_GROUP:
                         plans.append(self._consolidate_group(group, now, dry_run=dry_run))
@@ -180,6 +191,7 @@ class Lifecycle(EngineCore):
                     "consolidate",
                     insight.id,
                     "consolidation",
+                    insight.user,
                     plan="boost",
                     members=list(members),
                     importance=[insight.importance, importance],
@@ -231,7 +243,7 @@ class Lifecycle(EngineCore):
             detail["llm"] = llm.identity
         if summary.note:
             detail["note"] = summary.note
-        self._audit("consolidate", insight.id, "consolidation", **detail)
+        self._audit("consolidate", insight.id, "consolidation", insight.user, **detail)
         return GroupPlan(
             members,
             "create",
@@ -251,7 +263,12 @@ class Lifecycle(EngineCore):
             self._llm = load_llm(self._config)
         return self._llm
 
-    def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
-        """Memories (insights) that list ``memory_id`` in their ``derived_from``: the link back."""
-        self.get(memory_id)
-        return [r for r in self._store.iter_all() if memory_id in r.derived_from]
+    def derived_from_this(
+        self, memory_id: str, *, user: UserScope = None
+    ) -> builtins.list[MemoryRecord]:
+        """The user's memories (insights) that list ``memory_id`` in their ``derived_from``:
+        the link back."""
+        owner = self.get(memory_id, user=user).user
+        return [
+            r for r in self._store.iter_all() if memory_id in r.derived_from and r.user == owner
+        ]

@@ -45,6 +45,7 @@ from salience.models import (
     Outcome,
     Session,
     Stats,
+    UserScope,
     WriteResult,
 )
 from salience.scores import ContextScore
@@ -89,8 +90,10 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
         clock: Clock = system_clock,
         embedder: Embedder | Literal["config"] | None = "config",
         llm: Summarizer | Literal["config"] | None = "config",
+        create: bool = True,
     ) -> Memory:
-        """Open (creating if needed) the store at a path, a directory, or a ``sqlite://`` URL.
+        """Open the store at a path, a directory, or a ``sqlite://`` URL (creating it, owner
+        only, unless ``create`` is false: then a missing store is an error).
 
         With no argument, the default file ``$SALIENCE_HOME/salience.db`` is used. The
         embedder comes from the configuration unless one (or None) is given.
@@ -99,13 +102,13 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
 
         cfg = config or Config.from_env()
         path = _resolve_sqlite_path(path_or_url, cfg)
-        store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms)
+        store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms, create=create)
         return cls(store, config=cfg, clock=clock, embedder=embedder, llm=llm)
 
     def list(
         self,
         *,
-        user: str | None = None,
+        user: UserScope = None,
         project: str | None = None,
         type: str | None = None,
         tags: Iterable[str] = (),
@@ -115,12 +118,12 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
         include_forgotten: bool = False,
         limit: int | None = None,
     ) -> list[MemoryRecord]:
-        """Memories matching every given filter, newest first."""
+        """The user's memories matching every given filter, newest first."""
         if limit is not None and limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
         flt = MemoryFilter(
             as_of=self.now(),
-            user=user,
+            user=self._scope(user),
             project=project,
             type=type,
             tags=tuple(tags),
@@ -135,15 +138,17 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
         self,
         profile: str | None = None,
         *,
-        user: str | None = None,
+        user: UserScope = None,
         project: str | None = None,
         as_of: datetime | None = None,
         limit: int | None = None,
     ) -> builtins.list[tuple[MemoryRecord, ContextScore]]:
-        """Current, enabled memories by the profile's context score, best first (ties by id)."""
+        """The user's current, enabled memories by the profile's context score, best first
+        (ties by id)."""
         rules = self.profile(profile)
         now = as_of or self.now()
-        records = self._store.list(MemoryFilter(as_of=now, user=user, project=project), None)
+        flt = MemoryFilter(as_of=now, user=self._scope(user), project=project)
+        records = self._store.list(flt, None)
         scored = [(r, rules.context_score(r, now, self._settings)) for r in records if r.enabled]
         scored.sort(key=lambda pair: (-pair[1].value, pair[0].id))
         return scored if limit is None else scored[:limit]
@@ -152,7 +157,7 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
         self,
         profile: str | None = None,
         *,
-        user: str = "default",
+        user: UserScope = None,
         project: str | None = None,
         session_id: str | None = None,
         budget: int | None = None,
@@ -162,6 +167,7 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
         if budget is not None and budget < 1:
             raise InvalidInputError("budget must be at least 1 token", field="budget")
         rules = self.profile(profile)
+        user = self._one_user(user, "a briefing")
         now = as_of or self.now()
         request = BriefingRequest(now, user, project, session_id, budget)
         for attempt in range(3):
@@ -174,9 +180,10 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
         raise AssertionError("unreachable")
 
     def session_start(
-        self, user: str = "default", *, profile: str | None = None, as_of: datetime | None = None
+        self, user: UserScope = None, *, profile: str | None = None, as_of: datetime | None = None
     ) -> SessionStart:
         """Reuse the user's session if active in the last 24 h, else close it and open one."""
+        user = self._one_user(user, "a session")
         now = as_of or self.now()
         closed = None
         with self._store.transaction():
@@ -201,12 +208,16 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
             session.id, is_new, tuple(summaries), tuple(ranked[:START_MEMORIES]), closed
         )
 
-    def session_end(self, user: str, summary: str, *, as_of: datetime | None = None) -> WriteResult:
+    def session_end(
+        self, user: UserScope, summary: str, *, as_of: datetime | None = None
+    ) -> WriteResult:
         """Close the user's open session with a summary (stored as a ``summary`` memory)."""
+        user = self._one_user(user, "a session")
         validate_content(summary, self._config.max_content_bytes)
         screened = screen(summary)
         if screened.rejected:
-            return rejection(screened)
+            with self._store.transaction():
+                return self._rejected(rejection(screened), "agent", user)
         now = as_of or self.now()
         with self._store.transaction():
             session = self._store.open_session(user)
@@ -229,47 +240,55 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
         record = build_record(summary, max_bytes=self._config.max_content_bytes, values=values)
         self._store.insert(record)
         self._put_vector(record.id, self._embed_one(record.content))
-        self._audit("create", record.id, source, type=SUMMARY_TYPE, session=session.id)
+        self._audit(
+            "create", record.id, source, session.user, type=SUMMARY_TYPE, session=session.id
+        )
         self._store.save_session(replace(session, ended_at=now, summary_id=record.id))
         return record
 
     def entities(
-        self, *, user: str | None = None, project: str | None = None, top: int | None = None
+        self, *, user: UserScope = None, project: str | None = None, top: int | None = None
     ) -> builtins.list[tuple[str, int]]:
-        """Entities named by current memories, with how many memories mention each."""
+        """Entities named by the user's current memories, with how many mention each."""
         if top is not None and top < 1:
             raise InvalidInputError("top must be at least 1", field="top")
-        flt = MemoryFilter(as_of=self.now(), user=user, project=project)
+        flt = MemoryFilter(as_of=self.now(), user=self._scope(user), project=project)
         return self._store.entity_counts(flt, top)
 
-    def history(self, memory_id: str) -> builtins.list[MemoryRecord]:
-        """The whole supersession chain this memory belongs to, newest first (cycle-safe)."""
-        newest = self.get(memory_id)
+    def history(self, memory_id: str, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
+        """The whole supersession chain this memory belongs to, newest first (cycle-safe);
+        only its owner's versions (a chain never crosses users)."""
+        newest = self.get(memory_id, user=user)
+        owner = newest.user
         seen = {newest.id}
-        while successors := [s for s in self._store.successors(newest.id) if s.id not in seen]:
+        while successors := [
+            s for s in self._store.successors(newest.id) if s.id not in seen and s.user == owner
+        ]:
             newest = successors[-1]
             seen.add(newest.id)
         chain = [newest]
         visited = {newest.id}
         while chain[-1].parent_id and chain[-1].parent_id not in visited:
             parent = self._store.get(chain[-1].parent_id)
-            if parent is None:
+            if parent is None or parent.user != owner:
                 break
             visited.add(parent.id)
             chain.append(parent)
         return chain
 
     def log(
-        self, memory_id: str | None = None, *, limit: int | None = None
+        self, memory_id: str | None = None, *, limit: int | None = None, user: UserScope = None
     ) -> builtins.list[AuditEntry]:
-        """The audit log, newest first; one memory's entries with ``memory_id``."""
+        """The user's part of the audit log, newest first; one memory's entries with
+        ``memory_id``. With :data:`ALL_USERS`, every entry (the store's own too: mounts)."""
         if limit is not None and limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
-        return self._store.audit_entries(memory_id, limit)
+        return self._store.audit_entries(memory_id, limit, self._scope(user))
 
-    def stats(self) -> Stats:
-        """Counts of memories by status, type, user and project."""
-        return self._store.stats(self.now())
+    def stats(self, *, user: UserScope = None) -> Stats:
+        """Counts of the user's memories (every user's with :data:`ALL_USERS`) by status, type,
+        user and project."""
+        return self._store.stats(self.now(), self._scope(user))
 
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every memory that lacks a vector; after an embedder change, all of them."""

@@ -19,6 +19,7 @@ from salience.models import (
     LOCAL_LAYER,
     Hit,
     MemoryRecord,
+    UserScope,
 )
 from salience.profiles.base import RecallPlan
 from salience.search.fusion import LEXICAL, Candidate, fuse, rank_candidates, spread_context
@@ -39,12 +40,12 @@ class Recall(EngineCore):
         limit: int = 10,
         *,
         profile: str | None = None,
-        user: str | None = None,
+        user: UserScope = None,
         project: str | None = None,
         type: str | None = None,
         tags: Iterable[str] = (),
         as_of: datetime | None = None,
-        touch: bool = True,
+        touch: bool | None = None,
         types: Iterable[str] = (),
         types_exclude: Iterable[str] = (),
     ) -> builtins.list[Hit]:
@@ -52,7 +53,8 @@ class Recall(EngineCore):
 
         Any text is a valid query. ``types`` keeps only those types, ``types_exclude`` drops
         them (not both). Profiles that count accesses bump the local hits returned
-        (``touch=False`` looks without counting, for evaluations).
+        (``touch=False`` looks without counting, for evaluations; a search ``as_of`` another
+        time never counts, so its output can be reproduced).
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty", field="query")
@@ -66,7 +68,7 @@ class Recall(EngineCore):
         now = as_of or self.now()
         flt = MemoryFilter(
             as_of=now,
-            user=user,
+            user=self._scope(user),
             project=project,
             type=type,
             types=types,
@@ -83,6 +85,8 @@ class Recall(EngineCore):
         else:
             candidates = self._candidates(query, flt, plan, limit, layers)
         hits = rank_candidates(candidates, rules, now, self._settings, limit)
+        if touch is None:
+            touch = as_of is None
         if rules.bump_on_recall and touch:
             self._store.touch([h.record.id for h in hits if h.record.layer == LOCAL_LAYER], now)
         return hits

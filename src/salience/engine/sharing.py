@@ -4,7 +4,7 @@ layers (:mod:`salience.sharing.layers`) and knowledge packs (:mod:`salience.shar
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -18,6 +18,7 @@ from salience.models import (
     ImportResult,
     LayerMount,
     MemoryRecord,
+    UserScope,
 )
 from salience.sharing import jsonl
 from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
@@ -55,7 +56,9 @@ class Sharing(EngineCore):
             )
             open_layer(mount, self._config.busy_timeout_ms).close()
             self._store.mount_layer(mount)
-            self._audit("mount", None, "caller", name=mount.name, kind=mount.kind, path=mount.path)
+            self._audit(
+                "mount", None, "caller", None, name=mount.name, kind=mount.kind, path=mount.path
+            )
         return mount
 
     def unmount(self, name: str) -> LayerMount:
@@ -66,42 +69,72 @@ class Sharing(EngineCore):
                 known = ", ".join(mounts) or "none"
                 raise LayerError(f"no layer named {name!r} is mounted (mounted: {known})")
             self._store.unmount_layer(name)
-            self._audit("unmount", None, "caller", name=name, path=mounts[name].path)
+            self._audit("unmount", None, "caller", None, name=name, path=mounts[name].path)
         opened = self._open_layers.pop(name, None)
         if opened is not None:
             opened.close()
         return mounts[name]
 
-    def export_lines(self) -> Iterator[str]:
-        """Every record (superseded and forgotten too) as one JSON line each, in id order."""
+    def export_lines(self, *, user: UserScope = None) -> Iterator[str]:
+        """Every record of the user (superseded and forgotten too; every user's with
+        :data:`ALL_USERS`) as one JSON line each, in id order."""
+        scope = self._scope(user)
         for record in self._store.iter_all():
-            yield jsonl.dump(record)
+            if scope is None or record.user == scope:
+                yield jsonl.dump(record)
 
-    def export(self, out: TextIO) -> int:
+    def export(self, out: TextIO, *, user: UserScope = None) -> int:
         """Write :meth:`export_lines` to ``out``; return how many records were written."""
         count = 0
-        for line in self.export_lines():
+        for line in self.export_lines(user=user):
             out.write(line + "\n")
             count += 1
         return count
 
-    def import_(self, lines: Iterable[str]) -> ImportResult:
+    def import_(
+        self,
+        lines: Iterable[str] | Iterable[bytes],
+        *,
+        user: UserScope = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ImportResult:
         """Import JSON Lines, all or nothing: a bad line refuses the whole import.
 
         A record whose id exists replaces it (counted as updated, or unchanged if identical).
-        Missing ``id``, ``type`` and times are filled in, so hand-written files work.
+        Missing ``id``, ``type`` and times are filled in, so hand-written files work. Every
+        record must be the user's (any user's with :data:`ALL_USERS`); a record without a
+        ``user`` becomes the user's. ``progress(done, total)`` is called as records are
+        embedded and written.
         """
-        return self._import(lines, None)
+        return self._import(lines, None, scope=self._scope(user), progress=progress)
 
-    def _import(self, lines: Iterable[str], vectors: Matrix | None) -> ImportResult:
-        """:meth:`import_`, with the vectors of the lines (row i for line i + 1) if known."""
-        parsed = jsonl.parse(lines, now=self.now(), max_bytes=self._config.max_content_bytes)
-        records = [self._screen_import(record, line) for line, record in parsed]
+    def _import(
+        self,
+        lines: Iterable[str] | Iterable[bytes],
+        vectors: Matrix | None,
+        *,
+        scope: str | None,
+        owner: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ImportResult:
+        """:meth:`import_`, with the vectors of the lines (row i for line i + 1) if known;
+        ``owner`` re-owns every record (a pack imported by a user becomes theirs)."""
+        parsed = jsonl.parse(
+            lines,
+            now=self.now(),
+            max_bytes=self._config.max_content_bytes,
+            user=self._config.user if scope is None else scope,
+            owner=owner,
+        )
+        records = [self._screen_import(record, line, scope) for line, record in parsed]
+        total = len(records)
+        if progress is not None:
+            progress(0, total)
         embedded: Matrix | Sequence[Vector] | None = None
         if self._embedder is not None and vectors is not None:
             embedded = [vectors[line - 1] for line, _ in parsed]
         elif self._embedder is not None:
-            embedded = self.vectors.embed([r.content for r in records])
+            embedded = self._embed_all([r.content for r in records], progress)
         created = updated = unchanged = 0
         entries: builtins.list[AuditEntry] = []
         now = self.now()
@@ -109,11 +142,17 @@ class Sharing(EngineCore):
             for at, record in enumerate(records):
                 vector = None if embedded is None else embedded[at]
                 existing = self._store.get(record.id)
+                if existing is not None and scope is not None and existing.user != scope:
+                    raise ImportFormatError(
+                        f"id {record.id} is taken in this store", line=parsed[at][0], field="id"
+                    )
                 if existing is None:
                     self._store.insert(record)
                     self._put_vector(record.id, vector)
                     entries.append(
-                        AuditEntry(now, record.id, "import", "import", {"created": True})
+                        AuditEntry(
+                            now, record.id, "import", "import", {"created": True}, user=record.user
+                        )
                     )
                     created += 1
                 elif existing == record:
@@ -123,7 +162,9 @@ class Sharing(EngineCore):
                     if existing.content != record.content:
                         self._put_vector(record.id, vector)
                     detail = {"created": False, **changed_fields(existing, record)}
-                    entries.append(AuditEntry(now, record.id, "import", "import", detail))
+                    entries.append(
+                        AuditEntry(now, record.id, "import", "import", detail, user=record.user)
+                    )
                     updated += 1
             self._store.append_audit(entries)
         return ImportResult(created=created, updated=updated, unchanged=unchanged)
@@ -135,14 +176,19 @@ class Sharing(EngineCore):
         tags: Iterable[str] = (),
         type: str | None = None,
         project: str | None = None,
+        user: UserScope = None,
+        key: bytes | None = None,
     ) -> PackManifest:
         """Write the current memories matching the filters as a knowledge pack.
 
         See :mod:`salience.sharing.packs`; vectors go along when all have vectors of one model.
+        Only the user's memories go in (every user's with :data:`ALL_USERS`). With ``key``
+        the manifest is signed (HMAC-SHA256), so an importer holding the key can tell the
+        pack was not changed by anyone without it.
         """
         tags = tuple(tags)
         now = self.now()
-        flt = MemoryFilter(as_of=now, project=project, type=type, tags=tags)
+        flt = MemoryFilter(as_of=now, user=self._scope(user), project=project, type=type, tags=tags)
         records = sorted(self._store.list(flt, None), key=lambda r: r.id)
         matrix, identity = self._pack_vectors(records)
         filters = {"tags": list(tags), "type": type, "project": project}
@@ -154,6 +200,7 @@ class Sharing(EngineCore):
             embedder=identity,
             filters={k: v for k, v in filters.items() if v},
             now=now,
+            key=key,
         )
 
     def _pack_vectors(self, records: Sequence[MemoryRecord]) -> tuple[Matrix | None, str | None]:
@@ -179,21 +226,31 @@ class Sharing(EngineCore):
         return np.stack([found[r.id] for r in records]), identity
 
     def import_pack(
-        self, path: str | Path, *, mount_as: str | None = None, name: str | None = None
+        self,
+        path: str | Path,
+        *,
+        mount_as: str | None = None,
+        name: str | None = None,
+        user: UserScope = None,
+        key: bytes | None = None,
     ) -> PackImport:
-        """Import a knowledge pack into the local store (ids kept), or with ``mount_as``
-        (``base`` or ``shared``) into a new store beside this one, mounted read-only.
+        """Import a knowledge pack into the local store (ids kept; the memories become the
+        user's), or with ``mount_as`` (``base`` or ``shared``) into a new store beside this
+        one, mounted read-only.
 
         The pack's vectors are kept when its embedder identity is this engine's; otherwise
-        the memories are re-embedded. A damaged or unknown pack changes nothing.
+        the memories are re-embedded. A damaged or unknown pack changes nothing; with
+        ``key``, so does a pack that is not signed with it.
         """
-        pack = read_pack(path)
+        pack = read_pack(path, key=key)
         configured = None if self._embedder is None else self._embedder.identity
         keep = pack.vectors is not None and pack.manifest.embedder == configured
         vectors = pack.vectors if keep else None
         fate = "kept" if keep else "none" if configured is None else "embedded"
         if mount_as is None:
-            return PackImport(self._import(pack.lines, vectors), pack.manifest, fate)
+            owner = self._one_user(user, "a pack import")
+            result = self._import(pack.lines, vectors, scope=owner, owner=owner)
+            return PackImport(result, pack.manifest, fate)
         check_kind(mount_as)
         name = check_name(pack_name(path) if name is None else name)
         if any(m.name == name for m in self._store.layers()):
@@ -210,7 +267,7 @@ class Sharing(EngineCore):
             with type(self)(
                 store, config=self._config, clock=self._clock, embedder=self._embedder
             ) as m:
-                result = m._import(pack.lines, vectors)
+                result = m._import(pack.lines, vectors, scope=None)
             mount = self.mount(target, kind=mount_as, name=name)
         except BaseException:
             for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
@@ -218,9 +275,38 @@ class Sharing(EngineCore):
             raise
         return PackImport(result, pack.manifest, fate, mount)
 
-    def _screen_import(self, record: MemoryRecord, line: int) -> MemoryRecord:
-        """Redact an imported record; a secret in it refuses the whole import."""
-        screened = screen(record.content, title=record.title, tags=record.tags)
+    def _screen_import(self, record: MemoryRecord, line: int, scope: str | None) -> MemoryRecord:
+        """Redact an imported record; a secret in any of its text fields, or a record of
+        another user than ``scope``, refuses the whole import."""
+        if scope is not None and record.user != scope:
+            raise ImportFormatError(
+                f"the record is user {record.user!r}'s; this import is for {scope!r}",
+                line=line,
+                field="user",
+            )
+        fields = {name: getattr(record, name) for name in _SCANNED_ON_IMPORT}
+        fields["entities"] = " ".join(record.entities)
+        screened = screen(record.content, title=record.title, tags=record.tags, fields=fields)
         if screened.rejected:
             raise ImportFormatError(str(screened.reason), line=line, field="content")
         return replace(record, content=screened.content, title=screened.title, tags=screened.tags)
+
+    def _embed_all(
+        self, texts: builtins.list[str], progress: Callable[[int, int], None] | None
+    ) -> Matrix | None:
+        """Embed ``texts`` a chunk at a time, reporting progress after each chunk."""
+        if progress is None or len(texts) <= _PROGRESS_CHUNK:
+            return self.vectors.embed(texts)
+        import numpy as np
+
+        parts = []
+        for start in range(0, len(texts), _PROGRESS_CHUNK):
+            part = self.vectors.embed(texts[start : start + _PROGRESS_CHUNK])
+            assert part is not None
+            parts.append(part)
+            progress(min(start + _PROGRESS_CHUNK, len(texts)), len(texts))
+        return np.concatenate(parts)
+
+
+_SCANNED_ON_IMPORT = ("type", "user", "project", "topic_key", "session_id", "forget_reason")
+_PROGRESS_CHUNK = 256

@@ -21,6 +21,7 @@ from salience.ids import new_ulid
 from salience.models import (
     MemoryRecord,
     Outcome,
+    UserScope,
     WriteResult,
 )
 from salience.profiles import Profile
@@ -35,7 +36,8 @@ from salience.write.dedup import (
     is_near_duplicate,
 )
 from salience.write.entities import MAX_ENTITIES, extract_entities
-from salience.write.gates.pipeline import Screened, screen
+from salience.write.gates.pipeline import SECRET_GATE, Screened, screen
+from salience.write.gates.secrets import first_secret
 from salience.write.records import (
     WRITABLE_FIELDS,
     build_record,
@@ -65,7 +67,9 @@ class Writes(EngineCore):
         """
         rules = self.profile(profile)
         now = self.now()
+        owner = self._one_user(fields.pop("user", None), "remember")
         values = self._writable(fields)
+        values["user"] = owner
         values.setdefault("type", rules.default_type)
         values = {name: validate_field(name, value) for name, value in values.items()}
         validate_content(content, self._config.max_content_bytes)  # bad input before any gate
@@ -73,12 +77,12 @@ class Writes(EngineCore):
         screened = self._screen(content, values, signal=signal)
         source = str(values.get("source", "agent"))
         if screened.rejected:
-            return self._rejected(rejection(screened), source)
+            return self._rejected(rejection(screened), source, owner)
         notes = screened.notes + _bypass_notes(force, self._config.signal_gate)
         if values["type"] in rules.reserved_types:
             reason = f"type {values['type']!r} is reserved by the {rules.name} profile"
             rejected = WriteResult(Outcome.REJECTED, None, reason=reason, gate="profile")
-            return replace(self._rejected(rejected, source), notes=notes)
+            return replace(self._rejected(rejected, source, owner), notes=notes)
         if "confidence" not in values:
             default = rules.default_confidence(str(values["type"]), values.get("source", "agent"))
             if default is not None:
@@ -103,7 +107,7 @@ class Writes(EngineCore):
                 result.outcome.value, "duplicate"
             )
             detail = {"type": record.type} if action == "create" else {"reason": result.reason}
-            self._audit(action, result.id, source, **detail)
+            self._audit(action, result.id, source, owner, **detail)
             if record.session_id:
                 self._store.touch_session(record.session_id, now)
         if SEMANTIC in rules.dedup and vector is None:
@@ -120,6 +124,7 @@ class Writes(EngineCore):
             tags=tags if isinstance(tags, tuple) else (),
             memory_type=str(values.get("type", "")),
             signal=signal,
+            fields={name: values.get(name) for name in _SCANNED_FIELDS},
         )
         if not screened.rejected:
             values["tags"] = screened.tags
@@ -172,29 +177,41 @@ class Writes(EngineCore):
         self._store.replace(merged)
         return WriteResult(Outcome.UPDATED, old.id, reason=f"merged: {why}", record=merged)
 
-    def update(self, memory_id: str, **changes: Any) -> WriteResult:
-        """Change fields of a current memory in place; new content counts a revision."""
+    def update(self, memory_id: str, *, user: UserScope = None, **changes: Any) -> WriteResult:
+        """Change fields of one of the user's current memories in place.
+
+        New content replaces the old text (which is not kept: :meth:`supersede` keeps
+        versions) and counts a revision; content equal to another current memory of the user
+        is a ``duplicate`` and changes nothing.
+        """
+        scope = self._scope(user)
         if not changes:
             raise InvalidInputError("nothing to update: name at least one field")
         content = changes.pop("content", None)
         values = self._writable(changes)
+        if "user" in values:
+            raise InvalidInputError("a memory's user cannot be changed", field="user")
         if content is not None:
             validate_content(content, self._config.max_content_bytes)
-        if content is not None or "title" in values or "tags" in values:
-            current = self._local(memory_id, "update")
+        if content is not None or values:
+            current = self._local(memory_id, "update", scope)
             text = current.content if content is None else content
             values.setdefault("tags", current.tags)
             if content is None:
                 values.setdefault("entities", current.entities)
             screened = self._screen(text, values, signal=False)
             if screened.rejected:
-                return self._rejected(rejection(screened), "caller")
+                return self._rejected(rejection(screened), "caller", current.user)
             if content is not None:
                 content = screened.content
         vector = None if content is None else self._embed_one(content)
         with self._store.transaction():
-            old = self._current(memory_id, "update")
+            old = self._current(memory_id, "update", scope)
             now = self.now()
+            if content is not None and content != old.content:
+                twin = self._same_content(content, old.user, now, besides=old.id)
+                if twin is not None:
+                    return _duplicate(twin)
             new = with_changes(old, values)
             revisions = old.revision_count
             if content is not None and content != old.content:
@@ -205,59 +222,105 @@ class Writes(EngineCore):
             self._store.replace(new)
             if "importance" in values:  # a person set it: decay starts again from here
                 self._store.set_importance_base(memory_id, new.importance, now)
-            self._audit("update", memory_id, "caller", **changed_fields(old, new))
+            self._audit("update", memory_id, "caller", old.user, **changed_fields(old, new))
         return WriteResult(Outcome.UPDATED, memory_id, record=new)
 
-    def supersede(self, old_id: str, content: str, **fields: Any) -> WriteResult:
-        """Replace a current memory with a new version; the old one stays readable in history.
+    def supersede(
+        self, old_id: str, content: str, *, user: UserScope = None, **fields: Any
+    ) -> WriteResult:
+        """Replace one of the user's current memories with a new version; the old one stays
+        readable in history.
 
-        The new memory inherits the old one's fields unless ``fields`` overrides them.
+        The new memory inherits the old one's fields unless ``fields`` overrides them. Content
+        equal to another current memory of the user is a ``duplicate`` and changes nothing.
         """
+        scope = self._scope(user)
         values = self._writable(fields)
+        if "user" in values:
+            raise InvalidInputError("a new version keeps its memory's user", field="user")
         validate_content(content, self._config.max_content_bytes)
         with self._store.transaction():
-            old = self._current(old_id, "supersede")
+            old = self._current(old_id, "supersede", scope)
             now = self.now()
             inherited = {name: getattr(old, name) for name in WRITABLE_FIELDS}
             inherited.update(derived_from=(), entities=values.pop("entities", ()))
             inherited.update(values)
             screened = self._screen(content, inherited, signal=False)
             if screened.rejected:
-                return self._rejected(rejection(screened), "caller")
+                return self._rejected(rejection(screened), "caller", old.user)
             content = screened.content
+            twin = self._same_content(content, old.user, now, besides=old.id)
+            if twin is not None:
+                return _duplicate(twin)
             inherited.update(id=new_ulid(now), created_at=now, updated_at=now, parent_id=old.id)
             new = build_record(content, max_bytes=self._config.max_content_bytes, values=inherited)
             self._store.replace(replace(old, valid_until=now))
             self._store.insert(new)
             self._put_vector(new.id, self._embed_one(new.content))
-            self._audit("supersede", old.id, "caller", by=new.id)
-            self._audit("create", new.id, new.source, type=new.type, supersedes=old.id)
+            self._audit("supersede", old.id, "caller", old.user, by=new.id)
+            self._audit("create", new.id, new.source, new.user, type=new.type, supersedes=old.id)
         return WriteResult(Outcome.CREATED, new.id, record=new)
 
-    def forget(self, memory_id: str, reason: str = DEFAULT_FORGET_REASON) -> WriteResult:
-        """Forget softly: the memory leaves recall and briefings but stays readable."""
+    def _same_content(
+        self, content: str, user: str, now: datetime, *, besides: str
+    ) -> MemoryRecord | None:
+        """Another current memory of ``user`` with this content (after normalisation)."""
+        flt = MemoryFilter(as_of=now, user=user, content_hash=content_hash(content))
+        return next((r for r in self._store.list(flt, 2) if r.id != besides), None)
+
+    def forget(
+        self, memory_id: str, reason: str = DEFAULT_FORGET_REASON, *, user: UserScope = None
+    ) -> WriteResult:
+        """Forget softly: the memory leaves recall and briefings but stays readable.
+
+        The reason is kept on the memory (the secret scanner checks it first); the audit log
+        records that a reason was given, never its text.
+        """
+        scope = self._scope(user)
         if not isinstance(reason, str) or not reason.strip():
             raise InvalidInputError("a reason to forget must be given", field="reason")
+        checked = validate_field("forget_reason", reason)
+        assert isinstance(checked, str)
+        finding = first_secret(checked)
+        if finding is not None:
+            refused = WriteResult(
+                Outcome.REJECTED,
+                None,
+                reason=f"the reason contains {finding.describe()}; secrets are never stored",
+                gate=SECRET_GATE,
+            )
+            return self._rejected(refused, "caller", scope)
         with self._store.transaction():
-            old = self._local(memory_id, "forget")
+            old = self._local(memory_id, "forget", scope)
             if old.forget_reason is not None:
                 raise ConflictError(f"memory {memory_id} is already forgotten", memory_id=memory_id)
             now = self.now()
             until = now if old.valid_until is None or old.valid_until > now else old.valid_until
-            new = with_changes(old, {"forget_reason": reason})
+            new = with_changes(old, {"forget_reason": checked})
             new = replace(new, valid_until=until, updated_at=now)
             self._store.replace(new)
-            self._audit("forget", memory_id, "caller", reason=reason)
-        return WriteResult(Outcome.UPDATED, memory_id, record=new)
+            given = "default" if checked == DEFAULT_FORGET_REASON else "given"
+            self._audit("forget", memory_id, "caller", old.user, reason=given)
+        return WriteResult(Outcome.FORGOTTEN, memory_id, record=new)
 
-    def purge(self, memory_id: str) -> WriteResult:
-        """Delete a memory for good, with its index entries. Cannot be undone."""
+    def purge(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
+        """Delete one of the user's memories for good, with its index entries. Irreversible."""
+        scope = self._scope(user)
         with self._store.transaction():
-            self._local(memory_id, "purge")
+            old = self._local(memory_id, "purge", scope)
             if not self._store.delete(memory_id):
                 raise NotFoundError(memory_id)
-            self._audit("purge", memory_id, "caller")
+            self._audit("purge", memory_id, "caller", old.user)
         return WriteResult(Outcome.DELETED, memory_id)
+
+
+_SCANNED_FIELDS = ("type", "user", "project", "topic_key", "session_id")
+"""Free-text fields besides content, title and tags: the secret scanner reads them too."""
+
+
+def _duplicate(twin: MemoryRecord) -> WriteResult:
+    reason = f"same content as {twin.id} (after case/space normalisation); nothing changed"
+    return WriteResult(Outcome.DUPLICATE, twin.id, reason, record=twin)
 
 
 def rejection(screened: Screened) -> WriteResult:

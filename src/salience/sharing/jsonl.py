@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timedelta
 
 from salience.errors import ImportFormatError, InvalidInputError
 from salience.ids import new_ulid
-from salience.models import MemoryRecord
+from salience.models import DEFAULT_USER, LOCAL_LAYER, MemoryRecord
 from salience.write.records import from_json_dict, to_json_dict, validate_field
 
 DEFAULT_IMPORT_TYPE = "observation"
+CLOCK_SKEW = timedelta(minutes=5)
+"""How far past this machine's clock an imported time may be (another machine's clock)."""
+_PAST_NOW = ("created_at", "updated_at", "last_accessed_at")
 
 
 def dump(record: MemoryRecord) -> str:
@@ -19,19 +22,38 @@ def dump(record: MemoryRecord) -> str:
     return json.dumps(to_json_dict(record), ensure_ascii=False, separators=(",", ":"))
 
 
-def parse(lines: Iterable[str], *, now: datetime, max_bytes: int) -> list[tuple[int, MemoryRecord]]:
+def parse(
+    lines: Iterable[str] | Iterable[bytes],
+    *,
+    now: datetime,
+    max_bytes: int,
+    user: str = DEFAULT_USER,
+    owner: str | None = None,
+) -> list[tuple[int, MemoryRecord]]:
     """Every record in ``lines`` with its line number; a bad line raises
     :class:`ImportFormatError`.
 
     Blank lines are skipped. Missing ``id``, ``type`` and times are filled in (the id from the
-    creation time), so hand-written files work. An id may appear only once.
+    creation time), so hand-written files work. An id may appear only once. Provenance is
+    salience's, not the file's: ``layer`` is always the local one, and a time after ``now``
+    (beyond :data:`CLOCK_SKEW`) is refused, so no record can claim a layer or the future.
+    A record without ``user`` is ``user``'s; with ``owner``, every record is ``owner``'s.
     """
     records: list[tuple[int, MemoryRecord]] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(lines, 1):
+    for number, line in _numbered(lines):
         if not line.strip():
             continue
-        record = _parse_line(line, number, now, max_bytes)
+        record = _parse_line(line, number, now, max_bytes, owner or user, force=owner is not None)
+        for name in _PAST_NOW:
+            moment = getattr(record, name)
+            if moment is not None and moment > now + CLOCK_SKEW:
+                raise ImportFormatError(
+                    f"{name} {moment.isoformat()} is in the future (this machine's clock says "
+                    f"{now.isoformat(timespec='seconds')})",
+                    line=number,
+                    field=name,
+                )
         if record.id in seen:
             raise ImportFormatError(
                 f"id {record.id} already appeared on line {seen[record.id]}",
@@ -43,13 +65,43 @@ def parse(lines: Iterable[str], *, now: datetime, max_bytes: int) -> list[tuple[
     return records
 
 
-def _parse_line(line: str, number: int, now: datetime, max_bytes: int) -> MemoryRecord:
+def _numbered(lines: Iterable[str] | Iterable[bytes]) -> Iterator[tuple[int, str]]:
+    """(line number, line); bytes are decoded as UTF-8, strictly: a bad byte is an error
+    naming its line and column."""
+    iterator: Iterator[object] = iter(lines)
+    number = 0
+    while True:
+        number += 1
+        try:
+            line = next(iterator)
+            text = line.decode("utf-8") if isinstance(line, bytes) else str(line)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            byte = exc.object[exc.start]
+            raise ImportFormatError(
+                f"not UTF-8 text (byte 0x{byte:02x} at column {exc.start + 1})", line=number
+            ) from None
+        yield number, text
+
+
+def _parse_line(
+    line: str, number: int, now: datetime, max_bytes: int, user: str, *, force: bool
+) -> MemoryRecord:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"not valid JSON ({exc.msg})", line=number) from None
+    except RecursionError:
+        raise ImportFormatError("JSON nested too deeply", line=number) from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise ImportFormatError(f"not valid JSON ({exc})", line=number) from None
     if not isinstance(data, dict):
         raise ImportFormatError("expected a JSON object", line=number)
+    data["layer"] = LOCAL_LAYER  # provenance is never taken from the file
+    if force:
+        data["user"] = user
+    data.setdefault("user", user)
     data.setdefault("type", DEFAULT_IMPORT_TYPE)
     data.setdefault("created_at", now)
     data.setdefault("updated_at", data["created_at"])

@@ -10,14 +10,20 @@ A pack is a zip file holding three members:
 * ``vectors.f32`` — only when every record has a vector of one embedder: the vectors as
   little-endian float32 rows, in the order of the records.
 
+and, when exported with a key, ``signature`` — the HMAC-SHA256 of ``manifest.json`` (which
+holds every other member's checksum) under that key, in hex.
+
 A pack whose checksums do not match, whose version is unknown, or that is not a pack at all is
-refused before anything is written. Members are stored with fixed timestamps, so exporting the
-same memories at the same time gives the same bytes.
+refused before anything is written. Checksums detect damage, not tampering: whoever edits a
+pack can recompute them. A signature detects tampering by anyone who lacks the key; an import
+given the key refuses a pack that is unsigned or signed otherwise. Members are stored with
+fixed timestamps, so exporting the same memories at the same time gives the same bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import tempfile
@@ -41,6 +47,8 @@ PACK_VERSION = 1
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 VECTORS = "vectors.f32"
+SIGNATURE = "signature"
+MIN_KEY_BYTES = 16
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # zip's earliest time: members carry no real timestamps
 _MAX_MEMBER_BYTES = 2 << 30  # refuse absurd members (a damaged or hostile file) up front
 
@@ -80,6 +88,7 @@ class Pack:
     manifest: PackManifest
     lines: list[str]
     vectors: Matrix | None
+    signed: bool = False  # verified against the key the reader gave
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,18 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def check_key(key: bytes) -> bytes:
+    """A signing key: at least :data:`MIN_KEY_BYTES` bytes (a shared secret, e.g. a file of
+    random bytes)."""
+    if len(key) < MIN_KEY_BYTES:
+        raise PackError(f"a pack key must be at least {MIN_KEY_BYTES} bytes long")
+    return key
+
+
+def _signature(key: bytes, manifest: bytes) -> str:
+    return hmac.new(check_key(key), manifest, hashlib.sha256).hexdigest()
+
+
 def write_pack(
     path: str | Path,
     lines: Sequence[str],
@@ -114,11 +135,13 @@ def write_pack(
     embedder: str | None,
     filters: dict[str, Any],
     now: datetime,
+    key: bytes | None = None,
 ) -> PackManifest:
     """Write a pack atomically (a temporary file renamed into place) and return its manifest.
 
     ``lines`` are the records' JSON lines, ``types`` their types; ``vectors`` (one row per
-    record) are stored only with the ``embedder`` identity that made them.
+    record) are stored only with the ``embedder`` identity that made them. With ``key`` the
+    manifest is signed. The file is readable by its owner only.
     """
     members: dict[str, bytes] = {RECORDS: "".join(line + "\n" for line in lines).encode()}
     dimensions = None
@@ -141,7 +164,8 @@ def write_pack(
         filters=filters,
         checksums={name: _sha256(data) for name, data in members.items()},
     )
-    document = json.dumps(manifest.to_json(), indent=2, ensure_ascii=False) + "\n"
+    document = (json.dumps(manifest.to_json(), indent=2, ensure_ascii=False) + "\n").encode()
+    extra = {} if key is None else {SIGNATURE: _signature(key, document).encode()}
     target = Path(path)
     try:
         handle, temporary = tempfile.mkstemp(prefix=".pack-", dir=target.parent or ".")
@@ -149,7 +173,7 @@ def write_pack(
         raise PackError(f"cannot write the pack to {target}: {exc.strerror}") from None
     try:
         with os.fdopen(handle, "wb") as raw, zipfile.ZipFile(raw, "w") as archive:
-            for name, data in ((MANIFEST, document.encode()), *members.items()):
+            for name, data in ((MANIFEST, document), *members.items(), *extra.items()):
                 info = zipfile.ZipInfo(name, date_time=_EPOCH)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.external_attr = 0o644 << 16
@@ -161,8 +185,9 @@ def write_pack(
     return manifest
 
 
-def read_pack(path: str | Path) -> Pack:
-    """Read and verify a pack; :class:`PackError` says what is wrong with a bad one."""
+def read_pack(path: str | Path, *, key: bytes | None = None) -> Pack:
+    """Read and verify a pack; :class:`PackError` says what is wrong with a bad one. With
+    ``key``, the pack must carry a signature made with it."""
     source = Path(path)
     try:
         archive = zipfile.ZipFile(source)
@@ -174,7 +199,10 @@ def read_pack(path: str | Path) -> Pack:
         names = set(archive.namelist())
         if MANIFEST not in names:
             raise PackError(f"{source} is not a salience pack (no {MANIFEST})")
-        manifest = _manifest(_member(archive, MANIFEST, source), source)
+        document = _member(archive, MANIFEST, source)
+        if key is not None:
+            _verify(archive, document, key, source)
+        manifest = _manifest(document, source)
         members = {}
         for name, expected in manifest.checksums.items():
             if name not in (RECORDS, VECTORS):
@@ -198,7 +226,19 @@ def read_pack(path: str | Path) -> Pack:
     vectors = None
     if manifest.embedder is not None:
         vectors = _vectors(members.get(VECTORS), manifest, source)
-    return Pack(manifest, lines, vectors)
+    return Pack(manifest, lines, vectors, signed=key is not None)
+
+
+def _verify(archive: zipfile.ZipFile, manifest: bytes, key: bytes, source: Path) -> None:
+    """Refuse a pack whose signature is missing or was not made with ``key``."""
+    if SIGNATURE not in archive.namelist():
+        raise PackError(f"{source} is not signed; it cannot be verified with the key")
+    signature = _member(archive, SIGNATURE, source).decode("ascii", "replace").strip()
+    if not hmac.compare_digest(signature, _signature(key, manifest)):
+        raise PackError(
+            f"{source}: the signature does not match the key (the pack was altered, "
+            "or signed with another key)"
+        )
 
 
 def _member(archive: zipfile.ZipFile, name: str, source: Path) -> bytes:

@@ -158,8 +158,11 @@ class Store(Protocol):
         """Append entries to the audit log (inside the caller's transaction, if any)."""
         ...
 
-    def audit_entries(self, memory_id: str | None, limit: int | None) -> builtins.list[AuditEntry]:
-        """Audit entries, newest first; only one memory's with ``memory_id``."""
+    def audit_entries(
+        self, memory_id: str | None, limit: int | None, user: str | None = None
+    ) -> builtins.list[AuditEntry]:
+        """Audit entries, newest first; only one memory's with ``memory_id``, only one user's
+        with ``user``."""
         ...
 
     def get_meta(self, key: str) -> str | None:
@@ -210,8 +213,8 @@ class Store(Protocol):
         """Every record, in id order."""
         ...
 
-    def stats(self, as_of: datetime) -> Stats:
-        """Counts by status, type, user and project."""
+    def stats(self, as_of: datetime, user: str | None = None) -> Stats:
+        """Counts by status, type, user and project (of one user's memories with ``user``)."""
         ...
 
     def close(self) -> None:

@@ -162,10 +162,21 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         END;
         """,
     ),
+    (
+        "0008_audit_user",
+        """
+        -- Whose memory each entry concerns, so a user reads only their own part of the log.
+        -- Entries written before know it only through their memory, if it still exists.
+        ALTER TABLE audit_log ADD COLUMN user TEXT;
+        UPDATE audit_log
+        SET user = (SELECT m.user FROM memories m WHERE m.id = audit_log.memory_id);
+        CREATE INDEX audit_log_by_user ON audit_log (user, seq);
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
 
-READABLE_WITHOUT = frozenset({"0007_memory_changes"})
+READABLE_WITHOUT = frozenset({"0007_memory_changes", "0008_audit_user"})
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs
 them (without a change log, a reader reloads instead of catching up)."""

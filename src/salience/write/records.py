@@ -68,15 +68,23 @@ def validate_unit(value: object, name: str) -> float:
 def _number(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInputError(f"{name} must be a number", field=name)
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        raise InvalidInputError(f"{name} must be a finite number", field=name) from None
     if math.isnan(number) or math.isinf(number):
         raise InvalidInputError(f"{name} must be a finite number, got {number!r}", field=name)
     return number
 
 
+MAX_COUNTER = 2**63 - 1  # the largest integer SQLite stores
+
+
 def _counter(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidInputError(f"{name} must be a whole number >= {minimum}", field=name)
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_COUNTER:
+        raise InvalidInputError(
+            f"{name} must be a whole number from {minimum} to {MAX_COUNTER}", field=name
+        )
     return value
 
 

@@ -8,6 +8,7 @@ for longer than the timeout (then :class:`StoreBusyError` says so).
 
 from __future__ import annotations
 
+import os
 import random
 import sqlite3
 import threading
@@ -49,7 +50,12 @@ class Connection:
     """An open salience database file: the base every part of :class:`SQLiteStore` builds on."""
 
     def __init__(
-        self, path: str | Path, *, busy_timeout_ms: int = 10000, read_only: bool = False
+        self,
+        path: str | Path,
+        *,
+        busy_timeout_ms: int = 10000,
+        read_only: bool = False,
+        create: bool = True,
     ) -> None:
         self._path = Path(path)
         self._read_only = read_only
@@ -59,10 +65,10 @@ class Connection:
         self._owner = 0
         self._change_log = True  # a read-only store may predate it (see _setup_read_only)
         self._term_counts: TermCounts  # set once connected
-        if read_only:
-            _check_existing(self._path)
+        if read_only or not create:
+            _check_existing(self._path, busy_timeout_ms)
         else:
-            _prepare_file(self._path)
+            _prepare_file(self._path, busy_timeout_ms)
         try:
             self._conn = sqlite3.connect(
                 self._path.resolve().as_uri() + "?mode=ro" if read_only else str(self._path),
@@ -305,27 +311,41 @@ class _Transaction:
             store._lock.release()
 
 
-def _check_existing(path: Path) -> None:
-    """A store opened read-only must already exist and be an SQLite file."""
+def _check_existing(path: Path, busy_timeout_ms: int) -> None:
+    """A store opened read-only (or without ``create``) must exist and be an SQLite file."""
     if not path.is_file():
         raise StoreError(f"no salience store at {path}")
-    _check_magic(path)
+    _check_magic(path, busy_timeout_ms)
 
 
-def _check_magic(path: Path) -> None:
-    if path.stat().st_size > 0:
-        with path.open("rb") as handle:
-            if handle.read(16) != _SQLITE_MAGIC:
-                raise NotASalienceDatabaseError(str(path), "not an SQLite file")
+def _check_magic(path: Path, busy_timeout_ms: int) -> None:
+    """Refuse a file that is not SQLite. An empty file is refused too, unless it fills within
+    the busy timeout (another process creating the store this moment)."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while path.stat().st_size == 0:
+        if time.monotonic() >= deadline:
+            raise NotASalienceDatabaseError(
+                str(path), "it is empty (0 bytes); remove it to start a new store"
+            )
+        time.sleep(0.01)
+    with path.open("rb") as handle:
+        if handle.read(16) != _SQLITE_MAGIC:
+            raise NotASalienceDatabaseError(str(path), "not an SQLite file")
 
 
-def _prepare_file(path: Path) -> None:
-    """Create the home directory; refuse a file that is not SQLite before SQLite touches it."""
+def _prepare_file(path: Path, busy_timeout_ms: int) -> None:
+    """Create the home directory (owner only) and a new store's file (owner only: SQLite
+    gives its WAL and shared-memory files the same mode); refuse a file that is not SQLite
+    before SQLite touches it."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
         raise StoreReadOnlyError(str(path.parent)) from None
     if path.is_dir():
         raise NotASalienceDatabaseError(str(path), "it is a directory")
-    if path.exists():
-        _check_magic(path)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        _check_magic(path, busy_timeout_ms)
+    except OSError:
+        raise StoreReadOnlyError(str(path)) from None

@@ -210,23 +210,36 @@ class SQLiteStore(MemoryRows):
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Append entries to the audit log (inside the caller's transaction, if any)."""
         rows = [
-            (format_time(e.at), e.memory_id, e.action, e.actor, json.dumps(e.detail, default=str))
+            (
+                format_time(e.at),
+                e.memory_id,
+                e.action,
+                e.actor,
+                json.dumps(e.detail, default=str),
+                e.user,
+            )
             for e in entries
         ]
         with self.transaction(), self._errors():
             self._conn.executemany(
-                "INSERT INTO audit_log (at, memory_id, action, actor, detail) "
-                "VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO audit_log (at, memory_id, action, actor, detail, user) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 rows,
             )
 
-    def audit_entries(self, memory_id: str | None, limit: int | None) -> builtins.list[AuditEntry]:
-        """Audit entries, newest first; only one memory's with ``memory_id``."""
-        sql = "SELECT seq, at, memory_id, action, actor, detail FROM audit_log"
+    def audit_entries(
+        self, memory_id: str | None, limit: int | None, user: str | None = None
+    ) -> builtins.list[AuditEntry]:
+        """Audit entries, newest first; only one memory's with ``memory_id``, only one user's
+        with ``user``."""
+        sql = "SELECT seq, at, memory_id, action, actor, detail, user FROM audit_log WHERE 1"
         params: list[object] = []
         if memory_id is not None:
-            sql += " WHERE memory_id = ?"
+            sql += " AND memory_id = ?"
             params.append(memory_id)
+        if user is not None:
+            sql += " AND user = ?"
+            params.append(user)
         sql += " ORDER BY seq DESC"
         if limit is not None:
             sql += " LIMIT ?"
@@ -234,7 +247,9 @@ class SQLiteStore(MemoryRows):
         with self._lock, self._errors():
             rows = self._conn.execute(sql, params).fetchall()
         return [
-            AuditEntry(datetime.fromisoformat(r[1]), r[2], r[3], r[4], json.loads(r[5]), int(r[0]))
+            AuditEntry(
+                datetime.fromisoformat(r[1]), r[2], r[3], r[4], json.loads(r[5]), int(r[0]), r[6]
+            )
             for r in rows
         ]
 
@@ -278,23 +293,25 @@ class SQLiteStore(MemoryRows):
             cursor = self._conn.execute("DELETE FROM layers WHERE name = ?", (name,))
         return cursor.rowcount > 0
 
-    def stats(self, as_of: datetime) -> Stats:
-        """Counts by status, type, user and project, and the file's size."""
+    def stats(self, as_of: datetime, user: str | None = None) -> Stats:
+        """Counts by status, type, user and project (of one user's memories with ``user``),
+        and the file's size."""
         now = format_time(as_of)
+        mine, who = ("user = ?", [user]) if user is not None else ("1", [])
         status_sql = (
             "SELECT CASE WHEN forget_reason IS NOT NULL THEN 'forgotten' "
             "WHEN valid_until IS NOT NULL AND valid_until <= ? THEN 'superseded' "
-            "ELSE 'current' END AS s, count(*) FROM memories GROUP BY s"
+            f"ELSE 'current' END AS s, count(*) FROM memories WHERE {mine} GROUP BY s"
         )
-        current = "forget_reason IS NULL AND (valid_until IS NULL OR valid_until > ?)"
+        current = f"{mine} AND forget_reason IS NULL AND (valid_until IS NULL OR valid_until > ?)"
         with self._lock, self._errors():
-            by_status = dict(self._conn.execute(status_sql, (now,)).fetchall())
+            by_status = dict(self._conn.execute(status_sql, [now, *who]).fetchall())
             grouped = {
                 column: dict(
                     self._conn.execute(
                         f"SELECT coalesce({column}, ''), count(*) FROM memories "
                         f"WHERE {current} GROUP BY 1 ORDER BY 2 DESC, 1",
-                        (now,),
+                        [*who, now],
                     ).fetchall()
                 )
                 for column in ("type", "user", "project")

@@ -7,7 +7,7 @@ bypassed, and the bypass is reported.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from salience.write.gates.redaction import has_private, redact
@@ -43,19 +43,22 @@ def screen(
     tags: Sequence[str] = (),
     memory_type: str | None = None,
     signal: bool = False,
+    fields: Mapping[str, object] | None = None,
 ) -> Screened:
-    """Redact, scan every text field for secrets, then (if ``signal``) apply the signal gate."""
+    """Redact, scan every text field for secrets, then (if ``signal``) apply the signal gate.
+
+    ``fields`` are the write's other free-text fields (project, topic key, user, session,
+    type, a reason...): scanned for secrets like the content, never redacted or changed.
+    """
     notes: list[str] = []
     if has_private(content) or (title is not None and has_private(title)):
         notes.append("private spans were redacted")
     clean = redact(content)
     clean_title = redact(title) if title is not None else None
     clean_tags = tuple(redact(t) for t in tags)
-    for label, text in (
-        ("content", clean),
-        ("title", clean_title or ""),
-        ("tags", " ".join(clean_tags)),
-    ):
+    texts = [("content", clean), ("title", clean_title or ""), ("tags", " ".join(clean_tags))]
+    texts += [(name, value) for name, value in (fields or {}).items() if isinstance(value, str)]
+    for label, text in texts:
         finding = first_secret(text) if text else None
         if finding is not None:
             where = "" if label == "content" else f" in the {label}"
