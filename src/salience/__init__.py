@@ -21,6 +21,7 @@ from salience.errors import (
     SalienceError,
     SchemaTooNewError,
     StoreBusyError,
+    StoreDamagedError,
     StoreError,
     StoreReadOnlyError,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "Stats",
     "Status",
     "StoreBusyError",
+    "StoreDamagedError",
     "StoreError",
     "StoreReadOnlyError",
     "WriteResult",

@@ -15,6 +15,7 @@ Every error is a :class:`SalienceError`; catch that to handle them all. The tree
     ├── LLMError                 the configured LLM endpoint failed (callers fall back)
     └── StoreError               the storage itself
         ├── NotASalienceDatabaseError   the file is not a salience database
+        ├── StoreDamagedError           the file is a salience database, damaged
         ├── SchemaTooNewError           written by a newer salience; ``unknown`` migrations
         ├── StoreReadOnlyError          the home or the file cannot be written
         └── StoreBusyError              another process held the lock for too long
@@ -94,6 +95,17 @@ class NotASalienceDatabaseError(StoreError):
 
     def __init__(self, path: str, detail: str) -> None:
         super().__init__(f"{path} is not a salience database ({detail})")
+        self.path = path
+
+
+class StoreDamagedError(StoreError):
+    """The database file is damaged (SQLite found malformed pages)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"{path} is damaged (SQLite reports a malformed database image); copy out what "
+            "still reads with `salience export`, or restore a backup"
+        )
         self.path = path
 
 

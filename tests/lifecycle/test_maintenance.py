@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from salience import Config, Memory
 from salience.cli import cli
@@ -108,19 +108,46 @@ def test_orphaned_index_rows_are_cleaned(memory: Memory) -> None:
     assert memory.maintain().orphans == {}
 
 
-def test_cli_maintain(home: Path) -> None:
+def test_cli_maintain(home: Path, tmp_path: Path) -> None:
     runner = CliRunner(env={"SALIENCE_SIGNAL_GATE": "0", "SALIENCE_EMBEDDER": "none"})
 
-    def run(*args: str) -> object:
+    def run(*args: str) -> Result:
         return runner.invoke(cli, [*args, "--home", str(home)])
 
-    assert run("remember", "observed the deploy taking long").exit_code == 0  # type: ignore[attr-defined]
-    created = json.loads(run("list", "--json").stdout)[0]  # type: ignore[attr-defined]
-    plan = run("maintain", "--dry-run", "--as-of", "2046-01-01T00:00:00")
-    assert plan.exit_code == 0  # type: ignore[attr-defined]
-    assert "would change: 1 decayed" in plan.stdout  # type: ignore[attr-defined]
-    assert json.loads(run("show", created["id"], "--json").stdout)["importance"] == 0.5  # type: ignore[attr-defined]
-    done = run("maintain", "--as-of", "2046-01-01T00:00:00", "--json")
-    assert json.loads(done.stdout)["decayed"][0]["after"] == pytest.approx(0.05)  # type: ignore[attr-defined]
-    again = run("maintain", "--as-of", "2046-01-01T00:00:00")
-    assert again.stdout.strip() == "nothing to do"  # type: ignore[attr-defined]
+    old = tmp_path / "old.jsonl"
+    old.write_text(
+        '{"content": "observed the deploy taking long", "created_at": "2006-01-01T00:00:00Z"}\n',
+        encoding="utf-8",
+    )
+    assert run("import", str(old)).exit_code == 0
+    created = json.loads(run("list", "--json").stdout)[0]
+    plan = run("maintain", "--dry-run")
+    assert plan.exit_code == 0
+    assert "would change: 1 decayed" in plan.stdout
+    assert json.loads(run("show", created["id"], "--json").stdout)["importance"] == 0.5
+    done = run("maintain", "--json")
+    assert json.loads(done.stdout)["decayed"][0]["after"] == pytest.approx(0.05)
+    again = run("maintain")
+    assert again.stdout.strip() == "nothing to do"
+
+
+def test_maintenance_ahead_of_time_is_only_previewed(home: Path) -> None:
+    runner = CliRunner(env={"SALIENCE_SIGNAL_GATE": "0", "SALIENCE_EMBEDDER": "none"})
+    assert runner.invoke(cli, ["remember", "observed the deploy taking long", "--home", str(home)])
+    future = ["maintain", "--as-of", "2046-01-01T00:00:00", "--home", str(home)]
+    refused = runner.invoke(cli, future)
+    assert refused.exit_code == 1
+    assert "future" in refused.stderr
+    preview = runner.invoke(cli, [*future, "--dry-run"])
+    assert "would change: 1 decayed" in preview.stdout
+    shown = runner.invoke(cli, ["list", "--json", "--home", str(home)])
+    assert json.loads(shown.stdout)[0]["importance"] == 0.5  # nothing was written
+
+
+def test_invisible_decay_is_not_reported(memory: Memory, clock: FakeClock) -> None:
+    memory.remember("observed the deploy taking long")
+    clock.advance(seconds=30)  # importance moves by ~1e-7: nothing a person could see
+    report = memory.maintain()
+    assert report.decayed == ()
+    clock.advance(days=400)
+    assert len(memory.maintain().decayed) == 1

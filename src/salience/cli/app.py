@@ -237,9 +237,13 @@ def private_file(path: str) -> Iterator[TextIO]:
 
 @contextmanager
 def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr (on a terminal); yields ``advance(done, total)``."""
+    """A progress bar on stderr when it is a terminal; yields ``advance(done, total)``."""
     from rich.console import Console
     from rich.progress import Progress
+
+    if not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
 
     bar = Progress(console=Console(stderr=True), transient=True)
     with bar:

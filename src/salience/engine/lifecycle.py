@@ -42,6 +42,7 @@ from salience.models import (
     UserScope,
     WriteResult,
 )
+from salience.sharing.jsonl import CLOCK_SKEW
 from salience.stores.base import MemoryFilter
 from salience.write.entities import extract_entities
 from salience.write.records import (
@@ -53,6 +54,9 @@ if TYPE_CHECKING:
     from salience.lifecycle.llm import Summarizer
 
 from salience.engine.core import EngineCore
+
+DECAY_STEP = 5e-5
+"""The smallest change of importance maintenance writes: half the last digit it prints."""
 
 
 class Lifecycle(EngineCore):
@@ -93,8 +97,18 @@ class Lifecycle(EngineCore):
         self, *, dry_run: bool = False, as_of: datetime | None = None
     ) -> MaintenanceReport:
         """Decay importance (FadeMem, idempotent), apply retention if configured, and clean
-        orphaned index rows. ``dry_run`` reports the same plan and changes nothing."""
+        orphaned index rows. ``dry_run`` reports the same plan and changes nothing.
+
+        A change of importance under :data:`DECAY_STEP` is not written (it would not show;
+        the next run computes from the same base anyway). An ``as_of`` in the future may
+        only be previewed: it would decay importances ahead of time."""
         now = as_of or self.now()
+        if not dry_run and now > self.now() + CLOCK_SKEW:
+            raise InvalidInputError(
+                "maintenance as of a future time would decay importances ahead of time; "
+                "preview it with dry_run (--dry-run)",
+                field="as_of",
+            )
         decayed: builtins.list[ImportanceChange] = []
         forgotten: builtins.list[str] = []
         days = self._config.retention_days
@@ -123,7 +137,7 @@ class Lifecycle(EngineCore):
                     continue
                 base, set_at = bases.get(record.id, (record.importance, record.created_at))
                 value = decayed_importance(base, set_at, record.type, record.confidence, now)
-                if abs(value - record.importance) > 1e-12:
+                if abs(value - record.importance) >= DECAY_STEP:
                     decayed.append(ImportanceChange(record.id, record.importance, value))
                     if not dry_run:
                         if record.id not in bases:

@@ -178,7 +178,8 @@ class Writes(EngineCore):
         return WriteResult(Outcome.UPDATED, old.id, reason=f"merged: {why}", record=merged)
 
     def update(self, memory_id: str, *, user: UserScope = None, **changes: Any) -> WriteResult:
-        """Change fields of one of the user's current memories in place.
+        """Change fields of one of the user's current memories in place (``user`` names who
+        acts: a memory never changes hands).
 
         New content replaces the old text (which is not kept: :meth:`supersede` keeps
         versions) and counts a revision; content equal to another current memory of the user
@@ -189,8 +190,6 @@ class Writes(EngineCore):
             raise InvalidInputError("nothing to update: name at least one field")
         content = changes.pop("content", None)
         values = self._writable(changes)
-        if "user" in values:
-            raise InvalidInputError("a memory's user cannot be changed", field="user")
         if content is not None:
             validate_content(content, self._config.max_content_bytes)
         if content is not None or values:
@@ -236,8 +235,6 @@ class Writes(EngineCore):
         """
         scope = self._scope(user)
         values = self._writable(fields)
-        if "user" in values:
-            raise InvalidInputError("a new version keeps its memory's user", field="user")
         validate_content(content, self._config.max_content_bytes)
         with self._store.transaction():
             old = self._current(old_id, "supersede", scope)

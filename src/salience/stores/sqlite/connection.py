@@ -21,6 +21,7 @@ from salience.errors import (
     NotASalienceDatabaseError,
     SchemaTooNewError,
     StoreBusyError,
+    StoreDamagedError,
     StoreError,
     StoreReadOnlyError,
 )
@@ -32,6 +33,7 @@ from salience.stores.sqlite.rows import from_row
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _T = TypeVar("_T")
 PAGE_SIZE = 2048
+_NEW_FILE_S = 2.0  # an empty file younger than this may be a store another process is making
 
 
 def _split_statements(script: str) -> list[str]:
@@ -158,7 +160,9 @@ class Connection:
                 f"{self._path} stayed locked by another process past the busy timeout; "
                 "try again or raise SALIENCE_BUSY_TIMEOUT_MS"
             )
-        if "not a database" in message or "malformed" in message:
+        if "malformed" in message:
+            return StoreDamagedError(str(self._path))
+        if "not a database" in message:
             return NotASalienceDatabaseError(str(self._path), str(exc))
         return StoreError(f"{self._path}: {exc}")
 
@@ -319,11 +323,11 @@ def _check_existing(path: Path, busy_timeout_ms: int) -> None:
 
 
 def _check_magic(path: Path, busy_timeout_ms: int) -> None:
-    """Refuse a file that is not SQLite. An empty file is refused too, unless it fills within
-    the busy timeout (another process creating the store this moment)."""
+    """Refuse a file that is not SQLite. An empty file is refused too, unless it is new and
+    fills within the busy timeout (another process creating the store this moment)."""
     deadline = time.monotonic() + busy_timeout_ms / 1000
-    while path.stat().st_size == 0:
-        if time.monotonic() >= deadline:
+    while (status := path.stat()).st_size == 0:
+        if time.monotonic() >= deadline or time.time() - status.st_mtime > _NEW_FILE_S:
             raise NotASalienceDatabaseError(
                 str(path), "it is empty (0 bytes); remove it to start a new store"
             )

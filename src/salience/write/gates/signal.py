@@ -40,15 +40,17 @@ _MACHINE_LINE = re.compile(
     re.VERBOSE,
 )
 _GENERIC_WORDS = frozenset(
-    """all the tests test passed pass passing it works worked working now fixed fix fixes
-    build builds succeeded success successful successfully done complete completed everything
-    looks look good ok okay fine great and is are was were finally again task tasks this that
-    issue problem resolved solved changes change made updated update code ran run green
-    seems to be has have been i we our as expected should""".split()
+    """all the tests test passed pass passes passing it it's works worked working now fixed fix
+    fixes build builds succeeded success successful successfully done complete completed
+    everything looks look good ok okay fine great and is are was were finally again task tasks
+    this that issue problem resolved solved changes change made updated update code ran run
+    green seems to be has have been i we our as expected should after well properly
+    correctly perfectly with without no any errors error things thing there in of for on
+    so far all set up""".split()
 )
 _GENERIC_CLAIMS = frozenset(
-    "passed works worked working fixed succeeded success successful done complete completed "
-    "good fine great resolved solved green".split()
+    "passed passes pass works worked working fixed succeeded success successful done complete "
+    "completed good fine great resolved solved green well properly correctly perfectly".split()
 )
 _WORD = re.compile(r"[a-z']+")
 _PROSE_CHAR = re.compile(r"[^\W\d_]+| +")  # runs of letters (any script) or spaces
