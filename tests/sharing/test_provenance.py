@@ -6,7 +6,6 @@ import hashlib
 import io
 import json
 import zipfile
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
