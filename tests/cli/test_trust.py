@@ -216,3 +216,28 @@ def test_supersede_and_update_do_not_make_duplicates(run) -> None:  # type: igno
     result = run("update", second, "--content", "the billing service retries THREE times")
     assert result.stdout.startswith(f"duplicate {first}")
     assert len(json.loads(run("list", "--json").stdout)) == 2
+
+
+def test_packs_signed_and_verified_from_the_command_line(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _remember(run, "The billing service retries three times")
+    key = tmp_path / "team.key"
+    key.write_bytes(os.urandom(32))
+    pack = tmp_path / "team.pack"
+    exported = run("pack", "export", str(pack), "--sign-with", str(key))
+    assert exported.exit_code == 0
+    assert "signed" in exported.stdout
+    assert stat.S_IMODE(pack.stat().st_mode) == 0o600
+    other = tmp_path / "other-key"
+    other.write_bytes(os.urandom(32))
+    runner = CliRunner(env=ENV)
+    elsewhere = ["--home", str(tmp_path / "elsewhere")]
+    refused = runner.invoke(
+        cli, ["pack", "import", str(pack), "--verify-with", str(other), *elsewhere]
+    )
+    assert refused.exit_code == 1
+    assert "signature does not match" in refused.stderr
+    accepted = runner.invoke(
+        cli, ["pack", "import", str(pack), "--verify-with", str(key), *elsewhere]
+    )
+    assert accepted.exit_code == 0, accepted.output
+    assert "1 created" in accepted.stdout

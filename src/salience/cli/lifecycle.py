@@ -8,7 +8,16 @@ from typing import Any
 import click
 
 from salience.cli import render
-from salience.cli.app import as_of_option, cli, json_option, open_memory, store_options
+from salience.cli.app import (
+    LIMIT,
+    all_users_option,
+    as_of_option,
+    chosen_user,
+    cli,
+    json_option,
+    open_memory,
+    store_options,
+)
 
 
 @cli.command()
@@ -76,6 +85,7 @@ def maintain(
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Print the plan; change nothing.")
 @as_of_option
+@all_users_option
 @store_options
 @json_option
 def consolidate(
@@ -83,7 +93,7 @@ def consolidate(
 ) -> None:
     """Turn groups of 3+ observations that share tags into insights (idempotent)."""
     with open_memory(home, profile) as memory:
-        report = memory.consolidate(dry_run=dry_run, as_of=as_of)
+        report = memory.consolidate(dry_run=dry_run, as_of=as_of, user=chosen_user())
     if as_json:
         render.emit_json(
             {
@@ -123,7 +133,8 @@ def consolidate(
 
 @cli.command(name="log")
 @click.option("--id", "memory_id", default=None, help="Only this memory's entries.")
-@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--limit", type=LIMIT, default=50, show_default=True)
+@all_users_option
 @store_options
 @json_option
 def log_(
@@ -132,8 +143,8 @@ def log_(
     """The audit log, newest first: every write, merge, feedback and maintenance change."""
     import json
 
-    with open_memory(home, profile) as memory:
-        entries = memory.log(memory_id, limit=limit)
+    with open_memory(home, profile, create=False) as memory:
+        entries = memory.log(memory_id, limit=limit, user=chosen_user())
     if as_json:
         render.emit_json(
             [
@@ -143,6 +154,7 @@ def log_(
                     "id": e.memory_id,
                     "action": e.action,
                     "actor": e.actor,
+                    "user": e.user,
                     "detail": e.detail,
                 }
                 for e in entries

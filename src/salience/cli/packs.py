@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from salience.cli import render
-from salience.cli.app import cli, json_option, open_memory, store_options
+from salience.cli.app import (
+    all_users_option,
+    chosen_user,
+    cli,
+    json_option,
+    open_memory,
+    store_options,
+)
 from salience.models import LAYER_KINDS
 
 
@@ -21,6 +28,14 @@ def pack() -> None:
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
 @click.option("--type", "type_", default=None, help="Only memories of this type.")
 @click.option("--project", default=None, help="Only this project's memories.")
+@click.option(
+    "--sign-with",
+    "key_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Sign the pack with the shared key in this file (HMAC-SHA256).",
+)
+@all_users_option
 @store_options
 @json_option
 def export_(
@@ -28,18 +43,23 @@ def export_(
     tags: tuple[str, ...],
     type_: str | None,
     project: str | None,
+    key_file: Path | None,
     home: Path | None,
     profile: str | None,
     as_json: bool,
 ) -> None:
     """Write the current memories matching the filters to the pack FILE."""
-    with open_memory(home, profile) as memory:
-        manifest = memory.export_pack(file, tags=tags, type=type_, project=project)
+    key = _key(key_file)
+    with open_memory(home, profile, create=False) as memory:
+        manifest = memory.export_pack(
+            file, tags=tags, type=type_, project=project, user=chosen_user(), key=key
+        )
     if as_json:
         render.emit_json(manifest.to_json())
         return
     vectors = f"vectors of {manifest.embedder}" if manifest.embedder else "no vectors"
-    render.say(f"exported {manifest.records} memories ({vectors}) to {file}")
+    signed = ", signed" if key is not None else ""
+    render.say(f"exported {manifest.records} memories ({vectors}{signed}) to {file}")
 
 
 @pack.command(name="import")
@@ -51,19 +71,28 @@ def export_(
     help="Mount the pack as a read-only layer instead of importing it into local.",
 )
 @click.option("--name", default=None, help="The layer's name (default: the pack's file name).")
+@click.option(
+    "--verify-with",
+    "key_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Refuse the pack unless it is signed with the shared key in this file.",
+)
 @store_options
 @json_option
 def import_(
     file: Path,
     mount_as: str | None,
     name: str | None,
+    key_file: Path | None,
     home: Path | None,
     profile: str | None,
     as_json: bool,
 ) -> None:
     """Import the pack FILE (ids kept; vectors kept when the embedder matches)."""
+    key = _key(key_file)
     with open_memory(home, profile) as memory:
-        done = memory.import_pack(file, mount_as=mount_as, name=name)
+        done = memory.import_pack(file, mount_as=mount_as, name=name, key=key)
     result = done.result
     if as_json:
         render.emit_json(
@@ -87,3 +116,11 @@ def import_(
     )
     if done.mount is not None:
         render.say(f"mounted {done.mount.path} as {done.mount.kind} layer {done.mount.name!r}")
+
+
+def _key(path: Path | None) -> bytes | None:
+    """The shared key in ``path`` (its bytes, one final newline dropped)."""
+    if path is None:
+        return None
+    data = path.read_bytes()
+    return data[:-1] if data.endswith(b"\n") else data

@@ -1,6 +1,6 @@
 """Consolidation rules (pure): observations that share tags become an insight.
 
-REFERENCE.md (eidet): candidates are current observations not yet consolidated (no insight
+From eidet's document: candidates are current observations not yet consolidated (no insight
 lists them in ``derived_from``); union-find joins two candidates that share a tag (compared
 case-insensitively; sharing is transitive; a memory without tags is its own group). A group
 of 3 or more either boosts an existing insight whose vector is more than 0.85 similar to the

@@ -1,6 +1,6 @@
 """Maintenance rules (pure): FadeMem importance decay and retention.
 
-Decay (REFERENCE.md, eidet): ``importance = base · 2 ** (-(age / HL')**shape)`` with the
+Decay (eidet's document): ``importance = base · 2 ** (-(age / HL')**shape)`` with the
 confidence brake ``HL' = HL · (1 + (confidence - 0.5) · 0.5)`` and a floor of 0.05, where
 ``base`` is the importance a person or feedback last set and ``age`` runs from that moment.
 Because it always starts from the base, running maintenance twice changes nothing the second

@@ -1,4 +1,4 @@
-"""aide (seed 000, "Memory Scoring"): category, recency, provenance, access; priority pins.
+"""aide (its document "Memory Scoring"): category, recency, provenance, access; priority pins.
 
 ``score = clamp01(category*0.50 + recency*0.25 + provenance*0.15 + access*0.10)``
 """

@@ -1,4 +1,4 @@
-"""eidet (seed 001, "Concepts"): four memory types, a weighted memory score, L0 + L1 loading.
+"""eidet (its document "Concepts"): four memory types, a weighted memory score, L0 + L1 loading.
 
 ``score = importance*0.30 + confidence*0.15 + recency*0.25 + frequency*0.30`` with a 7-day
 half-life on creation and frequency capped at 10 accesses.

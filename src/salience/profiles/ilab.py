@@ -1,4 +1,4 @@
-"""ilab (seed 002, "Scoring"): SearchScore and ContextScore, distinct and never compared.
+"""ilab (its document "Scoring"): SearchScore and ContextScore, distinct and never compared.
 
 ``SearchScore  = 0.60*fts_rank + 0.25*recency(updated_at) + 0.15*revision``
 ``ContextScore = 0.50*recency(updated_at) + 0.30*revision + 0.20*type_priority``

@@ -1,4 +1,4 @@
-"""rae (seed 004, "Scoring & Heuristics"): semantic relevance re-scored by recency, importance
+"""rae (its document "Scoring & Heuristics"): semantic relevance re-scored by recency, importance
 and usage, with configurable weights.
 
 ``final = semantic*0.6 + recency*0.1 + importance*0.2 + usage*0.1`` (the default weights),

@@ -1,4 +1,4 @@
-"""talome (seed 003, "ADR-002: Memory Ranking"): recency, access, confidence; top 10 injected.
+"""talome (its document "ADR-002: Memory Ranking"): recency, access, confidence; top 10 injected.
 
 ``score = 0.4*recency + 0.3*ln(1 + access_count) + 0.3*confidence`` (unbounded above), with
 ``recency = max(0, 1 - age_days / 30)`` on the later of creation and update.

@@ -1,6 +1,6 @@
 """Mounted layers: other salience stores, opened read-only and searched beside the local one.
 
-eidet's layer model (REFERENCE.md): the *local* layer is the store's own memories and takes
+eidet's layer model: the *local* layer is the store's own memories and takes
 every write; a *shared* layer is a sibling project's or a team's store, a *base* layer an
 imported knowledge pack. Mounts are recorded in the local store (table ``layers``), so every
 process that opens it sees the same layers. Memories read from a layer carry the layer's name

@@ -66,3 +66,30 @@ def test_generic_needs_a_claim_and_no_specifics() -> None:
 
 def test_mostly_symbols_is_tool_output() -> None:
     assert is_tool_output("=" * 40 + " 0x7ffd 0x0000 | ## || -- ++ " + "#" * 20)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It works fine now after the fix",
+        "Everything is done and working well",
+        "All tests pass without errors now",
+        "The tests pass now, everything works",
+    ],
+)
+def test_generic_claims_are_refused(text: str) -> None:
+    verdict = check_signal(text, "observation")
+    assert verdict is not None
+    assert verdict.rule == "generic"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The build works after pinning numpy below 2",
+        "Tests pass once REDIS_URL points at the local container",
+        "Everything works with the staging profile in config/stage.toml",
+    ],
+)
+def test_a_specific_claim_is_kept(text: str) -> None:
+    assert check_signal(text, "observation") is None
