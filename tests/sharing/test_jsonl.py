@@ -129,3 +129,16 @@ def test_import_replaces_a_changed_record(memory: Memory) -> None:
     assert result.updated == 1
     assert memory.get(memory_id).content == "changed text of the memory"
     assert [h.record.id for h in memory.search("changed")] == [memory_id]
+
+
+def test_an_import_reports_progress(memory: Memory) -> None:
+    lines = "".join(
+        json.dumps({"content": f"imported memory number {n} about the build"}) + "\n"
+        for n in range(600)
+    )
+    seen: list[tuple[int, int]] = []
+    assert memory.import_(io.StringIO(lines), progress=lambda d, t: seen.append((d, t))).created
+    assert seen[0] == (0, 600)
+    assert seen[-1] == (600, 600)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert len(seen) >= 4  # the embedding went a chunk at a time

@@ -13,6 +13,7 @@ from salience.cli.app import (
     cli,
     json_option,
     open_memory,
+    progress_bar,
     store_options,
 )
 from salience.models import LAYER_KINDS
@@ -91,8 +92,8 @@ def import_(
 ) -> None:
     """Import the pack FILE (ids kept; vectors kept when the embedder matches)."""
     key = _key(key_file)
-    with open_memory(home, profile) as memory:
-        done = memory.import_pack(file, mount_as=mount_as, name=name, key=key)
+    with open_memory(home, profile) as memory, progress_bar("importing") as advance:
+        done = memory.import_pack(file, mount_as=mount_as, name=name, key=key, progress=advance)
     result = done.result
     if as_json:
         render.emit_json(

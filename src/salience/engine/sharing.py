@@ -167,6 +167,8 @@ class Sharing(EngineCore):
                     )
                     updated += 1
             self._store.append_audit(entries)
+        if progress is not None:
+            progress(total, total)
         return ImportResult(created=created, updated=updated, unchanged=unchanged)
 
     def export_pack(
@@ -233,6 +235,7 @@ class Sharing(EngineCore):
         name: str | None = None,
         user: UserScope = None,
         key: bytes | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> PackImport:
         """Import a knowledge pack into the local store (ids kept; the memories become the
         user's), or with ``mount_as`` (``base`` or ``shared``) into a new store beside this
@@ -249,7 +252,7 @@ class Sharing(EngineCore):
         fate = "kept" if keep else "none" if configured is None else "embedded"
         if mount_as is None:
             owner = self._one_user(user, "a pack import")
-            result = self._import(pack.lines, vectors, scope=owner, owner=owner)
+            result = self._import(pack.lines, vectors, scope=owner, owner=owner, progress=progress)
             return PackImport(result, pack.manifest, fate)
         check_kind(mount_as)
         name = check_name(pack_name(path) if name is None else name)
@@ -267,7 +270,7 @@ class Sharing(EngineCore):
             with type(self)(
                 store, config=self._config, clock=self._clock, embedder=self._embedder
             ) as m:
-                result = m._import(pack.lines, vectors, scope=None)
+                result = m._import(pack.lines, vectors, scope=None, progress=progress)
             mount = self.mount(target, kind=mount_as, name=name)
         except BaseException:
             for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):

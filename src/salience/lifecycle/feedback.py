@@ -3,8 +3,9 @@
 * echo (used): importance + 0.05 (at most 1), confidence + 0.10 (at most 1);
 * fizzle (not used): importance - 0.10 (at least 0.05), confidence - 0.15 (at least 0).
 
-Both count an access and set ``last_accessed_at``. Later feedback moves the values back the
-other way, so a mistaken vote is undone by the opposite one (up to the bounds).
+Both count an access and set ``last_accessed_at``. The steps are not symmetric: a fizzle
+weighs twice an echo on importance, so ``used`` then ``not used`` leaves 0.50 at 0.45, not
+0.50; a mistaken vote is not undone by the opposite one.
 """
 
 from __future__ import annotations
