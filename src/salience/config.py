@@ -224,6 +224,12 @@ class Config:
     llm_api_key: str = _secret(
         "SALIENCE_LLM_API_KEY", "API key for the openai LLM (sent as a bearer token, never shown)."
     )
+    max_request_bytes: int = _setting(
+        10 * 1024 * 1024,
+        "SALIENCE_MAX_REQUEST_BYTES",
+        "salience serve: the largest request body accepted, in bytes (larger ones answer 413).",
+        _int,
+    )
     llm_timeout_s: float = _setting(
         30.0,
         "SALIENCE_LLM_TIMEOUT_S",
@@ -256,6 +262,8 @@ class Config:
             raise ConfigError("recall_prior must be in [0, 1]")
         if not 0 < self.rae_dedup_threshold <= 1:
             raise ConfigError("rae_dedup_threshold must be in (0, 1]")
+        if self.max_request_bytes < 1024:
+            raise ConfigError("max_request_bytes must be at least 1024")
         if self.llm_timeout_s <= 0:
             raise ConfigError("llm_timeout_s must be positive")
 

@@ -227,3 +227,18 @@ def relabel(record: MemoryRecord, layer: str) -> MemoryRecord:
     copy.__dict__.update(record.__dict__)
     copy.__dict__["layer"] = layer
     return copy
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """An API key of the HTTP server, as stored: its public id and the SHA-256 of its secret
+    (the key itself is shown once, when made, and never stored)."""
+
+    id: str
+    secret_hash: str
+    user: str
+    read_only: bool
+    admin: bool
+    created_at: datetime
+    revoked_at: datetime | None = None
+    label: str | None = None

@@ -94,7 +94,7 @@ def cli() -> None:
     """salience: memory for AI agents, offline, in one SQLite file."""
 
 
-_USER = "salience.user"
+_USER = USER_META = "salience.user"
 _ALL_USERS = "salience.all_users"
 
 

@@ -117,10 +117,14 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
         include_superseded: bool = False,
         include_forgotten: bool = False,
         limit: int | None = None,
+        offset: int = 0,
     ) -> list[MemoryRecord]:
-        """The user's memories matching every given filter, newest first."""
+        """The user's memories matching every given filter, newest first (``offset`` of them
+        skipped, for paging)."""
         if limit is not None and limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
+        if offset < 0:
+            raise InvalidInputError("offset must not be negative", field="offset")
         flt = MemoryFilter(
             as_of=self.now(),
             user=self._scope(user),
@@ -132,7 +136,7 @@ class Memory(Writes, Recall, Lifecycle, Sharing):
             include_superseded=include_superseded,
             include_forgotten=include_forgotten,
         )
-        return self._store.list(flt, limit)
+        return self._store.list(flt, limit, offset)
 
     def rank(
         self,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from salience.models import AuditEntry, LayerMount, MemoryRecord, Session, Stats
+from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,8 @@ class Store(Protocol):
         """Records whose ``parent_id`` is ``memory_id``, oldest first."""
         ...
 
-    def list(self, flt: MemoryFilter, limit: int | None) -> list[MemoryRecord]:
-        """Records matching ``flt``, newest first."""
+    def list(self, flt: MemoryFilter, limit: int | None, offset: int = 0) -> list[MemoryRecord]:
+        """Records matching ``flt``, newest first, the first ``offset`` skipped."""
         ...
 
     def search(
@@ -163,6 +163,18 @@ class Store(Protocol):
     ) -> builtins.list[AuditEntry]:
         """Audit entries, newest first; only one memory's with ``memory_id``, only one user's
         with ``user``."""
+        ...
+
+    def save_key(self, key: ApiKey) -> None:
+        """Insert or overwrite an API key's record (its hash, never the key)."""
+        ...
+
+    def api_keys(self) -> builtins.list[ApiKey]:
+        """Every API key record, revoked ones too, oldest first."""
+        ...
+
+    def api_key(self, key_id: str) -> ApiKey | None:
+        """The API key record with this public id, or None."""
         ...
 
     def get_meta(self, key: str) -> str | None:

@@ -173,10 +173,26 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX audit_log_by_user ON audit_log (user, seq);
         """,
     ),
+    (
+        "0009_api_keys",
+        """
+        -- Keys of the HTTP server: a public id and the SHA-256 of the secret, never the key.
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            secret_hash TEXT NOT NULL,
+            user TEXT NOT NULL,
+            read_only INTEGER NOT NULL,
+            admin INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT,
+            label TEXT
+        );
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
 
-READABLE_WITHOUT = frozenset({"0007_memory_changes", "0008_audit_user"})
+READABLE_WITHOUT = frozenset({"0007_memory_changes", "0008_audit_user", "0009_api_keys"})
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs
 them (without a change log, a reader reloads instead of catching up)."""

@@ -120,17 +120,19 @@ class MemoryRows(Connection):
             f"SELECT {COLUMNS} FROM memories m WHERE m.parent_id = ? ORDER BY m.id", (memory_id,)
         )
 
-    def list(self, flt: MemoryFilter, limit: int | None) -> builtins.list[MemoryRecord]:
-        """Matching records, newest first (by creation time, then id)."""
+    def list(
+        self, flt: MemoryFilter, limit: int | None, offset: int = 0
+    ) -> builtins.list[MemoryRecord]:
+        """Matching records, newest first (by creation time, then id), ``offset`` skipped."""
         where, params = filter_sql(flt)
         # With a selective lookup (hash, topic), sort its few rows; otherwise SQLite walks the
         # (user, created_at) index for the order and scans every row of the user (measured:
         # the duplicate check per write grew linearly with the store).
         order = "+m.created_at" if flt.content_hash or flt.topic_key else "m.created_at"
         sql = f"SELECT {COLUMNS} FROM memories m WHERE {where} ORDER BY {order} DESC, m.id DESC"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
+        if limit is not None or offset:
+            sql += " LIMIT ? OFFSET ?"
+            params.extend([-1 if limit is None else limit, offset])
         return self._select(sql, params)
 
     def search(

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from salience.clock import format_time
-from salience.models import AuditEntry, LayerMount, MemoryRecord, Session, Stats
+from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.stores.base import RowChanges
 from salience.stores.sqlite.memories import MemoryRows
 from salience.stores.sqlite.rows import COLUMNS, from_row
@@ -249,6 +249,52 @@ class SQLiteStore(MemoryRows):
         return [
             AuditEntry(
                 datetime.fromisoformat(r[1]), r[2], r[3], r[4], json.loads(r[5]), int(r[0]), r[6]
+            )
+            for r in rows
+        ]
+
+    def save_key(self, key: ApiKey) -> None:
+        """Insert or overwrite an API key's record (its hash, never the key)."""
+        revoked = None if key.revoked_at is None else format_time(key.revoked_at)
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key.id,
+                    key.secret_hash,
+                    key.user,
+                    int(key.read_only),
+                    int(key.admin),
+                    format_time(key.created_at),
+                    revoked,
+                    key.label,
+                ),
+            )
+
+    def api_keys(self) -> builtins.list[ApiKey]:
+        """Every API key record, revoked ones too, oldest first."""
+        return self._keys("1", ())
+
+    def api_key(self, key_id: str) -> ApiKey | None:
+        """The API key record with this public id, or None."""
+        found = self._keys("id = ?", (key_id,))
+        return found[0] if found else None
+
+    def _keys(self, where: str, params: Sequence[object]) -> builtins.list[ApiKey]:
+        with self._lock, self._errors():
+            rows = self._conn.execute(
+                f"SELECT * FROM api_keys WHERE {where} ORDER BY created_at, id", params
+            ).fetchall()
+        return [
+            ApiKey(
+                r[0],
+                r[1],
+                r[2],
+                bool(r[3]),
+                bool(r[4]),
+                datetime.fromisoformat(r[5]),
+                datetime.fromisoformat(r[6]) if r[6] else None,
+                r[7],
             )
             for r in rows
         ]

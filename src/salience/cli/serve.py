@@ -1,0 +1,150 @@
+"""``salience serve`` (the HTTP API) and ``salience keys create|list|revoke``."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from salience.cli import render
+from salience.cli.app import USER_META, UserError, cli, json_option, open_memory, store_options
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (or ``localhost``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8377, show_default=True)
+@click.option("--store", "store_url", default=None, help="Store path or URL (default: --home).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@store_options
+def serve(
+    host: str,
+    port: int,
+    store_url: str | None,
+    workers: int,
+    home: Path | None,
+    profile: str | None,
+) -> None:
+    """Serve the HTTP API (docs at /docs). With no API key it serves one user, on loopback."""
+    import uvicorn
+
+    from salience.server.keys import has_keys
+
+    with open_memory(home, profile) as memory:
+        keyed = has_keys(memory.store)
+        location = memory.store.location
+    if not keyed and not is_loopback(host):
+        raise UserError(
+            f"no API key exists, so the server runs in local mode and listens on loopback "
+            f"only, not {host}; create a key first: salience keys create --user NAME"
+        )
+    base = f"http://{host}:{port}"
+    mode = "keys required" if keyed else "local mode: one user, no key"
+    render.say(f"salience API on {base} ({mode}); store {location}", err=True)
+    render.say(f"  docs: {base}/docs   OpenAPI: {base}/openapi.json", err=True)
+    os.environ["SALIENCE_STORE_URL"] = store_url or location
+    if profile is not None:
+        os.environ["SALIENCE_PROFILE"] = profile
+    uvicorn.run(
+        "salience.server.app:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+    )
+
+
+@cli.group()
+def keys() -> None:
+    """API keys of the HTTP server: each belongs to one user; stored hashed, shown once."""
+
+
+def _key_json(record: Any) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "user": record.user,
+        "read_only": record.read_only,
+        "admin": record.admin,
+        "created_at": record.created_at.isoformat(),
+        "revoked_at": None if record.revoked_at is None else record.revoked_at.isoformat(),
+        "label": record.label,
+    }
+
+
+@keys.command(name="create")
+@click.option("--read-only", is_flag=True, help="The key cannot write.")
+@click.option("--admin", is_flag=True, help="The key may act for any user.")
+@click.option("--label", default=None, help="A note to tell keys apart.")
+@store_options
+@json_option
+def create(
+    read_only: bool,
+    admin: bool,
+    label: str | None,
+    home: Path | None,
+    profile: str | None,
+    as_json: bool,
+) -> None:
+    """Make a key for the user named by --user and print it once (only its hash is kept)."""
+    from salience.server.keys import create_key
+
+    owner = click.get_current_context().meta.get(USER_META)
+    if owner is None:
+        raise click.UsageError("name the key's user (its tenant) with --user NAME")
+    with open_memory(home, profile) as memory:
+        made = create_key(
+            memory.store,
+            user=owner,
+            now=memory.now(),
+            read_only=read_only,
+            admin=admin,
+            label=label,
+        )
+    if as_json:
+        render.emit_json({**_key_json(made.record), "key": made.key})
+        return
+    render.say(made.key)
+    render.say(f"key {made.record.id} for user {owner!r}: shown once, store it now", err=True)
+
+
+@keys.command(name="list")
+@store_options
+@json_option
+def list_(home: Path | None, profile: str | None, as_json: bool) -> None:
+    """The keys: id, user, rights, made, revoked (never the keys themselves)."""
+    with open_memory(home, profile, create=False) as memory:
+        records = memory.store.api_keys()
+    if as_json:
+        render.emit_json([_key_json(r) for r in records])
+        return
+    if not records:
+        render.say("no keys (the server runs in local mode)")
+    for r in records:
+        rights = "admin" if r.admin else "read-only" if r.read_only else "read-write"
+        state = f"revoked {r.revoked_at:%Y-%m-%d}" if r.revoked_at else "active"
+        render.say(f"{r.id}  {r.user:<16} {rights:<10} {r.created_at:%Y-%m-%d}  {state}")
+
+
+@keys.command()
+@click.argument("key_id")
+@store_options
+def revoke(key_id: str, home: Path | None, profile: str | None) -> None:
+    """Revoke the key KEY_ID: every request with it is refused from now on."""
+    from salience.server.keys import revoke_key
+
+    with open_memory(home, profile, create=False) as memory:
+        record = revoke_key(memory.store, key_id, now=memory.now())
+    render.say(f"revoked key {record.id} of user {record.user!r}")

@@ -1,0 +1,1 @@
+"""The HTTP face: ``salience serve`` (FastAPI, run by uvicorn), keys and tenants."""

@@ -1,0 +1,110 @@
+"""The ASGI app: :func:`create_app` builds it around one :class:`Memory`.
+
+Routes are thin shells (parse, one engine call, map the result); the native API lives under
+``/v1``, the originals' HTTP faces under ``/compat/<name>``, and ``/healthz``, ``/readyz``,
+``/metrics``, ``/docs`` and ``/openapi.json`` beside them. Docs are served from assets that
+ship with the package (no CDN).
+"""
+
+from __future__ import annotations
+
+import os
+from importlib.resources import files
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+
+from salience import __version__
+from salience.engine.memory import Memory
+from salience.server import errors, routes_memories, routes_recall, routes_store
+from salience.server.context import Engine, Refused, authenticate
+from salience.server.middleware import BodyLimit, Measure, Metrics
+
+DESCRIPTION = """Memory for AI agents: remember, recall (hybrid full-text + vector, every
+score explained), briefings, feedback and the memory's life, per user.
+
+Authenticate with `Authorization: Bearer KEY` (or `X-API-Key`); a key's user is its tenant.
+With no key configured the server runs in local mode: one user, loopback only."""
+
+
+def create_app(memory: Memory) -> FastAPI:
+    """The HTTP API around ``memory`` (which the app owns from here: it closes it on
+    shutdown only if it opened it, so the caller closes its own)."""
+    app = FastAPI(
+        title="salience",
+        version=__version__,
+        description=DESCRIPTION,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.engine = Engine(memory)
+    app.state.metrics = Metrics()
+    errors.install(app)
+    for router in (routes_memories.router, routes_recall.router, routes_store.router):
+        app.include_router(router)
+    _health(app)
+    _docs(app)
+    app.add_middleware(BodyLimit, limit=memory.config.max_request_bytes)
+    app.add_middleware(Measure, metrics=app.state.metrics)
+    return app
+
+
+def _health(app: FastAPI) -> None:
+    @app.get("/healthz", tags=["health"])
+    def healthz() -> dict[str, str]:
+        """The process is up."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"], responses={503: {"model": errors_model()}})
+    def readyz(request: Request) -> Any:
+        """The store answers."""
+        engine: Engine = request.app.state.engine
+        try:
+            engine.run(lambda m: m.store.get_meta("ready"))
+            engine.local_mode()
+        except Exception:
+            return errors.error_response(503, "not_ready", "the store does not answer")
+        return {"status": "ready"}
+
+    @app.get("/metrics", tags=["health"], response_class=PlainTextResponse)
+    def metrics(request: Request) -> PlainTextResponse:
+        """Request counts and latency per route, memories written per outcome (Prometheus
+        text). Needs an admin key once keys exist."""
+        caller = authenticate(request.app.state.engine, request)
+        if caller.key_id is not None and not caller.admin:
+            raise Refused(403, "forbidden", "metrics need an admin key")
+        text: str = request.app.state.metrics.text()
+        return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
+
+
+def errors_model() -> Any:
+    from salience.server.schemas import ErrorOut
+
+    return ErrorOut
+
+
+def _docs(app: FastAPI) -> None:
+    static = files("fastapi_offline") / "static"
+    app.mount("/docs/static", StaticFiles(directory=str(static)), name="docs-static")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="salience API",
+            swagger_js_url="/docs/static/swagger-ui-bundle.js",
+            swagger_css_url="/docs/static/swagger-ui.css",
+            swagger_favicon_url="/docs/static/favicon.png",
+        )
+
+
+def app_from_env() -> FastAPI:
+    """The app for ``uvicorn --factory`` (one per worker): the store named by
+    ``SALIENCE_STORE_URL`` (else ``$SALIENCE_HOME``), opened in this process."""
+    memory = Memory.open(os.environ.get("SALIENCE_STORE_URL") or None)
+    app = create_app(memory)
+    app.router.on_shutdown.append(memory.close)
+    return app

@@ -1,0 +1,117 @@
+"""Who is calling, as whom they act, and the one engine they share.
+
+With no key in force the server is in *local mode*: one user (the configured one), nothing
+to present, loopback only (``salience serve`` refuses any other address). Once a key exists,
+every request must carry one (``Authorization: Bearer KEY`` or ``X-API-Key: KEY``); the
+key's user is the tenant. An admin key may act for another user by naming them in
+``X-Salience-User`` (``*`` for every user where a route lists across users); any other key
+naming another user is refused.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from fastapi import Request
+
+from salience.engine.memory import Memory
+from salience.models import ALL_USERS, UserScope
+from salience.server.keys import check_key, has_keys
+
+T = TypeVar("T")
+USER_HEADER = "X-Salience-User"
+
+
+class Refused(Exception):
+    """A request the caller may not make: ``status`` 401 or 403, and why."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The authenticated caller: their user, and what their key allows."""
+
+    user: str
+    read_only: bool = False
+    admin: bool = False
+    key_id: str | None = None
+
+    def acting(self, named: str | None, *, across: bool = False) -> UserScope:
+        """The user a request acts for: the caller's own, or (admin only) the one named;
+        ``*`` means every user where the route allows it (``across``)."""
+        if named is None or named == self.user:
+            return self.user
+        if not self.admin:
+            raise Refused(403, "forbidden", "only an admin key may act for another user")
+        if named == "*":
+            if not across:
+                raise Refused(403, "forbidden", "this route acts for one user: name one")
+            return ALL_USERS
+        return named
+
+    def may_write(self) -> None:
+        """Refuse a read-only key."""
+        if self.read_only:
+            raise Refused(403, "read_only_key", "this key is read-only; writes need another key")
+
+
+class Engine:
+    """One :class:`Memory` shared by the server's threads, one call at a time (the engine's
+    in-memory indexes are not built for concurrent use; SQLite writes one at a time anyway)."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self._lock = threading.Lock()
+
+    def run(self, call: Callable[[Memory], T]) -> T:
+        """``call(memory)`` with the engine to itself."""
+        with self._lock:
+            return call(self.memory)
+
+    def local_mode(self) -> bool:
+        """Whether no key is in force (then the server serves one user, on loopback)."""
+        return not self.run(lambda m: has_keys(m.store))
+
+
+def presented_key(request: Request) -> str | None:
+    """The key a request carries, from ``Authorization: Bearer`` or ``X-API-Key``."""
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return request.headers.get("x-api-key") or None
+
+
+def authenticate(engine: Engine, request: Request) -> Caller:
+    """The caller of ``request`` (see the module docstring); :class:`Refused` if unknown."""
+    key = presented_key(request)
+    memory = engine.memory
+    if key is None:
+        if engine.local_mode():
+            return Caller(memory.config.user)
+        raise Refused(401, "unauthorized", "an API key is required (Authorization: Bearer KEY)")
+    record = engine.run(lambda m: check_key(m.store, key))
+    if record is None:
+        raise Refused(401, "unauthorized", "the API key is not valid (unknown or revoked)")
+    return Caller(record.user, record.read_only, record.admin, record.id)
+
+
+def caller_of(request: Request) -> Caller:
+    """FastAPI dependency: the request's caller."""
+    state: Any = request.app.state
+    caller: Caller = authenticate(state.engine, request)
+    return caller
+
+
+def engine_of(request: Request) -> Engine:
+    """FastAPI dependency: the shared engine."""
+    engine: Engine = request.app.state.engine
+    return engine

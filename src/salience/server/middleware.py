@@ -1,0 +1,160 @@
+"""ASGI middleware: the request-size limit and the metrics of every request.
+
+Both are plain ASGI (no per-request task or body copy): the limit refuses a body by its
+``Content-Length`` before reading it, and counts the bytes of one sent without a length.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
+
+
+class TooLarge(Exception):
+    """The body went past the limit while being read."""
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = json.dumps(
+        {"error": {"code": "too_large", "message": f"the request body is over {limit} bytes"}}
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"connection", b"close")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimit:
+    """Answer 413 to a request whose body is over ``limit`` bytes."""
+
+    def __init__(self, app: App, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await _too_large(send, self.limit)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise TooLarge
+            return message
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, sending)
+        except TooLarge:
+            if not started:
+                await _too_large(send, self.limit)
+
+
+class Metrics:
+    """Request counts and latency per route, and memories written per outcome, in the
+    Prometheus text format (``/metrics``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.requests: dict[tuple[str, str, int], int] = defaultdict(int)
+        self.latency: dict[tuple[str, str], list[float]] = {}
+        self.writes: dict[str, int] = defaultdict(int)
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        with self._lock:
+            self.requests[(method, route, status)] += 1
+            sums = self.latency.setdefault((method, route), [0.0] * (len(BUCKETS) + 2))
+            for i, bound in enumerate(BUCKETS):
+                if seconds <= bound:
+                    sums[i] += 1
+            sums[-2] += 1  # count
+            sums[-1] += seconds  # sum
+
+    def wrote(self, outcome: str) -> None:
+        with self._lock:
+            self.writes[outcome] += 1
+
+    def text(self) -> str:
+        """The Prometheus exposition of everything observed so far."""
+        out = ["# TYPE salience_http_requests_total counter"]
+        with self._lock:
+            for (method, route, status), n in sorted(self.requests.items()):
+                out.append(
+                    f'salience_http_requests_total{{method="{method}",route="{route}",'
+                    f'status="{status}"}} {n}'
+                )
+            out.append("# TYPE salience_http_request_duration_seconds histogram")
+            for (method, route), sums in sorted(self.latency.items()):
+                labels = f'method="{method}",route="{route}"'
+                for bound, seen in zip(BUCKETS, sums, strict=False):
+                    out.append(
+                        f'salience_http_request_duration_seconds_bucket{{{labels},le="{bound}"}} '
+                        f"{int(seen)}"
+                    )
+                out.append(
+                    f'salience_http_request_duration_seconds_bucket{{{labels},le="+Inf"}} '
+                    f"{int(sums[-2])}"
+                )
+                out.append(
+                    f"salience_http_request_duration_seconds_count{{{labels}}} {int(sums[-2])}"
+                )
+                out.append(f"salience_http_request_duration_seconds_sum{{{labels}}} {sums[-1]:.6f}")
+            out.append("# TYPE salience_memory_writes_total counter")
+            for outcome, n in sorted(self.writes.items()):
+                out.append(f'salience_memory_writes_total{{outcome="{outcome}"}} {n}')
+        return "\n".join(out) + "\n"
+
+
+class Measure:
+    """Time every request and count it under its route's template (not its raw path)."""
+
+    def __init__(self, app: App, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            self.metrics.observe(scope["method"], route, status, time.perf_counter() - started)

@@ -1,0 +1,131 @@
+"""``/v1/search``, ``/v1/rank``, ``/v1/briefing`` and ``/v1/sessions``: reading by score."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+
+from salience.server.replies import (
+    READ_ERRORS,
+    WRITE_ERRORS,
+    AsUser,
+    CallerDep,
+    EngineDep,
+    write_reply,
+)
+from salience.server.schemas import (
+    BriefingIn,
+    BriefingOut,
+    HitOut,
+    RankedOut,
+    SearchIn,
+    SessionEndIn,
+    SessionStartOut,
+    WriteOut,
+    briefing_out,
+    hit_out,
+    memory_out,
+    ranked_out,
+)
+
+router = APIRouter(prefix="/v1", tags=["recall"])
+
+
+@router.post("/search", response_model=list[HitOut], responses=READ_ERRORS)
+def search(
+    body: SearchIn, caller: CallerDep, engine: EngineDep, as_user: AsUser = None
+) -> list[dict[str, Any]]:
+    """Hybrid full-text + vector recall, scored by the profile; every hit explains itself
+    (BM25, cosine, fused relevance, the score's breakdown)."""
+    user = caller.acting(as_user, across=True)
+    touch = body.touch if not caller.read_only else False
+    hits = engine.run(
+        lambda m: m.search(
+            body.query,
+            body.limit,
+            profile=body.profile,
+            user=user,
+            project=body.project,
+            types=body.types,
+            types_exclude=body.types_exclude,
+            tags=body.tags,
+            as_of=body.as_of,
+            touch=touch,
+        )
+    )
+    return [hit_out(h) for h in hits]
+
+
+@router.get("/rank", response_model=list[RankedOut], responses=READ_ERRORS)
+def rank(
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+    profile: Annotated[str | None, Query(max_length=64)] = None,
+    project: Annotated[str | None, Query(max_length=512)] = None,
+    as_of: datetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+) -> list[dict[str, Any]]:
+    """Current memories by the profile's context score, best first, with breakdowns."""
+    user = caller.acting(as_user, across=True)
+    ranked = engine.run(
+        lambda m: m.rank(profile, user=user, project=project, as_of=as_of, limit=limit)
+    )
+    return [ranked_out(r, s) for r, s in ranked]
+
+
+@router.post("/briefing", response_model=BriefingOut, responses=READ_ERRORS)
+def briefing(
+    body: BriefingIn, caller: CallerDep, engine: EngineDep, as_user: AsUser = None
+) -> dict[str, Any]:
+    """The text to inject at session start, exactly, with the manifest of every candidate
+    (kept, or dropped and why)."""
+    user = caller.acting(as_user)
+    result = engine.run(
+        lambda m: m.briefing(
+            body.profile,
+            user=user,
+            project=body.project,
+            session_id=body.session_id,
+            budget=body.budget,
+            as_of=body.as_of,
+        )
+    )
+    return briefing_out(result)
+
+
+@router.post("/sessions/start", response_model=SessionStartOut, responses=WRITE_ERRORS)
+def session_start(
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+    profile: Annotated[str | None, Query(max_length=64)] = None,
+) -> dict[str, Any]:
+    """Resume the user's session if active in the last 24 h, else open a new one."""
+    caller.may_write()
+    user = caller.acting(as_user)
+    started = engine.run(lambda m: m.session_start(user, profile=profile))
+    return {
+        "session_id": started.session_id,
+        "is_new": started.is_new,
+        "closed_session_id": started.closed_session_id,
+        "summaries": [memory_out(r) for r in started.summaries],
+        "memories": [ranked_out(r, s) for r, s in started.memories],
+    }
+
+
+@router.post("/sessions/end", response_model=WriteOut, responses=WRITE_ERRORS)
+def session_end(
+    body: SessionEndIn,
+    request: Request,
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+) -> JSONResponse:
+    """Close the user's open session with a summary (stored as a summary memory)."""
+    caller.may_write()
+    user = caller.acting(as_user)
+    return write_reply(request, engine.run(lambda m: m.session_end(user, body.summary)))

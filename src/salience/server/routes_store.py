@@ -1,0 +1,307 @@
+"""``/v1`` routes over the whole store: entities, graph, audit, stats, profiles, export,
+import, consolidation and maintenance."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
+
+from salience.engine.memory import Memory
+from salience.models import ALL_USERS, MemoryRecord, UserScope
+from salience.profiles import PROFILES
+from salience.server.context import Refused
+from salience.server.replies import READ_ERRORS, WRITE_ERRORS, AsUser, CallerDep, EngineDep
+from salience.server.schemas import DryRunIn, ImportOut
+
+router = APIRouter(prefix="/v1", tags=["store"])
+
+
+class EntityOut(BaseModel):
+    entity: str
+    memories: int
+
+
+class GraphNode(BaseModel):
+    id: str
+    kind: str  # "memory" or "entity"
+    label: str
+    type: str | None = None
+    importance: float | None = None
+    confidence: float | None = None
+    status: str | None = None
+    project: str | None = None
+
+
+class GraphEdge(BaseModel):
+    source: str
+    target: str
+    relation: str  # mentions, supersedes, derived_from
+
+
+class GraphOut(BaseModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+class AuditOut(BaseModel):
+    seq: int
+    at: str
+    memory_id: str | None
+    action: str
+    actor: str
+    user: str | None
+    detail: dict[str, Any]
+
+
+class StatsOut(BaseModel):
+    total: int
+    by_status: dict[str, int]
+    by_type: dict[str, int]
+    by_user: dict[str, int]
+    by_project: dict[str, int]
+    size_bytes: int
+    schema_version: str
+    unavailable_layers: dict[str, str]
+
+
+class ProfileOut(BaseModel):
+    name: str
+    summary: str
+    document: str
+    default_type: str
+    types: list[str]
+    dedup: list[str]
+    default: bool
+
+
+class PlanOut(BaseModel):
+    dry_run: bool
+    groups: list[dict[str, Any]] = []
+    candidates: int = 0
+    decayed: list[dict[str, Any]] = []
+    forgotten: list[str] = []
+    orphans: dict[str, int] = {}
+
+
+@router.get("/entities", response_model=list[EntityOut], responses=READ_ERRORS)
+def entities(
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+    top: Annotated[int, Query(ge=1, le=1000)] = 50,
+    project: Annotated[str | None, Query(max_length=512)] = None,
+) -> list[dict[str, Any]]:
+    """The files, symbols, packages, variables, ports and error codes memories name."""
+    user = caller.acting(as_user, across=True)
+    counts = engine.run(lambda m: m.entities(user=user, project=project, top=top))
+    return [{"entity": name, "memories": n} for name, n in counts]
+
+
+def _graph(
+    memory: Memory, user: UserScope, limit: int, type_: str | None, project: str | None
+) -> dict[str, Any]:
+    records = memory.list(
+        user=user, type=type_, project=project, include_superseded=True, limit=limit
+    )
+    now = memory.now()
+    shown = {r.id for r in records}
+    nodes: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    entities: dict[str, str] = {}
+    for r in records:
+        nodes.append(_memory_node(r, now))
+        for name in r.entities:
+            key = "entity:" + name.casefold()
+            entities.setdefault(key, name)
+            edges.append({"source": r.id, "target": key, "relation": "mentions"})
+        if r.parent_id in shown:
+            edges.append({"source": r.id, "target": r.parent_id, "relation": "supersedes"})
+        edges += [
+            {"source": r.id, "target": d, "relation": "derived_from"}
+            for d in r.derived_from
+            if d in shown
+        ]
+    nodes += [{"id": key, "kind": "entity", "label": name} for key, name in entities.items()]
+    return {"nodes": nodes, "edges": edges}
+
+
+def _memory_node(r: MemoryRecord, now: Any) -> dict[str, Any]:
+    label = " ".join(r.content.split())
+    return {
+        "id": r.id,
+        "kind": "memory",
+        "label": label if len(label) <= 80 else label[:79] + "…",
+        "type": r.type,
+        "importance": r.importance,
+        "confidence": r.confidence,
+        "status": r.status(now).value,
+        "project": r.project,
+    }
+
+
+@router.get("/graph", response_model=GraphOut, responses=READ_ERRORS)
+def graph(
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+    type: Annotated[str | None, Query(max_length=512)] = None,
+    project: Annotated[str | None, Query(max_length=512)] = None,
+) -> dict[str, Any]:
+    """Memories and the entities they name, with version chains and derived-from links."""
+    user = caller.acting(as_user, across=True)
+    return engine.run(lambda m: _graph(m, user, limit, type, project))
+
+
+@router.get("/audit", response_model=list[AuditOut], responses=READ_ERRORS)
+def audit(
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+    memory_id: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[dict[str, Any]]:
+    """The user's part of the audit log, newest first (never any memory's text)."""
+    user = caller.acting(as_user, across=True)
+    entries = engine.run(lambda m: m.log(memory_id, limit=limit, user=user))
+    return [
+        {
+            "seq": e.seq,
+            "at": e.at.isoformat(),
+            "memory_id": e.memory_id,
+            "action": e.action,
+            "actor": e.actor,
+            "user": e.user,
+            "detail": e.detail,
+        }
+        for e in entries
+    ]
+
+
+@router.get("/stats", response_model=StatsOut, responses=READ_ERRORS)
+def stats(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> dict[str, Any]:
+    """Counts of the user's memories by status, type, user and project."""
+    user = caller.acting(as_user, across=True)
+
+    def read(m: Memory) -> dict[str, Any]:
+        s = m.stats(user=user)
+        return {
+            "total": s.total,
+            "by_status": s.by_status,
+            "by_type": s.by_type,
+            "by_user": s.by_user,
+            "by_project": s.by_project,
+            "size_bytes": s.size_bytes,
+            "schema_version": s.schema,
+            "unavailable_layers": m.unavailable_layers(),
+        }
+
+    return engine.run(read)
+
+
+@router.get("/profiles", response_model=list[ProfileOut], responses=READ_ERRORS)
+def profiles(caller: CallerDep, engine: EngineDep) -> list[dict[str, Any]]:
+    """The scoring profiles, and which is the default."""
+    default = engine.memory.config.profile
+    return [
+        {
+            "name": p.name,
+            "summary": p.summary,
+            "document": p.document,
+            "default_type": p.default_type,
+            "types": [t.name for t in p.types],
+            "dedup": list(p.dedup),
+            "default": p.name == default,
+        }
+        for p in PROFILES.values()
+    ]
+
+
+@router.get(
+    "/export",
+    responses={200: {"content": {"application/x-ndjson": {}}}, **READ_ERRORS},
+    response_class=StreamingResponse,
+)
+def export(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> StreamingResponse:
+    """The user's memories (superseded and forgotten too) as JSON Lines, streamed."""
+    user = caller.acting(as_user, across=True)
+    lines = engine.run(lambda m: list(m.export_lines(user=user)))
+
+    def stream() -> Iterator[bytes]:
+        for line in lines:
+            yield (line + "\n").encode()
+
+    return StreamingResponse(stream(), media_type="application/x-ndjson")
+
+
+@router.post(
+    "/import",
+    response_model=ImportOut,
+    responses=WRITE_ERRORS,
+    openapi_extra={
+        "requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}
+    },
+)
+async def import_(
+    request: Request, caller: CallerDep, engine: EngineDep, as_user: AsUser = None
+) -> dict[str, int]:
+    """Import JSON Lines (the export format), all or nothing: a bad line is named (422)."""
+    caller.may_write()
+    user = caller.acting(as_user, across=True)
+    lines = (await request.body()).splitlines()
+    from starlette.concurrency import run_in_threadpool
+
+    result = await run_in_threadpool(engine.run, lambda m: m.import_(lines, user=user))
+    return {"created": result.created, "updated": result.updated, "unchanged": result.unchanged}
+
+
+@router.post("/consolidate", response_model=PlanOut, responses=WRITE_ERRORS)
+def consolidate(
+    caller: CallerDep, engine: EngineDep, body: DryRunIn | None = None, as_user: AsUser = None
+) -> dict[str, Any]:
+    """Groups of 3+ tag-sharing observations become insights (``dry_run``: the plan only)."""
+    plan = body or DryRunIn()
+    if not plan.dry_run:
+        caller.may_write()
+    user = caller.acting(as_user, across=True)
+    report = engine.run(lambda m: m.consolidate(dry_run=plan.dry_run, as_of=plan.as_of, user=user))
+    groups = [
+        {
+            "action": g.action,
+            "insight": g.insight_id,
+            "members": list(g.members),
+            "importance": g.importance,
+            "similarity": g.similarity,
+            "content": g.content,
+            "summary": g.summary,
+        }
+        for g in report.groups
+    ]
+    return {"dry_run": report.dry_run, "groups": groups, "candidates": report.candidates}
+
+
+@router.post("/maintain", response_model=PlanOut, responses=WRITE_ERRORS)
+def maintain(caller: CallerDep, engine: EngineDep, body: DryRunIn | None = None) -> dict[str, Any]:
+    """Decay, retention and index cleaning over the whole store: admin keys only (or local
+    mode), ``dry_run`` shows the plan."""
+    plan = body or DryRunIn()
+    if not caller.admin and caller.key_id is not None:
+        raise Refused(403, "forbidden", "maintenance acts on every user's memories: admin only")
+    if not plan.dry_run:
+        caller.may_write()
+    report = engine.run(lambda m: m.maintain(dry_run=plan.dry_run, as_of=plan.as_of))
+    return {
+        "dry_run": report.dry_run,
+        "decayed": [
+            {"id": c.memory_id, "before": c.before, "after": c.after} for c in report.decayed
+        ],
+        "forgotten": list(report.forgotten),
+        "orphans": report.orphans,
+    }
+
+
+__all__ = ["ALL_USERS", "router"]
