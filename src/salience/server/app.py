@@ -19,7 +19,14 @@ from fastapi.staticfiles import StaticFiles
 
 from salience import __version__
 from salience.engine.memory import Memory
-from salience.server import errors, routes_memories, routes_recall, routes_store
+from salience.server import (
+    compat_eidet,
+    compat_rae,
+    errors,
+    routes_memories,
+    routes_recall,
+    routes_store,
+)
 from salience.server.context import Engine, Refused, authenticate
 from salience.server.middleware import BodyLimit, Measure, Metrics
 
@@ -43,7 +50,8 @@ def create_app(memory: Memory) -> FastAPI:
     app.state.engine = Engine(memory)
     app.state.metrics = Metrics()
     errors.install(app)
-    for router in (routes_memories.router, routes_recall.router, routes_store.router):
+    routers = (routes_memories, routes_recall, routes_store, compat_rae, compat_eidet)
+    for router in (r.router for r in routers):
         app.include_router(router)
     _health(app)
     _docs(app)

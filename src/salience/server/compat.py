@@ -1,0 +1,46 @@
+"""What the compatibility faces share: routes whose errors take the original's shape, and
+the tenant a request names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+
+from salience.errors import SalienceError
+from salience.server.context import Refused
+from salience.server.errors import salience_error
+
+Shape = Callable[[int, str, dict[str, Any]], JSONResponse]
+
+
+def shaped_route(shape: Shape) -> type[APIRoute]:
+    """An :class:`APIRoute` whose errors (library errors, refusals, invalid requests) are
+    answered in ``shape(status, message, extra)`` instead of salience's own shape."""
+
+    class ShapedRoute(APIRoute):
+        def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+            original = super().get_route_handler()
+
+            async def handler(request: Request) -> Response:
+                try:
+                    return await original(request)
+                except SalienceError as exc:
+                    native = salience_error(exc)
+                    return shape(native.status_code, str(exc), {})
+                except Refused as exc:
+                    return shape(exc.status, exc.message, {})
+                except RequestValidationError as exc:
+                    details = jsonable_encoder(exc.errors())
+                    first = details[0] if details else {}
+                    message = str(first.get("msg", "invalid request"))
+                    return shape(422, message, {"errors": details})
+
+            return handler
+
+    return ShapedRoute

@@ -1,0 +1,55 @@
+"""An app on a fresh store, with keys for two tenants, a read-only key and an admin key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from salience import Config, Memory
+from salience.server.app import create_app
+from salience.server.keys import create_key
+from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
+
+
+@dataclass
+class Keys:
+    alice: str
+    bob: str
+    alice_read_only: str
+    admin: str
+
+
+@pytest.fixture
+def engine(tmp_path: Path, clock: FakeClock) -> Iterator[Memory]:
+    config = Config(home=tmp_path / "home", signal_gate=False)
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
+        yield memory
+
+
+@pytest.fixture
+def client(engine: Memory) -> Iterator[TestClient]:
+    """Local mode: no key exists."""
+    with TestClient(create_app(engine)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def keys(engine: Memory, clock: FakeClock) -> Keys:
+    def make(user: str, **rights: bool) -> str:
+        return create_key(engine.store, user=user, now=clock.now, **rights).key
+
+    return Keys(
+        alice=make("alice"),
+        bob=make("bob"),
+        alice_read_only=make("alice", read_only=True),
+        admin=make("root", admin=True),
+    )
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}

@@ -1,0 +1,196 @@
+"""The native API, route by route, through the real ASGI app (local mode unless keyed)."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi.testclient import TestClient
+
+from salience import Memory
+from tests.conftest import FakeClock
+from tests.server.conftest import Keys, bearer
+
+SECRET = "ghp_" + "Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu"
+
+
+def _remember(client: TestClient, content: str, **fields: object) -> str:
+    answer = client.post("/v1/memories", json={"content": content, **fields})
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["id"])
+
+
+def test_remember_answers_every_outcome(client: TestClient) -> None:
+    created = client.post("/v1/memories", json={"content": "The staging API listens on 8080"})
+    assert created.status_code == 201
+    assert created.json()["outcome"] == "created"
+    assert created.json()["record"]["user"] == "default"
+    again = client.post("/v1/memories", json={"content": "the staging API listens on 8080"})
+    assert again.status_code == 200
+    assert (again.json()["outcome"], again.json()["id"]) == ("duplicate", created.json()["id"])
+    refused = client.post("/v1/memories", json={"content": f"the token is {SECRET}"})
+    assert refused.status_code == 422
+    error = refused.json()["error"]
+    assert (error["code"], error["gate"]) == ("rejected", "secret")
+    assert "line 1, column" in error["message"]
+    assert SECRET not in refused.text
+
+
+def test_get_update_supersede_history_forget_purge(client: TestClient, clock: FakeClock) -> None:
+    memory_id = _remember(client, "Deploys go through Jenkins", type="decision")
+    assert client.get(f"/v1/memories/{memory_id}").json()["type"] == "decision"
+    updated = client.patch(f"/v1/memories/{memory_id}", json={"importance": 0.9})
+    assert (updated.status_code, updated.json()["record"]["importance"]) == (200, 0.9)
+    clock.advance(minutes=1)
+    new = client.post(f"/v1/memories/{memory_id}/supersede", json={"content": "Deploys use CI"})
+    assert new.status_code == 201
+    new_id = new.json()["id"]
+    chain = client.get(f"/v1/memories/{new_id}/history").json()
+    assert [r["id"] for r in chain] == [new_id, memory_id]
+    forgotten = client.post(f"/v1/memories/{new_id}/forget", json={"reason": "obsolete"})
+    assert forgotten.json()["outcome"] == "forgotten"
+    assert client.get("/v1/memories").json() == []
+    assert len(client.get("/v1/memories", params={"status": "all"}).json()) == 2
+    assert [r["id"] for r in client.get("/v1/memories?status=forgotten").json()] == [new_id]
+    purged = client.delete(f"/v1/memories/{new_id}")
+    assert (purged.status_code, purged.json()["outcome"]) == (200, "deleted")
+    missing = client.get(f"/v1/memories/{new_id}")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["code"] == "not_found"
+    conflict = client.patch(f"/v1/memories/{memory_id}", json={"importance": 0.1})
+    assert (conflict.status_code, conflict.json()["error"]["code"]) == (409, "conflict")
+
+
+def test_list_pages(client: TestClient, clock: FakeClock) -> None:
+    ids = []
+    for n in range(5):
+        ids.append(_remember(client, f"memory number {n} about paging"))
+        clock.advance(minutes=1)
+    first = client.get("/v1/memories", params={"limit": 2}).json()
+    second = client.get("/v1/memories", params={"limit": 2, "offset": 2}).json()
+    assert [r["id"] for r in first + second] == ids[::-1][:4]
+
+
+def test_search_explains_and_feedback_moves_importance(client: TestClient) -> None:
+    memory_id = _remember(client, "The billing service retries failed charges three times")
+    _remember(client, "The search service uses BM25 over titles")
+    hits = client.post("/v1/search", json={"query": "billing retries", "limit": 5}).json()
+    assert hits[0]["record"]["id"] == memory_id
+    assert hits[0]["relevance"]["fused"] is not None
+    assert {c["name"] for c in hits[0]["breakdown"]} >= {"relevance"}
+    echo = client.post(f"/v1/memories/{memory_id}/feedback", json={"used": True})
+    assert echo.json()["record"]["importance"] == 0.55
+    other = client.post("/v1/search", json={"query": "billing", "profile": "aide"})
+    assert other.status_code == 200
+    unknown = client.post("/v1/search", json={"query": "billing", "profile": "nope"})
+    assert (unknown.status_code, unknown.json()["error"]["code"]) == (400, "config")
+
+
+def test_rank_briefing_and_sessions(client: TestClient) -> None:
+    _remember(client, "User prefers tabs over spaces", type="preference")
+    ranked = client.get("/v1/rank", params={"profile": "talome"}).json()
+    assert ranked[0]["breakdown"]
+    briefing = client.post("/v1/briefing", json={"profile": "talome"}).json()
+    assert briefing["text"].startswith("## What I Remember About You")
+    assert briefing["manifest"][0]["kept"] is True
+    started = client.post("/v1/sessions/start").json()
+    assert started["is_new"] is True
+    ended = client.post("/v1/sessions/end", json={"summary": "Set up the editor config"})
+    assert ended.json()["record"]["session_id"] == started["session_id"]
+
+
+def test_store_routes(client: TestClient, engine: Memory) -> None:
+    _remember(client, "Edit src/app.py and restart redis on port 6379")
+    assert client.get("/v1/entities").json()
+    graph = client.get("/v1/graph").json()
+    assert {n["kind"] for n in graph["nodes"]} == {"memory", "entity"}
+    assert {e["relation"] for e in graph["edges"]} == {"mentions"}
+    assert client.get("/v1/audit").json()[0]["action"] == "create"
+    assert client.get("/v1/stats").json()["total"] == 1
+    assert any(p["default"] for p in client.get("/v1/profiles").json())
+    exported = client.get("/v1/export")
+    assert exported.headers["content-type"].startswith("application/x-ndjson")
+    lines = exported.text.splitlines()
+    assert json.loads(lines[0])["content"].startswith("Edit src/app.py")
+    line = json.dumps({"content": "Imported through the API"})
+    imported = client.post("/v1/import", content=line + "\n")
+    assert imported.json() == {"created": 1, "updated": 0, "unchanged": 0}
+    bad = client.post("/v1/import", content=b'{"content": "ok"}\n{broken\n')
+    assert (bad.status_code, bad.json()["error"]["line"]) == (422, 2)
+    assert client.post("/v1/consolidate", json={"dry_run": True}).json()["dry_run"] is True
+    assert client.post("/v1/maintain", json={"dry_run": True}).status_code == 200
+
+
+def test_errors_have_one_shape(client: TestClient) -> None:
+    for answer in (
+        client.get("/v1/memories/01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+        client.post("/v1/memories", json={"content": "x", "bogus": 1}),
+        client.post("/v1/memories", content=b"not json"),
+        client.get("/v1/nowhere"),
+        client.put("/v1/memories"),
+        client.post("/v1/search", json={"query": "x", "types": ["a"], "types_exclude": ["b"]}),
+    ):
+        body = answer.json()
+        assert set(body) == {"error"}, answer.text
+        assert body["error"]["code"]
+        assert body["error"]["message"]
+
+
+def test_large_bodies_answer_413(client: TestClient, engine: Memory) -> None:
+    limit = engine.config.max_request_bytes
+    answer = client.post("/v1/import", content=b"x" * (limit + 1))
+    assert (answer.status_code, answer.json()["error"]["code"]) == (413, "too_large")
+
+
+def test_health_metrics_and_docs(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/readyz").json() == {"status": "ready"}
+    _remember(client, "The staging API listens on 8080")
+    text = client.get("/metrics").text
+    assert 'salience_http_requests_total{method="POST",route="/v1/memories",status="201"} 1' in text
+    assert 'salience_memory_writes_total{outcome="created"} 1' in text
+    docs = client.get("/docs").text
+    assert "/docs/static/swagger-ui-bundle.js" in docs
+    assert "cdn" not in docs.lower()
+    assert client.get("/docs/static/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/openapi.json").json()["openapi"].startswith("3.1")
+
+
+def test_keys_gate_every_route_once_one_exists(client: TestClient, keys: Keys) -> None:
+    assert client.get("/v1/memories").status_code == 401
+    assert (
+        client.get("/v1/memories", headers=bearer("sal_0000000000_" + "x" * 43)).status_code == 401
+    )
+    assert client.get("/v1/memories", headers=bearer(keys.alice)).status_code == 200
+    assert client.get("/v1/memories", headers={"X-API-Key": keys.alice}).status_code == 200
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/metrics").status_code == 401
+    assert client.get("/metrics", headers=bearer(keys.alice)).status_code == 403
+    assert client.get("/metrics", headers=bearer(keys.admin)).status_code == 200
+
+
+def test_revoked_keys_are_refused(client: TestClient, keys: Keys, engine: Memory) -> None:
+    from salience.server.keys import revoke_key
+
+    key_id = keys.alice.split("_")[1]
+    revoke_key(engine.store, key_id, now=engine.now())
+    assert client.get("/v1/memories", headers=bearer(keys.alice)).status_code == 401
+    stored = engine.store.api_key(key_id)
+    assert stored is not None
+    assert keys.alice.split("_", 2)[2] not in repr(stored)  # only the hash is kept
+
+
+def test_an_admin_acts_for_others(client: TestClient, keys: Keys) -> None:
+    made = client.post(
+        "/v1/memories",
+        json={"content": "Bob's laptop runs Fedora"},
+        headers={**bearer(keys.admin), "X-Salience-User": "bob"},
+    )
+    assert made.json()["record"]["user"] == "bob"
+    everyone = client.get("/v1/memories", headers={**bearer(keys.admin), "X-Salience-User": "*"})
+    assert [r["user"] for r in everyone.json()] == ["bob"]
+    refused = client.get("/v1/memories", headers={**bearer(keys.alice), "X-Salience-User": "bob"})
+    assert (refused.status_code, refused.json()["error"]["code"]) == (403, "forbidden")
+    one = client.post(
+        "/v1/briefing", json={}, headers={**bearer(keys.admin), "X-Salience-User": "*"}
+    )
+    assert one.status_code == 403

@@ -1,0 +1,158 @@
+"""Tenant isolation, every route: bob's key on alice's ids and data never returns a byte of
+hers, and a read-only key never writes. A route missing from the table fails the test."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from salience import ALL_USERS, Memory
+from tests.server.conftest import Keys, bearer
+
+MARKER = "ALICEMARKER"
+ALICE_TEXT = f"{MARKER} deploys use the blue cluster and src/deploy.py on port 9443"
+
+Body = dict[str, Any] | bytes | None
+# (method, path template) -> (body, whether it writes). {id} is alice's memory id.
+ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
+    ("POST", "/v1/memories"): ({"content": "bob writes his own memory here"}, True),
+    ("GET", "/v1/memories"): (None, False),
+    ("GET", "/v1/memories/{memory_id}"): (None, False),
+    ("PATCH", "/v1/memories/{memory_id}"): ({"importance": 0.99}, True),
+    ("POST", "/v1/memories/{memory_id}/supersede"): ({"content": "bob rewrote it"}, True),
+    ("POST", "/v1/memories/{memory_id}/forget"): ({"reason": "bob wants it gone"}, True),
+    ("DELETE", "/v1/memories/{memory_id}"): (None, True),
+    ("GET", "/v1/memories/{memory_id}/history"): (None, False),
+    ("GET", "/v1/memories/{memory_id}/derived"): (None, False),
+    ("POST", "/v1/memories/{memory_id}/feedback"): ({"used": False}, True),
+    ("POST", "/v1/search"): ({"query": "blue cluster deploys port 9443"}, False),
+    ("GET", "/v1/rank"): (None, False),
+    ("POST", "/v1/briefing"): ({}, False),
+    ("POST", "/v1/sessions/start"): (None, True),
+    ("POST", "/v1/sessions/end"): ({"summary": "bob ends a session"}, True),
+    ("GET", "/v1/entities"): (None, False),
+    ("GET", "/v1/graph"): (None, False),
+    ("GET", "/v1/audit"): (None, False),
+    ("GET", "/v1/stats"): (None, False),
+    ("GET", "/v1/profiles"): (None, False),
+    ("GET", "/v1/export"): (None, False),
+    ("POST", "/v1/import"): (b'{"content": "bob imports a memory"}\n', True),
+    ("POST", "/v1/consolidate"): ({}, True),
+    ("POST", "/v1/maintain"): ({}, True),
+    ("GET", "/healthz"): (None, False),
+    ("GET", "/readyz"): (None, False),
+    ("GET", "/metrics"): (None, False),
+    ("POST", "/compat/rae/v1/memory/store"): ({"content": "bob stores via rae v1"}, True),
+    ("POST", "/compat/rae/v1/memory/query"): ({"query_text": "blue cluster deploys"}, False),
+    ("GET", "/compat/rae/v1/memory/list"): (None, False),
+    ("DELETE", "/compat/rae/v1/memory/delete?memory_id={memory_id}"): (None, True),
+    ("POST", "/compat/rae/v2/memories"): ({"content": "bob stores via rae v2"}, True),
+    ("POST", "/compat/rae/v2/memories/query"): ({"query": "blue cluster", "project": "x"}, False),
+    ("GET", "/compat/rae/v2/memories"): (None, False),
+    ("GET", "/compat/rae/v2/memories/stats"): (None, False),
+    ("GET", "/compat/rae/v2/memories/{memory_id}"): (None, False),
+    ("DELETE", "/compat/rae/v2/memories/{memory_id}"): (None, True),
+    ("GET", "/compat/eidet/api/health"): (None, False),
+    ("GET", "/compat/eidet/api/eidet/context"): (None, False),
+    ("GET", "/compat/eidet/api/eidet/context/preview"): (None, False),
+    ("GET", "/compat/eidet/api/eidet/recall?q=blue+cluster+deploys"): (None, False),
+    ("POST", "/compat/eidet/api/eidet"): ({"content": "bob stores a memory via eidet"}, True),
+    ("POST", "/compat/eidet/api/eidet/feedback"): (
+        {"memoryId": "{memory_id}", "wasUsed": False},
+        True,
+    ),
+    ("GET", "/compat/eidet/api/eidet/history/{memory_id}"): (None, False),
+    ("PUT", "/compat/eidet/api/eidet/{memory_id}"): ({"importance": 0.1}, True),
+    ("DELETE", "/compat/eidet/api/eidet/{memory_id}"): (None, True),
+    ("GET", "/compat/eidet/api/eidet/browse"): (None, False),
+    ("GET", "/compat/eidet/api/eidet/graph"): (None, False),
+    ("GET", "/compat/eidet/api/eidet/stats"): (None, False),
+}
+
+
+def _template(path: str) -> str:
+    return path.split("?")[0]
+
+
+def test_the_table_covers_every_route(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    served = {(method.upper(), path) for path, ops in paths.items() for method in ops}
+    tabled = {(method, _template(path)) for method, path in ROUTES}
+    assert served == tabled, f"missing: {served - tabled}; extra: {tabled - served}"
+
+
+def _call(client: TestClient, method: str, path: str, body: Body, key: str, alice: str) -> Any:
+    url = path.replace("{memory_id}", alice)
+    if isinstance(body, dict):
+        payload = json.loads(json.dumps(body).replace("{memory_id}", alice))
+        return client.request(method, url, json=payload, headers=bearer(key))
+    return client.request(method, url, content=body, headers=bearer(key))
+
+
+@pytest.fixture
+def alice_memory(engine: Memory) -> str:
+    return engine.remember(ALICE_TEXT, user="alice", tags=["project:blue"]).id or ""
+
+
+@pytest.mark.parametrize(("method", "path"), sorted(ROUTES))
+def test_bob_never_sees_or_changes_alices_memory(
+    client: TestClient, keys: Keys, engine: Memory, alice_memory: str, method: str, path: str
+) -> None:
+    before = engine.get(alice_memory, user="alice")
+    body, _ = ROUTES[(method, path)]
+    answer = _call(client, method, path, body, keys.bob, alice_memory)
+    assert answer.status_code < 500, answer.text
+    assert MARKER not in answer.text
+    if "{memory_id}" in path or "{memory_id}" in json.dumps(body if isinstance(body, dict) else {}):
+        assert answer.status_code in (403, 404), answer.text  # (a 404 may repeat the id asked)
+    else:
+        assert alice_memory not in answer.text
+    assert engine.get(alice_memory, user="alice") == before
+    assert all(r.user != "alice" or r.id == alice_memory for r in engine.list(user=ALL_USERS))
+
+
+def test_bob_cannot_name_alice_as_his_tenant(
+    client: TestClient, keys: Keys, alice_memory: str
+) -> None:
+    for headers in ({"X-Tenant-Id": "alice"}, {"X-Salience-User": "alice"}):
+        answer = client.post(
+            "/compat/rae/v2/memories/query",
+            json={"query": "blue cluster", "project": "blue"},
+            headers={**bearer(keys.bob), **headers},
+        )
+        assert answer.status_code == 403 or MARKER not in answer.text
+    rae = client.get("/compat/rae/v1/memory/list?tenant_id=alice", headers=bearer(keys.bob))
+    assert rae.status_code == 403
+    assert rae.json() == {"detail": "only an admin key may act for another user"}
+
+
+@pytest.mark.parametrize(("method", "path"), sorted(k for k, v in ROUTES.items() if v[1]))
+def test_a_read_only_key_never_writes(
+    client: TestClient, keys: Keys, engine: Memory, alice_memory: str, method: str, path: str
+) -> None:
+    before = engine.list(user=ALL_USERS, include_superseded=True, include_forgotten=True)
+    log_before = engine.log(user=ALL_USERS)
+    body, _ = ROUTES[(method, path)]
+    answer = _call(client, method, path, body, keys.alice_read_only, alice_memory)
+    assert answer.status_code == 403, answer.text
+    after = engine.list(user=ALL_USERS, include_superseded=True, include_forgotten=True)
+    assert after == before
+    assert engine.log(user=ALL_USERS) == log_before
+
+
+def test_alice_reaches_her_own_memory_everywhere(
+    client: TestClient, keys: Keys, alice_memory: str
+) -> None:
+    for method, path in (
+        ("GET", "/v1/memories/{memory_id}"),
+        ("GET", "/compat/rae/v2/memories/{memory_id}"),
+        ("GET", "/compat/eidet/api/eidet/history/{memory_id}"),
+    ):
+        answer = _call(client, method, path, None, keys.alice, alice_memory)
+        assert answer.status_code == 200
+        assert MARKER in answer.text
+    found = _call(client, "POST", "/v1/search", {"query": "blue cluster"}, keys.alice, alice_memory)
+    assert MARKER in found.text
