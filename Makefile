@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 SALIENCE_HOME ?= $(CURDIR)/.salience
 export SALIENCE_HOME
 
-.PHONY: run test lint format bench clean
+.PHONY: run demo test lint format bench fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ format: $(STAMP)
 
 test: lint
 	$(VENV)/bin/pytest -q
+
+# A longer, random schemathesis run against the HTTP API than the one in `make test`.
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=200 FUZZ_RANDOM=1 $(VENV)/bin/pytest -q tests/server/test_fuzz.py
 
 bench: $(STAMP)
 	$(PY) bench/bench_store.py

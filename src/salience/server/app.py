@@ -50,9 +50,10 @@ def create_app(memory: Memory) -> FastAPI:
     app.state.engine = Engine(memory)
     app.state.metrics = Metrics()
     errors.install(app)
-    routers = (routes_memories, routes_recall, routes_store, compat_rae, compat_eidet)
-    for router in (r.router for r in routers):
-        app.include_router(router)
+    for native in (routes_memories, routes_recall, routes_store):
+        app.include_router(native.router)
+    for compat in (compat_rae, compat_eidet):
+        app.include_router(compat.router, responses=compat.RESPONSES)
     _health(app)
     _docs(app)
     app.add_middleware(BodyLimit, limit=memory.config.max_request_bytes)

@@ -11,6 +11,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException
+from pydantic import BaseModel, ConfigDict
 
 from salience.errors import SalienceError
 from salience.server.context import Refused
@@ -35,6 +37,9 @@ def shaped_route(shape: Shape) -> type[APIRoute]:
                     return shape(native.status_code, str(exc), {})
                 except Refused as exc:
                     return shape(exc.status, exc.message, {})
+                except HTTPException as exc:  # a body that cannot be parsed at all
+                    status = 422 if exc.status_code == 400 else exc.status_code
+                    return shape(status, str(exc.detail), {})
                 except RequestValidationError as exc:
                     details = jsonable_encoder(exc.errors())
                     first = details[0] if details else {}
@@ -44,3 +49,21 @@ def shaped_route(shape: Shape) -> type[APIRoute]:
             return handler
 
     return ShapedRoute
+
+
+class DetailOut(BaseModel):
+    """FastAPI's (and RAE's) error body."""
+
+    detail: Any
+
+
+class EidetErrorOut(BaseModel):
+    """eidet's error body."""
+
+    model_config = ConfigDict(extra="allow")
+    error: str | None
+
+
+def documented(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+    """Every error status a compatibility route can answer, in the original's shape."""
+    return {status: {"model": model} for status in (400, 401, 403, 404, 409, 413, 422, 503)}

@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from salience.models import MemoryRecord, Outcome, WriteResult
-from salience.server.compat import shaped_route
+from salience.server.compat import EidetErrorOut, documented, shaped_route
 from salience.server.context import Caller, Engine, caller_of, engine_of
 
 PROFILE = "eidet"
@@ -29,6 +29,7 @@ def _error(status: int, message: str, extra: dict[str, Any]) -> JSONResponse:
 
 
 router = APIRouter(prefix="/compat/eidet", tags=["compat: eidet"], route_class=shaped_route(_error))
+RESPONSES = documented(EidetErrorOut)  # given to include_router (the app)
 CallerDep = Annotated[Caller, Depends(caller_of)]
 EngineDep = Annotated[Engine, Depends(engine_of)]
 MemoryId = Annotated[str, Path(min_length=1, max_length=64)]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from salience.engine.memory import Memory
 from salience.models import MemoryRecord, Outcome
-from salience.server.compat import shaped_route
+from salience.server.compat import DetailOut, documented, shaped_route
 from salience.server.context import Caller, Engine, caller_of, engine_of
 
 PROFILE = "rae"
@@ -28,7 +28,12 @@ def _detail(status: int, message: str, extra: dict[str, Any]) -> JSONResponse:
     return JSONResponse({"detail": message}, status_code=status)
 
 
-router = APIRouter(prefix="/compat/rae", tags=["compat: rae"], route_class=shaped_route(_detail))
+router = APIRouter(
+    prefix="/compat/rae",
+    tags=["compat: rae"],
+    route_class=shaped_route(_detail),
+)
+RESPONSES = documented(DetailOut)  # given to include_router (the app)
 
 
 def tenant(

@@ -81,6 +81,8 @@ def install(app: FastAPI) -> None:
 
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
+        if exc.status_code == 400:  # a body that is not JSON (or not UTF-8) at all
+            return error_response(422, "invalid_request", f"the body cannot be read: {exc.detail}")
         code = CODES.get(exc.status_code, f"http_{exc.status_code}")
         return error_response(exc.status_code, code, str(exc.detail))
 

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from salience.models import Outcome, WriteResult
 from salience.server.context import USER_HEADER, Caller, Engine, caller_of, engine_of
 from salience.server.errors import error_response
-from salience.server.schemas import ErrorOut, write_out
+from salience.server.schemas import ErrorOut, WriteOut, write_out
 
 AsUser = Annotated[
     str | None,
@@ -28,8 +28,13 @@ def _documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorOut} for status in statuses}
 
 
-READ_ERRORS = _documented(401, 403, 404, 422, 503)
-WRITE_ERRORS = _documented(401, 403, 404, 409, 413, 422, 503)
+READ_ERRORS = _documented(400, 401, 403, 404, 409, 413, 422, 503)
+WRITE_ERRORS = READ_ERRORS
+WRITE_REPLIES: dict[int | str, dict[str, Any]] = {
+    200: {"model": WriteOut, "description": "updated, duplicate, forgotten or deleted"},
+    201: {"model": WriteOut, "description": "created"},
+    **READ_ERRORS,
+}
 
 
 def write_reply(request: Request, result: WriteResult) -> JSONResponse:

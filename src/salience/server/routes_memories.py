@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from salience.server.replies import (
     READ_ERRORS,
     WRITE_ERRORS,
+    WRITE_REPLIES,
     AsUser,
     CallerDep,
     EngineDep,
@@ -30,7 +31,7 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"])
 MemoryId = Annotated[str, Path(min_length=1, max_length=64, description="A memory's id.")]
 
 
-@router.post("", response_model=WriteOut, status_code=201, responses=WRITE_ERRORS)
+@router.post("", response_model=WriteOut, status_code=201, responses=WRITE_REPLIES)
 def remember(
     body: RememberIn, request: Request, caller: CallerDep, engine: EngineDep, as_user: AsUser = None
 ) -> JSONResponse:
@@ -92,7 +93,7 @@ def get_memory(
     return memory_out(engine.run(lambda m: m.get(memory_id, user=user)))
 
 
-@router.patch("/{memory_id}", response_model=WriteOut, responses=WRITE_ERRORS)
+@router.patch("/{memory_id}", response_model=WriteOut, responses=WRITE_REPLIES)
 def update_memory(
     memory_id: MemoryId,
     body: UpdateIn,
@@ -108,7 +109,7 @@ def update_memory(
     return write_reply(request, engine.run(lambda m: m.update(memory_id, user=user, **changes)))
 
 
-@router.post("/{memory_id}/supersede", response_model=WriteOut, responses=WRITE_ERRORS)
+@router.post("/{memory_id}/supersede", response_model=WriteOut, responses=WRITE_REPLIES)
 def supersede_memory(
     memory_id: MemoryId,
     body: SupersedeIn,
@@ -125,7 +126,7 @@ def supersede_memory(
     return write_reply(request, result)
 
 
-@router.post("/{memory_id}/forget", response_model=WriteOut, responses=WRITE_ERRORS)
+@router.post("/{memory_id}/forget", response_model=WriteOut, responses=WRITE_REPLIES)
 def forget_memory(
     memory_id: MemoryId,
     request: Request,
@@ -141,7 +142,7 @@ def forget_memory(
     return write_reply(request, engine.run(lambda m: m.forget(memory_id, reason, user=user)))
 
 
-@router.delete("/{memory_id}", response_model=WriteOut, responses=WRITE_ERRORS)
+@router.delete("/{memory_id}", response_model=WriteOut, responses=WRITE_REPLIES)
 def purge_memory(
     memory_id: MemoryId,
     request: Request,
@@ -173,7 +174,7 @@ def derived(
     return [memory_out(r) for r in engine.run(lambda m: m.derived_from_this(memory_id, user=user))]
 
 
-@router.post("/{memory_id}/feedback", response_model=WriteOut, responses=WRITE_ERRORS)
+@router.post("/{memory_id}/feedback", response_model=WriteOut, responses=WRITE_REPLIES)
 def feedback(
     memory_id: MemoryId,
     body: FeedbackIn,

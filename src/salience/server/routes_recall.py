@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from salience.server.replies import (
     READ_ERRORS,
     WRITE_ERRORS,
+    WRITE_REPLIES,
     AsUser,
     CallerDep,
     EngineDep,
@@ -117,7 +118,7 @@ def session_start(
     }
 
 
-@router.post("/sessions/end", response_model=WriteOut, responses=WRITE_ERRORS)
+@router.post("/sessions/end", response_model=WriteOut, responses=WRITE_REPLIES)
 def session_end(
     body: SessionEndIn,
     request: Request,
