@@ -8,6 +8,7 @@
 from salience.config import Config
 from salience.engine.memory import Memory
 from salience.errors import (
+    AccessError,
     ConfigError,
     ConflictError,
     ImportFormatError,
@@ -18,6 +19,7 @@ from salience.errors import (
     NotFoundError,
     PackError,
     ReadOnlyLayerError,
+    RemoteError,
     SalienceError,
     SchemaTooNewError,
     StoreBusyError,
@@ -38,8 +40,24 @@ from salience.models import (
 
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from salience.client import Client
+
+
+def __getattr__(name: str) -> object:
+    """``salience.Client`` is imported on first use (it brings httpx)."""
+    if name == "Client":
+        from salience.client import Client
+
+        return Client
+    raise AttributeError(f"module 'salience' has no attribute {name!r}")
+
+
 __all__ = [
     "ALL_USERS",
+    "AccessError",
+    "Client",
     "Config",
     "ConfigError",
     "ConflictError",
@@ -56,6 +74,7 @@ __all__ = [
     "Outcome",
     "PackError",
     "ReadOnlyLayerError",
+    "RemoteError",
     "SalienceError",
     "SchemaTooNewError",
     "Stats",

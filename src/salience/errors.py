@@ -13,6 +13,8 @@ Every error is a :class:`SalienceError`; catch that to handle them all. The tree
     │   └── ReadOnlyLayerError   a write aimed at a mounted (read-only) layer
     ├── PackError                a knowledge pack is damaged, of an unknown version, or unusable
     ├── LLMError                 the configured LLM endpoint failed (callers fall back)
+    ├── RemoteError              a salience server answered an error (``status``, ``code``)
+    │   └── AccessError          the server refused the key (401) or the request (403)
     └── StoreError               the storage itself
         ├── NotASalienceDatabaseError   the file is not a salience database
         ├── StoreDamagedError           the file is a salience database, damaged
@@ -132,3 +134,16 @@ class StoreReadOnlyError(StoreError):
 
 class StoreBusyError(StoreError):
     """Another process held the database lock longer than the busy timeout."""
+
+
+class RemoteError(SalienceError):
+    """A salience server answered with an error the library has no closer class for."""
+
+    def __init__(self, message: str, *, status: int, code: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class AccessError(RemoteError):
+    """The server refused the API key (401) or what the key asked for (403)."""

@@ -11,8 +11,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
-from starlette.exceptions import HTTPException
 from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException
 
 from salience.errors import SalienceError
 from salience.server.context import Refused

@@ -9,7 +9,6 @@ from fastapi.responses import JSONResponse
 
 from salience.server.replies import (
     READ_ERRORS,
-    WRITE_ERRORS,
     WRITE_REPLIES,
     AsUser,
     CallerDep,

@@ -1,0 +1,413 @@
+"""``salience.Client``: the HTTP API with :class:`salience.Memory`'s verbs and return types.
+
+An application moves from the embedded engine to a server by changing one line::
+
+    memory = Memory.open()                                   # embedded
+    memory = Client("http://127.0.0.1:8377", api_key=KEY)    # a salience server
+
+Results are the library's own values (:class:`MemoryRecord`, :class:`WriteResult`,
+:class:`Hit`, :class:`Briefing`, ...); errors are the library's :class:`SalienceError`
+subclasses, :class:`RemoteError` (and :class:`AccessError` for 401 / 403) where there is no
+closer one. A refused write is a ``rejected`` :class:`WriteResult`, as in the library.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+
+from salience import errors
+from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
+from salience.briefing.sessions import SessionStart
+from salience.models import (
+    AuditEntry,
+    Hit,
+    ImportResult,
+    MemoryRecord,
+    Outcome,
+    Relevance,
+    Stats,
+    WriteResult,
+)
+from salience.scores import ContextScore, SearchScore
+from salience.write.records import from_json_dict
+
+_ERRORS: dict[str, type[errors.SalienceError]] = {
+    "invalid_input": errors.InvalidInputError,
+    "invalid_request": errors.InvalidInputError,
+    "invalid_import": errors.InvalidInputError,
+    "conflict": errors.ConflictError,
+    "read_only_layer": errors.ReadOnlyLayerError,
+    "layer": errors.LayerError,
+    "invalid_pack": errors.PackError,
+    "config": errors.ConfigError,
+    "embedder_unavailable": errors.EmbedderError,
+    "busy": errors.StoreBusyError,
+}
+_MAX_BYTES = 1 << 40  # records from a server were validated there
+
+
+def _record(data: dict[str, Any]) -> MemoryRecord:
+    return from_json_dict(data, max_bytes=_MAX_BYTES)
+
+
+def _parts(breakdown: list[dict[str, Any]]) -> tuple[tuple[str, float, float], ...]:
+    return tuple((c["name"], c["weight"], c["value"]) for c in breakdown)
+
+
+class Client:
+    """A salience server, as a :class:`Memory` (see the module docstring)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        api_key: str | None = None,
+        user: str | None = None,
+        timeout: float = 30.0,
+        http: httpx.Client | None = None,
+    ) -> None:
+        """``http`` is an httpx client to send through (tests pass one bound to an app)."""
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        if user is not None:  # an admin key acting for another user
+            headers["X-Salience-User"] = user
+        self._http = http or httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
+        self._http.headers.update(headers)
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- transport ------------------------------------------------------------------------------
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise errors.RemoteError(
+                f"cannot reach the salience server: {exc}", status=0, code="unreachable"
+            ) from None
+        if response.status_code >= 400 and not _is_rejection(response):
+            raise _error(response, path)
+        return response
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        return self._send(method, path, **kwargs).json()
+
+    def _write(self, method: str, path: str, **kwargs: Any) -> WriteResult:
+        response = self._send(method, path, **kwargs)
+        body = response.json()
+        if _is_rejection(response):
+            error = body["error"]
+            return WriteResult(Outcome.REJECTED, None, error["message"], error.get("gate"))
+        record = body.get("record")
+        return WriteResult(
+            Outcome(body["outcome"]),
+            body["id"],
+            body.get("reason"),
+            body.get("gate"),
+            None if record is None else _record(record),
+            tuple(body.get("notes", ())),
+        )
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def remember(
+        self, content: str, *, profile: str | None = None, force: bool = False, **fields: Any
+    ) -> WriteResult:
+        """Store a memory (see :meth:`salience.Memory.remember`)."""
+        body = {"content": content, "profile": profile, "force": force, **fields}
+        return self._write("POST", "/v1/memories", json=_present(body))
+
+    def update(self, memory_id: str, **changes: Any) -> WriteResult:
+        """Change fields of a memory in place."""
+        return self._write("PATCH", f"/v1/memories/{memory_id}", json=_present(changes))
+
+    def supersede(self, old_id: str, content: str, **fields: Any) -> WriteResult:
+        """Replace a memory with a new version."""
+        body = _present({"content": content, **fields})
+        return self._write("POST", f"/v1/memories/{old_id}/supersede", json=body)
+
+    def forget(self, memory_id: str, reason: str = "forgotten on request") -> WriteResult:
+        """Forget a memory softly."""
+        return self._write("POST", f"/v1/memories/{memory_id}/forget", json={"reason": reason})
+
+    def purge(self, memory_id: str) -> WriteResult:
+        """Delete a memory for good."""
+        return self._write("DELETE", f"/v1/memories/{memory_id}")
+
+    def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
+        """The memory helped (echo) or did not (fizzle)."""
+        return self._write("POST", f"/v1/memories/{memory_id}/feedback", json={"used": used})
+
+    def session_start(self, *, profile: str | None = None) -> SessionStart:
+        """Resume or open the user's session."""
+        data = self._json("POST", "/v1/sessions/start", params=_present({"profile": profile}))
+        return SessionStart(
+            data["session_id"],
+            data["is_new"],
+            tuple(_record(r) for r in data["summaries"]),
+            tuple(_ranked(r) for r in data["memories"]),
+            data["closed_session_id"],
+        )
+
+    def session_end(self, summary: str) -> WriteResult:
+        """Close the user's session with a summary."""
+        return self._write("POST", "/v1/sessions/end", json={"summary": summary})
+
+    def import_(self, lines: Iterable[str]) -> ImportResult:
+        """Import JSON Lines, all or nothing."""
+        body = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+        data = self._json(
+            "POST",
+            "/v1/import",
+            content=body.encode("utf-8"),
+            headers={"Content-Type": "application/x-ndjson"},
+        )
+        return ImportResult(data["created"], data["updated"], data["unchanged"])
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryRecord:
+        """One memory, whatever its status."""
+        return _record(self._json("GET", f"/v1/memories/{memory_id}"))
+
+    def list(
+        self,
+        *,
+        project: str | None = None,
+        type: str | None = None,
+        tags: Iterable[str] = (),
+        session_id: str | None = None,
+        entity: str | None = None,
+        include_superseded: bool = False,
+        include_forgotten: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> builtins.list[MemoryRecord]:
+        """The user's memories, newest first (every page up to ``limit``)."""
+        status = _status(include_superseded, include_forgotten)
+        params: dict[str, Any] = _present(
+            {"project": project, "type": type, "session_id": session_id, "entity": entity}
+        )
+        params.update(status=status, tag=builtins.list(tags))
+        out: builtins.list[MemoryRecord] = []
+        while limit is None or len(out) < limit:
+            page = min(1000, limit - len(out)) if limit is not None else 1000
+            chunk = self._json(
+                "GET", "/v1/memories", params={**params, "limit": page, "offset": offset}
+            )
+            out += [_record(r) for r in chunk]
+            offset += len(chunk)
+            if len(chunk) < page:
+                break
+        return out
+
+    def history(self, memory_id: str) -> builtins.list[MemoryRecord]:
+        """The version chain, newest first."""
+        return [_record(r) for r in self._json("GET", f"/v1/memories/{memory_id}/history")]
+
+    def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
+        """The insights derived from a memory."""
+        return [_record(r) for r in self._json("GET", f"/v1/memories/{memory_id}/derived")]
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        *,
+        profile: str | None = None,
+        project: str | None = None,
+        types: Iterable[str] = (),
+        types_exclude: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        as_of: datetime | None = None,
+        touch: bool | None = None,
+    ) -> builtins.list[Hit]:
+        """Recall memories for a query, each hit explained."""
+        body = {
+            "query": query,
+            "limit": limit,
+            "profile": profile,
+            "project": project,
+            "types": builtins.list(types),
+            "types_exclude": builtins.list(types_exclude),
+            "tags": builtins.list(tags),
+            "as_of": None if as_of is None else as_of.isoformat(),
+            "touch": touch,
+        }
+        return [_hit(h) for h in self._json("POST", "/v1/search", json=_present(body))]
+
+    def rank(
+        self,
+        profile: str | None = None,
+        *,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[tuple[MemoryRecord, ContextScore]]:
+        """Current memories by context score, best first."""
+        params = {
+            "profile": profile,
+            "project": project,
+            "as_of": None if as_of is None else as_of.isoformat(),
+            "limit": limit or 1000,
+        }
+        return [_ranked(r) for r in self._json("GET", "/v1/rank", params=_present(params))]
+
+    def briefing(
+        self,
+        profile: str | None = None,
+        *,
+        project: str | None = None,
+        session_id: str | None = None,
+        budget: int | None = None,
+        as_of: datetime | None = None,
+    ) -> Briefing:
+        """The text to inject at session start, with its manifest."""
+        body = {
+            "profile": profile,
+            "project": project,
+            "session_id": session_id,
+            "budget": budget,
+            "as_of": None if as_of is None else as_of.isoformat(),
+        }
+        data = self._json("POST", "/v1/briefing", json=_present(body))
+        return Briefing(
+            data["profile"],
+            data["text"],
+            tuple(
+                BriefingSection(s["title"], tuple(s["lines"]), tuple(s["ids"]))
+                for s in data["sections"]
+            ),
+            [ManifestEntry(**entry) for entry in data["manifest"]],
+            datetime.fromisoformat(data["as_of"]),
+            data["overflow"],
+        )
+
+    def entities(
+        self, *, project: str | None = None, top: int | None = None
+    ) -> builtins.list[tuple[str, int]]:
+        """Entities named by current memories, with how many mention each."""
+        params = _present({"project": project, "top": top or 1000})
+        return [
+            (e["entity"], e["memories"]) for e in self._json("GET", "/v1/entities", params=params)
+        ]
+
+    def log(
+        self, memory_id: str | None = None, *, limit: int | None = None
+    ) -> builtins.list[AuditEntry]:
+        """The user's part of the audit log, newest first."""
+        params = _present({"memory_id": memory_id, "limit": limit or 1000})
+        return [
+            AuditEntry(
+                datetime.fromisoformat(e["at"]),
+                e["memory_id"],
+                e["action"],
+                e["actor"],
+                e["detail"],
+                e["seq"],
+                e["user"],
+            )
+            for e in self._json("GET", "/v1/audit", params=params)
+        ]
+
+    def stats(self) -> Stats:
+        """Counts of the user's memories."""
+        data = self._json("GET", "/v1/stats")
+        return Stats(
+            path="",
+            schema=data["schema_version"],
+            total=data["total"],
+            by_status=data["by_status"],
+            by_type=data["by_type"],
+            by_user=data["by_user"],
+            by_project=data["by_project"],
+            size_bytes=data["size_bytes"],
+        )
+
+    def export_lines(self) -> Iterator[str]:
+        """The user's memories as JSON Lines."""
+        with self._http.stream("GET", "/v1/export") as response:
+            if response.status_code >= 400:
+                response.read()
+                raise _error(response, "/v1/export")
+            yield from (line for line in response.iter_lines() if line)
+
+
+def _present(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _status(superseded: bool, forgotten: bool) -> str:
+    if superseded and forgotten:
+        return "all"
+    if superseded or forgotten:
+        raise errors.InvalidInputError(
+            "the client lists current memories, or all (include_superseded and "
+            "include_forgotten together)",
+            field="include_superseded",
+        )
+    return "current"
+
+
+def _hit(data: dict[str, Any]) -> Hit:
+    relevance = data["relevance"]
+    return Hit(
+        _record(data["record"]),
+        data["score"],
+        data["rank"],
+        lexical=data["lexical"],
+        explanation=SearchScore(data["score"], _parts(data["breakdown"]), note=data["note"]),
+        vector=data["vector"],
+        relevance=None if relevance is None else Relevance(**relevance),
+    )
+
+
+def _ranked(data: dict[str, Any]) -> tuple[MemoryRecord, ContextScore]:
+    score = ContextScore(data["score"], _parts(data["breakdown"]), note=data["note"])
+    return _record(data["record"]), score
+
+
+def _is_rejection(response: httpx.Response) -> bool:
+    if response.status_code != 422:
+        return False
+    try:
+        return bool(response.json()["error"]["code"] == "rejected")
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
+def _error(response: httpx.Response, path: str) -> errors.SalienceError:
+    """The library's error for a server's error answer."""
+    try:
+        error = dict(response.json()["error"])
+        code, message = str(error["code"]), str(error["message"])
+    except (ValueError, KeyError, TypeError):
+        error, code, message = {}, "http", f"HTTP {response.status_code} from the server"
+    if code == "not_found" and path.startswith("/v1/memories/"):
+        return errors.NotFoundError(path.split("/")[3])
+    if response.status_code in (401, 403):
+        return errors.AccessError(message, status=response.status_code, code=code)
+    kind = _ERRORS.get(code)
+    if kind is None:
+        return errors.RemoteError(message, status=response.status_code, code=code)
+    if issubclass(kind, errors.InvalidInputError):
+        return errors.InvalidInputError(message, field=error.get("field"))
+    return kind(message)

@@ -1,0 +1,97 @@
+"""salience.Client against the real app: the same verbs and values as salience.Memory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from salience import (
+    AccessError,
+    Client,
+    ConflictError,
+    InvalidInputError,
+    Memory,
+    NotFoundError,
+    Outcome,
+)
+from salience.server.app import create_app
+from salience.server.keys import create_key
+from tests.conftest import FakeClock
+
+
+@pytest.fixture
+def remote(memory: Memory) -> Iterator[Client]:
+    with TestClient(create_app(memory)) as http, Client("http://testserver", http=http) as client:
+        yield client
+
+
+def test_writes_answer_the_same_results(remote: Client, memory: Memory, clock: FakeClock) -> None:
+    created = remote.remember("The staging API listens on 8080", tags=["project:api"])
+    assert created.outcome is Outcome.CREATED
+    assert created.record == memory.get(created.id or "")
+    duplicate = remote.remember("the staging API listens on 8080")
+    assert (duplicate.outcome, duplicate.id) == (Outcome.DUPLICATE, created.id)
+    refused = remote.remember("token ghp_Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu")
+    assert (refused.outcome, refused.gate) == (Outcome.REJECTED, "secret")
+    assert "ghp_" not in (refused.reason or "")
+    clock.advance(minutes=1)
+    new = remote.supersede(created.id or "", "The staging API listens on 8443")
+    assert [r.id for r in remote.history(new.id or "")] == [new.id, created.id]
+    assert remote.history(new.id or "") == memory.history(new.id or "")
+    assert remote.update(new.id or "", importance=0.8).record == memory.get(new.id or "")
+    assert remote.feedback(new.id or "", used=True).record == memory.get(new.id or "")
+    assert remote.forget(new.id or "", "moved").outcome is Outcome.FORGOTTEN
+    assert remote.purge(new.id or "").outcome is Outcome.DELETED
+
+
+def test_reads_answer_the_same_values(remote: Client, memory: Memory) -> None:
+    for text in ("Deploys go through ops/deploy.sh", "The billing service retries 3 times"):
+        memory.remember(text, tags=["project:api"])
+    assert remote.list() == memory.list()
+    assert remote.list(limit=1) == memory.list(limit=1)
+    assert remote.search("deploys billing", touch=False) == memory.search(
+        "deploys billing", touch=False
+    )
+    assert remote.rank() == memory.rank()
+    remote_briefing, local = remote.briefing(), memory.briefing()
+    assert (remote_briefing.text, remote_briefing.manifest) == (local.text, local.manifest)
+    assert remote.entities() == memory.entities()
+    assert remote.stats().by_type == memory.stats().by_type
+    assert remote.log() == memory.log()
+    assert list(remote.export_lines()) == list(memory.export_lines())
+
+
+def test_sessions_and_import(remote: Client, memory: Memory) -> None:
+    started = remote.session_start()
+    assert started.is_new
+    ended = remote.session_end("Set up the editor config")
+    assert ended.record is not None
+    assert ended.record.session_id == started.session_id
+    result = remote.import_(['{"content": "Imported through the client"}'])
+    assert result.created == 1
+    assert memory.list()[0].content == "Imported through the client"
+
+
+def test_errors_are_the_librarys(remote: Client, memory: Memory) -> None:
+    with pytest.raises(NotFoundError):
+        remote.get("01ARZ3NDEKTSV4RRFFQ69G5FAV")
+    with pytest.raises(InvalidInputError):
+        remote.search("deploys", limit=0)
+    memory_id = memory.remember("a memory to forget twice").id or ""
+    remote.forget(memory_id)
+    with pytest.raises(ConflictError):
+        remote.forget(memory_id)
+
+
+def test_keys_reach_the_server(memory: Memory, clock: FakeClock) -> None:
+    key = create_key(memory.store, user="alice", now=clock.now).key
+    with TestClient(create_app(memory)) as http:
+        with pytest.raises(AccessError) as refused:
+            Client("http://testserver", http=http).list()
+        assert refused.value.status == 401
+    with TestClient(create_app(memory)) as http:
+        alice = Client("http://testserver", api_key=key, http=http)
+        assert alice.remember("Alice's laptop runs Fedora").record is not None
+        assert [r.user for r in alice.list()] == ["alice"]
