@@ -15,7 +15,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Serve the HTTP API on the embedded store (Ctrl-C stops it); HOST and PORT may be given.
+HOST ?= 127.0.0.1
+PORT ?= 8377
 run: $(STAMP)
+	$(VENV)/bin/salience serve --host $(HOST) --port $(PORT)
+
+# A short, real CLI session on the same store.
+demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
 lint: $(STAMP)

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# `make run`: a short, real session of the salience CLI against $SALIENCE_HOME.
-# (When `salience serve` exists, `make run` will start the server instead.)
+# `make demo`: a short, real session of the salience CLI against $SALIENCE_HOME.
 set -euo pipefail
 : "${SALIENCE_HOME:?set SALIENCE_HOME}"
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }

@@ -24,40 +24,17 @@ import httpx
 from salience import errors
 from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
 from salience.briefing.sessions import SessionStart
+from salience.client import wire
 from salience.models import (
     AuditEntry,
     Hit,
     ImportResult,
     MemoryRecord,
     Outcome,
-    Relevance,
     Stats,
     WriteResult,
 )
-from salience.scores import ContextScore, SearchScore
-from salience.write.records import from_json_dict
-
-_ERRORS: dict[str, type[errors.SalienceError]] = {
-    "invalid_input": errors.InvalidInputError,
-    "invalid_request": errors.InvalidInputError,
-    "invalid_import": errors.InvalidInputError,
-    "conflict": errors.ConflictError,
-    "read_only_layer": errors.ReadOnlyLayerError,
-    "layer": errors.LayerError,
-    "invalid_pack": errors.PackError,
-    "config": errors.ConfigError,
-    "embedder_unavailable": errors.EmbedderError,
-    "busy": errors.StoreBusyError,
-}
-_MAX_BYTES = 1 << 40  # records from a server were validated there
-
-
-def _record(data: dict[str, Any]) -> MemoryRecord:
-    return from_json_dict(data, max_bytes=_MAX_BYTES)
-
-
-def _parts(breakdown: list[dict[str, Any]]) -> tuple[tuple[str, float, float], ...]:
-    return tuple((c["name"], c["weight"], c["value"]) for c in breakdown)
+from salience.scores import ContextScore
 
 
 class Client:
@@ -103,8 +80,8 @@ class Client:
             raise errors.RemoteError(
                 f"cannot reach the salience server: {exc}", status=0, code="unreachable"
             ) from None
-        if response.status_code >= 400 and not _is_rejection(response):
-            raise _error(response, path)
+        if response.status_code >= 400 and not wire.is_rejection(response):
+            raise wire.error(response, path)
         return response
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
@@ -113,7 +90,7 @@ class Client:
     def _write(self, method: str, path: str, **kwargs: Any) -> WriteResult:
         response = self._send(method, path, **kwargs)
         body = response.json()
-        if _is_rejection(response):
+        if wire.is_rejection(response):
             error = body["error"]
             return WriteResult(Outcome.REJECTED, None, error["message"], error.get("gate"))
         record = body.get("record")
@@ -122,7 +99,7 @@ class Client:
             body["id"],
             body.get("reason"),
             body.get("gate"),
-            None if record is None else _record(record),
+            None if record is None else wire.record(record),
             tuple(body.get("notes", ())),
         )
 
@@ -133,15 +110,15 @@ class Client:
     ) -> WriteResult:
         """Store a memory (see :meth:`salience.Memory.remember`)."""
         body = {"content": content, "profile": profile, "force": force, **fields}
-        return self._write("POST", "/v1/memories", json=_present(body))
+        return self._write("POST", "/v1/memories", json=wire.present(body))
 
     def update(self, memory_id: str, **changes: Any) -> WriteResult:
         """Change fields of a memory in place."""
-        return self._write("PATCH", f"/v1/memories/{memory_id}", json=_present(changes))
+        return self._write("PATCH", f"/v1/memories/{memory_id}", json=wire.present(changes))
 
     def supersede(self, old_id: str, content: str, **fields: Any) -> WriteResult:
         """Replace a memory with a new version."""
-        body = _present({"content": content, **fields})
+        body = wire.present({"content": content, **fields})
         return self._write("POST", f"/v1/memories/{old_id}/supersede", json=body)
 
     def forget(self, memory_id: str, reason: str = "forgotten on request") -> WriteResult:
@@ -158,12 +135,12 @@ class Client:
 
     def session_start(self, *, profile: str | None = None) -> SessionStart:
         """Resume or open the user's session."""
-        data = self._json("POST", "/v1/sessions/start", params=_present({"profile": profile}))
+        data = self._json("POST", "/v1/sessions/start", params=wire.present({"profile": profile}))
         return SessionStart(
             data["session_id"],
             data["is_new"],
-            tuple(_record(r) for r in data["summaries"]),
-            tuple(_ranked(r) for r in data["memories"]),
+            tuple(wire.record(r) for r in data["summaries"]),
+            tuple(wire.ranked(r) for r in data["memories"]),
             data["closed_session_id"],
         )
 
@@ -186,7 +163,7 @@ class Client:
 
     def get(self, memory_id: str) -> MemoryRecord:
         """One memory, whatever its status."""
-        return _record(self._json("GET", f"/v1/memories/{memory_id}"))
+        return wire.record(self._json("GET", f"/v1/memories/{memory_id}"))
 
     def list(
         self,
@@ -202,8 +179,8 @@ class Client:
         offset: int = 0,
     ) -> builtins.list[MemoryRecord]:
         """The user's memories, newest first (every page up to ``limit``)."""
-        status = _status(include_superseded, include_forgotten)
-        params: dict[str, Any] = _present(
+        status = wire.status(include_superseded, include_forgotten)
+        params: dict[str, Any] = wire.present(
             {"project": project, "type": type, "session_id": session_id, "entity": entity}
         )
         params.update(status=status, tag=builtins.list(tags))
@@ -213,7 +190,7 @@ class Client:
             chunk = self._json(
                 "GET", "/v1/memories", params={**params, "limit": page, "offset": offset}
             )
-            out += [_record(r) for r in chunk]
+            out += [wire.record(r) for r in chunk]
             offset += len(chunk)
             if len(chunk) < page:
                 break
@@ -221,11 +198,11 @@ class Client:
 
     def history(self, memory_id: str) -> builtins.list[MemoryRecord]:
         """The version chain, newest first."""
-        return [_record(r) for r in self._json("GET", f"/v1/memories/{memory_id}/history")]
+        return [wire.record(r) for r in self._json("GET", f"/v1/memories/{memory_id}/history")]
 
     def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
         """The insights derived from a memory."""
-        return [_record(r) for r in self._json("GET", f"/v1/memories/{memory_id}/derived")]
+        return [wire.record(r) for r in self._json("GET", f"/v1/memories/{memory_id}/derived")]
 
     def search(
         self,
@@ -252,7 +229,7 @@ class Client:
             "as_of": None if as_of is None else as_of.isoformat(),
             "touch": touch,
         }
-        return [_hit(h) for h in self._json("POST", "/v1/search", json=_present(body))]
+        return [wire.hit(h) for h in self._json("POST", "/v1/search", json=wire.present(body))]
 
     def rank(
         self,
@@ -269,7 +246,7 @@ class Client:
             "as_of": None if as_of is None else as_of.isoformat(),
             "limit": limit or 1000,
         }
-        return [_ranked(r) for r in self._json("GET", "/v1/rank", params=_present(params))]
+        return [wire.ranked(r) for r in self._json("GET", "/v1/rank", params=wire.present(params))]
 
     def briefing(
         self,
@@ -288,7 +265,7 @@ class Client:
             "budget": budget,
             "as_of": None if as_of is None else as_of.isoformat(),
         }
-        data = self._json("POST", "/v1/briefing", json=_present(body))
+        data = self._json("POST", "/v1/briefing", json=wire.present(body))
         return Briefing(
             data["profile"],
             data["text"],
@@ -305,7 +282,7 @@ class Client:
         self, *, project: str | None = None, top: int | None = None
     ) -> builtins.list[tuple[str, int]]:
         """Entities named by current memories, with how many mention each."""
-        params = _present({"project": project, "top": top or 1000})
+        params = wire.present({"project": project, "top": top or 1000})
         return [
             (e["entity"], e["memories"]) for e in self._json("GET", "/v1/entities", params=params)
         ]
@@ -314,7 +291,7 @@ class Client:
         self, memory_id: str | None = None, *, limit: int | None = None
     ) -> builtins.list[AuditEntry]:
         """The user's part of the audit log, newest first."""
-        params = _present({"memory_id": memory_id, "limit": limit or 1000})
+        params = wire.present({"memory_id": memory_id, "limit": limit or 1000})
         return [
             AuditEntry(
                 datetime.fromisoformat(e["at"]),
@@ -347,67 +324,5 @@ class Client:
         with self._http.stream("GET", "/v1/export") as response:
             if response.status_code >= 400:
                 response.read()
-                raise _error(response, "/v1/export")
+                raise wire.error(response, "/v1/export")
             yield from (line for line in response.iter_lines() if line)
-
-
-def _present(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if v is not None}
-
-
-def _status(superseded: bool, forgotten: bool) -> str:
-    if superseded and forgotten:
-        return "all"
-    if superseded or forgotten:
-        raise errors.InvalidInputError(
-            "the client lists current memories, or all (include_superseded and "
-            "include_forgotten together)",
-            field="include_superseded",
-        )
-    return "current"
-
-
-def _hit(data: dict[str, Any]) -> Hit:
-    relevance = data["relevance"]
-    return Hit(
-        _record(data["record"]),
-        data["score"],
-        data["rank"],
-        lexical=data["lexical"],
-        explanation=SearchScore(data["score"], _parts(data["breakdown"]), note=data["note"]),
-        vector=data["vector"],
-        relevance=None if relevance is None else Relevance(**relevance),
-    )
-
-
-def _ranked(data: dict[str, Any]) -> tuple[MemoryRecord, ContextScore]:
-    score = ContextScore(data["score"], _parts(data["breakdown"]), note=data["note"])
-    return _record(data["record"]), score
-
-
-def _is_rejection(response: httpx.Response) -> bool:
-    if response.status_code != 422:
-        return False
-    try:
-        return bool(response.json()["error"]["code"] == "rejected")
-    except (ValueError, KeyError, TypeError):
-        return False
-
-
-def _error(response: httpx.Response, path: str) -> errors.SalienceError:
-    """The library's error for a server's error answer."""
-    try:
-        error = dict(response.json()["error"])
-        code, message = str(error["code"]), str(error["message"])
-    except (ValueError, KeyError, TypeError):
-        error, code, message = {}, "http", f"HTTP {response.status_code} from the server"
-    if code == "not_found" and path.startswith("/v1/memories/"):
-        return errors.NotFoundError(path.split("/")[3])
-    if response.status_code in (401, 403):
-        return errors.AccessError(message, status=response.status_code, code=code)
-    kind = _ERRORS.get(code)
-    if kind is None:
-        return errors.RemoteError(message, status=response.status_code, code=code)
-    if issubclass(kind, errors.InvalidInputError):
-        return errors.InvalidInputError(message, field=error.get("field"))
-    return kind(message)

@@ -1,0 +1,130 @@
+"""``salience serve`` as a real uvicorn process on a free loopback port."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from salience import Client
+
+ENV = {**os.environ, "SALIENCE_EMBEDDER": "none", "SALIENCE_SIGNAL_GATE": "0"}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _salience(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "salience", *args],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@contextmanager
+def serving(home: Path, *extra: str) -> Iterator[str]:
+    port = _free_port()
+    log = (home.parent / f"serve-{port}.log").open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "salience",
+            "serve",
+            "--home",
+            str(home),
+            "--port",
+            str(port),
+            *extra,
+        ],
+        env=ENV,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert process.poll() is None, Path(log.name).read_text()
+            assert time.monotonic() < deadline, "the server did not start in 60 s"
+            time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def test_serve_answers_over_the_network(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert (
+        _salience("remember", "The staging API listens on 8080", "--home", str(home)).returncode
+        == 0
+    )
+    with serving(home) as base:
+        found = httpx.post(f"{base}/v1/search", json={"query": "staging API"}).json()
+        assert found[0]["record"]["content"] == "The staging API listens on 8080"
+        rae = httpx.post(
+            f"{base}/compat/rae/v1/memory/store", json={"content": "Rotate deploy keys yearly"}
+        )
+        assert rae.status_code == 200
+        assert set(rae.json()) == {"id", "message"}
+        assert httpx.get(f"{base}/docs").status_code == 200
+    listed = _salience("list", "--json", "--home", str(home))
+    assert {r["content"] for r in json.loads(listed.stdout)} >= {"Rotate deploy keys yearly"}
+
+
+def test_local_mode_refuses_to_leave_loopback(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _salience("remember", "The staging API listens on 8080", "--home", str(home))
+    refused = _salience("serve", "--host", "0.0.0.0", "--home", str(home))
+    assert refused.returncode == 1
+    assert "local mode" in refused.stderr
+    assert "salience keys create --user" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_keys_and_tenants_across_workers(tmp_path: Path, workers: str) -> None:
+    home = tmp_path / "home"
+    alice = _salience("keys", "create", "--user", "alice", "--home", str(home)).stdout.strip()
+    bob = _salience("keys", "create", "--user", "bob", "--home", str(home)).stdout.strip()
+    listed = _salience("keys", "list", "--home", str(home)).stdout
+    assert alice not in listed
+    assert "alice" in listed
+    with serving(home, "--workers", workers) as base:
+        assert httpx.get(f"{base}/v1/memories").status_code == 401
+        with Client(base, api_key=alice) as as_alice, Client(base, api_key=bob) as as_bob:
+            written = [as_alice.remember(f"alice's memory number {n} here") for n in range(20)]
+            assert all(w.ok for w in written)
+            assert as_bob.list() == []
+            assert len(as_alice.list()) == 20
+        key_id = alice.split("_")[1]
+        assert _salience("keys", "revoke", key_id, "--home", str(home)).returncode == 0
+        answer = httpx.get(f"{base}/v1/memories", headers={"Authorization": f"Bearer {alice}"})
+        assert answer.status_code == 401
