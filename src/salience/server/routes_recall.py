@@ -38,7 +38,7 @@ router = APIRouter(prefix="/v1", tags=["recall"])
 @router.post("/search", response_model=list[HitOut], responses=READ_ERRORS)
 def search(
     body: SearchIn, caller: CallerDep, engine: EngineDep, as_user: AsUser = None
-) -> list[dict[str, Any]]:
+) -> JSONResponse:
     """Hybrid full-text + vector recall, scored by the profile; every hit explains itself
     (BM25, cosine, fused relevance, the score's breakdown)."""
     user = caller.acting(as_user, across=True)
@@ -57,7 +57,7 @@ def search(
             touch=touch,
         )
     )
-    return [hit_out(h) for h in hits]
+    return JSONResponse([hit_out(h) for h in hits])  # (built from the same model: no re-check)
 
 
 @router.get("/rank", response_model=list[RankedOut], responses=READ_ERRORS)
