@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import shlex
 from pathlib import Path
@@ -68,3 +69,56 @@ def test_the_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     lines = printed.getvalue().splitlines()
     assert lines[0].startswith("created ")
     assert lines[-1] == "['Use httpx with HTTP/2 enabled', 'Use httpx, not requests']"
+
+
+def _curl(command: str, env: dict[str, str]) -> tuple[str, str, dict[str, str], str | None]:
+    """(method, path, headers, body) of a README curl line, ``$VAR`` expanded."""
+    words = [os.path.expandvars(w) if "$" in w else w for w in shlex.split(command)]
+    for name, value in env.items():
+        words = [w.replace(f"${name}", value) for w in words]
+    headers: dict[str, str] = {}
+    body = None
+    url = ""
+    rest = iter(words[1:])
+    for word in rest:
+        if word == "-H":
+            name, _, value = next(rest).partition(":")
+            headers[name.strip()] = value.strip()
+        elif word == "-d":
+            body = next(rest)
+        elif not word.startswith("-"):
+            url = word
+    path = "/" + url.split("/", 1)[1] if "/" in url else "/"
+    return ("POST" if body is not None else "GET"), path, headers, body
+
+
+def test_the_readme_http_lines_work_as_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from salience import Memory
+    from salience.server.app import create_app
+
+    home = tmp_path / ".salience"
+    monkeypatch.setenv("SALIENCE_HOME", str(home))
+    runner = CliRunner()
+    env: dict[str, str] = {}
+    lines = [
+        line.split("  #", 1)[0].strip()
+        for body in _blocks("sh")
+        for line in body.splitlines()
+        if line.startswith(("curl ", "KEY=$(salience "))
+    ]
+    assert any(line.startswith("curl") for line in lines)
+    assert runner.invoke(cli, ["remember", "a first memory, so the store exists"]).exit_code == 0
+    with Memory.open(home) as memory, TestClient(create_app(memory)) as client:
+        for line in lines:
+            if line.startswith("KEY=$("):
+                result = runner.invoke(cli, shlex.split(line[len("KEY=$(") : -1])[1:])
+                assert result.exit_code == 0, result.output
+                env["KEY"] = result.stdout.strip()
+                continue
+            method, path, headers, body = _curl(line, env)
+            answer = client.request(method, path, headers=headers, content=body)
+            assert answer.status_code < 300, f"{line}\n{answer.text}"
