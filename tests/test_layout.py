@@ -26,7 +26,7 @@ ROOMS: tuple[tuple[str, ...], ...] = (
     ("sharing",),
     ("lifecycle",),
     ("engine",),
-    ("cli", "server", "client", "__init__", "__main__"),
+    ("cli", "server", "mcp_server", "client", "__init__", "__main__"),
 )
 VOCABULARY = ROOMS[0]
 MAX_LINES = 400

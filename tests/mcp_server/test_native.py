@@ -1,0 +1,188 @@
+"""salience's own MCP tools, driven by the official SDK's client: in process, over stdio
+(a real ``salience mcp`` subprocess) and with the older initialize handshake."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from salience import Memory
+from salience.mcp_server import INSTRUCTIONS, create_mcp_server
+
+SECRET = "ghp_" + "Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu"
+TOOLS = {
+    "remember",
+    "recall",
+    "briefing",
+    "feedback",
+    "update",
+    "supersede",
+    "forget",
+    "history",
+    "session_start",
+    "session_end",
+    "list",
+    "entities",
+    "stats",
+}
+READ_ONLY = {"recall", "briefing", "history", "list", "entities", "stats"}
+
+
+def _run(server: Any, session: Callable[[Client], Awaitable[None]], **options: Any) -> None:
+    async def main() -> None:
+        async with Client(server, **options) as client:
+            await session(client)
+
+    asyncio.run(main())
+
+
+def _structured(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    data: dict[str, Any] = result.structured_content
+    return data
+
+
+def test_the_tools_are_listed_with_schemas_and_hints(memory: Memory) -> None:
+    async def session(client: Client) -> None:
+        listed = (await client.list_tools()).tools
+        assert {t.name for t in listed} == TOOLS
+        for tool in listed:
+            assert tool.description and len(tool.description) > 40, tool.name
+            assert tool.output_schema is not None, tool.name
+            assert tool.annotations is not None
+            assert tool.annotations.read_only_hint is (tool.name in READ_ONLY), tool.name
+        remember = next(t for t in listed if t.name == "remember")
+        assert remember.input_schema["required"] == ["content"]
+        importance = remember.input_schema["properties"]["importance"]
+        assert "maximum" in json.dumps(importance)
+
+    _run(create_mcp_server(memory), session)
+
+
+def test_every_tool_works_on_a_real_store(memory: Memory) -> None:
+    async def session(client: Client) -> None:
+        made = _structured(
+            await client.call_tool(
+                "remember",
+                {
+                    "content": "Deploys go through ops/deploy.sh, never by hand",
+                    "tags": ["project:api"],
+                },
+            )
+        )
+        assert made["outcome"] == "created"
+        memory_id = made["id"]
+        again = _structured(
+            await client.call_tool(
+                "remember", {"content": "deploys go through ops/deploy.sh, never by hand"}
+            )
+        )
+        assert (again["outcome"], again["id"]) == ("duplicate", memory_id)
+        hits = _structured(
+            await client.call_tool("recall", {"query": "how do we deploy", "explain": True})
+        )["hits"]
+        assert hits[0]["record"]["id"] == memory_id
+        assert hits[0]["breakdown"]
+        assert (
+            _structured(await client.call_tool("feedback", {"memory_id": memory_id, "used": True}))[
+                "record"
+            ]["importance"]
+            == 0.55
+        )
+        updated = _structured(
+            await client.call_tool("update", {"memory_id": memory_id, "tags": ["project:ops"]})
+        )
+        assert updated["record"]["tags"] == ["project:ops"]
+        new = _structured(
+            await client.call_tool(
+                "supersede",
+                {"memory_id": memory_id, "content": "Deploys go through GitHub Actions now"},
+            )
+        )
+        chain = _structured(await client.call_tool("history", {"memory_id": new["id"]}))["memories"]
+        assert [m["id"] for m in chain] == [new["id"], memory_id]
+        listed = _structured(await client.call_tool("list", {}))["memories"]
+        assert [m["id"] for m in listed] == [new["id"]]
+        assert _structured(await client.call_tool("entities", {}))["entities"]
+        assert _structured(await client.call_tool("stats", {}))["total"] == 2
+        brief = _structured(await client.call_tool("briefing", {}))
+        assert "GitHub Actions" in brief["text"]
+        started = _structured(await client.call_tool("session_start", {}))
+        assert started["is_new"]
+        ended = _structured(
+            await client.call_tool("session_end", {"summary": "Moved deploys to CI"})
+        )
+        assert ended["record"]["session_id"] == started["session_id"]
+        forgotten = _structured(
+            await client.call_tool("forget", {"memory_id": new["id"], "reason": "wrong"})
+        )
+        assert forgotten["outcome"] == "forgotten"
+        prompt = await client.get_prompt("briefing")
+        assert prompt.messages
+        resource = await client.read_resource("salience://briefing")
+        assert resource.contents
+
+    _run(create_mcp_server(memory), session)
+
+
+def test_errors_are_tool_errors_an_agent_can_act_on(memory: Memory, home: Path) -> None:
+    async def session(client: Client) -> None:
+        refused = await client.call_tool("remember", {"content": f"the deploy token is {SECRET}"})
+        assert refused.is_error
+        text = json.dumps([c.model_dump() for c in refused.content])
+        assert "secret gate" in text
+        assert SECRET not in text
+        missing = await client.call_tool("history", {"memory_id": "01ARZ3NDEKTSV4RRFFQ69G5FAV"})
+        assert missing.is_error
+        assert "no memory with id" in missing.content[0].text  # type: ignore[union-attr]
+        bad = await client.call_tool("recall", {"query": "x", "limit": 0})
+        assert bad.is_error
+        long = await client.call_tool("remember", {"content": SECRET + "x" * 70_000})
+        assert long.is_error
+        assert SECRET not in json.dumps([c.model_dump() for c in long.content])
+
+    _run(create_mcp_server(memory), session)
+    stored = b"".join(p.read_bytes() for p in home.iterdir() if p.name.startswith("salience.db"))
+    assert SECRET.encode() not in stored
+    assert memory.list() == []
+
+
+def test_the_server_tells_an_agent_the_loop(memory: Memory) -> None:
+    assert "briefing" in INSTRUCTIONS
+    assert "recall" in INSTRUCTIONS
+    assert "feedback" in INSTRUCTIONS
+    server = create_mcp_server(memory)
+    assert server.instructions == INSTRUCTIONS
+
+
+def _stdio(home: Path, *args: str) -> StdioServerParameters:
+    env = {**os.environ, "SALIENCE_EMBEDDER": "none", "SALIENCE_HOME": str(home)}
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "salience", "mcp", *args], env=env
+    )
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_over_stdio_as_a_desktop_host_runs_it(tmp_path: Path, mode: str) -> None:
+    home = tmp_path / "home"
+
+    async def session(client: Client) -> None:
+        assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+        made = _structured(
+            await client.call_tool("remember", {"content": "The staging API listens on port 8080"})
+        )
+        assert made["outcome"] == "created"
+        hits = _structured(await client.call_tool("recall", {"query": "staging port"}))["hits"]
+        assert hits[0]["record"]["content"] == "The staging API listens on port 8080"
+
+    _run(_stdio(home), session, mode=mode)
+    with Memory.open(home, embedder=None) as memory:
+        assert [r.content for r in memory.list()] == ["The staging API listens on port 8080"]
