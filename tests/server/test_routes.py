@@ -194,3 +194,12 @@ def test_an_admin_acts_for_others(client: TestClient, keys: Keys) -> None:
         "/v1/briefing", json={}, headers={**bearer(keys.admin), "X-Salience-User": "*"}
     )
     assert one.status_code == 403
+
+
+def test_local_mode_answers_loopback_names_only(client: TestClient) -> None:
+    # DNS rebinding: a page on evil.example whose name now points at 127.0.0.1.
+    rebound = client.get("/v1/memories", headers={"Host": "evil.example:8377"})
+    assert (rebound.status_code, rebound.json()["error"]["code"]) == (403, "forbidden")
+    assert client.get("/v1/memories", headers={"Host": "localhost:8377"}).status_code == 200
+    assert client.get("/v1/memories", headers={"Host": "127.0.0.1:8377"}).status_code == 200
+    assert client.post("/mcp", headers={"Host": "evil.example"}, json={}).status_code == 403

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from mcp.server import MCPServer
 
 from salience import __version__
@@ -28,9 +30,11 @@ def create_mcp_server(
     user: str | None = None,
     profile: str | None = None,
     project: str | None = None,
+    lock: threading.Lock | None = None,
 ) -> MCPServer:
     """An MCP server over ``memory`` with one tool set, acting for ``user`` (default: the
-    configured user), with ``profile`` and ``project`` as the tools' defaults."""
+    configured user; over HTTP, each request's key's user), with ``profile`` and ``project``
+    as the tools' defaults. ``lock`` serialises engine calls with another face's."""
     if tools not in TOOL_SETS:
         from salience.errors import InvalidInputError
 
@@ -38,6 +42,8 @@ def create_mcp_server(
             f"unknown tool set {tools!r}; known: {', '.join(TOOL_SETS)}", field="tools"
         )
     shell = Shell(memory, user or memory.config.user, profile, project)
+    if lock is not None:
+        shell.lock = lock
     server = MCPServer("salience", instructions=INSTRUCTIONS, version=__version__)
     native.register(server, shell)
 

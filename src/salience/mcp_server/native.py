@@ -225,6 +225,7 @@ def _sessions(server: MCPServer, shell: Shell) -> None:
     def session_start() -> SessionOut:
         """Start (or resume, within 24 h) a working session: recent session summaries and
         the best memories to start from."""
+        shell.may_write()
         started = shell.run(lambda m: m.session_start(shell.user, profile=shell.profile))
         return SessionOut(
             session_id=started.session_id,

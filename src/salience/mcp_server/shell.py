@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -24,27 +25,47 @@ from salience.models import WriteResult
 
 T = TypeVar("T")
 
+CALLER: ContextVar[str | None] = ContextVar("salience_mcp_caller", default=None)
+"""The user an MCP request over HTTP acts for (set from its API key); None over stdio."""
+READ_ONLY: ContextVar[bool] = ContextVar("salience_mcp_read_only", default=False)
+"""Whether that request's key is read-only."""
+
 
 @dataclass
 class Shell:
-    """One engine, the user the tools act for, and the profile and project they default to."""
+    """One engine, the user the tools act for, and the profile and project they default to.
+
+    Over HTTP the user is the request's (:data:`CALLER`, from its key); otherwise
+    ``default_user``. ``lock`` is shared with the HTTP API when both serve one engine.
+    """
 
     memory: Memory
-    user: str
+    default_user: str
     profile: str | None = None
     project: str | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def user(self) -> str:
+        """Whom the current tool call acts for."""
+        return CALLER.get() or self.default_user
 
     def run(self, call: Callable[[Memory], T]) -> T:
         """``call(memory)``, one at a time; a library error becomes a tool error."""
         try:
-            with self._lock:
+            with self.lock:
                 return call(self.memory)
         except SalienceError as exc:
             raise ToolError(str(exc)) from None
 
+    def may_write(self) -> None:
+        """Refuse a write made with a read-only key."""
+        if READ_ONLY.get():
+            raise ToolError("this API key is read-only: it can recall, not write")
+
     def write(self, call: Callable[[Memory], WriteResult]) -> WriteResult:
         """A write; a refused one is a tool error naming the gate and why."""
+        self.may_write()
         result = self.run(call)
         if not result.ok:
             raise ToolError(

@@ -23,6 +23,7 @@ from salience.server import (
     compat_eidet,
     compat_rae,
     errors,
+    mcp_http,
     routes_memories,
     routes_recall,
     routes_store,
@@ -40,6 +41,7 @@ With no key configured the server runs in local mode: one user, loopback only.""
 def create_app(memory: Memory) -> FastAPI:
     """The HTTP API around ``memory`` (which the app owns from here: it closes it on
     shutdown only if it opened it, so the caller closes its own)."""
+    engine = Engine(memory)
     app = FastAPI(
         title="salience",
         version=__version__,
@@ -47,7 +49,8 @@ def create_app(memory: Memory) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    app.state.engine = Engine(memory)
+    app.router.lifespan_context = mcp_http.mount(app, engine)
+    app.state.engine = engine
     app.state.metrics = Metrics()
     errors.install(app)
     for native in (routes_memories, routes_recall, routes_store):

@@ -23,6 +23,7 @@ from salience.server.keys import check_key, has_keys
 
 T = TypeVar("T")
 USER_HEADER = "X-Salience-User"
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "testserver"})  # (test clients)
 
 
 class Refused(Exception):
@@ -69,11 +70,11 @@ class Engine:
 
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()  # shared with the MCP face mounted beside the API
 
     def run(self, call: Callable[[Memory], T]) -> T:
         """``call(memory)`` with the engine to itself."""
-        with self._lock:
+        with self.lock:
             return call(self.memory)
 
     def local_mode(self) -> bool:
@@ -96,6 +97,10 @@ def authenticate(engine: Engine, request: Request) -> Caller:
     memory = engine.memory
     if key is None:
         if engine.local_mode():
+            if request.url.hostname not in LOOPBACK_NAMES:
+                # A web page whose name was rebound to 127.0.0.1 would otherwise read and
+                # write the local store: local mode answers loopback names only.
+                raise Refused(403, "forbidden", "local mode answers loopback host names only")
             return Caller(memory.config.user)
         raise Refused(401, "unauthorized", "an API key is required (Authorization: Bearer KEY)")
     record = engine.run(lambda m: check_key(m.store, key))
