@@ -22,9 +22,11 @@ def _over_http(
 ) -> Any:
     async def main() -> Any:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
-            async with Client(streamable_http_client(url, http_client=http), **options) as client:
-                return await session(client)
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http), **options) as client,
+        ):
+            return await session(client)
 
     return asyncio.run(main())
 

@@ -55,7 +55,8 @@ def test_the_tools_are_listed_with_schemas_and_hints(memory: Memory) -> None:
         listed = (await client.list_tools()).tools
         assert {t.name for t in listed} == TOOLS
         for tool in listed:
-            assert tool.description and len(tool.description) > 40, tool.name
+            assert tool.description, tool.name
+            assert len(tool.description) > 40, tool.name
             assert tool.output_schema is not None, tool.name
             assert tool.annotations is not None
             assert tool.annotations.read_only_hint is (tool.name in READ_ONLY), tool.name
