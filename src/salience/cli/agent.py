@@ -15,7 +15,13 @@ from salience.cli.app import cli, open_memory, store_options
 
 
 @cli.command()
-@click.option("--tools", default="salience", show_default=True, help="The tool set to offer.")
+@click.option(
+    "--tools",
+    type=click.Choice(["salience", "aide", "eidet", "ilab", "talome", "rae"]),
+    default="salience",
+    show_default=True,
+    help="salience's tools, or an original's (same names, parameters and results).",
+)
 @click.option("--project", default=None, help="The project the tools default to.")
 @store_options
 def mcp(tools: str, project: str | None, home: Path | None, profile: str | None) -> None:
@@ -100,3 +106,64 @@ def session_end(home: Path | None, profile: str | None) -> None:
         memory.session_start()
         result = memory.session_end(None, _summary(data))
     render.emit_write(result, as_json=False)
+
+
+@cli.group()
+def decision() -> None:
+    """Decisions (aide's record): per topic, append-only, the latest wins."""
+
+
+@decision.command(name="set")
+@click.argument("topic")
+@click.argument("text")
+@click.option("--rationale", default=None, help="Why.")
+@click.option("--precedence", type=click.IntRange(-1_000_000, 1_000_000), default=0)
+@store_options
+def decision_set(
+    topic: str,
+    text: str,
+    rationale: str | None,
+    precedence: int,
+    home: Path | None,
+    profile: str | None,
+) -> None:
+    """Decide TEXT on TOPIC (kebab-case); the topic's current decision is superseded."""
+    with open_memory(home, profile) as memory:
+        result = memory.decide(topic, text, rationale=rationale, precedence=precedence)
+    render.emit_write(result, as_json=False)
+
+
+@decision.command(name="get")
+@click.argument("topic")
+@store_options
+def decision_get(topic: str, home: Path | None, profile: str | None) -> None:
+    """The current decision on TOPIC."""
+    from salience.mcp_server.aide import decision_markdown
+
+    with open_memory(home, profile, create=False) as memory:
+        found = memory.decision(topic)
+    render.say(decision_markdown(found, f"# Decision: {topic}"))
+
+
+@decision.command(name="history")
+@click.argument("topic")
+@store_options
+def decision_history(topic: str, home: Path | None, profile: str | None) -> None:
+    """Every decision on TOPIC, oldest first (the last is current)."""
+    with open_memory(home, profile, create=False) as memory:
+        history = memory.decision_history(topic)
+    for d in history:
+        why = f"  ({d.rationale})" if d.rationale else ""
+        render.say(f"{d.memory.created_at:%Y-%m-%d %H:%M}  {d.decision}{why}")
+
+
+@decision.command(name="list")
+@store_options
+def decision_list(home: Path | None, profile: str | None) -> None:
+    """The current decision of every topic."""
+    with open_memory(home, profile, create=False) as memory:
+        found = memory.decisions()
+    if not found:
+        render.say("no decisions")
+    for d in found:
+        render.say(f"{d.topic}: {d.decision}")

@@ -29,10 +29,11 @@ from salience.briefing.snapshot import Vanished
 from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
 from salience.embeddings import Embedder
+from salience.engine.decisions import Decisions
 from salience.engine.lifecycle import Lifecycle
 from salience.engine.recall import Recall
 from salience.engine.sharing import Sharing
-from salience.engine.writes import Writes, rejection
+from salience.engine.writes import rejection
 from salience.errors import (
     ConfigError,
     ConflictError,
@@ -78,7 +79,7 @@ def _resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
     return path / DB_FILENAME if path.is_dir() else path
 
 
-class Memory(Writes, Recall, Lifecycle, Sharing):
+class Memory(Decisions, Recall, Lifecycle, Sharing):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
     @classmethod

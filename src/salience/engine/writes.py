@@ -258,6 +258,11 @@ class Writes(EngineCore):
             self._audit("create", new.id, new.source, new.user, type=new.type, supersedes=old.id)
         return WriteResult(Outcome.CREATED, new.id, record=new)
 
+    def duplicate_of(self, content: str, *, user: UserScope = None) -> MemoryRecord | None:
+        """The user's current memory with this content (after case and space normalisation),
+        if any: what a store that refuses duplicates checks first."""
+        return self._same_content(content, self._one_user(user, "a lookup"), self.now(), besides="")
+
     def _same_content(
         self, content: str, user: str, now: datetime, *, besides: str
     ) -> MemoryRecord | None:

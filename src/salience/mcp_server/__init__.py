@@ -8,7 +8,7 @@ from mcp.server import MCPServer
 
 from salience import __version__
 from salience.engine.memory import Memory
-from salience.mcp_server import native
+from salience.mcp_server import aide, eidet, ilab, native, rae, talome
 from salience.mcp_server.shell import Shell
 
 INSTRUCTIONS = """salience is your memory across sessions. The loop:
@@ -20,7 +20,15 @@ INSTRUCTIONS = """salience is your memory across sessions. The loop:
 5. When something you remembered is no longer true, `supersede` it; when it was wrong,
    `forget` it. At the end, `session_end` with a summary."""
 
-TOOL_SETS = ("salience",)
+TOOL_SETS = {
+    "salience": native.register,
+    "aide": aide.register,
+    "eidet": eidet.register,
+    "ilab": ilab.register,
+    "talome": talome.register,
+    "rae": rae.register,
+}
+"""``--tools``: salience's own set, or one original's (same names, parameters and results)."""
 
 
 def create_mcp_server(
@@ -41,11 +49,14 @@ def create_mcp_server(
         raise InvalidInputError(
             f"unknown tool set {tools!r}; known: {', '.join(TOOL_SETS)}", field="tools"
         )
+    if profile is None and tools != "salience":
+        profile = tools  # an original's tools score as the original does
     shell = Shell(memory, user or memory.config.user, profile, project)
     if lock is not None:
         shell.lock = lock
-    server = MCPServer("salience", instructions=INSTRUCTIONS, version=__version__)
-    native.register(server, shell)
+    name = "rae-memory" if tools == "rae" else tools if tools != "salience" else "salience"
+    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)
+    TOOL_SETS[tools](server, shell)
 
     @server.prompt(name="briefing", description="What to know at session start (the briefing).")
     def briefing_prompt() -> str:

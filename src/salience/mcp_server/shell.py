@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from salience.engine.memory import Memory
 from salience.errors import SalienceError
@@ -73,3 +74,13 @@ class Shell:
                 "rephrase without the refused part (or, for the signal gate, pass force)."
             )
         return result
+
+
+def text_result(call: Callable[[], str], *, prefix: str = "Error: ") -> CallToolResult:
+    """A text tool's answer: ``call()``'s text, or a tool error whose text starts with
+    ``prefix`` (the originals' markdown tools answer errors that way)."""
+    try:
+        return CallToolResult(content=[TextContent(type="text", text=call())])
+    except ToolError as exc:
+        failure = TextContent(type="text", text=f"{prefix}{exc}")
+        return CallToolResult(content=[failure], is_error=True)

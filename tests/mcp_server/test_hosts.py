@@ -1,0 +1,107 @@
+"""An agent host configured from the README works: its MCP command line, driven by the SDK's
+client, and the session hooks' JSON in the shape Claude Code expects."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+from mcp import Client, StdioServerParameters
+
+from salience import Memory
+from salience.cli import cli
+from tests.mcp_server.test_native import TOOLS, _structured
+
+README = (Path(__file__).parent.parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def _json_blocks() -> list[dict[str, object]]:
+    return [json.loads(b) for b in re.findall(r"```json\n(.*?)```", README, re.S)]
+
+
+def test_the_readme_mcp_command_line_works(tmp_path: Path) -> None:
+    [config] = [b for b in _json_blocks() if "mcpServers" in b]
+    server = config["mcpServers"]["salience"]  # type: ignore[index]
+    bin_dir = str(Path(sys.executable).parent)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "SALIENCE_HOME": str(tmp_path / "home"),
+        "SALIENCE_EMBEDDER": "none",
+    }
+    command = shutil.which(server["command"], path=env["PATH"])  # as a host resolves it
+    assert command is not None
+    params = StdioServerParameters(command=command, args=server["args"], env=env)
+
+    async def main() -> None:
+        async with Client(params, mode="legacy") as client:
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+            made = _structured(
+                await client.call_tool("remember", {"content": "Deploys go through ops/deploy.sh"})
+            )
+            assert made["outcome"] == "created"
+
+    asyncio.run(main())
+
+
+def test_the_readme_hooks_run_salience(tmp_path: Path) -> None:
+    [config] = [b for b in _json_blocks() if "hooks" in b]
+    commands = {
+        event: entries[0]["hooks"][0]["command"]  # type: ignore[index]
+        for event, entries in config["hooks"].items()  # type: ignore[union-attr]
+    }
+    assert commands == {
+        "SessionStart": "salience hook session-start",
+        "SessionEnd": "salience hook session-end",
+    }
+
+
+def test_session_start_prints_the_hook_json(tmp_path: Path) -> None:
+    home = str(tmp_path / "home")
+    runner = CliRunner(env={"SALIENCE_EMBEDDER": "none", "SALIENCE_HOME": home})
+    assert runner.invoke(cli, ["remember", "Deploys go through ops/deploy.sh"]).exit_code == 0
+    result = runner.invoke(cli, ["hook", "session-start"])
+    assert result.exit_code == 0
+    output = json.loads(result.stdout)
+    assert output["continue"] is True
+    specific = output["hookSpecificOutput"]
+    assert specific["hookEventName"] == "SessionStart"
+    with Memory.open(Path(home), embedder=None) as memory:
+        assert specific["additionalContext"] == memory.briefing().text
+    assert "ops/deploy.sh" in specific["additionalContext"]
+
+
+def test_session_end_stores_a_summary_from_the_hook_input(tmp_path: Path) -> None:
+    home = str(tmp_path / "home")
+    runner = CliRunner(env={"SALIENCE_EMBEDDER": "none", "SALIENCE_HOME": home})
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "fix the build"}})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "The build now pins numpy below 2."}],
+                },
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    hook_input = {"session_id": "abc", "transcript_path": str(transcript), "reason": "exit"}
+    result = runner.invoke(cli, ["hook", "session-end"], input=json.dumps(hook_input))
+    assert result.exit_code == 0, result.output
+    with Memory.open(Path(home), embedder=None) as memory:
+        [summary] = memory.list(type="summary")
+    assert summary.content == "Session ended (exit). Last: The build now pins numpy below 2."
+    bad = runner.invoke(cli, ["hook", "session-end"], input="not json")
+    assert bad.exit_code == 2
+    assert "Traceback" not in bad.output

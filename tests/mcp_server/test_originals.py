@@ -1,0 +1,373 @@
+"""The five originals' MCP tool sets: the same names as the original, every tool called on a
+real store, and a secret refused by each one's write tool with no trace of it anywhere."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from salience import ALL_USERS, Memory
+from salience.mcp_server import create_mcp_server
+
+SECRET = "ghp_" + "Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu"
+NAMES = {
+    "aide": {
+        "memory_search",
+        "memory_list",
+        "memory_add",
+        "decision_get",
+        "decision_history",
+        "decision_list",
+    },
+    "eidet": {
+        "eidet_store",
+        "eidet_recall",
+        "eidet_context",
+        "eidet_forget",
+        "eidet_feedback",
+        "eidet_history",
+        "eidet_link",
+        "eidet_consolidate",
+        "eidet_maintenance",
+        "eidet_edit",
+        "eidet_intake",
+        "eidet_pack_export",
+        "eidet_pack_import",
+    },
+    "ilab": {
+        "mem_session_start",
+        "mem_save",
+        "mem_search",
+        "mem_get_observation",
+        "mem_timeline",
+        "mem_session_summary",
+        "mem_session_end",
+        "mem_stats",
+    },
+    "talome": {"remember", "recall", "forget", "update_memory", "list_memories"},
+    "rae": {"save_memory", "search_memory", "get_related_context"},
+}
+WRITES = {
+    "aide": ("memory_add", {"content": f"the token is {SECRET}"}),
+    "eidet": ("eidet_store", {"content": f"the deploy token is {SECRET}"}),
+    "ilab": ("mem_save", {"user_id": "default", "content": f"token {SECRET}", "type": "discovery"}),
+    "talome": ("remember", {"content": f"My token is {SECRET}"}),
+    "rae": ("save_memory", {"content": f"token {SECRET}", "source": "chat"}),
+}
+
+
+def _run(server: Any, session: Callable[[Client], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with Client(server) as client:
+            await session(client)
+
+    asyncio.run(main())
+
+
+def _text(result: Any) -> str:
+    assert not result.is_error, result.content
+    return "\n".join(c.text for c in result.content)
+
+
+@pytest.mark.parametrize("tools", sorted(NAMES))
+def test_each_set_has_the_originals_names(memory: Memory, tools: str) -> None:
+    async def session(client: Client) -> None:
+        listed = (await client.list_tools()).tools
+        assert {t.name for t in listed} == NAMES[tools]
+        assert all(t.description for t in listed)
+
+    _run(create_mcp_server(memory, tools=tools), session)
+
+
+@pytest.mark.parametrize("tools", sorted(WRITES))
+def test_a_secret_leaves_no_trace(
+    memory: Memory, home: Path, tools: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    name, args = WRITES[tools]
+
+    async def session(client: Client) -> None:
+        refused = await client.call_tool(name, args)
+        assert refused.is_error
+        assert SECRET not in json.dumps(refused.model_dump())
+
+    with caplog.at_level(logging.DEBUG):
+        _run(create_mcp_server(memory, tools=tools), session)
+    assert SECRET not in caplog.text
+    assert memory.list(user=ALL_USERS) == []
+    assert SECRET not in json.dumps([e.detail for e in memory.log(user=ALL_USERS)])
+    stored = b"".join(p.read_bytes() for p in home.iterdir() if p.name.startswith("salience.db"))
+    assert SECRET.encode() not in stored
+
+
+def test_aide_tools(memory: Memory) -> None:
+    memory.decide("api-style", "Use REST with JSON", rationale="clients know it")
+    memory.decide("api-style", "Use gRPC", rationale="speed", precedence=100)
+
+    async def session(client: Client) -> None:
+        added = json.loads(
+            _text(
+                await client.call_tool(
+                    "memory_add",
+                    {
+                        "content": "pytest -x stops at the first failure",
+                        "category": "gotcha",
+                        "tags": ["project:api"],
+                    },
+                )
+            )
+        )
+        assert (added["status"], added["category"]) == ("stored", "gotcha")
+        found = _text(await client.call_tool("memory_search", {"query": "pytest failure"}))
+        assert found.startswith("# Memories\n\n## Gotcha\n- **[")
+        assert "_(tags: project:api)_" in found
+        assert (
+            _text(await client.call_tool("memory_search", {"query": "kubernetes"}))
+            == "No memories found."
+        )
+        assert "## Gotcha" in _text(await client.call_tool("memory_list", {"category": "gotcha"}))
+        current = _text(await client.call_tool("decision_get", {"topic": "api-style"}))
+        assert current.startswith("# Decision: api-style\n\n**Decision:** Use gRPC")
+        assert "**Rationale:** speed" in current
+        history = _text(await client.call_tool("decision_history", {"topic": "api-style"}))
+        assert history.index("Use REST") < history.index("Use gRPC")
+        assert "**api-style**: Use gRPC" in _text(await client.call_tool("decision_list", {}))
+        none = _text(await client.call_tool("decision_get", {"topic": "nope"}))
+        assert none == "No decision found for topic: nope"
+        error = await client.call_tool("memory_add", {"content": f"key {SECRET}"})
+        assert error.content[0].text.startswith("Error: ")  # type: ignore[union-attr]
+
+    _run(create_mcp_server(memory, tools="aide"), session)
+
+
+def test_eidet_tools(memory: Memory, tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "runbook.md").write_text(
+        "# Deploys\n\nDeploys go through ops/deploy.sh and never by hand.\n\n"
+        "Rollbacks use the previous image tag from the registry.\n",
+        encoding="utf-8",
+    )
+
+    async def session(client: Client) -> None:
+        stored = _text(
+            await client.call_tool(
+                "eidet_store",
+                {"content": "Redis runs on port 6379 in staging", "type": "observation"},
+            )
+        )
+        memory_id = stored.removeprefix("Stored: ")
+        duplicate = await client.call_tool(
+            "eidet_store", {"content": "Redis runs on port 6379 in staging"}
+        )
+        assert duplicate.is_error
+        assert memory_id in duplicate.content[0].text  # type: ignore[union-attr]
+        recalled = _text(await client.call_tool("eidet_recall", {"query": "redis port"}))
+        assert recalled.startswith("[O] Redis runs on port 6379")
+        assert f"id={memory_id}" in recalled
+        assert _text(await client.call_tool("eidet_feedback", {"id": memory_id, "used": True}))
+        edited = json.loads(
+            _text(
+                await client.call_tool(
+                    "eidet_edit", {"id": memory_id, "content": "Redis runs on port 6380 in staging"}
+                )
+            )
+        )
+        assert edited["updated"]
+        history = _text(await client.call_tool("eidet_history", {"id": edited["id"]}))
+        assert "6380" in history.splitlines()[0]
+        assert "6379" in history
+        assert _text(
+            await client.call_tool(
+                "eidet_link", {"target_repo": "billing", "relation": "depends-on"}
+            )
+        ).startswith("Linked: ")
+        assert "[" in _text(await client.call_tool("eidet_context", {}))
+        intake = json.loads(_text(await client.call_tool("eidet_intake", {"path": str(notes)})))
+        assert (intake["files"], intake["new"]) == (1, 2)
+        assert _text(
+            await client.call_tool("eidet_recall", {"query": "rollbacks image tag"})
+        ).startswith("[O] Deploys: Rollbacks")
+        assert json.loads(_text(await client.call_tool("eidet_consolidate", {"dry_run": True})))[
+            "dryRun"
+        ]
+        assert "decayed" in json.loads(
+            _text(await client.call_tool("eidet_maintenance", {"dry_run": True}))
+        )
+        pack = tmp_path / "team.pack"
+        exported = json.loads(
+            _text(
+                await client.call_tool(
+                    "eidet_pack_export",
+                    {"pack_id": "team", "name": "Team", "version": "1", "output_path": str(pack)},
+                )
+            )
+        )
+        assert exported["memories"] >= 3
+        imported = json.loads(
+            _text(await client.call_tool("eidet_pack_import", {"path": str(pack)}))
+        )
+        assert imported["layer"] == "team"
+        assert (
+            _text(await client.call_tool("eidet_forget", {"id": edited["id"], "reason": "moved"}))
+            == f"Forgotten: {edited['id']}"
+        )
+
+    _run(create_mcp_server(memory, tools="eidet"), session)
+
+
+def test_ilab_tools(memory: Memory) -> None:
+    async def session(client: Client) -> None:
+        started = (
+            await client.call_tool("mem_session_start", {"user_id": "alice"})
+        ).structured_content
+        assert started["is_new"]
+        saved = (
+            await client.call_tool(
+                "mem_save",
+                {
+                    "user_id": "alice",
+                    "content": "Alice prefers tabs",
+                    "type": "preference",
+                    "topic_key": "editor/indent",
+                },
+            )
+        ).structured_content
+        assert saved["outcome"] == "created"
+        again = (
+            await client.call_tool(
+                "mem_save",
+                {
+                    "user_id": "alice",
+                    "content": "Alice prefers spaces now",
+                    "type": "preference",
+                    "topic_key": "editor/indent",
+                },
+            )
+        ).structured_content
+        assert (again["outcome"], again["id"]) == ("updated", saved["id"])
+        found = (
+            await client.call_tool("mem_search", {"user_id": "alice", "query": "spaces"})
+        ).structured_content
+        assert found["results"][0]["id"] == saved["id"]
+        got = (
+            await client.call_tool(
+                "mem_get_observation", {"user_id": "alice", "observation_id": saved["id"]}
+            )
+        ).structured_content
+        assert got["observation"]["content"] == "Alice prefers spaces now"
+        theirs = (
+            await client.call_tool(
+                "mem_get_observation", {"user_id": "bob", "observation_id": saved["id"]}
+            )
+        ).structured_content
+        assert theirs["observation"] is None
+        timeline = (
+            await client.call_tool(
+                "mem_timeline", {"user_id": "alice", "observation_id": saved["id"]}
+            )
+        ).structured_content
+        assert [o["id"] for o in timeline["observations"]] == [saved["id"]]
+        summary = (
+            await client.call_tool(
+                "mem_session_summary",
+                {"user_id": "alice", "summary": "Set up the editor indentation"},
+            )
+        ).structured_content
+        assert summary["id"]
+        ended = (
+            await client.call_tool(
+                "mem_session_end", {"user_id": "alice", "summary": "Done with the editor"}
+            )
+        ).structured_content
+        assert ended["session_id"] == started["session_id"]
+        assert (await client.call_tool("mem_stats", {"user_id": "alice"})).structured_content[
+            "total"
+        ] >= 3
+
+    _run(create_mcp_server(memory, tools="ilab"), session)
+
+
+def test_talome_tools(memory: Memory) -> None:
+    async def session(client: Client) -> None:
+        assert (
+            _text(
+                await client.call_tool(
+                    "remember", {"content": "User prefers Jellyfin over Plex", "type": "preference"}
+                )
+            )
+            == 'Remembered: "User prefers Jellyfin over Plex"'
+        )
+        merged = _text(
+            await client.call_tool(
+                "remember", {"content": "User prefers Jellyfin over Plex!", "type": "preference"}
+            )
+        )
+        assert "updated the similar memory" in merged
+        recalled = _text(await client.call_tool("recall", {"query": "Jellyfin"}))
+        assert recalled.startswith("1. [preference] User prefers Jellyfin")
+        assert (
+            _text(await client.call_tool("recall", {"query": "kubernetes"}))
+            == "No memories found matching that query."
+        )
+        listed = json.loads(_text(await client.call_tool("list_memories", {})))
+        memory_id = listed["memories"][0]["id"]
+        assert listed["count"] == 1
+        updated = json.loads(
+            _text(await client.call_tool("update_memory", {"id": memory_id, "confidence": 0.9}))
+        )
+        assert updated["success"]
+        assert (
+            _text(await client.call_tool("forget", {"id": memory_id}))
+            == f"Memory {memory_id} deleted."
+        )
+
+    _run(create_mcp_server(memory, tools="talome"), session)
+
+
+def test_rae_tools(memory: Memory) -> None:
+    memory.remember("src/billing/retry.py retries failed charges three times", force=True)
+
+    async def session(client: Client) -> None:
+        saved = json.loads(
+            _text(
+                await client.call_tool(
+                    "save_memory",
+                    {
+                        "content": "The billing queue is drained every night",
+                        "source": "chat",
+                        "layer": "semantic",
+                        "tags": ["billing"],
+                    },
+                )
+            )
+        )
+        assert saved["message"] == "stored"
+        again = json.loads(
+            _text(
+                await client.call_tool(
+                    "save_memory",
+                    {"content": "The billing queue is drained every night", "source": "chat"},
+                )
+            )
+        )
+        assert (again["id"], again["message"]) == (saved["id"], "duplicate of an existing memory")
+        found = json.loads(
+            _text(await client.call_tool("search_memory", {"query": "billing queue", "top_k": 3}))
+        )
+        assert found["results"][0]["id"] == saved["id"]
+        related = json.loads(
+            _text(
+                await client.call_tool("get_related_context", {"file_path": "src/billing/retry.py"})
+            )
+        )
+        assert related["results"][0]["content"].startswith("src/billing/retry.py")
+        assert related["results"][0]["score"] is None  # named by the memory, not found by meaning
+
+    _run(create_mcp_server(memory, tools="rae"), session)
