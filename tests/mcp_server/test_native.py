@@ -90,8 +90,8 @@ def test_every_tool_works_on_a_real_store(memory: Memory) -> None:
         hits = _structured(
             await client.call_tool("recall", {"query": "how do we deploy", "explain": True})
         )["hits"]
-        assert hits[0]["record"]["id"] == memory_id
-        assert hits[0]["breakdown"]
+        assert hits[0]["id"] == memory_id
+        assert hits[0]["explanation"]["breakdown"]
         assert (
             _structured(await client.call_tool("feedback", {"memory_id": memory_id, "used": True}))[
                 "record"
@@ -182,7 +182,7 @@ def test_over_stdio_as_a_desktop_host_runs_it(tmp_path: Path, mode: str) -> None
         )
         assert made["outcome"] == "created"
         hits = _structured(await client.call_tool("recall", {"query": "staging port"}))["hits"]
-        assert hits[0]["record"]["content"] == "The staging API listens on port 8080"
+        assert hits[0]["content"] == "The staging API listens on port 8080"
 
     _run(_stdio(home), session, mode=mode)
     with Memory.open(home, embedder=None) as memory:

@@ -371,3 +371,84 @@ def test_rae_tools(memory: Memory) -> None:
         assert related["results"][0]["score"] is None  # named by the memory, not found by meaning
 
     _run(create_mcp_server(memory, tools="rae"), session)
+
+
+PARAMETERS = {  # (all parameters, the required ones), as the originals publish them
+    "memory_search": ({"query", "limit", "category"}, {"query"}),
+    "memory_list": ({"category", "limit"}, set()),
+    "memory_add": ({"content", "category", "tags"}, {"content"}),
+    "decision_get": ({"topic"}, {"topic"}),
+    "decision_history": ({"topic"}, {"topic"}),
+    "decision_list": (set(), set()),
+    "eidet_store": (
+        {"content", "type", "tags", "importance", "supersedes", "provenance"},
+        {"content"},
+    ),
+    "eidet_recall": ({"query", "type", "tags", "limit", "include_expired"}, {"query"}),
+    "eidet_context": ({"max_tokens"}, set()),
+    "eidet_forget": ({"id", "reason"}, {"id"}),
+    "eidet_feedback": ({"id", "used"}, {"id", "used"}),
+    "eidet_history": ({"id"}, {"id"}),
+    "eidet_link": ({"target_repo", "relation", "target_memory_id"}, {"target_repo", "relation"}),
+    "eidet_consolidate": ({"dry_run"}, set()),
+    "eidet_maintenance": ({"dry_run"}, set()),
+    "eidet_edit": ({"id", "content", "tags", "importance", "confidence", "type"}, {"id"}),
+    "eidet_intake": ({"path", "pattern", "recursive", "importance", "tags", "dry_run"}, {"path"}),
+    "eidet_pack_export": (
+        {"pack_id", "name", "version", "types", "tags", "output_path"},
+        {"pack_id", "name", "version"},
+    ),
+    "eidet_pack_import": ({"path"}, {"path"}),
+    "mem_session_start": ({"user_id"}, {"user_id"}),
+    "mem_save": (
+        {"user_id", "content", "type", "title", "topic_key"},
+        {"user_id", "content", "type"},
+    ),
+    "mem_search": ({"user_id", "query", "limit", "types", "types_exclude"}, {"user_id", "query"}),
+    "mem_get_observation": ({"user_id", "observation_id"}, {"user_id", "observation_id"}),
+    "mem_timeline": ({"user_id", "observation_id"}, {"user_id", "observation_id"}),
+    "mem_session_summary": ({"user_id", "summary"}, {"user_id", "summary"}),
+    "mem_session_end": ({"user_id", "summary"}, {"user_id", "summary"}),
+    "mem_stats": ({"user_id"}, {"user_id"}),
+    "remember": ({"content", "type"}, {"content"}),
+    "recall": ({"query"}, {"query"}),
+    "forget": ({"id"}, {"id"}),
+    "update_memory": ({"id", "content", "type", "confidence"}, {"id"}),
+    "list_memories": ({"type", "limit"}, set()),
+    "save_memory": (
+        {"content", "source", "tags", "layer", "importance", "project"},
+        {"content", "source"},
+    ),
+    "search_memory": ({"query", "top_k", "project"}, {"query"}),
+    "get_related_context": ({"file_path", "include_count"}, {"file_path"}),
+}
+DEFAULTS = {
+    ("memory_search", "limit"): 10,
+    ("memory_list", "limit"): 50,
+    ("memory_add", "category"): "learning",
+    ("eidet_recall", "limit"): 10,
+    ("eidet_store", "importance"): 0.5,
+    ("eidet_context", "max_tokens"): 600,
+    ("eidet_intake", "pattern"): "*.md",
+    ("eidet_intake", "importance"): 0.6,
+    ("mem_search", "limit"): 10,
+    ("list_memories", "limit"): 20,
+    ("save_memory", "importance"): 0.5,
+    ("search_memory", "top_k"): 5,
+    ("get_related_context", "include_count"): 10,
+}
+
+
+@pytest.mark.parametrize("tools", sorted(NAMES))
+def test_each_tools_parameters_and_defaults_are_the_originals(memory: Memory, tools: str) -> None:
+    async def session(client: Client) -> None:
+        for tool in (await client.list_tools()).tools:
+            schema = tool.input_schema
+            names, required = PARAMETERS[tool.name]
+            assert set(schema.get("properties", {})) == names, tool.name
+            assert set(schema.get("required", [])) == required, tool.name
+            for (name, parameter), default in DEFAULTS.items():
+                if name == tool.name:
+                    assert schema["properties"][parameter]["default"] == default, (name, parameter)
+
+    _run(create_mcp_server(memory, tools=tools), session)

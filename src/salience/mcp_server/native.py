@@ -12,7 +12,6 @@ from pydantic import BaseModel, Field
 from salience.mcp_server.shell import Shell
 from salience.server.schemas import (
     BriefingOut,
-    HitOut,
     MemoryOut,
     RankedOut,
     WriteOut,
@@ -33,12 +32,91 @@ Limit = Annotated[int, Field(ge=1, le=100)]
 Unit = Annotated[float, Field(ge=0, le=1)]
 
 
+class Explained(BaseModel):
+    """Why a hit ranks where it does."""
+
+    bm25: float
+    cosine: float | None
+    fused: float | None
+    breakdown: list[dict[str, Any]]
+
+
+class HitBrief(BaseModel):
+    """A recall hit, compact (what an agent reads; the HTTP API has every field)."""
+
+    rank: int
+    score: float
+    id: str
+    type: str
+    content: str
+    tags: list[str]
+    project: str | None
+    created_at: str
+    layer: str
+    explanation: Explained | None = None
+
+
+class MemoryBrief(BaseModel):
+    """A memory, compact."""
+
+    id: str
+    type: str
+    content: str
+    tags: list[str]
+    project: str | None
+    importance: float
+    confidence: float
+    created_at: str
+    status: str
+    parent_id: str | None
+
+
 class Hits(BaseModel):
-    hits: list[HitOut]
+    hits: list[HitBrief]
 
 
 class Memories(BaseModel):
-    memories: list[MemoryOut]
+    memories: list[MemoryBrief]
+
+
+def hit_brief(hit: Any, explain: bool) -> HitBrief:
+    """A :class:`~salience.models.Hit` as :class:`HitBrief`."""
+    r = hit.record
+    explanation = None
+    if explain:
+        full = hit_out(hit)
+        fused = None if hit.relevance is None else hit.relevance.fused
+        explanation = Explained(
+            bm25=hit.lexical, cosine=hit.vector, fused=fused, breakdown=full["breakdown"]
+        )
+    return HitBrief(
+        rank=hit.rank,
+        score=hit.score,
+        id=r.id,
+        type=r.type,
+        content=r.content,
+        tags=list(r.tags),
+        project=r.project,
+        created_at=r.created_at.isoformat(),
+        layer=r.layer,
+        explanation=explanation,
+    )
+
+
+def memory_brief(record: Any, now: Any) -> MemoryBrief:
+    """A record as :class:`MemoryBrief`."""
+    return MemoryBrief(
+        id=record.id,
+        type=record.type,
+        content=record.content,
+        tags=list(record.tags),
+        project=record.project,
+        importance=record.importance,
+        confidence=record.confidence,
+        created_at=record.created_at.isoformat(),
+        status=record.status(now).value,
+        parent_id=record.parent_id,
+    )
 
 
 class SessionOut(BaseModel):
@@ -160,11 +238,7 @@ def _reads(server: MCPServer, shell: Shell) -> None:
                 types=types or (),
             )
         )
-        out = [hit_out(h) for h in hits]
-        if not explain:
-            for hit in out:
-                hit["breakdown"], hit["relevance"] = [], None
-        return Hits.model_validate({"hits": out})
+        return Hits(hits=[hit_brief(h, explain) for h in hits])
 
     @server.tool(annotations=READ)
     def briefing(budget: Annotated[int, Field(ge=50, le=100_000)] | None = None) -> BriefingOut:
@@ -181,7 +255,8 @@ def _reads(server: MCPServer, shell: Shell) -> None:
     def history(memory_id: MemoryId) -> Memories:
         """A memory's versions, newest first (what it said before each supersede)."""
         chain = shell.run(lambda m: m.history(memory_id, user=shell.user))
-        return Memories.model_validate({"memories": [memory_out(r) for r in chain]})
+        now = shell.memory.now()
+        return Memories(memories=[memory_brief(r, now) for r in chain])
 
     @server.tool(name="list", annotations=READ)
     def list_memories(
@@ -203,7 +278,8 @@ def _reads(server: MCPServer, shell: Shell) -> None:
                 limit=limit,
             )
         )
-        return Memories.model_validate({"memories": [memory_out(r) for r in records]})
+        now = shell.memory.now()
+        return Memories(memories=[memory_brief(r, now) for r in records])
 
     @server.tool(annotations=READ)
     def entities(top: Limit = 20) -> EntitiesOut:
