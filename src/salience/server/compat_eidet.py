@@ -58,6 +58,77 @@ class EditIn(BaseModel):
     type: Literal["observation", "insight", "procedure", "heuristic"] | None = None
 
 
+class EidetMemory(BaseModel):
+    id: str
+    type: str
+    content: str
+    oneLiner: str
+    tags: list[str]
+    importance: float
+    confidence: float
+    createdAt: str
+    ageDays: float
+    accessCount: int
+    status: str
+    score: float | None = None
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Context(BaseModel):
+    context: str
+    estimatedTokens: int
+
+
+class Preview(Context):
+    layers: list[dict[str, Any]]
+
+
+class Recalled(BaseModel):
+    query: str
+    results: list[EidetMemory]
+
+
+class Stored(BaseModel):
+    id: str | None
+
+
+class Applied(BaseModel):
+    applied: bool
+    id: str
+    used: bool
+
+
+class Edited(BaseModel):
+    updated: bool
+    id: str | None
+
+
+class Forgotten(BaseModel):
+    forgotten: bool
+    id: str
+
+
+class Page(BaseModel):
+    total: int
+    skip: int
+    take: int
+    items: list[EidetMemory]
+
+
+class Graph(BaseModel):
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+
+
+class EidetStats(BaseModel):
+    total: int
+    byType: dict[str, int]
+    byStatus: dict[str, int]
+
+
 def eidet_memory(record: MemoryRecord, now: datetime, score: float | None = None) -> dict[str, Any]:
     """A memory as eidet shows one (camelCase)."""
     flat = " ".join(record.content.split())
@@ -89,20 +160,20 @@ def _refused(result: WriteResult) -> JSONResponse | None:
     return None
 
 
-@router.get("/api/health")
+@router.get("/api/health", response_model=Health)
 def health() -> Any:
     """eidet's health check."""
     return {"status": "healthy"}
 
 
-@router.get("/api/eidet/context")
+@router.get("/api/eidet/context", response_model=Context)
 def context(caller: CallerDep, engine: EngineDep) -> Any:
     """The L0 + L1 context eidet injects at session start."""
     briefing = engine.run(lambda m: m.briefing(PROFILE, user=caller.user))
     return {"context": briefing.text, "estimatedTokens": briefing.tokens}
 
 
-@router.get("/api/eidet/context/preview")
+@router.get("/api/eidet/context/preview", response_model=Preview)
 def context_preview(
     caller: CallerDep, engine: EngineDep, tokens: Annotated[int, Query(ge=1, le=100_000)] = 600
 ) -> Any:
@@ -112,7 +183,7 @@ def context_preview(
     return {"context": briefing.text, "estimatedTokens": briefing.tokens, "layers": layers}
 
 
-@router.get("/api/eidet/recall")
+@router.get("/api/eidet/recall", response_model=Recalled)
 def recall(
     caller: CallerDep,
     engine: EngineDep,
@@ -138,7 +209,7 @@ def recall(
     return {"query": q, "results": [eidet_memory(h.record, now, h.score) for h in hits]}
 
 
-@router.post("/api/eidet", status_code=201)
+@router.post("/api/eidet", status_code=201, response_model=Stored)
 def store(body: StoreIn, caller: CallerDep, engine: EngineDep) -> Any:
     """eidet's store: 201 ``{id}``; 409 for a near-duplicate; 422 when a gate refuses."""
     caller.may_write()
@@ -164,7 +235,7 @@ def store(body: StoreIn, caller: CallerDep, engine: EngineDep) -> Any:
     return {"id": result.id}
 
 
-@router.post("/api/eidet/feedback")
+@router.post("/api/eidet/feedback", response_model=Applied)
 def feedback(body: FeedbackIn, caller: CallerDep, engine: EngineDep) -> Any:
     """eidet's feedback: echo (used) or fizzle."""
     caller.may_write()
@@ -172,7 +243,7 @@ def feedback(body: FeedbackIn, caller: CallerDep, engine: EngineDep) -> Any:
     return {"applied": True, "id": body.memoryId, "used": body.wasUsed}
 
 
-@router.get("/api/eidet/history/{memory_id}")
+@router.get("/api/eidet/history/{memory_id}", response_model=list[EidetMemory])
 def history(memory_id: MemoryId, caller: CallerDep, engine: EngineDep) -> Any:
     """The version chain, newest first."""
     chain = engine.run(lambda m: m.history(memory_id, user=caller.user))
@@ -180,7 +251,7 @@ def history(memory_id: MemoryId, caller: CallerDep, engine: EngineDep) -> Any:
     return [eidet_memory(r, now) for r in chain]
 
 
-@router.put("/api/eidet/{memory_id}")
+@router.put("/api/eidet/{memory_id}", response_model=Edited)
 def edit(memory_id: MemoryId, body: EditIn, caller: CallerDep, engine: EngineDep) -> Any:
     """eidet's edit: new content is a new version; other fields change in place."""
     caller.may_write()
@@ -199,7 +270,7 @@ def edit(memory_id: MemoryId, body: EditIn, caller: CallerDep, engine: EngineDep
     return {"updated": True, "id": result.id}
 
 
-@router.delete("/api/eidet/{memory_id}")
+@router.delete("/api/eidet/{memory_id}", response_model=Forgotten)
 def forget(
     memory_id: MemoryId,
     caller: CallerDep,
@@ -213,7 +284,7 @@ def forget(
     return refused if refused is not None else {"forgotten": True, "id": memory_id}
 
 
-@router.get("/api/eidet/browse")
+@router.get("/api/eidet/browse", response_model=Page)
 def browse(
     caller: CallerDep,
     engine: EngineDep,
@@ -238,7 +309,7 @@ def browse(
     }
 
 
-@router.get("/api/eidet/graph")
+@router.get("/api/eidet/graph", response_model=Graph)
 def graph(
     caller: CallerDep, engine: EngineDep, limit: Annotated[int, Query(ge=1, le=5000)] = 200
 ) -> Any:
@@ -272,7 +343,7 @@ def graph(
     return {"nodes": nodes, "edges": edges}
 
 
-@router.get("/api/eidet/stats")
+@router.get("/api/eidet/stats", response_model=EidetStats)
 def stats(caller: CallerDep, engine: EngineDep) -> Any:
     """Counts by type and status."""
     s = engine.run(lambda m: m.stats(user=caller.user))

@@ -91,6 +91,72 @@ class QueryV2(BaseModel):
     filters: dict[str, Any] | None = None
 
 
+class RaeMemory(BaseModel):
+    id: str
+    content: str
+    source: str | None
+    importance: float
+    layer: str | None
+    tags: list[str]
+    timestamp: str
+    project: str | None
+    session_id: str | None
+    metadata: dict[str, str]
+    score: float | None = None
+
+
+class StoredV1(BaseModel):
+    id: str
+    message: str
+
+
+class StoredV2(BaseModel):
+    memory_id: str
+    message: str
+
+
+class ResultsV1(BaseModel):
+    results: list[RaeMemory]
+
+
+class PageV1(BaseModel):
+    results: list[RaeMemory]
+    total: int
+    limit: int
+    offset: int
+
+
+class Message(BaseModel):
+    message: str
+
+
+class HitV2(BaseModel):
+    id: str
+    content: str
+    score: float | None
+    layer: str | None
+    importance: float
+    timestamp: str
+    tags: list[str]
+    metadata: dict[str, str]
+
+
+class ResultsV2(BaseModel):
+    results: list[HitV2]
+    total_count: int
+
+
+class PageV2(BaseModel):
+    memories: list[RaeMemory]
+    total_count: int
+
+
+class StatsV2(BaseModel):
+    total_memories: int
+    by_project: dict[str, int]
+    by_type: dict[str, int]
+
+
 def _tags(body: StoreV1) -> list[str]:
     tags = list(body.tags)
     if body.source:
@@ -157,7 +223,7 @@ def _query(memory: Memory, user: str, text: str, k: int, project: str | None) ->
     return memory.search(text, k, profile=PROFILE, user=user, project=project)
 
 
-@router.post("/v1/memory/store")
+@router.post("/v1/memory/store", response_model=StoredV1)
 def store_v1(body: StoreV1, user: Writer, engine: EngineDep) -> Any:
     """RAE's store: ``{id, message}``; a duplicate (cosine >= 0.95) returns the existing id."""
     try:
@@ -167,14 +233,14 @@ def store_v1(body: StoreV1, user: Writer, engine: EngineDep) -> Any:
     return {"id": memory_id, "message": message}
 
 
-@router.post("/v1/memory/query")
+@router.post("/v1/memory/query", response_model=ResultsV1)
 def query_v1(body: QueryV1, user: Tenant, engine: EngineDep) -> Any:
     """RAE's query: ``{results: [{...record, score}]}``, best first."""
     hits = engine.run(lambda m: _query(m, user, body.query_text, body.k, body.project))
     return {"results": [rae_record(h.record, h.score) for h in hits]}
 
 
-@router.get("/v1/memory/list")
+@router.get("/v1/memory/list", response_model=PageV1)
 def list_v1(
     user: Tenant,
     engine: EngineDep,
@@ -195,7 +261,7 @@ def list_v1(
     }
 
 
-@router.delete("/v1/memory/delete")
+@router.delete("/v1/memory/delete", response_model=Message)
 def delete_v1(
     user: Writer, engine: EngineDep, memory_id: Annotated[str, Query(min_length=1, max_length=64)]
 ) -> Any:
@@ -204,7 +270,7 @@ def delete_v1(
     return {"message": f"Memory {memory_id} deleted"}
 
 
-@router.post("/v2/memories", status_code=201)
+@router.post("/v2/memories", status_code=201, response_model=StoredV2)
 def store_v2(body: StoreV2, user: Writer, engine: EngineDep) -> Any:
     """RAE v2's store: ``{memory_id, message}``."""
     try:
@@ -214,7 +280,7 @@ def store_v2(body: StoreV2, user: Writer, engine: EngineDep) -> Any:
     return {"memory_id": memory_id, "message": message}
 
 
-@router.post("/v2/memories/query")
+@router.post("/v2/memories/query", response_model=ResultsV2)
 def query_v2(body: QueryV2, user: Tenant, engine: EngineDep) -> Any:
     """RAE v2's query: ``{results: [{id, content, score, layer, importance, timestamp, tags,
     metadata}], total_count}``."""
@@ -224,7 +290,7 @@ def query_v2(body: QueryV2, user: Tenant, engine: EngineDep) -> Any:
     return {"results": results, "total_count": len(results)}
 
 
-@router.get("/v2/memories")
+@router.get("/v2/memories", response_model=PageV2)
 def list_v2(
     user: Tenant,
     engine: EngineDep,
@@ -238,7 +304,7 @@ def list_v2(
     return {"memories": [rae_record(r) for r in page], "total_count": len(everything)}
 
 
-@router.get("/v2/memories/stats")
+@router.get("/v2/memories/stats", response_model=StatsV2)
 def stats_v2(user: Tenant, engine: EngineDep) -> Any:
     """RAE v2's stats: counts of the tenant's memories."""
     stats = engine.run(lambda m: m.stats(user=user))
@@ -249,13 +315,13 @@ def stats_v2(user: Tenant, engine: EngineDep) -> Any:
     }
 
 
-@router.get("/v2/memories/{memory_id}")
+@router.get("/v2/memories/{memory_id}", response_model=RaeMemory)
 def get_v2(memory_id: str, user: Tenant, engine: EngineDep) -> Any:
     """RAE v2's get."""
     return rae_record(engine.run(lambda m: m.get(memory_id, user=user)))
 
 
-@router.delete("/v2/memories/{memory_id}")
+@router.delete("/v2/memories/{memory_id}", response_model=Message)
 def delete_v2(memory_id: str, user: Writer, engine: EngineDep) -> Any:
     """RAE v2's delete: the memory is gone for good."""
     engine.run(lambda m: m.purge(memory_id, user=user))
