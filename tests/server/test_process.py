@@ -26,10 +26,10 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _salience(*args: str) -> subprocess.CompletedProcess[str]:
+def _salience(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "salience", *args],
-        env=ENV,
+        env=env or ENV,
         capture_output=True,
         text=True,
         timeout=120,
@@ -38,7 +38,7 @@ def _salience(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def serving(home: Path, *extra: str) -> Iterator[str]:
+def serving(home: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
     port = _free_port()
     log = (home.parent / f"serve-{port}.log").open("w")
     process = subprocess.Popen(
@@ -53,7 +53,7 @@ def serving(home: Path, *extra: str) -> Iterator[str]:
             str(port),
             *extra,
         ],
-        env=ENV,
+        env=env or ENV,
         stdout=log,
         stderr=subprocess.STDOUT,
     )

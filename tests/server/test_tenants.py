@@ -38,6 +38,7 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/v1/audit"): (None, False),
     ("GET", "/v1/stats"): (None, False),
     ("GET", "/v1/profiles"): (None, False),
+    ("GET", "/v1/activity"): (None, False),
     ("GET", "/v1/export"): (None, False),
     ("POST", "/v1/import"): (b'{"content": "bob imports a memory"}\n', True),
     ("POST", "/v1/consolidate"): ({}, True),

@@ -53,7 +53,7 @@ def serve(
     base = f"http://{host}:{port}"
     mode = "keys required" if keyed else "local mode: one user, no key"
     render.say(f"salience API on {base} ({mode}); store {location}", err=True)
-    render.say(f"  docs: {base}/docs   OpenAPI: {base}/openapi.json", err=True)
+    render.say(f"  web UI: {base}/   API docs: {base}/docs   MCP: {base}/mcp", err=True)
     os.environ["SALIENCE_STORE_URL"] = store_url or location
     if profile is not None:
         os.environ["SALIENCE_PROFILE"] = profile

@@ -27,6 +27,7 @@ from salience.server import (
     routes_memories,
     routes_recall,
     routes_store,
+    ui,
 )
 from salience.server.context import Engine, Refused, authenticate
 from salience.server.middleware import BodyLimit, Measure, Metrics
@@ -59,6 +60,7 @@ def create_app(memory: Memory) -> FastAPI:
         app.include_router(compat.router, responses=compat.RESPONSES)
     _health(app)
     _docs(app)
+    ui.mount(app)
     app.add_middleware(BodyLimit, limit=memory.config.max_request_bytes)
     app.add_middleware(Measure, metrics=app.state.metrics)
     return app

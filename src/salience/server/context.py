@@ -10,6 +10,7 @@ naming another user is refused.
 
 from __future__ import annotations
 
+import hmac
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -82,13 +83,28 @@ class Engine:
         return not self.run(lambda m: has_keys(m.store))
 
 
+KEY_COOKIE = "salience_key"
+CSRF_COOKIE = "salience_csrf"
+CSRF_HEADER = "X-CSRF-Token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
 def presented_key(request: Request) -> str | None:
-    """The key a request carries, from ``Authorization: Bearer`` or ``X-API-Key``."""
+    """The key a request carries: ``Authorization: Bearer``, ``X-API-Key``, or the web UI's
+    cookie (then a write must also carry the CSRF token the UI was given)."""
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
         return value.strip()
-    return request.headers.get("x-api-key") or None
+    if request.headers.get("x-api-key"):
+        return request.headers["x-api-key"]
+    cookie = request.cookies.get(KEY_COOKIE)
+    if cookie and request.method not in SAFE_METHODS:
+        expected = request.cookies.get(CSRF_COOKIE, "")
+        given = request.headers.get(CSRF_HEADER, "")
+        if not expected or not hmac.compare_digest(expected, given):
+            raise Refused(403, "csrf", "a write from the web UI needs its CSRF token")
+    return cookie or None
 
 
 def authenticate(engine: Engine, request: Request) -> Caller:

@@ -4,6 +4,7 @@ import, consolidation and maintenance."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -66,6 +67,18 @@ class StatsOut(BaseModel):
     size_bytes: int
     schema_version: str
     unavailable_layers: dict[str, str]
+    layers: list[dict[str, str]] = []
+    embedder: str | None = None
+    store: str = "sqlite"
+
+
+class DayOut(BaseModel):
+    date: str
+    created: int
+
+
+class ActivityOut(BaseModel):
+    days: list[DayOut]
 
 
 class ProfileOut(BaseModel):
@@ -198,9 +211,36 @@ def stats(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> dict[
             "size_bytes": s.size_bytes,
             "schema_version": s.schema,
             "unavailable_layers": m.unavailable_layers(),
+            "layers": [{"name": x.name, "kind": x.kind} for x in m.layers()],
+            "embedder": None if m.vectors.embedder is None else m.vectors.embedder.identity,
+            "store": "sqlite",
         }
 
     return engine.run(read)
+
+
+@router.get("/activity", response_model=ActivityOut, responses=READ_ERRORS)
+def activity(
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+    days: Annotated[int, Query(ge=1, le=366)] = 30,
+) -> dict[str, Any]:
+    """Memories created per day, the last ``days`` days (oldest first)."""
+    user = caller.acting(as_user, across=True)
+
+    def count(m: Memory) -> dict[str, Any]:
+        today = m.now().date()
+        first = today - timedelta(days=days - 1)
+        per_day = dict.fromkeys((first + timedelta(days=n) for n in range(days)), 0)
+        records = m.list(user=user, include_superseded=True, include_forgotten=True)
+        for r in records:
+            day = r.created_at.date()
+            if day in per_day:
+                per_day[day] += 1
+        return {"days": [{"date": d.isoformat(), "created": n} for d, n in per_day.items()]}
+
+    return engine.run(count)
 
 
 @router.get("/profiles", response_model=list[ProfileOut], responses=READ_ERRORS)

@@ -1,0 +1,425 @@
+// salience's web UI: a page over the /v1 API. Every text from the store is put in the page as
+// text (textContent), never as HTML, so a memory that contains markup is shown, not run.
+"use strict";
+
+const main = document.getElementById("main");
+const TYPES = ["observation", "insight", "decision", "heuristic", "procedure", "preference", "summary"];
+const PROFILES = ["salience", "aide", "eidet", "ilab", "talome", "rae"];
+let session = { authenticated: false, local: false };
+let flash = null;  // a write's outcome, shown on the page drawn after it
+
+// ---- small helpers ------------------------------------------------------------------------
+
+function h(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "class") node.className = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function cookie(name) {
+  const found = document.cookie.split("; ").find((c) => c.startsWith(name + "="));
+  return found ? decodeURIComponent(found.slice(name.length + 1)) : "";
+}
+
+async function api(method, path, body) {
+  const headers = { "X-CSRF-Token": cookie("salience_csrf") };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const answer = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
+  const data = await answer.json().catch(() => ({}));
+  if (!answer.ok) {
+    const error = new Error((data.error && data.error.message) || `HTTP ${answer.status}`);
+    error.status = answer.status;
+    error.gate = data.error && data.error.gate;
+    error.code = data.error && data.error.code;
+    throw error;
+  }
+  return data;
+}
+
+function typeColor(type) {
+  return getComputedStyle(document.documentElement).getPropertyValue(TYPES.includes(type) ? `--${type}` : "--other").trim();
+}
+
+function when(iso) { return iso ? iso.replace("T", " ").slice(0, 16) : ""; }
+function num(value, digits = 3) { return value === null || value === undefined ? "–" : Number(value).toFixed(digits); }
+function params(values) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    if (Array.isArray(value)) value.forEach((v) => query.append(key, v));
+    else if (value !== "" && value !== null && value !== undefined) query.set(key, value);
+  }
+  return query.toString();
+}
+
+function show(...nodes) {
+  main.replaceChildren(...nodes);
+  main.focus({ preventScroll: true });
+}
+
+function outcomeBox(text, ok) { return h("div", { class: `outcome ${ok ? "ok" : "bad"}`, role: "status" }, text); }
+function failure(error) {
+  const gate = error.gate ? `rejected by the ${error.gate} gate: ` : "";
+  return outcomeBox(`${gate}${error.message}`, false);
+}
+
+function memoryRow(record, extra) {
+  return h("div", { class: "memory", "data-id": record.id },
+    h("a", { class: "content", href: `#/memory/${record.id}` }, record.content),
+    h("div", { class: "meta" },
+      h("span", { class: "type", style: `color:${typeColor(record.type)}` }, record.type),
+      h("span", {}, when(record.created_at)),
+      record.project ? h("span", {}, `project ${record.project}`) : null,
+      `importance ${num(record.importance, 2)}`,
+      record.layer && record.layer !== "local" ? h("span", { class: "tag" }, `[${record.layer}]`) : null,
+      (record.tags || []).map((t) => h("span", { class: "tag" }, t))),
+    extra || null);
+}
+
+function breakdownBars(parts) {
+  const max = Math.max(1e-9, ...parts.map((p) => Math.abs(p.weight * p.value)));
+  return h("div", { class: "bars", role: "img", "aria-label": "score breakdown" },
+    parts.flatMap((p) => {
+      const contribution = p.weight * p.value;
+      return [
+        h("span", {}, p.name),
+        h("div", {}, h("div", { class: `bar${contribution < 0 ? " neg" : ""}`, style: `width:${(100 * Math.abs(contribution)) / max}%` })),
+        h("span", { class: "muted" }, `${num(p.weight, 2)}×${num(p.value, 3)}`),
+      ];
+    }));
+}
+
+// ---- pages ------------------------------------------------------------------------------------
+
+async function dashboard() {
+  const [stats, activity, audit] = await Promise.all([
+    api("GET", "/v1/stats"), api("GET", "/v1/activity?days=30"), api("GET", "/v1/audit?limit=15"),
+  ]);
+  const maxDay = Math.max(1, ...activity.days.map((d) => d.created));
+  const counts = (title, values) => h("div", { class: "panel" }, h("h2", {}, title),
+    h("table", {}, Object.entries(values).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, String(v))))));
+  const plan = h("div", {});
+  const lifecycle = (path, label) => h("button", {
+    onclick: async () => {
+      plan.replaceChildren(h("p", { class: "muted" }, "Working…"));
+      try {
+        const preview = await api("POST", path, { dry_run: true });
+        const changes = path.endsWith("consolidate") ? `${preview.groups.length} groups of ${preview.candidates} candidates` :
+          `${preview.decayed.length} decayed, ${preview.forgotten.length} forgotten, ${Object.values(preview.orphans).reduce((a, b) => a + b, 0)} orphan rows`;
+        plan.replaceChildren(h("p", {}, `${label} (dry run): would change ${changes}.`),
+          h("button", { class: "primary", onclick: async () => {
+            try { await api("POST", path, { dry_run: false }); plan.replaceChildren(outcomeBox(`${label}: done.`, true)); }
+            catch (error) { plan.replaceChildren(failure(error)); }
+          } }, `Apply ${label.toLowerCase()}`));
+      } catch (error) { plan.replaceChildren(failure(error)); }
+    },
+  }, `${label}…`);
+  show(
+    h("h1", {}, "Dashboard"),
+    h("div", { class: "grid" },
+      h("div", { class: "panel" }, h("h2", {}, "Memories"), h("div", { class: "big", id: "total" }, String(stats.total)),
+        h("p", { class: "muted" }, `store ${stats.store}, schema ${stats.schema_version}`),
+        h("p", { class: "muted" }, `embedder ${stats.embedder || "none (full text only)"}`)),
+      counts("By status", stats.by_status),
+      counts("By type", stats.by_type),
+      h("div", { class: "panel" }, h("h2", {}, "Layers"),
+        stats.layers.length ? h("table", {}, stats.layers.map((l) => h("tr", {}, h("td", {}, l.name), h("td", {}, l.kind),
+          h("td", { class: "muted" }, stats.unavailable_layers[l.name] ? "unavailable" : "mounted")))) : h("p", { class: "muted" }, "Only the local store."))),
+    h("div", { class: "panel", style: "margin-top:16px" }, h("h2", {}, "Memories added per day (30 days)"),
+      h("div", { class: "chart", role: "img", "aria-label": "memories per day" },
+        activity.days.map((d) => h("div", { title: `${d.date}: ${d.created}`, style: `height:${(100 * d.created) / maxDay}%` })))),
+    h("div", { class: "grid", style: "margin-top:16px" },
+      h("div", { class: "panel" }, h("h2", {}, "Recent writes and rejections"),
+        h("table", {}, h("tr", {}, h("th", {}, "when"), h("th", {}, "action"), h("th", {}, "memory"), h("th", {}, "detail")),
+          audit.map((e) => h("tr", {}, h("td", {}, when(e.at)), h("td", {}, e.action),
+            h("td", {}, e.memory_id ? h("a", { href: `#/memory/${e.memory_id}` }, e.memory_id.slice(-8)) : "–"),
+            h("td", { class: "muted" }, e.action === "reject" ? `${e.detail.gate}: ${e.detail.reason}` : Object.keys(e.detail).join(", ")))))),
+      h("div", { class: "panel" }, h("h2", {}, "Maintenance"),
+        h("p", { class: "muted" }, "Each shows its plan first; nothing changes until you apply it."),
+        h("div", { class: "row" }, lifecycle("/v1/consolidate", "Consolidate"), lifecycle("/v1/maintain", "Maintain")), plan)));
+}
+
+async function memories(query) {
+  const state = { q: query.get("q") || "", type: query.get("type") || "", tag: query.get("tag") || "", project: query.get("project") || "",
+    status: query.get("status") || "current", profile: query.get("profile") || "salience", offset: Number(query.get("offset") || 0), user: query.get("user") || "" };
+  const go = (changes) => { location.hash = `#/memories?${params({ ...state, ...changes })}`; };
+  const field = (name, label, node) => h("label", {}, label, node);
+  const text = (name, placeholder) => h("input", { name, value: state[name], placeholder });
+  const form = h("form", { class: "filters", onsubmit: (event) => {
+    event.preventDefault();
+    const data = Object.fromEntries(new FormData(form));
+    go({ ...data, offset: 0 });
+  } },
+    field("q", "Search", h("input", { name: "q", value: state.q, placeholder: "full-text + vector search", size: 34, "aria-label": "search" })),
+    field("type", "Type", h("select", { name: "type" }, h("option", { value: "" }, "any"), TYPES.map((t) => h("option", { value: t, selected: t === state.type }, t)))),
+    field("tag", "Tag", text("tag", "project:api")),
+    field("project", "Project", text("project", "")),
+    field("status", "Status", h("select", { name: "status" }, ["current", "superseded", "forgotten", "all"].map((s) => h("option", { value: s, selected: s === state.status }, s)))),
+    field("profile", "Profile", h("select", { name: "profile", "aria-label": "profile" }, PROFILES.map((p) => h("option", { value: p, selected: p === state.profile }, p)))),
+    session.admin ? field("user", "User (admin)", text("user", "* for everyone")) : null,
+    h("button", { class: "primary", type: "submit" }, "Show"));
+  const list = h("div", { class: "panel" }, h("p", { class: "muted" }, "Loading…"));
+  show(h("h1", {}, "Memories"), form, list);
+  const headers = state.user ? { "X-Salience-User": state.user } : {};
+  try {
+    if (state.q) {
+      const body = { query: state.q, limit: 20, profile: state.profile, touch: false, types: state.type ? [state.type] : [], tags: state.tag ? [state.tag] : [] };
+      if (state.project) body.project = state.project;
+      const hits = await apiAs("POST", "/v1/search", body, headers);
+      list.replaceChildren(hits.length ? h("div", {}, hits.map((hit) => memoryRow(hit.record, h("div", { class: "explain" },
+        h("span", {}, `#${hit.rank} score ${num(hit.score, 4)} · bm25 ${num(hit.lexical, 3)} · cosine ${num(hit.vector, 3)} · fused ${num(hit.relevance && hit.relevance.fused, 4)}${hit.note ? ` · ${hit.note}` : ""}`),
+        breakdownBars(hit.breakdown))))) : h("p", { class: "muted" }, "No matches."));
+      return;
+    }
+    const page = await apiAs("GET", `/v1/memories?${params({ type: state.type, tag: state.tag ? [state.tag] : [], project: state.project, status: state.status, limit: 25, offset: state.offset })}`, undefined, headers);
+    list.replaceChildren(page.length ? h("div", {}, page.map((r) => memoryRow(r))) : h("p", { class: "muted" }, "No memories."),
+      h("div", { class: "pager" },
+        h("button", { disabled: state.offset === 0, onclick: () => go({ offset: Math.max(0, state.offset - 25) }) }, "← Newer"),
+        h("span", { class: "muted" }, `${state.offset + 1}–${state.offset + page.length}`),
+        h("button", { disabled: page.length < 25, onclick: () => go({ offset: state.offset + 25 }) }, "Older →")));
+  } catch (error) { list.replaceChildren(failure(error)); }
+}
+
+async function apiAs(method, path, body, headers) {
+  if (!headers || !Object.keys(headers).length) return api(method, path, body);
+  const all = { "X-CSRF-Token": cookie("salience_csrf"), ...headers };
+  if (body !== undefined) all["Content-Type"] = "application/json";
+  const answer = await fetch(path, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await answer.json();
+  if (!answer.ok) throw new Error(data.error ? data.error.message : `HTTP ${answer.status}`);
+  return data;
+}
+
+async function memory(id) {
+  const [record, chain, derived, audit] = await Promise.all([
+    api("GET", `/v1/memories/${encodeURIComponent(id)}`), api("GET", `/v1/memories/${encodeURIComponent(id)}/history`),
+    api("GET", `/v1/memories/${encodeURIComponent(id)}/derived`), api("GET", `/v1/audit?${params({ memory_id: id, limit: 50 })}`),
+  ]);
+  const result = h("div", { id: "outcome" }, flash ? outcomeBox(flash, true) : null);
+  flash = null;
+  const act = async (call) => {
+    try {
+      const answer = await call();
+      flash = `${answer.outcome}${answer.id ? ` ${answer.id}` : ""}${answer.reason ? ` (${answer.reason})` : ""}`;
+      const next = answer.id && answer.outcome === "created" ? `#/memory/${answer.id}` : location.hash;
+      if (next === location.hash) await route(next); else location.hash = next;
+    } catch (error) { result.replaceChildren(failure(error)); }
+  };
+  const current = record.valid_until === null && record.forget_reason === null;
+  const edit = h("textarea", { "aria-label": "new text" }, record.content);
+  const fields = h("dl", { class: "fields" }, Object.entries(record).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, Array.isArray(v) ? v.join(", ") : v === null ? "–" : String(v))]));
+  show(
+    h("p", {}, h("a", { href: "#/memories" }, "← Memories")),
+    h("h1", {}, "Memory ", h("span", { class: "muted" }, record.id)),
+    h("div", { class: "panel" }, h("div", { class: "memory" }, h("div", { class: "content", id: "memory-content" }, record.content))),
+    result,
+    current ? h("div", { class: "panel", style: "margin-top:12px" }, h("h2", {}, "Change it"), edit,
+      h("div", { class: "row", style: "margin-top:8px" },
+        h("button", { class: "primary", onclick: () => act(() => api("POST", `/v1/memories/${id}/supersede`, { content: edit.value })) }, "Supersede (keep the old version)"),
+        h("button", { onclick: () => act(() => api("PATCH", `/v1/memories/${id}`, { content: edit.value })) }, "Edit in place"),
+        h("button", { onclick: () => act(() => api("POST", `/v1/memories/${id}/feedback`, { used: true })) }, "Echo (it helped)"),
+        h("button", { onclick: () => act(() => api("POST", `/v1/memories/${id}/feedback`, { used: false })) }, "Fizzle (it did not)"),
+        h("button", { class: "danger", onclick: () => {
+          const reason = prompt("Forget this memory? Give a reason:", "no longer true");
+          if (reason) act(() => api("POST", `/v1/memories/${id}/forget`, { reason }));
+        } }, "Forget…"))) : h("p", { class: "muted" }, `This memory is ${record.forget_reason ? "forgotten" : "superseded"}.`),
+    h("div", { class: "grid", style: "margin-top:16px" },
+      h("div", { class: "panel" }, h("h2", {}, "Versions (newest first)"), h("div", { id: "chain" }, chain.map((r) => memoryRow(r)))),
+      h("div", { class: "panel" }, h("h2", {}, "Derived from / derives"),
+        record.derived_from.length ? h("p", {}, "From: ", record.derived_from.map((d) => h("a", { href: `#/memory/${d}` }, d.slice(-8), " "))) : h("p", { class: "muted" }, "Derived from nothing."),
+        derived.length ? h("div", {}, derived.map((r) => memoryRow(r))) : h("p", { class: "muted" }, "Nothing derives from it."),
+        h("h2", {}, "Entities"), record.entities.length ? h("p", {}, record.entities.map((e) => h("span", { class: "tag" }, e))) : h("p", { class: "muted" }, "None."))),
+    h("div", { class: "panel", style: "margin-top:16px" }, h("h2", {}, "Every field"), fields),
+    h("div", { class: "panel", style: "margin-top:16px" }, h("h2", {}, "Audit"),
+      h("table", {}, audit.map((e) => h("tr", {}, h("td", {}, when(e.at)), h("td", {}, e.action), h("td", {}, e.actor), h("td", { class: "muted" }, JSON.stringify(e.detail)))))));
+}
+
+async function briefing(query) {
+  const state = { left: query.get("left") || "salience", right: query.get("right") || "eidet", project: query.get("project") || "",
+    session: query.get("session") || "", budget: query.get("budget") || "", user: query.get("user") || "" };
+  const form = h("form", { class: "filters", onsubmit: (event) => { event.preventDefault(); location.hash = `#/briefing?${params(Object.fromEntries(new FormData(form)))}`; } },
+    h("label", {}, "Profile", h("select", { name: "left" }, PROFILES.map((p) => h("option", { value: p, selected: p === state.left }, p)))),
+    h("label", {}, "Beside", h("select", { name: "right" }, PROFILES.map((p) => h("option", { value: p, selected: p === state.right }, p)))),
+    h("label", {}, "Project", h("input", { name: "project", value: state.project })),
+    h("label", {}, "Session", h("input", { name: "session", value: state.session })),
+    h("label", {}, "Token budget", h("input", { name: "budget", value: state.budget, type: "number", min: 1, placeholder: "profile's" })),
+    session.admin ? h("label", {}, "User (admin)", h("input", { name: "user", value: state.user })) : null,
+    h("button", { class: "primary", type: "submit" }, "Preview"));
+  const side = async (profile) => {
+    const body = { profile };
+    if (state.project) body.project = state.project;
+    if (state.session) body.session_id = state.session;
+    if (state.budget) body.budget = Number(state.budget);
+    const b = await apiAs("POST", "/v1/briefing", body, state.user ? { "X-Salience-User": state.user } : {});
+    const kept = b.manifest.filter((e) => e.kept).length;
+    return h("div", { class: "panel briefing-side", "data-profile": profile }, h("h2", {}, `${profile}: ${b.tokens} tokens${b.overflow ? " (overflow)" : ""}`),
+      h("pre", { class: "briefing" }, b.text || "(empty: nothing would be injected)"),
+      h("h2", {}, `Manifest: ${kept} kept, ${b.manifest.length - kept} dropped`),
+      h("table", { class: "manifest" }, h("tr", {}, h("th", {}, "memory"), h("th", {}, "type"), h("th", {}, "score"), h("th", {}, "fate")),
+        b.manifest.map((e) => h("tr", {}, h("td", {}, h("a", { href: `#/memory/${e.id}` }, e.id.slice(-8))), h("td", {}, e.type), h("td", {}, num(e.score, 4)),
+          h("td", { class: e.kept ? "kept" : "dropped" }, e.kept ? `kept in ${e.section} (${e.tokens} tokens)` : `dropped: ${e.reason}`)))));
+  };
+  show(h("h1", {}, "Briefing preview"), form, h("p", { class: "muted" }, "Exactly the text that would be injected at session start."), h("div", { class: "columns" }, h("p", {}, "Loading…")));
+  try { main.querySelector(".columns").replaceChildren(...(await Promise.all([side(state.left), side(state.right)]))); }
+  catch (error) { main.querySelector(".columns").replaceChildren(failure(error)); }
+}
+
+async function graph(query) {
+  const state = { type: query.get("type") || "", project: query.get("project") || "", limit: query.get("limit") || "300" };
+  const form = h("form", { class: "filters", onsubmit: (event) => { event.preventDefault(); location.hash = `#/graph?${params(Object.fromEntries(new FormData(form)))}`; } },
+    h("label", {}, "Type", h("select", { name: "type" }, h("option", { value: "" }, "any"), TYPES.map((t) => h("option", { value: t, selected: t === state.type }, t)))),
+    h("label", {}, "Project", h("input", { name: "project", value: state.project })),
+    h("label", {}, "Node limit", h("input", { name: "limit", value: state.limit, type: "number", min: 1, max: 5000 })),
+    h("button", { class: "primary", type: "submit" }, "Draw"));
+  const canvas = h("canvas", { id: "graph", "aria-label": "knowledge graph", tabindex: 0 });
+  const info = h("p", { class: "muted", id: "graph-info" }, "Drag to pan, wheel to zoom, drag a node to move it, click a memory to open it.");
+  show(h("h1", {}, "Knowledge graph"), form,
+    h("div", { class: "legend" }, TYPES.map((t) => h("span", {}, h("span", { class: "dot", style: `background:${typeColor(t)}` }), t)),
+      h("span", {}, h("span", { class: "dot", style: "background:#9aa4ae" }), "entity")), canvas, info);
+  const data = await api("GET", `/v1/graph?${params({ ...state })}`);
+  drawGraph(canvas, data, info);
+}
+
+function drawGraph(canvas, data, info) {
+  const ratio = window.devicePixelRatio || 1;
+  const width = canvas.clientWidth, height = canvas.clientHeight;
+  canvas.width = width * ratio; canvas.height = height * ratio;
+  const ctx = canvas.getContext("2d");
+  const nodes = data.nodes.map((n, i) => ({ ...n, x: Math.cos(i) * (50 + i), y: Math.sin(i) * (50 + i), vx: 0, vy: 0 }));
+  const index = new Map(nodes.map((n) => [n.id, n]));
+  const edges = data.edges.map((e) => ({ ...e, a: index.get(e.source), b: index.get(e.target) })).filter((e) => e.a && e.b);
+  const radius = (n) => n.kind === "entity" ? 4 : 4 + 8 * (n.importance || 0);
+  const CELL = 120;  // repulsion reaches one cell around a node: a grid keeps it near-linear
+  const STEPS = 200;
+  for (let step = 0; step < STEPS; step += 1) {  // a force layout, cooled
+    const heat = 1 - step / STEPS;
+    const grid = new Map();
+    for (const n of nodes) {
+      const key = `${Math.floor(n.x / CELL)},${Math.floor(n.y / CELL)}`;
+      if (!grid.has(key)) grid.set(key, []);
+      grid.get(key).push(n);
+    }
+    for (const a of nodes) {
+      const cx = Math.floor(a.x / CELL), cy = Math.floor(a.y / CELL);
+      for (let gx = cx - 1; gx <= cx + 1; gx += 1) {
+        for (let gy = cy - 1; gy <= cy + 1; gy += 1) {
+          for (const b of grid.get(`${gx},${gy}`) || []) {
+            if (a === b) continue;
+            const dx = a.x - b.x, dy = a.y - b.y, d2 = dx * dx + dy * dy + 0.01;
+            if (d2 > CELL * CELL) continue;
+            const force = 200 / d2;  // each pair is met from both sides
+            a.vx += dx * force; a.vy += dy * force;
+          }
+        }
+      }
+    }
+    for (const e of edges) {
+      const dx = e.b.x - e.a.x, dy = e.b.y - e.a.y;
+      e.a.vx += dx * 0.02; e.a.vy += dy * 0.02; e.b.vx -= dx * 0.02; e.b.vy -= dy * 0.02;
+    }
+    for (const n of nodes) { n.vx -= n.x * 0.002; n.vy -= n.y * 0.002; n.x += n.vx * heat; n.y += n.vy * heat; n.vx *= 0.5; n.vy *= 0.5; }
+  }
+  const view = { x: width / 2, y: height / 2, k: 1 };
+  const toScreen = (n) => [view.x + n.x * view.k, view.y + n.y * view.k];
+  function paint() {
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    ctx.lineWidth = 1;
+    for (const e of edges) {
+      const [x1, y1] = toScreen(e.a), [x2, y2] = toScreen(e.b);
+      ctx.strokeStyle = e.relation === "mentions" ? "rgba(120,130,140,.25)" : e.relation === "supersedes" ? "rgba(191,87,0,.8)" : "rgba(130,80,223,.8)";
+      ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke();
+    }
+    for (const n of nodes) {
+      const [x, y] = toScreen(n);
+      ctx.globalAlpha = n.kind === "entity" ? 0.8 : 0.35 + 0.65 * (n.confidence === null ? 1 : n.confidence);
+      ctx.fillStyle = n.kind === "entity" ? "#9aa4ae" : typeColor(n.type);
+      ctx.beginPath(); ctx.arc(x, y, radius(n) * Math.sqrt(view.k), 0, Math.PI * 2); ctx.fill();
+    }
+    ctx.globalAlpha = 1;
+    if (nodes.length <= 80 || view.k >= 2) {  // labels while they stay readable
+      ctx.fillStyle = "#1f2328"; ctx.font = "11px system-ui, sans-serif";
+      for (const n of nodes) {
+        const [x, y] = toScreen(n);
+        if (x < -50 || y < 0 || x > width || y > height) continue;
+        const label = n.label.length > 32 ? `${n.label.slice(0, 31)}…` : n.label;
+        ctx.fillText(label, x + radius(n) * Math.sqrt(view.k) + 3, y + 4);
+      }
+    }
+  }
+  const hit = (mx, my) => nodes.find((n) => { const [x, y] = toScreen(n); return (x - mx) ** 2 + (y - my) ** 2 <= (radius(n) * Math.sqrt(view.k) + 3) ** 2; });
+  let drag = null, moved = false;
+  canvas.onpointerdown = (event) => { const n = hit(event.offsetX, event.offsetY); drag = { n, x: event.offsetX, y: event.offsetY }; moved = false; canvas.setPointerCapture(event.pointerId); };
+  canvas.onpointermove = (event) => {
+    if (!drag) { const n = hit(event.offsetX, event.offsetY); info.textContent = n ? `${n.kind === "entity" ? "entity" : n.type}: ${n.label}` : info.textContent; return; }
+    const dx = event.offsetX - drag.x, dy = event.offsetY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 2) moved = true;
+    if (drag.n) { drag.n.x += dx / view.k; drag.n.y += dy / view.k; } else { view.x += dx; view.y += dy; }
+    drag.x = event.offsetX; drag.y = event.offsetY; paint();
+  };
+  canvas.onpointerup = () => { if (drag && drag.n && !moved && drag.n.kind === "memory") location.hash = `#/memory/${drag.n.id}`; drag = null; };
+  canvas.onwheel = (event) => {
+    event.preventDefault();
+    const k = Math.min(8, Math.max(0.1, view.k * (event.deltaY < 0 ? 1.15 : 1 / 1.15)));
+    view.x = event.offsetX - ((event.offsetX - view.x) * k) / view.k; view.y = event.offsetY - ((event.offsetY - view.y) * k) / view.k; view.k = k; paint();
+  };
+  canvas.graphNodes = () => nodes.map((n) => ({ id: n.id, kind: n.kind, xy: toScreen(n) }));  // for tests and tools
+  paint();
+  info.textContent = `${nodes.filter((n) => n.kind === "memory").length} memories, ${nodes.filter((n) => n.kind === "entity").length} entities, ${edges.length} links. Drag to pan, wheel to zoom, click a memory to open it.`;
+}
+
+function login() {
+  const key = h("input", { type: "password", name: "key", autocomplete: "off", "aria-label": "API key", size: 40 });
+  const note = h("div", {});
+  show(h("div", { class: "panel login" }, h("h1", {}, "Sign in"), h("p", { class: "muted" }, "This server needs an API key (salience keys create --user NAME). It is kept in an HttpOnly cookie."),
+    h("form", { onsubmit: async (event) => {
+      event.preventDefault();
+      try { await api("POST", "/ui/login", { key: key.value }); await start(); } catch (error) { note.replaceChildren(failure(error)); }
+    } }, key, " ", h("button", { class: "primary", type: "submit" }, "Sign in")), note));
+}
+
+// ---- routing ----------------------------------------------------------------------------------
+
+async function route(hash, force) {
+  const target = (hash || location.hash || "#/").slice(1);
+  if (force && location.hash !== `#${target}`) { location.hash = `#${target}`; return; }
+  const [path, search] = target.split("?");
+  const query = new URLSearchParams(search || "");
+  const page = path.split("/")[1] || "";
+  document.querySelectorAll("nav a").forEach((a) => a.classList.toggle("active", a.dataset.page === (page || "dashboard")));
+  const started = performance.now();
+  try {
+    if (!session.authenticated) return login();
+    if (page === "memories") await memories(query);
+    else if (page === "memory") await memory(decodeURIComponent(path.split("/")[2] || ""));
+    else if (page === "briefing") await briefing(query);
+    else if (page === "graph") await graph(query);
+    else await dashboard();
+    document.body.dataset.painted = String(Math.round(performance.now() - started));
+  } catch (error) {
+    if (error.status === 401) { session = { authenticated: false }; return login(); }
+    show(failure(error));
+  }
+}
+
+async function start() {
+  session = await api("GET", "/ui/session");
+  const who = document.getElementById("who");
+  const rights = `${session.admin ? " (admin)" : ""}${session.read_only ? " (read-only)" : ""}`;
+  who.replaceChildren(session.authenticated ? `${session.local ? "local mode, user" : "signed in as"} ${session.user}${rights}` : "");
+  if (session.authenticated && !session.local) {
+    who.append(" ", h("button", { onclick: async () => { await api("POST", "/ui/logout"); await start(); } }, "Sign out"));
+  }
+  await route();
+}
+
+window.addEventListener("hashchange", () => route());
+start();
