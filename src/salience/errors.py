@@ -52,7 +52,8 @@ class NotFoundError(SalienceError, LookupError):
     """No memory has the given id."""
 
     def __init__(self, memory_id: str) -> None:
-        super().__init__(f"no memory with id {memory_id!r}")
+        shown = memory_id if len(memory_id) <= 80 else memory_id[:79] + "…"
+        super().__init__(f"no memory with id {shown!r}")
         self.memory_id = memory_id
 
 

@@ -22,6 +22,16 @@ from salience import __version__
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+MAX_ERROR = 400
+
+
+def one_line(message: str) -> str:
+    """An error message as one line of at most :data:`MAX_ERROR` characters (a message may
+    quote an argument, and an argument may be huge)."""
+    text = " ".join(message.split())
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
+
+
 class UserError(click.ClickException):
     """A user-facing error: printed as one line, exit code 1."""
 
@@ -30,7 +40,23 @@ class UserError(click.ClickException):
     def show(self, file: Any = None) -> None:
         from salience.cli.render import say
 
-        say(f"error: {self.format_message()}", err=True)
+        say(f"error: {one_line(self.format_message())}", err=True)
+
+
+class OneLineUsageError(click.ClickException):
+    """A usage error (bad option, missing argument) as one line on stderr, exit code 2."""
+
+    exit_code = 2
+
+    def __init__(self, error: click.UsageError) -> None:
+        super().__init__(error.format_message())
+        command = error.ctx.command_path if error.ctx is not None else "salience"
+        self.hint = f"see '{command} --help'"
+
+    def show(self, file: Any = None) -> None:
+        from salience.cli.render import say
+
+        say(f"error: {one_line(self.format_message())} ({self.hint})", err=True)
 
 
 class SalienceGroup(click.Group):
@@ -41,14 +67,27 @@ class SalienceGroup(click.Group):
 
         try:
             result = super().invoke(ctx)
+        except click.UsageError as exc:  # one line, like every other error
+            _discard_new_store(ctx)
+            raise OneLineUsageError(exc) from None
         except SalienceError as exc:
             _discard_new_store(ctx)
             raise UserError(str(exc)) from None
+        except UnicodeError:  # an argument that is not valid text (undecodable bytes)
+            _discard_new_store(ctx)
+            raise UserError("an argument is not valid text (undecodable bytes?)") from None
+        except ValueError as exc:  # e.g. a path holding a NUL byte, refused by the OS layer
+            _discard_new_store(ctx)
+            raise UserError(f"an argument cannot be used: {_first_words(exc)}") from None
         except BrokenPipeError:
             # The reader went away (e.g. `| head`); silence the interpreter's own complaint.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(0)
+        except OSError as exc:  # e.g. a file name too long for the file system
+            _discard_new_store(ctx)
+            why = exc.strerror or type(exc).__name__
+            raise UserError(f"a file cannot be used: {why}") from None
         except SystemExit as exc:
             if exc.code:
                 _discard_new_store(ctx)
@@ -63,6 +102,12 @@ class SalienceGroup(click.Group):
 
 
 _NEW_STORE = "salience.new_store"
+
+
+def _first_words(exc: Exception) -> str:
+    """An error's own message, cut short: it must not repeat a huge argument."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 def _announce_new_store(ctx: click.Context) -> None:
@@ -259,7 +304,13 @@ def read_text(value: str) -> str:
     """The argument itself, or standard input when it is ``-`` (one final newline dropped)."""
     if value != "-":
         return value
-    text = sys.stdin.read()
+    raw = sys.stdin.buffer.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(
+            f"standard input is not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+        ) from None
     if text.endswith("\r\n"):
         return text[:-2]
     return text.removesuffix("\n")

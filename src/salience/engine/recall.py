@@ -25,6 +25,7 @@ from salience.profiles.base import RecallPlan
 from salience.search.fusion import LEXICAL, Candidate, fuse, rank_candidates, spread_context
 from salience.sharing.layers import Layer
 from salience.stores.base import MemoryFilter
+from salience.write.records import check_unicode
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
@@ -58,6 +59,7 @@ class Recall(EngineCore):
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty", field="query")
+        check_unicode(query, "query")
         if limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
         types, types_exclude = tuple(types), tuple(types_exclude)

@@ -47,7 +47,8 @@ def validate_content(content: object, max_bytes: int) -> str:
         raise InvalidInputError("content must be text", field="content")
     if not content.strip():
         raise InvalidInputError("content is empty", field="content")
-    size = len(content.encode("utf-8", errors="surrogatepass"))
+    check_unicode(content, "content")
+    size = len(content.encode("utf-8"))
     if size > max_bytes:
         raise InvalidInputError(
             f"content is {size} bytes, over the limit of {max_bytes} "
@@ -55,6 +56,17 @@ def validate_content(content: object, max_bytes: int) -> str:
             field="content",
         )
     return content
+
+
+def check_unicode(text: str, name: str) -> None:
+    """Refuse text that is not valid Unicode (a lone surrogate, e.g. undecodable bytes)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"{name} is not valid text: an undecodable character at position {exc.start}",
+            field=name,
+        ) from None
 
 
 def validate_unit(value: object, name: str) -> float:
@@ -102,6 +114,7 @@ def _short_text(value: object, name: str, *, optional: bool) -> str | None:
         raise InvalidInputError(
             f"{name} must be one line of at most {MAX_SHORT_TEXT} characters", field=name
         )
+    check_unicode(text, name)
     return text
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from salience.errors import (
+    InvalidInputError,
     NotASalienceDatabaseError,
     SchemaTooNewError,
     StoreBusyError,
@@ -261,6 +262,10 @@ class _Errors:
     ) -> None:
         if isinstance(exc, sqlite3.Error):
             raise self._store._translate(exc) from None
+        if isinstance(exc, UnicodeEncodeError):  # text SQLite cannot store: a lone surrogate
+            raise InvalidInputError(
+                "a text given is not valid Unicode (undecodable bytes?)", field=None
+            ) from None
 
 
 class _Transaction:
