@@ -55,11 +55,15 @@ def test_a_finding_names_kind_and_position_but_never_the_secret() -> None:
     assert "a1B2" not in message
 
 
+KEY_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
+
+
 def test_private_key_kinds() -> None:
     for kind in ("RSA ", "EC ", "DSA ", "OPENSSH ", "ENCRYPTED ", "", "PGP "):
         block = "BLOCK" if kind == "PGP " else ""
         header = f"-----BEGIN {kind}PRIVATE KEY{' ' + block if block else ''}-----"
-        assert [f.kind for f in scan(header)] == ["private key"], header
+        assert [f.kind for f in scan(f"{header}\n{KEY_BODY}\n")] == ["private key"], header
+        assert scan(header) == [], header  # a header alone is words about a key
 
 
 def test_credentials_in_urls_but_not_plain_urls() -> None:
@@ -100,7 +104,7 @@ planted = st.sampled_from(
         "ghp_" + "Ab1" * 12,
         "xoxb-2048-1234567890-abcdefABCDEF",
         "sk-proj-" + "Xy7" * 10,
-        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n" + KEY_BODY,
         "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
         "mysql://root:hunter2@10.0.0.5/db",
     ]

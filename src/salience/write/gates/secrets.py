@@ -23,7 +23,11 @@ _END = r"(?![A-Za-z0-9_-])"  # a token ends where its alphabet ends (\\b fails a
 
 # kind -> pattern. Patterns are matched case-sensitively unless they say (?i:...).
 _FORMATS: dict[str, str] = {
-    "private key": r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+    # A header alone is words about a key; a key has a body (after optional PEM headers).
+    "private key": (
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----\s*(?:[A-Za-z-]+: [^\n]*\n\s*)*"
+        r"[A-Za-z0-9+/=]{32,}"
+    ),
     "AWS access key": r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b",
     "AWS secret key": (
         r"(?i:aws_?secret_?(?:access_?)?key)\s*[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}"
@@ -37,8 +41,17 @@ _FORMATS: dict[str, str] = {
     "Telegram bot token": r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}" + _END,
     "Azure storage key": r"(?i:AccountKey)\s*=\s*[^;\s\"']{4,}",
     "Azure SAS token": r"[?&]sig=[A-Za-z0-9%/+]{30,}",
-    "password in URL": r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]{1,128}:[^\s/@\"'<>]{1,128}@[^\s/@]",
-    "password in connection string": r"(?i:\b(?:password|pwd))\s*=\s*[^;\s\"']{3,}",
+    "password in URL": (
+        r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]{0,128}:(?P<value>[^\s/@\"'<>]{1,128})@[^\s/@]"
+    ),
+    "DSN with a key": r"\bhttps?://[0-9a-f]{32}(?::[0-9a-f]{32})?@[A-Za-z0-9.-]+",
+    "password in connection string": (r"(?i:\b(?:password|pwd))\s*=\s*(?P<value>[^;\s\"']{3,})"),
+    # A 32-64 hex digit value right after words that name a credential: vendors whose tokens
+    # have no prefix of their own are recognisable only by what is said around them.
+    "token named in the text": (
+        r"(?i:\b(?:api[ _-]?key|auth[ _-]?token|access[ _-]?(?:key|token)|token|secret"
+        r"|password)\b)[^\n]{0,24}?\b(?P<value>[0-9a-f]{32,64}|[0-9A-F]{32,64})\b"
+    ),
     "JWT": r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
     "Anthropic API key": r"\bsk-ant-[a-z]{3,6}\d{2}-[A-Za-z0-9_-]{20,}",
     "OpenAI API key": r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
@@ -85,6 +98,8 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "Azure storage key": ("accountkey",),
     "Azure SAS token": ("sig=",),
     "password in URL": ("://",),
+    "DSN with a key": ("://",),
+    "token named in the text": ("token", "key", "secret", "password"),
     "password in connection string": ("password", "pwd"),
     "JWT": ("eyJ",),
     "Anthropic API key": ("sk-ant-",),
@@ -128,20 +143,73 @@ ASSIGNMENT = "secret assignment"
 _ASSIGNMENT_NEEDLES = ("secret", "key", "token", "passw", "auth")
 _ASSIGNMENT = re.compile(
     r"(?i:secret|api_?key|apikey|access_?key|auth_?token|access_?token|private_?key|password"
-    r"|passwd|client_?secret|token)[A-Za-z0-9_.-]*[\"']?\s*(?P<sep>[:=])\s*[\"']?"
+    r"|passwd|client_?secret|token)[A-Za-z0-9_.-]*[\"']?[ \t]*(?P<sep>[:=])[ \t]*[\"']?"
     r"(?!\$\{|\$\(|<|\{\{|\*\*\*|os\.environ|process\.env)"
     r"(?P<value>[A-Za-z0-9/+=_.\-!@#$%^&*]{8,})"
 )
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 # A value of lowercase words after "key:" is prose ("token: refresh-rotation"), not a secret.
-_PROSE_VALUES = re.compile(r"^[a-z]+(?:[-_][a-z]+)*$")
+_PROSE_VALUES = re.compile(r"^[A-Za-z]+(?:[-_][A-Za-z]+)*$")
 
 _TOKEN = re.compile(r"[A-Za-z0-9+/_=-]{20,}")
+# Public material: random-looking, but not a secret. Tokens inside it are not judged.
+_PUBLIC = re.compile(
+    r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)"
+    r" AAAA[A-Za-z0-9+/=]+"
+    r"|-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|X509 CRL"
+    r"|CERTIFICATE REQUEST)-----.*?(?:-----END [A-Z0-9 ]+-----|\Z)",
+    re.S,
+)
+_PUBLIC_NEEDLES = ("ssh-", "ecdsa-", "-----BEGIN")
+# Values that stand in for a secret in examples and docs: not secrets.
+_PLACEHOLDERS = frozenset(
+    "password passwd pass pwd secret secrets changeme change_me changeit example placeholder "
+    "redacted hidden none null nil undefined empty test testing dummy sample foo bar baz "
+    "admin root user username mypassword yourpassword your_password my_password "
+    "supersecret letmein qwerty 123456 12345678 password123 token apikey api_key".split()
+)
+_WORDISH = re.compile(r"[a-z_]+(?:\.[a-z_]+)*")  # a variable or attribute name
+_CODE_VALUE = re.compile(r"[A-Za-z_$][A-Za-z_]*(?:[.-][A-Za-z_]+)+|[a-z]+[A-Z][A-Za-z]*")
+_WORD_CHUNK = re.compile(r"[A-Z]?[a-z]{3,}")
+_BITCOIN = re.compile(r"[13][a-km-zA-HJ-NP-Z1-9]{25,34}|bc1[a-z0-9]{25,60}")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s<>\"')\]]+")
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether a value that sits where a secret goes only stands in for one."""
+    v = value.strip("\"'`;,.()[]{}").lower()
+    if not v or v in _PLACEHOLDERS or len(set(v)) <= 2:
+        return True  # (xxxx, ****, 0000)
+    if v.startswith(("<", "$", "{{", "%(", "your", "my-", "my_", "xxx", "***", "...")):
+        return True  # <db_password>, ${TOKEN}, {{ secret }}, your-api-key
+    return bool(
+        _WORDISH.fullmatch(v) and any(w in v for w in ("pass", "secret", "key", "token", "pwd"))
+    )  # this.password = password; pass = self.password
+
+
+def _is_code(text: str, value: str, end: int) -> bool:
+    """Whether an assigned value is an expression, not a literal: a call, an attribute, an
+    index, a concatenation (accessToken = response["access_token"], ConvertTo-SecureString)."""
+    after = text[end : end + 1]
+    if value.startswith("+") or "(" in value or "[" in value or (after and after in "([."):
+        return True
+    return bool(_CODE_VALUE.fullmatch(value))
+
+
+def _wordy(token: str) -> bool:
+    """Whether a token is mostly words (an identifier, a file name), however mixed its case:
+    S3OperationException, 2023-07-15_Beach_Sunset_1.jpg."""
+    letters = sum(c.isalpha() for c in token)
+    covered = sum(len(m.group()) for m in _WORD_CHUNK.finditer(token))
+    return letters > 0 and covered >= 0.6 * letters
+
+
 _HEX = re.compile(r"^[0-9a-fA-F-]+$")
 _IDENTIFIER = re.compile(r"^[A-Za-z]+(?:[_-][A-Za-z]+)*\d{0,4}$")  # no nested ambiguity
 _DIGEST_PREFIX = re.compile(r"^(?:sha(?:1|224|256|384|512)|md5)[-:]")
 _BASE64_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"\x1f\x8b", b"PK\x03\x04", b"%PDF", b"RIFF")
 HIGH_ENTROPY = "high-entropy string"
+NAMED_IN_TEXT = "token named in the text"
 
 
 @dataclass(frozen=True)
@@ -191,7 +259,13 @@ def _decodes_to_data(token: str) -> bool:
 
 def looks_random(token: str) -> bool:
     """Whether a 20+ character token is a likely credential by its randomness alone."""
-    if len(token) > 128 or _HEX.match(token) or _IDENTIFIER.match(token):
+    if (
+        len(token) > 128
+        or _HEX.match(token)
+        or _IDENTIFIER.match(token)
+        or _wordy(token)
+        or _BITCOIN.fullmatch(token)  # a Bitcoin address: public, meant to be shared
+    ):
         return False
     if _DIGEST_PREFIX.match(token):
         return False  # a content digest (sha256-..., as in subresource integrity)
@@ -217,7 +291,20 @@ def _format_matches(text: str, lowered: str) -> list[tuple[int, int, str]]:
             kinds.add(kind)
     spans: list[tuple[int, int, str]] = []
     for kind in kinds:
-        spans.extend((m.start(), m.end(), kind) for m in _RULES[kind].finditer(text))
+        for m in _RULES[kind].finditer(text):
+            value = m.groupdict().get("value")
+            if value is not None and is_placeholder(value):
+                continue
+            if (
+                kind == "password in connection string"
+                and value is not None
+                and _is_code(text, value, m.end())
+            ):
+                continue  # password = request.form['password']: code, not a literal
+            if kind == NAMED_IN_TEXT:  # the value is the secret: a named format inside it wins
+                spans.append((m.start("value"), m.end("value"), kind))
+            else:
+                spans.append((m.start(), m.end(), kind))
     return spans
 
 
@@ -225,8 +312,21 @@ def _assignment_matches(text: str, lowered: str) -> list[tuple[int, int, str]]:
     if not any(needle in lowered for needle in _ASSIGNMENT_NEEDLES):
         return []
     spans = []
-    for m in _ASSIGNMENT.finditer(text):
-        if m.group("sep") == ":" and _PROSE_VALUES.match(m.group("value")):
+    position = 0
+    while (m := _ASSIGNMENT.search(text, position)) is not None:
+        value = m.group("value")
+        position = m.end()
+        if m.group("sep") == ":" and _PROSE_VALUES.match(value.strip("*_`")):
+            continue  # "Secrets: Unlocking ...", "token: refresh-rotation": words, not a value
+        if (
+            is_placeholder(value)
+            or value.startswith(("/", "~/", "./", "../"))
+            or _is_code(text, value, m.end())
+            or (len(value) >= 24 and _decodes_to_data(value))  # base64 of text, not a key
+        ):
+            # a stand-in, or a path (private_key_file=/home/...): look again inside it
+            # (TOKEN_NAME='JWT_SECRET: ...' names its secret after a name)
+            position = m.start("value")
             continue
         start = m.start()
         while start > 0 and text[start - 1] in _NAME_CHARS:
@@ -248,8 +348,19 @@ def scan(text: str) -> list[SecretFinding]:
         limit = len(text) if line_end < 0 else line_end
         if not any(start <= a < limit or a <= start < b for a, b, _ in spans):
             spans.append((start, end, kind))
+    public = (
+        [(m.start(), m.end()) for m in _PUBLIC.finditer(text)]
+        if any(needle in text for needle in _PUBLIC_NEEDLES)
+        else []
+    )
+    if "://" in text:  # entropy alone never decides inside a URL (share links, ids in paths)
+        public += [(m.start(), m.end()) for m in _URL.finditer(text)]
     for m in _TOKEN.finditer(text):
-        if not any(a <= m.start() < b for a, b, _ in spans) and looks_random(m.group().strip("=")):
+        if any(a <= m.start() < b for a, b, _ in spans) or any(
+            a <= m.start() < b for a, b in public
+        ):
+            continue
+        if looks_random(m.group().strip("=")):
             spans.append((m.start(), m.end(), HIGH_ENTROPY))
     return [_finding(text, kind, start) for start, _, kind in sorted(spans)]
 
