@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from salience.briefing.columns import Columns, one_line
 from salience.lazy import lazy_module
@@ -102,6 +102,33 @@ class Briefing:
     def kept_ids(self) -> list[str]:
         """Ids of the memories shown, in order of appearance."""
         return [i for s in self.sections for i in s.ids]
+
+
+def briefing_dict(briefing: Briefing, *, as_of: str) -> dict[str, Any]:
+    """``briefing`` as plain data (text, sections, manifest), its time written as ``as_of``."""
+    return {
+        "profile": briefing.profile,
+        "as_of": as_of,
+        "text": briefing.text,
+        "tokens": briefing.tokens,
+        "overflow": briefing.overflow,
+        "sections": [
+            {"title": s.title, "lines": list(s.lines), "ids": list(s.ids)}
+            for s in briefing.sections
+        ],
+        "manifest": [
+            {
+                "id": e.id,
+                "type": e.type,
+                "kept": e.kept,
+                "score": e.score,
+                "tokens": e.tokens,
+                "section": e.section,
+                "reason": e.reason,
+            }
+            for e in briefing.manifest
+        ],
+    }
 
 
 class Candidates:

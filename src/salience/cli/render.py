@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from salience.briefing.policies import Briefing
+from salience.briefing.policies import Briefing, briefing_dict
 from salience.clock import format_time
 from salience.models import Hit, ImportResult, MemoryRecord, Stats, WriteResult
 from salience.write.records import to_json_dict
@@ -251,29 +251,7 @@ def ranked_table(ranked: Sequence[tuple[MemoryRecord, Any]], *, explain: bool) -
 
 def briefing_json(briefing: Briefing) -> dict[str, Any]:
     """The briefing's text, sections and manifest."""
-    return {
-        "profile": briefing.profile,
-        "as_of": format_time(briefing.as_of),
-        "text": briefing.text,
-        "tokens": briefing.tokens,
-        "overflow": briefing.overflow,
-        "sections": [
-            {"title": s.title, "lines": list(s.lines), "ids": list(s.ids)}
-            for s in briefing.sections
-        ],
-        "manifest": [
-            {
-                "id": e.id,
-                "type": e.type,
-                "kept": e.kept,
-                "score": e.score,
-                "tokens": e.tokens,
-                "section": e.section,
-                "reason": e.reason,
-            }
-            for e in briefing.manifest
-        ],
-    }
+    return briefing_dict(briefing, as_of=format_time(briefing.as_of))
 
 
 def empty_briefing_hint(briefing: Briefing, project: str | None) -> str:

@@ -6,6 +6,7 @@ after the write gates). The API key goes in a header and never into a message or
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +24,7 @@ def post_json(url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
     return net.post_json(url, body, headers, error=EmbedderError)
 
 
-class _HTTPEmbedder:
+class _HTTPEmbedder(ABC):
     kind = ""
 
     def __init__(self, url: str, model: str) -> None:
@@ -45,8 +46,9 @@ class _HTTPEmbedder:
     def identity(self) -> str:
         return f"{self.kind}:{self._model}"
 
+    @abstractmethod
     def _request(self, texts: list[str]) -> list[list[float]]:
-        raise NotImplementedError
+        """One batch of texts to one vector each; each endpoint speaks its own shape."""
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         rows: list[list[float]] = []

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from salience.briefing.policies import Briefing
+from salience.briefing.policies import Briefing, briefing_dict
 from salience.models import Hit, MemoryRecord, WriteResult
 from salience.write.records import to_json_dict
 
@@ -283,26 +283,4 @@ def ranked_out(record: MemoryRecord, score: Any) -> dict[str, Any]:
 
 def briefing_out(briefing: Briefing) -> dict[str, Any]:
     """A :class:`Briefing` as :class:`BriefingOut` data."""
-    return {
-        "profile": briefing.profile,
-        "as_of": briefing.as_of.isoformat(),
-        "text": briefing.text,
-        "tokens": briefing.tokens,
-        "overflow": briefing.overflow,
-        "sections": [
-            {"title": s.title, "lines": list(s.lines), "ids": list(s.ids)}
-            for s in briefing.sections
-        ],
-        "manifest": [
-            {
-                "id": e.id,
-                "type": e.type,
-                "kept": e.kept,
-                "score": e.score,
-                "tokens": e.tokens,
-                "section": e.section,
-                "reason": e.reason,
-            }
-            for e in briefing.manifest
-        ],
-    }
+    return briefing_dict(briefing, as_of=briefing.as_of.isoformat())
