@@ -9,6 +9,7 @@ including those inside functions and under ``TYPE_CHECKING``: a dependency is a 
 from __future__ import annotations
 
 import ast
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,31 @@ def test_the_import_check_sees_an_upward_import(tmp_path: Path) -> None:
     found = {_resolve(name, _modules()) for name in imported(probe, "salience.search.probe")}
     assert found == {"salience.engine.memory", "salience.engine.core"}
     assert _rank(_room("salience.search.probe")) < _rank(_room("salience.engine.core"))
+
+
+ROOT_ENTRIES = {
+    ".ci",
+    ".gitignore",
+    "CHANGELOG.md",
+    "Makefile",
+    "README.md",
+    "bench",
+    "docs",
+    "pyproject.toml",
+    "scripts",
+    "src",
+    "tests",
+}
+
+
+def test_the_checkout_holds_only_the_project() -> None:
+    # A test that writes into the working directory once left a store and an export at the
+    # top of the repository, and they were committed; nothing but the project may be there.
+    root = SRC.parent.parent
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=False
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    top = {line.split("/", 1)[0] for line in listed.stdout.splitlines()}
+    assert top <= ROOT_ENTRIES, sorted(top - ROOT_ENTRIES)

@@ -68,9 +68,16 @@ CASES = list(_cases())
 
 @pytest.mark.parametrize(("case", "args", "stdin"), CASES, ids=[c[0] for c in CASES])
 def test_hostile_input_is_one_line_and_no_traceback(
-    tmp_path: Path, case: str, args: list[str], stdin: bytes | None
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    case: str,
+    args: list[str],
+    stdin: bytes | None,
 ) -> None:
     runner = CliRunner(env={"SALIENCE_EMBEDDER": "none", "SALIENCE_HOME": str(tmp_path / "home")})
+    # Commands that write a file named by their argument (export, pack) must write it here,
+    # never into the checkout the tests run from.
+    monkeypatch.chdir(tmp_path)
     runner.invoke(cli, ["remember", "a store with one memory in it"])
     result: Result = runner.invoke(cli, args, input=stdin)
     assert result.exception is None or isinstance(result.exception, SystemExit), (
