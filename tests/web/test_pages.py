@@ -38,6 +38,9 @@ def test_search_shows_each_hits_explanation(page: Any, seeded: str) -> None:
     assert first.locator(".bars .bar").count() >= 1
     shot(page, "memories-search")
     page.get_by_label("profile").select_option("aide")
+    # The first search's explanations are still on the page: remove them, so that the wait
+    # below sees only what the aide search renders.
+    page.evaluate("document.querySelectorAll('.explain').forEach(e => e.remove())")
     page.get_by_role("button", name="Show").click()
     page.wait_for_function("location.hash.includes('profile=aide')")
     page.wait_for_selector(".explain")

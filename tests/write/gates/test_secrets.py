@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from salience.write.gates.secrets import first_secret, looks_random, scan, shannon_entropy
+from salience.write.gates.lookalikes import looks_random, shannon_entropy
+from salience.write.gates.secrets import first_secret, scan
 
 BLOCKED = [
     "My key is AKIAIOSFODNN7EXAMPLE",
