@@ -10,6 +10,7 @@ import pytest
 
 from salience import Config, Memory
 from tests.embedder import WordHashEmbedder
+from tests.postgres import Server
 
 T0 = datetime(2026, 4, 20, 12, 0, 0, tzinfo=UTC)
 
@@ -61,3 +62,47 @@ def memory(config: Config, clock: FakeClock, embedder: WordHashEmbedder) -> Iter
     """An engine on a fresh store, with the deterministic test embedder."""
     with Memory.open(config=config, clock=clock, embedder=embedder) as engine:
         yield engine
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Server]:
+    """A real PostgreSQL with pgvector for this test session (tests/postgres.py)."""
+    server = Server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: Server) -> Iterator[str]:
+    """A store URL on the test server, in a schema of its own."""
+    with postgres_server.schema() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which store a contract test runs on: both, one after the other."""
+    return str(request.param)
+
+
+@pytest.fixture
+def store_url(backend: str, request: pytest.FixtureRequest) -> str:
+    """The store of this backend: "" (the home's SQLite file) or a PostgreSQL URL."""
+    if backend == "sqlite":
+        return ""
+    return str(request.getfixturevalue("postgres_url"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked ``sqlite_only`` runs on SQLite alone (it is about SQLite itself)."""
+    kept, dropped = [], []
+    for item in items:
+        param = getattr(item, "callspec", None)
+        backend = param.params.get("backend") if param is not None else None
+        if backend == "postgres" and item.get_closest_marker("sqlite_only"):
+            dropped.append(item)
+        else:
+            kept.append(item)
+    items[:] = kept
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)

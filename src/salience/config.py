@@ -107,6 +107,17 @@ class Config:
             "parse": lambda raw, name: Path(str(raw)).expanduser(),
         },
     )
+    store_url: str = field(
+        default="",
+        repr=False,  # a PostgreSQL URL may hold a password
+        metadata={
+            "env": "SALIENCE_STORE_URL",
+            "help": "The store: a SQLite file, directory or sqlite:///path, or "
+            "postgresql://user@host/db (pip install 'salience[postgres]'); default "
+            "salience.db in the home directory.",
+            "parse": _text,
+        },
+    )
     profile: str = _setting(
         "salience", "SALIENCE_PROFILE", "Default scoring profile for every command.", _text
     )

@@ -60,8 +60,8 @@ class Spy:
 
 
 @pytest.fixture
-def engine(home: Path, clock: FakeClock) -> Any:
-    with Memory.open(config=Config(home=home, signal_gate=False), clock=clock, embedder=None) as m:
+def engine(config: Config, clock: FakeClock) -> Any:
+    with Memory.open(config=config, clock=clock, embedder=None) as m:
         yield m
 
 
@@ -90,11 +90,11 @@ def test_every_kind_of_write_is_caught_up_without_a_whole_read(
     assert bobs == fresh(engine.store, "bob")  # type: ignore[arg-type]
 
 
-def test_another_process_writes_are_caught_up(home: Path, engine: Memory) -> None:
+def test_another_process_writes_are_caught_up(config: Config, engine: Memory) -> None:
     first = engine.remember("written here first").id
     snapshot = ColumnSnapshot(engine.store, Vocabularies())
     assert len(snapshot.view("default")) == 1
-    with Memory.open(config=Config(home=home, signal_gate=False), embedder=None) as other:
+    with Memory.open(config=config, embedder=None) as other:
         other.remember("written by another process")
         other.update(first, importance=0.1)
     view = snapshot.view("default")
@@ -114,6 +114,7 @@ def test_a_reused_row_number_is_read_as_the_new_row(engine: Memory) -> None:
     assert len(snapshot.view("default")) == 2
 
 
+@pytest.mark.sqlite_only
 def test_a_pruned_change_log_means_a_whole_read(
     engine: Memory, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,21 +5,18 @@ from __future__ import annotations
 import io
 import json
 import logging
-import sqlite3
 
 import pytest
 
 from salience import ImportFormatError, Memory, Outcome
+from tests.both_stores import stored_bytes
 
 SECRET = "ghp_" + "Zx9" * 12
 SECRET_TEXT = f"The deploy bot uses {SECRET} to push tags"
 
 
 def _db_bytes(memory: Memory) -> bytes:
-    conn = sqlite3.connect(memory.store.location)
-    rows = conn.execute("SELECT * FROM memories").fetchall()
-    fts = conn.execute("SELECT * FROM memory_fts").fetchall()
-    return repr((rows, fts)).encode()
+    return stored_bytes(memory)
 
 
 def test_remember_rejects_a_secret_and_never_stores_or_repeats_it(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -58,8 +59,8 @@ def test_the_default_user_is_the_same_everywhere(memory: Memory) -> None:
     assert memory.stats().by_user == {"default": 1}
 
 
-def test_a_configured_user_is_the_default(home: Any, clock: FakeClock) -> None:
-    config = Config(home=home, signal_gate=False, user="carol")
+def test_a_configured_user_is_the_default(config: Config, clock: FakeClock) -> None:
+    config = replace(config, user="carol")
     with Memory.open(config=config, clock=clock, embedder=None) as memory:
         created = memory.remember("Carol's laptop runs Fedora 41")
         assert created.record is not None

@@ -16,6 +16,7 @@ from salience import (
     NotFoundError,
     Outcome,
     Status,
+    StoreError,
 )
 from tests.conftest import T0, FakeClock
 
@@ -348,10 +349,22 @@ def test_stats_count_by_status_type_user_project(memory: Memory, clock: FakeCloc
 
 
 def test_open_refuses_unsupported_urls() -> None:
-    with pytest.raises(ConfigError, match="PostgreSQL"):
-        Memory.open("postgresql://localhost/db")
-    with pytest.raises(ConfigError, match="supported: sqlite"):
+    with pytest.raises(ConfigError, match="supported: sqlite, postgresql"):
         Memory.open("redis://localhost")
+
+
+def test_an_unreachable_postgresql_server_is_one_clear_error(tmp_path: object) -> None:
+    url = f"postgresql://nobody@/salience?host={tmp_path}&connect_timeout=2"
+    with pytest.raises(StoreError, match="cannot connect to PostgreSQL at postgresql://") as found:
+        Memory.open(url)
+    assert "Traceback" not in str(found.value)
+
+
+def test_a_postgresql_url_keeps_its_password_out_of_the_location(postgres_url: str) -> None:
+    with_password = postgres_url.replace("postgresql://postgres@", "postgresql://postgres:pw@")
+    with Memory.open(with_password, embedder=None) as memory:
+        assert ":pw@" not in memory.store.location
+        assert memory.store.location.startswith("postgresql://postgres@")
 
 
 def test_open_accepts_a_directory_a_file_or_a_sqlite_url(tmp_path: object) -> None:

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from salience import ImportFormatError, InvalidInputError, Memory, Outcome
+from tests.both_stores import stored_bytes
 from tests.conftest import FakeClock
 
 TOKEN = "ghp_" + "Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu"  # a GitHub token's shape
 
 
-def _store_bytes(home: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in home.iterdir() if p.name.startswith("salience.db"))
+def _store_bytes(memory: Memory) -> bytes:
+    return stored_bytes(memory)
 
 
 @pytest.mark.parametrize("field", ["topic_key", "project", "session_id", "type", "title"])
@@ -26,13 +27,13 @@ def test_remember_scans_every_text_field(memory: Memory, home: Path, field: str)
     assert field.replace("_", " ") in (result.reason or "") or field in (result.reason or "")
     assert TOKEN not in repr(result)
     assert memory.list() == []
-    assert TOKEN.encode() not in _store_bytes(home)
+    assert TOKEN.encode() not in _store_bytes(memory)
 
 
 def test_a_user_name_holding_a_secret_is_refused(memory: Memory, home: Path) -> None:
     result = memory.remember("The deploy pipeline has five stages", user=TOKEN)
     assert result.outcome is Outcome.REJECTED
-    assert TOKEN.encode() not in _store_bytes(home)
+    assert TOKEN.encode() not in _store_bytes(memory)
 
 
 def test_update_and_supersede_scan_the_fields_they_change(memory: Memory, home: Path) -> None:
@@ -43,7 +44,7 @@ def test_update_and_supersede_scan_the_fields_they_change(memory: Memory, home: 
         Outcome.REJECTED
     )
     assert memory.get(memory_id).project is None
-    assert TOKEN.encode() not in _store_bytes(home)
+    assert TOKEN.encode() not in _store_bytes(memory)
 
 
 def test_a_forget_reason_is_scanned_and_never_logged(memory: Memory, home: Path) -> None:
@@ -55,7 +56,7 @@ def test_a_forget_reason_is_scanned_and_never_logged(memory: Memory, home: Path)
     assert memory.forget(memory_id, "replaced by the runbook").outcome is Outcome.FORGOTTEN
     entries = json.dumps([e.detail for e in memory.log()])
     assert "replaced by the runbook" not in entries
-    assert TOKEN.encode() not in _store_bytes(home)
+    assert TOKEN.encode() not in _store_bytes(memory)
     with pytest.raises(InvalidInputError):
         memory.forget(memory_id, "x" * 600)
 
@@ -70,7 +71,7 @@ def test_an_import_scans_every_text_field(memory: Memory, home: Path, field: str
         memory.import_(io.StringIO(line + "\n"))
     assert TOKEN not in str(caught.value)
     assert memory.list(include_forgotten=True) == []
-    assert TOKEN.encode() not in _store_bytes(home)
+    assert TOKEN.encode() not in _store_bytes(memory)
 
 
 def test_a_pack_cannot_carry_a_secret_in(memory: Memory, tmp_path: Path, clock: FakeClock) -> None:

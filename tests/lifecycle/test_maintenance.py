@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -76,14 +77,14 @@ def test_a_person_or_feedback_resets_the_base(memory: Memory, clock: FakeClock) 
 
 
 def test_retention_is_off_by_default_and_forgets_softly(
-    home: Path, clock: FakeClock, memory: Memory
+    config: Config, clock: FakeClock, memory: Memory
 ) -> None:
     old = memory.remember("observed something long ago").id or ""
     insight_source = memory.remember("observed a thing worth keeping").id or ""
     memory.remember("an insight", type="insight", derived_from=[insight_source])
     clock.advance(days=100)
     assert memory.maintain().forgotten == ()
-    config = Config(home=home, signal_gate=False, retention_days=90)
+    config = replace(config, retention_days=90)
     with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as kept:
         report = kept.maintain()
         assert report.forgotten == (old,)  # the consolidated one stays
@@ -93,6 +94,7 @@ def test_retention_is_off_by_default_and_forgets_softly(
         assert kept.get(insight_source).forget_reason is None
 
 
+@pytest.mark.sqlite_only
 def test_orphaned_index_rows_are_cleaned(memory: Memory) -> None:
     memory.remember("a memory that stays")
     path = memory.store.location

@@ -107,8 +107,7 @@ def test_purged_memories_leave_the_index(memory: Memory) -> None:
     assert memory.store.vector_state()[0] == 1
 
 
-def test_another_embedder_is_refused_until_reindex(home: Path, clock: FakeClock) -> None:
-    config = Config(home=home, signal_gate=False)
+def test_another_embedder_is_refused_until_reindex(config: Config, clock: FakeClock) -> None:
     first = WordHashEmbedder(tag="v1")
     with Memory.open(config=config, clock=clock, embedder=first) as memory:
         memory.remember("the printer needs toner")
@@ -129,8 +128,7 @@ def test_another_embedder_is_refused_until_reindex(home: Path, clock: FakeClock)
         assert memory.reindex() == 0  # nothing left to embed
 
 
-def test_no_embedder_falls_back_to_full_text(home: Path, clock: FakeClock) -> None:
-    config = Config(home=home, signal_gate=False)
+def test_no_embedder_falls_back_to_full_text(config: Config, clock: FakeClock) -> None:
     with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
         memory.remember("the printer needs toner")
     with Memory.open(config=config, clock=clock, embedder=None) as memory:

@@ -151,8 +151,20 @@ def _remember_in_context(key: str) -> Callable[[click.Context, click.Parameter, 
     return callback
 
 
+STORE_META = "salience.store"
+
+
 def store_options(func: F) -> F:
-    """``--home DIR``, ``--profile NAME`` and ``--user U``, taken by every command."""
+    """``--home DIR``, ``--store URL``, ``--profile NAME`` and ``--user U``, taken by every
+    command."""
+    func = click.option(
+        "--store",
+        default=None,
+        expose_value=False,
+        callback=_remember_in_context(STORE_META),
+        help="The store: a SQLite file or postgresql://user@host/db "
+        "(default: $SALIENCE_STORE_URL, else salience.db in --home).",
+    )(func)
     func = click.option(
         "--user",
         default=None,
@@ -247,24 +259,32 @@ def open_memory(home: Path | None, profile: str | None = None, *, create: bool =
     from dataclasses import replace
 
     from salience.config import Config
-    from salience.engine.memory import Memory
+    from salience.engine.memory import Memory, resolve_sqlite_path
+    from salience.stores.postgres import is_postgres_url
 
+    meta = click.get_current_context().meta
     config = Config.from_env() if home is None else Config.for_home(home)
-    existed = config.db_path.exists()
-    home_existed = config.db_path.parent.exists()
-    if not existed and not create:
-        raise UserError(
-            f"no salience store at {config.db_path} (check --home or SALIENCE_HOME; "
-            "a command that writes, such as `salience remember`, creates one)"
-        )
+    if meta.get(STORE_META) is not None:
+        config = replace(config, store_url=meta[STORE_META])
     if profile is not None:
         config = replace(config, profile=profile)
-    user = click.get_current_context().meta.get(_USER)
-    if user is not None:
-        config = replace(config, user=user)
+    if meta.get(_USER) is not None:
+        config = replace(config, user=meta[_USER])
+    if is_postgres_url(config.store_url):
+        # The database exists or the connection fails; its schema is made by a writing
+        # command only (a reading one refuses a database with no salience schema).
+        return Memory.open(config=config, create=create)
+    path = resolve_sqlite_path(config.store_url or None, config)
+    existed = path.exists()
+    home_existed = path.parent.exists()
+    if not existed and not create:
+        raise UserError(
+            f"no salience store at {path} (check --home, --store or SALIENCE_HOME; "
+            "a command that writes, such as `salience remember`, creates one)"
+        )
     memory = Memory.open(config=config)
     if not existed:
-        click.get_current_context().meta[_NEW_STORE] = (config.db_path, not home_existed)
+        meta[_NEW_STORE] = (path, not home_existed)
     return memory
 
 

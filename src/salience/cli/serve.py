@@ -10,7 +10,15 @@ from typing import Any
 import click
 
 from salience.cli import render
-from salience.cli.app import USER_META, UserError, cli, json_option, open_memory, store_options
+from salience.cli.app import (
+    STORE_META,
+    USER_META,
+    UserError,
+    cli,
+    json_option,
+    open_memory,
+    store_options,
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -26,13 +34,11 @@ def is_loopback(host: str) -> bool:
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8377, show_default=True)
-@click.option("--store", "store_url", default=None, help="Store path or URL (default: --home).")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
 @store_options
 def serve(
     host: str,
     port: int,
-    store_url: str | None,
     workers: int,
     home: Path | None,
     profile: str | None,
@@ -54,7 +60,10 @@ def serve(
     mode = "keys required" if keyed else "local mode: one user, no key"
     render.say(f"salience API on {base} ({mode}); store {location}", err=True)
     render.say(f"  web UI: {base}/   API docs: {base}/docs   MCP: {base}/mcp", err=True)
-    os.environ["SALIENCE_STORE_URL"] = store_url or location
+    # The workers open the same store: the URL as given (with its password), not the
+    # location shown above.
+    given = click.get_current_context().meta.get(STORE_META)
+    os.environ["SALIENCE_STORE_URL"] = given or os.environ.get("SALIENCE_STORE_URL") or location
     if profile is not None:
         os.environ["SALIENCE_PROFILE"] = profile
     uvicorn.run(

@@ -50,7 +50,7 @@ from salience.models import (
     WriteResult,
 )
 from salience.scores import ContextScore
-from salience.stores.base import MemoryFilter
+from salience.stores.base import MemoryFilter, Store
 from salience.write.gates.pipeline import screen
 from salience.write.records import (
     build_record,
@@ -61,19 +61,17 @@ if TYPE_CHECKING:
     from salience.lifecycle.llm import Summarizer
 
 
-def _resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
+def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
+    """The SQLite file a path, a directory or a ``sqlite://`` URL names (None: the home's)."""
     if target is None:
         return config.db_path
     text = str(target)
     if "://" in text:
         scheme = text.split("://", 1)[0].lower()
-        if scheme in ("postgres", "postgresql"):
-            raise ConfigError(
-                "PostgreSQL stores are not available in this version of salience; "
-                "use a SQLite path or sqlite:///path"
-            )
         if scheme != "sqlite":
-            raise ConfigError(f"unsupported store URL scheme {scheme!r}; supported: sqlite")
+            raise ConfigError(
+                f"unsupported store URL scheme {scheme!r}; supported: sqlite, postgresql"
+            )
         text = text.split("://", 1)[1]
     path = Path(text).expanduser()
     return path / DB_FILENAME if path.is_dir() else path
@@ -93,17 +91,25 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
         llm: Summarizer | Literal["config"] | None = "config",
         create: bool = True,
     ) -> Memory:
-        """Open the store at a path, a directory, or a ``sqlite://`` URL (creating it, owner
-        only, unless ``create`` is false: then a missing store is an error).
+        """Open the store at a path, a directory, a ``sqlite://`` URL or a
+        ``postgresql://`` URL (creating it, owner only, unless ``create`` is false: then a
+        missing store is an error).
 
-        With no argument, the default file ``$SALIENCE_HOME/salience.db`` is used. The
-        embedder comes from the configuration unless one (or None) is given.
+        With no argument, the configured store (``SALIENCE_STORE_URL``) or else the default
+        file ``$SALIENCE_HOME/salience.db`` is used. The embedder comes from the
+        configuration unless one (or None) is given.
         """
+        from salience.stores.postgres import is_postgres_url, open_postgres
         from salience.stores.sqlite import SQLiteStore
 
         cfg = config or Config.from_env()
-        path = _resolve_sqlite_path(path_or_url, cfg)
-        store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms, create=create)
+        target = path_or_url if path_or_url is not None else (cfg.store_url or None)
+        store: Store
+        if target is not None and is_postgres_url(target):
+            store = open_postgres(str(target), busy_timeout_ms=cfg.busy_timeout_ms, create=create)
+        else:
+            path = resolve_sqlite_path(target, cfg)
+            store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms, create=create)
         return cls(store, config=cfg, clock=clock, embedder=embedder, llm=llm)
 
     def list(

@@ -1,0 +1,246 @@
+"""The memories on PostgreSQL: rows, tags and entities, and BM25 ranking over ``tsvector``.
+
+How full-text ranking maps to what REFERENCE.md expects of FTS5's ``bm25()`` (ilab's
+SearchScore, aide's and talome's recall, the salience profile's full-text side):
+
+- The same formula and constants: ``score = Σ idf(t) · f(t)·(k1+1) / (f(t) + k1·(1 - b +
+  b·|D|/avgdl))`` with k1 = 1.2, b = 0.75, ``idf = ln((N - n + 0.5)/(n + 0.5))`` floored at
+  1e-6, column weights title 2 and the rest 1 (``f`` sums the weights of a term's
+  occurrences), |D| the row's token count, avgdl and N over the whole table, ``n`` the rows
+  holding the term (among the searched columns). Scores are positive, higher is better, as
+  the SQLite store returns them (``-rank``).
+- What differs is the tokenizer: PostgreSQL's English Snowball stemmer (Porter's second
+  version) where FTS5 has the original Porter stemmer, and PostgreSQL's parser, which also
+  indexes a hyphenated word whole (``e-mail``: ``e-mail``, ``e``, ``mail``). A few words stem
+  differently (``generously``: ``generous`` / ``gener``), so a few scores differ; the LoCoMo
+  parity benchmark (``bench/locomo.py --store postgresql://…``) measures the effect.
+- Query words are those of :func:`salience.text.query_terms`, stemmed by the same
+  configuration as the rows; any of them matches (OR), as in the SQLite store.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+
+from salience.clock import format_time
+from salience.errors import StoreError
+from salience.models import MemoryRecord
+from salience.stores.base import MemoryFilter
+from salience.stores.fts_terms import MIN_ROWS
+from salience.stores.postgres.connection import Connection
+from salience.stores.rows import (
+    COLUMNS,
+    INSERT_COLUMNS,
+    date_words,
+    filter_sql,
+    from_row,
+    to_row,
+)
+from salience.text import query_terms
+
+K1, B = 1.2, 0.75
+_COLUMN_LIST = ", ".join(f'"{c}"' if c == "user" else c for c in INSERT_COLUMNS)
+_INSERT = (
+    f"INSERT INTO memories ({_COLUMN_LIST}, dated_words) "
+    f"VALUES ({', '.join('%s' for _ in INSERT_COLUMNS)}, %s) RETURNING seq"
+)
+_UPDATE = (
+    "UPDATE memories SET "
+    + ", ".join(f'"{c}" = %s' if c == "user" else f"{c} = %s" for c in INSERT_COLUMNS)
+    + ", dated_words = %s WHERE id = %s RETURNING seq"
+)
+_LEXEMES = (
+    "SELECT u.lexeme, coalesce(t.text_rows, 0), coalesce(t.all_rows, 0) "
+    "FROM (SELECT DISTINCT lexeme FROM unnest(%s::text[]) AS q(term), "
+    "unnest(to_tsvector('salience_english', q.term))) AS u "
+    "LEFT JOIN fts_terms t ON t.lexeme = u.lexeme ORDER BY u.lexeme"
+)
+
+
+def _tsquery(lexemes: Sequence[str]) -> str:
+    """Lexemes OR-ed as a ``tsquery`` literal: each quoted, so any text is only text."""
+    return " | ".join("'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes)
+
+
+class MemoryRows(Connection):
+    """Writes and reads of memory rows, each write atomic with its tag and entity rows."""
+
+    def insert(self, record: MemoryRecord) -> None:
+        """Add a record with its tags and entities, atomically (the row's index columns are
+        filled by the database's trigger)."""
+        with self.transaction():
+            found = self._rows(_INSERT, [*to_row(record), date_words(record.created_at)])
+            self._link(int(found[0][0]), record)
+
+    def replace(self, record: MemoryRecord) -> None:
+        """Overwrite the record with ``record.id`` and its tag and entity rows."""
+        with self.transaction():
+            found = self._rows(_UPDATE, [*to_row(record), date_words(record.created_at), record.id])
+            if not found:
+                raise StoreError(f"cannot replace {record.id}: it is not stored")
+            seq = int(found[0][0])
+            self._exec("DELETE FROM memory_tags WHERE seq = %s", (seq,))
+            self._exec("DELETE FROM memory_entities WHERE seq = %s", (seq,))
+            self._link(seq, record)
+
+    def _link(self, seq: int, record: MemoryRecord) -> None:
+        self._execmany(
+            "INSERT INTO memory_tags (seq, tag) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            [(seq, tag) for tag in record.tags],
+        )
+        names = {entity.casefold(): entity for entity in reversed(record.entities)}
+        self._execmany(
+            "INSERT INTO memory_entities (seq, entity_key, name) VALUES (%s, %s, %s)",
+            [(seq, key, name) for key, name in names.items()],
+        )
+
+    def touch(self, memory_ids: builtins.list[str], now: datetime) -> None:
+        """Count one access for each id, atomically (no read-modify-write in Python)."""
+        if not memory_ids:
+            return
+        with self.transaction():
+            self._exec(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = %s "
+                "WHERE id = ANY(%s)",
+                (format_time(now), list(memory_ids)),
+            )
+
+    def delete(self, memory_id: str) -> bool:
+        """Remove the record and everything derived from it."""
+        with self.transaction():
+            return self._exec("DELETE FROM memories WHERE id = %s", (memory_id,)) > 0
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        """The record with this id, or None."""
+        rows = self._select(f"SELECT {COLUMNS} FROM memories m WHERE m.id = %s", (memory_id,))
+        return rows[0] if rows else None
+
+    def successors(self, memory_id: str) -> list[MemoryRecord]:
+        """Records that name ``memory_id`` as their parent, oldest first."""
+        return self._select(
+            f"SELECT {COLUMNS} FROM memories m WHERE m.parent_id = %s ORDER BY m.id",
+            (memory_id,),
+        )
+
+    def list(
+        self, flt: MemoryFilter, limit: int | None, offset: int = 0
+    ) -> builtins.list[MemoryRecord]:
+        """Matching records, newest first (by creation time, then id), ``offset`` skipped."""
+        where, params = filter_sql(flt, "%s")
+        sql = (
+            f"SELECT {COLUMNS} FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.id DESC"
+        )
+        if limit is not None or offset:
+            sql += " LIMIT %s OFFSET %s"
+            params.extend([limit, offset])
+        return self._select(sql, params)
+
+    def search(
+        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
+    ) -> builtins.list[tuple[MemoryRecord, float]]:
+        """BM25-ranked matches (see the module docstring), best first, with their scores.
+
+        ``dated`` also matches the query against each memory's creation date in words, and
+        leaves out words found in half of all memories or more (and in 10,000 at least), as
+        the SQLite store does (:mod:`salience.stores.fts_terms`).
+        """
+        terms = query_terms(query)
+        if limit <= 0 or not terms:
+            return []
+
+        def read() -> builtins.list[tuple[MemoryRecord, float]]:
+            total_rows, tokens = self._rows("SELECT rows, tokens FROM fts_totals")[0]
+            if not total_rows:
+                return []
+            lexemes, idfs = [], []
+            for lexeme, text_rows, all_rows in self._rows(_LEXEMES, (terms,)):
+                n = int(all_rows if dated else text_rows)
+                if dated and total_rows >= 2 * MIN_ROWS and n >= MIN_ROWS and 2 * n >= total_rows:
+                    continue  # weightless (see fts_terms): FTS5's score would not change
+                idf = math.log((total_rows - n + 0.5) / (n + 0.5))
+                lexemes.append(str(lexeme))
+                idfs.append(idf if idf > 0 else 1e-6)
+            if not lexemes:
+                return []
+            return self._ranked(lexemes, idfs, total_rows, tokens, flt, limit, dated=dated)
+
+        return self._at_one_moment(read)
+
+    def _ranked(
+        self,
+        lexemes: builtins.list[str],
+        idfs: builtins.list[float],
+        total_rows: int,
+        tokens: int,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dated: bool,
+    ) -> builtins.list[tuple[MemoryRecord, float]]:
+        where, params = filter_sql(flt, "%s")
+        document = "m.fts || m.dated" if dated else "m.fts"
+        matches = (
+            "(m.fts @@ %s::tsquery OR m.dated @@ %s::tsquery)"
+            if dated
+            else ("m.fts @@ %s::tsquery")
+        )
+        query = _tsquery(lexemes)
+        sql = (
+            f"SELECT {COLUMNS}, s.score FROM ("
+            " SELECT m.seq, sum(q.idf * f.freq * %s / (f.freq + %s * (%s + %s * m.doc_len)))"
+            " AS score FROM memories m"
+            " CROSS JOIN LATERAL ("
+            "  SELECT u.lexeme, sum(CASE WHEN w = 'A' THEN 2.0 ELSE 1.0 END) AS freq"
+            f"  FROM unnest({document}) AS u, unnest(u.weights) AS w"
+            "  WHERE u.lexeme = ANY(%s) GROUP BY u.lexeme) AS f"
+            " JOIN unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) ON q.lexeme = f.lexeme"
+            f" WHERE {matches} AND {where}"
+            " GROUP BY m.seq ORDER BY score DESC, m.seq LIMIT %s"
+            ") AS s JOIN memories m ON m.seq = s.seq ORDER BY s.score DESC, m.seq"
+        )
+        average = tokens / total_rows
+        head = [K1 + 1, K1, 1 - B, B / average, lexemes, lexemes, idfs]
+        found = [query, query] if dated else [query]
+        rows = self._rows(sql, [*head, *found, *params, limit])
+        return [(from_row(row), float(row[-1])) for row in rows]
+
+    def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
+        """Memories whose content or title contains ``text`` (case-insensitive), newest first."""
+        where, params = filter_sql(flt, "%s")
+        needle = text.casefold()
+        sql = (
+            f"SELECT {COLUMNS} FROM memories m WHERE {where} AND "
+            "(strpos(lower(m.content), %s) > 0 OR strpos(lower(coalesce(m.title, '')), %s) > 0) "
+            "ORDER BY m.created_at DESC, m.id DESC LIMIT %s"
+        )
+        return self._select(sql, [*params, needle, needle, limit])
+
+    def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
+        """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
+        if not memory_ids:
+            return []
+        where, params = filter_sql(flt, "%s")
+        sql = f"SELECT {COLUMNS} FROM memories m WHERE m.id = ANY(%s) AND {where}"
+        found = {r.id: r for r in self._select(sql, [list(memory_ids), *params])}
+        return [found[i] for i in memory_ids if i in found]
+
+    def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
+        """Entities of the matching memories with how many mention each, most first."""
+        where, params = filter_sql(flt, "%s")
+        sql = (
+            "SELECT min(e.name), count(*) AS n FROM memory_entities e "
+            f"JOIN memories m ON m.seq = e.seq WHERE {where} "
+            "GROUP BY e.entity_key ORDER BY n DESC, e.entity_key"
+        )
+        if limit is not None:
+            sql += " LIMIT %s"
+            params.append(limit)
+        return [(str(name), int(n)) for name, n in self._rows(sql, params)]
+
+    def iter_all(self) -> Iterator[MemoryRecord]:
+        """Every record in id order, read in one consistent snapshot."""
+        rows = self._select(f"SELECT {COLUMNS} FROM memories m ORDER BY m.id")
+        return iter(rows)

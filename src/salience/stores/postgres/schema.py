@@ -1,0 +1,269 @@
+"""PostgreSQL schema migrations: the same named steps as the SQLite store's, run once each.
+
+Each step runs inside one transaction that holds an advisory lock, so two processes starting
+at once against a new database migrate it once. Never edit a step that has shipped; add one.
+
+What PostgreSQL keeps beyond SQLite's tables, and why (see :mod:`.memories` for the ranking):
+
+- ``memories.fts`` (content, title with weight A, tags B, entities C) and ``memories.dated``
+  (the creation date in words), ``tsvector`` columns with GIN indexes, filled by a trigger
+  from the row itself, so every write path indexes the same way. The text search
+  configuration ``salience_english`` is PostgreSQL's English (Snowball) stemmer *without*
+  stop words: FTS5's porter tokenizer keeps every word, and BM25 needs every token counted.
+- ``memories.doc_len``: the row's token count (FTS5's document length).
+- ``fts_terms`` (rows holding each lexeme) and ``fts_totals`` (rows and tokens), kept by a
+  trigger: BM25's document frequencies and average length, read in one lookup per search.
+- ``store_version``: bumped by every write transaction; other processes compare it to know
+  whether anything changed (SQLite's ``data_version``).
+"""
+
+from __future__ import annotations
+
+import re
+
+_FTS_FUNCTIONS = """
+CREATE FUNCTION salience_token_count(doc tsvector) RETURNS integer
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(sum(cardinality(positions)), 0)::integer FROM unnest(doc)
+$$;
+CREATE FUNCTION salience_index_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' OR NEW.content IS DISTINCT FROM OLD.content
+        OR NEW.title IS DISTINCT FROM OLD.title OR NEW.tags IS DISTINCT FROM OLD.tags
+        OR NEW.entities IS DISTINCT FROM OLD.entities
+        OR NEW.dated_words IS DISTINCT FROM OLD.dated_words THEN
+        NEW.fts := setweight(to_tsvector('salience_english', NEW.content), 'D')
+            || setweight(to_tsvector('salience_english', coalesce(NEW.title, '')), 'A')
+            || setweight(to_tsvector('salience_english', NEW.tags), 'B')
+            || setweight(to_tsvector('salience_english', NEW.entities), 'C');
+        NEW.dated := to_tsvector('salience_english', NEW.dated_words);
+        NEW.doc_len := salience_token_count(NEW.fts) + salience_token_count(NEW.dated);
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE FUNCTION salience_count_terms(doc tsvector, dated tsvector, doc_len integer,
+                                     sign integer) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO fts_terms AS t (lexeme, text_rows, all_rows)
+    SELECT lexeme, sum(in_text) * sign, sign FROM (
+        SELECT lexeme, 1 AS in_text FROM unnest(doc)
+        UNION ALL
+        SELECT lexeme, 0 FROM unnest(dated)
+    ) AS found GROUP BY lexeme
+    ON CONFLICT (lexeme) DO UPDATE
+        SET text_rows = t.text_rows + excluded.text_rows,
+            all_rows = t.all_rows + excluded.all_rows;
+    UPDATE fts_totals SET rows = rows + sign, tokens = tokens + sign * doc_len;
+$$;
+CREATE FUNCTION salience_count_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        PERFORM salience_count_terms(OLD.fts, OLD.dated, OLD.doc_len, -1);
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        PERFORM salience_count_terms(NEW.fts, NEW.dated, NEW.doc_len, 1);
+    END IF;
+    RETURN NULL;
+END $$;
+"""
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "0001_memories",
+        """
+        CREATE EXTENSION IF NOT EXISTS vector;
+        CREATE TEXT SEARCH DICTIONARY salience_stem (TEMPLATE = snowball, Language = english);
+        CREATE TEXT SEARCH CONFIGURATION salience_english (COPY = english);
+        ALTER TEXT SEARCH CONFIGURATION salience_english
+            ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
+            WITH salience_stem;
+        CREATE TABLE memories (
+            seq BIGSERIAL PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            content TEXT NOT NULL,
+            type TEXT NOT NULL,
+            title TEXT,
+            tags TEXT NOT NULL DEFAULT '[]',
+            "user" TEXT NOT NULL,
+            project TEXT,
+            topic_key TEXT,
+            source TEXT NOT NULL,
+            importance DOUBLE PRECISION NOT NULL,
+            confidence DOUBLE PRECISION NOT NULL,
+            priority DOUBLE PRECISION NOT NULL DEFAULT 0,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            revision_count INTEGER NOT NULL DEFAULT 1,
+            echo_count INTEGER NOT NULL DEFAULT 0,
+            fizzle_count INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            last_accessed_at TEXT,
+            valid_until TEXT,
+            parent_id TEXT,
+            forget_reason TEXT,
+            layer TEXT NOT NULL DEFAULT 'local',
+            session_id TEXT,
+            entities TEXT NOT NULL DEFAULT '[]',
+            derived_from TEXT NOT NULL DEFAULT '[]',
+            enabled INTEGER NOT NULL DEFAULT 1,
+            content_hash TEXT NOT NULL,
+            dated_words TEXT NOT NULL DEFAULT '',
+            fts tsvector NOT NULL DEFAULT ''::tsvector,
+            dated tsvector NOT NULL DEFAULT ''::tsvector,
+            doc_len INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX memories_user_created ON memories ("user", created_at);
+        CREATE INDEX memories_project ON memories (project) WHERE project IS NOT NULL;
+        CREATE INDEX memories_parent ON memories (parent_id) WHERE parent_id IS NOT NULL;
+        CREATE INDEX memories_topic ON memories ("user", topic_key) WHERE topic_key IS NOT NULL;
+        CREATE INDEX memories_session ON memories (session_id) WHERE session_id IS NOT NULL;
+        CREATE INDEX memories_hash ON memories ("user", content_hash);
+        CREATE INDEX memories_fts ON memories USING gin (fts);
+        CREATE INDEX memories_dated ON memories USING gin (dated);
+        CREATE TABLE memory_tags (
+            seq BIGINT NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (tag, seq)
+        );
+        CREATE INDEX memory_tags_seq ON memory_tags (seq);
+        CREATE TABLE memory_entities (
+            seq BIGINT NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+            entity_key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (entity_key, seq)
+        );
+        CREATE INDEX memory_entities_seq ON memory_entities (seq);
+        CREATE TABLE fts_terms (
+            lexeme TEXT PRIMARY KEY,
+            text_rows BIGINT NOT NULL,
+            all_rows BIGINT NOT NULL
+        );
+        CREATE TABLE fts_totals (rows BIGINT NOT NULL, tokens BIGINT NOT NULL);
+        INSERT INTO fts_totals VALUES (0, 0);
+        CREATE TABLE store_version (version BIGINT NOT NULL);
+        INSERT INTO store_version VALUES (0);
+        """
+        + _FTS_FUNCTIONS
+        + """
+        CREATE TRIGGER memories_index BEFORE INSERT OR UPDATE ON memories
+            FOR EACH ROW EXECUTE FUNCTION salience_index_row();
+        CREATE TRIGGER memories_count AFTER INSERT OR DELETE ON memories
+            FOR EACH ROW EXECUTE FUNCTION salience_count_row();
+        CREATE TRIGGER memories_recount AFTER UPDATE ON memories
+            FOR EACH ROW WHEN (OLD.fts IS DISTINCT FROM NEW.fts
+                               OR OLD.dated IS DISTINCT FROM NEW.dated)
+            EXECUTE FUNCTION salience_count_row();
+        """,
+    ),
+    (
+        "0002_sessions",
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            "user" TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            last_active_at TEXT NOT NULL,
+            ended_at TEXT,
+            summary_id TEXT
+        );
+        CREATE INDEX sessions_open ON sessions ("user", last_active_at) WHERE ended_at IS NULL;
+        """,
+    ),
+    (
+        "0003_vectors",
+        """
+        -- One embedding per memory (pgvector); vseq grows with every write so a process can
+        -- load only the vectors written since it last looked. The HNSW index is made when the
+        -- first vector fixes the dimension (see store.py).
+        CREATE TABLE memory_vectors (
+            vseq BIGSERIAL PRIMARY KEY,
+            memory_id TEXT NOT NULL UNIQUE REFERENCES memories (id) ON DELETE CASCADE,
+            embedding vector NOT NULL
+        );
+        CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    ),
+    (
+        "0004_importance_base",
+        """
+        CREATE TABLE importance_base (
+            memory_id TEXT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+            importance DOUBLE PRECISION NOT NULL,
+            set_at TEXT NOT NULL
+        );
+        """,
+    ),
+    (
+        "0005_audit_log",
+        """
+        CREATE TABLE audit_log (
+            seq BIGSERIAL PRIMARY KEY,
+            at TEXT NOT NULL,
+            memory_id TEXT,
+            action TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX audit_log_memory ON audit_log (memory_id, seq) WHERE memory_id IS NOT NULL;
+        """,
+    ),
+    (
+        "0006_layers",
+        """
+        CREATE TABLE layers (
+            name TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('shared', 'base')),
+            path TEXT NOT NULL UNIQUE,
+            mounted_at TEXT NOT NULL
+        );
+        """,
+    ),
+    (
+        "0007_memory_changes",
+        """
+        -- Rows updated or deleted, in order (see the SQLite migration of the same name). Writes
+        -- hold the store's write lock, so change numbers are in commit order.
+        CREATE TABLE memory_changes (cseq BIGSERIAL PRIMARY KEY, mseq BIGINT NOT NULL);
+        CREATE FUNCTION salience_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            logged BIGINT;
+        BEGIN
+            INSERT INTO memory_changes (mseq) VALUES (OLD.seq) RETURNING cseq INTO logged;
+            IF logged % 1000 = 0 THEN
+                DELETE FROM memory_changes WHERE cseq <= logged - 100000;
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER memories_changed AFTER UPDATE OR DELETE ON memories
+            FOR EACH ROW EXECUTE FUNCTION salience_log_change();
+        """,
+    ),
+    (
+        "0008_audit_user",
+        """
+        ALTER TABLE audit_log ADD COLUMN "user" TEXT;
+        CREATE INDEX audit_log_by_user ON audit_log ("user", seq);
+        """,
+    ),
+    (
+        "0009_api_keys",
+        """
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            secret_hash TEXT NOT NULL,
+            "user" TEXT NOT NULL,
+            read_only INTEGER NOT NULL,
+            admin INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT,
+            label TEXT
+        );
+        """,
+    ),
+)
+
+# Text compares and sorts byte by byte, as in SQLite, whatever the database's locale: ids,
+# canonical times and keys then order the same way in both stores.
+MIGRATIONS = tuple(
+    (name, re.sub(r"\bTEXT\b(?! SEARCH)", 'TEXT COLLATE "C"', script))
+    for name, script in MIGRATIONS
+)

@@ -1,0 +1,141 @@
+"""Vectors on PostgreSQL: a pgvector column, and an HNSW index for the large stores.
+
+:meth:`VectorRows.vector_rows` hands vectors out as the same float32 bytes they were written
+as (pgvector keeps float4, sent in binary), so a process's exact in-memory search sees what
+the SQLite store would give it. :meth:`VectorRows.nearest` asks the HNSW index (cosine),
+which the first vector creates once it fixes the dimension and every later write extends, for
+the approximate search of large stores (:mod:`salience.search.pgvector`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import struct
+import sys
+from array import array
+
+from salience.models import MemoryRecord
+from salience.stores.postgres.memories import MemoryRows
+from salience.stores.rows import COLUMNS
+
+_HNSW = "memory_vectors_hnsw"
+
+
+def vector_text(vector: bytes) -> str:
+    """float32 bytes as pgvector's text form; ``repr`` of each float round-trips exactly."""
+    values = array("f")
+    values.frombytes(vector)
+    return "[" + ",".join(map(repr, values)) + "]"
+
+
+def vector_bytes(sent: bytes) -> bytes:
+    """pgvector's binary form (dimensions, unused, big-endian float4s) as float32 bytes."""
+    dims = struct.unpack_from(">H", sent)[0]
+    values = array("f")
+    values.frombytes(sent[4 : 4 + 4 * dims])
+    if sys.byteorder == "little":
+        values.byteswap()
+    return values.tobytes()
+
+
+class VectorRows(MemoryRows):
+    """Memories' embeddings, beside the rows."""
+
+    def set_vector(self, memory_id: str, vector: bytes) -> None:
+        """Store (or replace) the memory's embedding; it gets a new, higher ``vseq``."""
+        with self.transaction():
+            self._exec("DELETE FROM memory_vectors WHERE memory_id = %s", (memory_id,))
+            self._exec(
+                "INSERT INTO memory_vectors (memory_id, embedding) VALUES (%s, %s::vector)",
+                (memory_id, vector_text(vector)),
+            )
+            self._ensure_hnsw(len(vector) // 4)
+            self._vector_writes += 1
+
+    def _ensure_hnsw(self, dims: int) -> None:
+        """The HNSW index over vectors of ``dims`` dimensions, made once (inside the write's
+        transaction: on an empty table it costs nothing, and then grows with every write)."""
+        if self._hnsw_dims == dims:
+            return
+        found = self._rows(
+            "SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i "
+            "JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = %s "
+            "AND c.relnamespace = current_schema()::regnamespace",
+            (_HNSW,),
+        )
+        if found and f"vector({dims})" not in str(found[0][0]):
+            self._exec(f"DROP INDEX {_HNSW}")
+            found = []
+        if not found:
+            self._exec(
+                f"CREATE INDEX {_HNSW} ON memory_vectors USING hnsw "
+                f"((embedding::vector({dims})) vector_cosine_ops)"
+            )
+        self._hnsw_dims = dims
+
+    def nearest(self, vector: bytes, k: int, ef_search: int = 100) -> builtins.list[str]:
+        """Ids of about the ``k`` memories whose vectors are nearest ``vector`` (cosine), by
+        the HNSW index; [] while there is none."""
+        dims = len(vector) // 4
+        if self._hnsw_dims != dims:
+            with self._errors(), self._pool.connection() as conn:
+                exists = conn.execute(
+                    "SELECT 1 FROM pg_class WHERE relname = %s "
+                    "AND relnamespace = current_schema()::regnamespace",
+                    (_HNSW,),
+                ).fetchone()
+            if not exists:
+                return []
+            self._hnsw_dims = dims
+        with self._errors(), self._pool.connection() as conn:
+            conn.execute("BEGIN")
+            try:
+                conn.execute(f"SET LOCAL hnsw.ef_search = {max(int(ef_search), k)}")
+                rows = conn.execute(
+                    f"SELECT memory_id FROM memory_vectors ORDER BY "
+                    f"embedding::vector({dims}) <=> %s::vector({dims}) LIMIT %s",
+                    (vector_text(vector), k),
+                ).fetchall()
+            finally:
+                conn.execute("ROLLBACK")
+        return [str(r[0]) for r in rows]
+
+    def clear_vectors(self) -> None:
+        """Drop every embedding and the index over them (the next model may differ in size)."""
+        with self.transaction():
+            self._exec("DELETE FROM memory_vectors")
+            self._exec(f"DROP INDEX IF EXISTS {_HNSW}")
+            self._hnsw_dims = None
+            self._vector_writes += 1
+
+    def vector_state(self) -> tuple[int, int]:
+        """(number of vectors, highest vseq): changes whenever any process writes vectors."""
+        row = self._rows("SELECT count(*), coalesce(max(vseq), 0) FROM memory_vectors")[0]
+        return int(row[0]), int(row[1])
+
+    def vector_rows(self, after: int) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """(vseq, memory id, session id, vector) for vectors with ``vseq > after``, by vseq."""
+        rows = self._rows(
+            "SELECT v.vseq, v.memory_id, m.session_id, vector_send(v.embedding) "
+            "FROM memory_vectors v JOIN memories m ON m.id = v.memory_id "
+            "WHERE v.vseq > %s ORDER BY v.vseq",
+            (after,),
+        )
+        return [(int(r[0]), str(r[1]), r[2], vector_bytes(bytes(r[3]))) for r in rows]
+
+    def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:
+        """Up to ``limit`` records that have no embedding yet, in id order."""
+        return self._select(
+            f"SELECT {COLUMNS} FROM memories m WHERE NOT EXISTS "
+            "(SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id) ORDER BY m.id LIMIT %s",
+            (limit,),
+        )
+
+    def count_without_vectors(self) -> int:
+        """How many records have no embedding."""
+        return int(
+            self._rows(
+                "SELECT count(*) FROM memories m WHERE NOT EXISTS "
+                "(SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
+            )[0][0]
+        )

@@ -1,0 +1,108 @@
+"""How a memory record becomes a row and back, and a filter becomes SQL, for every backend.
+
+Rows keep times as canonical ISO text (``2026-04-20T00:00:00.000000Z``, which sorts like the
+time) and lists as JSON text, in SQLite and PostgreSQL alike, so that both stores compare,
+sort and return exactly the same values. The hot paths of every write and read: conversions
+go by precomputed position.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from salience.clock import format_time
+from salience.models import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS, MemoryRecord
+from salience.stores.base import MemoryFilter
+from salience.text import content_hash
+
+COLUMNS = ", ".join(f"m.{name}" for name in FIELD_NAMES)
+INSERT_COLUMNS = (*FIELD_NAMES, "content_hash")
+INDEXED_FIELDS = ("content", "title", "tags", "entities", "created_at")
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+_WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+_TIME_AT = tuple(i for i, name in enumerate(FIELD_NAMES) if name in frozenset(TIME_FIELDS))
+_JSON_AT = tuple(i for i, name in enumerate(FIELD_NAMES) if name in frozenset(LIST_FIELDS))
+_ENABLED_AT = FIELD_NAMES.index("enabled")
+_EMPTY: tuple[str, ...] = ()
+
+
+def date_words(moment: datetime) -> str:
+    """A creation time as words the full-text index can match: ``2023 May 7 Sunday``.
+
+    English names whatever the locale (``strftime`` would follow it, and the index would then
+    depend on the machine that wrote it).
+    """
+    return f"{moment.year} {_MONTHS[moment.month - 1]} {moment.day} {_WEEKDAYS[moment.weekday()]}"
+
+
+def to_row(record: MemoryRecord) -> list[object]:
+    """The record's columns in FIELD_NAMES order, then its content hash (a hot path: every
+    write goes through here, so conversions go by precomputed position)."""
+    values = record.__dict__
+    row: list[object] = [values[name] for name in FIELD_NAMES]
+    for i in _JSON_AT:
+        items = row[i]
+        row[i] = json.dumps(list(items), ensure_ascii=False) if items else "[]"  # type: ignore[call-overload]
+    for i in _TIME_AT:
+        moment = row[i]
+        if moment is not None:
+            row[i] = format_time(moment)
+    row[_ENABLED_AT] = int(bool(row[_ENABLED_AT]))
+    row.append(content_hash(record.content))
+    return row
+
+
+def from_row(row: Sequence[Any]) -> MemoryRecord:
+    """A record from a row in FIELD_NAMES order (the hot path of every read: kept lean)."""
+    values = list(row[: len(FIELD_NAMES)])
+    for i in _TIME_AT:
+        if values[i] is not None:
+            values[i] = datetime.fromisoformat(values[i])
+    for i in _JSON_AT:
+        values[i] = _EMPTY if values[i] == "[]" else tuple(json.loads(values[i]))
+    values[_ENABLED_AT] = bool(values[_ENABLED_AT])
+    # Rows were validated when written: fill the frozen dataclass without re-running __init__,
+    # which costs more than everything above for a 27-field record.
+    record = object.__new__(MemoryRecord)
+    record.__dict__.update(zip(FIELD_NAMES, values, strict=True))
+    return record
+
+
+def filter_sql(flt: MemoryFilter, mark: str = "?") -> tuple[str, list[object]]:
+    """A WHERE clause over ``memories m`` for ``flt`` and its parameters (``mark`` is the
+    driver's placeholder: ``?`` for sqlite3, ``%s`` for psycopg)."""
+    clauses: list[str] = []
+    params: list[object] = []
+    for column in ("user", "project", "type", "session_id", "topic_key", "content_hash"):
+        value = getattr(flt, column)
+        if value is not None:
+            clauses.append(f"m.{column} = {mark}")
+            params.append(value)
+    for column, values, negate in (("type", flt.types, ""), ("type", flt.types_exclude, "NOT ")):
+        if values:
+            clauses.append(f"m.{column} {negate}IN ({', '.join(mark for _ in values)})")
+            params.extend(values)
+    for tag in flt.tags:
+        clauses.append(f"m.seq IN (SELECT seq FROM memory_tags WHERE tag = {mark})")
+        params.append(tag)
+    if flt.entity is not None:
+        clauses.append(f"m.seq IN (SELECT seq FROM memory_entities WHERE entity_key = {mark})")
+        params.append(flt.entity.casefold())
+    if flt.enabled_only:
+        clauses.append("m.enabled = 1")
+    as_of = format_time(flt.as_of)
+    live = f"(m.valid_until IS NULL OR m.valid_until > {mark})"
+    if not flt.include_forgotten and not flt.include_superseded:
+        clauses.append(f"m.forget_reason IS NULL AND {live}")
+        params.append(as_of)
+    elif not flt.include_forgotten:
+        clauses.append("m.forget_reason IS NULL")
+    elif not flt.include_superseded:
+        clauses.append(f"(m.forget_reason IS NOT NULL OR {live})")
+        params.append(as_of)
+    return (" AND ".join(clauses) or "TRUE"), params

@@ -1,0 +1,351 @@
+"""The Store contract: the same assertions on the SQLite file and on PostgreSQL + pgvector."""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from salience.errors import StoreError
+from salience.models import ApiKey, AuditEntry, LayerMount, Session
+from salience.stores.base import MemoryFilter, Store
+from salience.stores.migrations import MIGRATION_NAMES
+from salience.stores.postgres.schema import MIGRATIONS as POSTGRES_MIGRATIONS
+from tests.factory import NOW, record
+
+ALL = MemoryFilter(as_of=NOW, include_forgotten=True, include_superseded=True)
+CURRENT = MemoryFilter(as_of=NOW)
+
+
+def _open(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Store:
+    if backend == "sqlite":
+        from salience.stores.sqlite import SQLiteStore
+
+        return SQLiteStore(tmp_path / "contract.db")
+    from salience.stores.postgres import open_postgres
+
+    return open_postgres(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def store(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
+    opened = _open(backend, tmp_path, request)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def other(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, store: Store
+) -> Iterator[Store]:
+    """A second handle on the same store, as another process would have."""
+    opened = _open(backend, tmp_path, request)
+    yield opened
+    opened.close()
+
+
+def vector(*values: float) -> bytes:
+    return struct.pack(f"<{len(values)}f", *values)
+
+
+def test_both_stores_record_the_same_migrations() -> None:
+    assert tuple(name for name, _ in POSTGRES_MIGRATIONS) == MIGRATION_NAMES
+
+
+def test_insert_get_replace_and_delete(store: Store) -> None:
+    first = record("The staging server listens on port 8080", tags=("infra", "staging"))
+    store.insert(first)
+    assert store.get(first.id) == first
+    changed = replace(first, content="The staging server listens on port 9090", tags=("infra",))
+    store.replace(changed)
+    assert store.get(first.id) == changed
+    assert [r.id for r in store.list(MemoryFilter(as_of=NOW, tags=("staging",)), None)] == []
+    assert store.delete(first.id) is True
+    assert store.get(first.id) is None
+    assert store.delete(first.id) is False
+    with pytest.raises(StoreError):
+        store.replace(changed)
+
+
+def test_list_filters_and_orders_newest_first(store: Store) -> None:
+    old = record("an old note about the build", age=3, project="api", user="ana")
+    new = record("a new note about the build", age=1, project="api", user="ana")
+    other = record("someone else's note", age=2, project="web", user="bo")
+    gone = record("a forgotten note", age=1, user="ana", forget_reason="wrong")
+    for r in (old, new, other, gone):
+        store.insert(r)
+    mine = MemoryFilter(as_of=NOW, user="ana")
+    assert [r.id for r in store.list(mine, None)] == [new.id, old.id]
+    assert [r.id for r in store.list(mine, 1, offset=1)] == [old.id]
+    assert [r.id for r in store.list(MemoryFilter(as_of=NOW, project="web"), None)] == [other.id]
+    with_gone = MemoryFilter(as_of=NOW, user="ana", include_forgotten=True)
+    assert {r.id for r in store.list(with_gone, None)} == {old.id, new.id, gone.id}
+
+
+def test_superseded_records_leave_current_lists(store: Store) -> None:
+    first = record("the deploy takes five minutes", age=2)
+    store.insert(replace(first, valid_until=NOW - timedelta(days=1)))
+    successor = record("the deploy takes two minutes", age=1, parent_id=first.id)
+    store.insert(successor)
+    assert [r.id for r in store.list(CURRENT, None)] == [successor.id]
+    assert [r.id for r in store.successors(first.id)] == [successor.id]
+    assert len(store.list(ALL, None)) == 2
+
+
+def test_full_text_search_ranks_the_matching_memory_first(store: Store) -> None:
+    texts = [
+        "The staging server listens on port 8080 behind nginx",
+        "Deploys go out every Tuesday from the release branch",
+        "The database backups run nightly at two",
+        "Staging deploys need a feature flag",
+    ]
+    records = [record(t) for t in texts]
+    for r in records:
+        store.insert(r)
+    hits = store.search("which port does the staging server use", CURRENT, 10)
+    assert hits[0][0].id == records[0].id
+    assert all(score > 0 for _, score in hits)
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    assert {r.id for r, _ in hits} == {records[0].id, records[3].id}
+    assert store.search("zebra", CURRENT, 10) == []
+    assert store.search("", CURRENT, 10) == []
+    assert store.search("port", CURRENT, 0) == []
+
+
+def test_search_treats_operators_as_text(store: Store) -> None:
+    store.insert(record("quoting rules: 'single' and \"double\" NEAR(a b) OR x:y"))
+    for query in ["'", '"', "NEAR(", "a OR", "x:y*", "\\", "&|!()"]:
+        store.search(query, CURRENT, 5)  # never an error
+
+
+def test_a_title_weighs_twice_the_content(store: Store) -> None:
+    in_title = record("notes from the meeting", title="postgres upgrade")
+    in_content = record("we discussed the postgres upgrade today")
+    filler = [record(f"unrelated memory {i} about lunch") for i in range(6)]
+    for r in (in_title, in_content, *filler):
+        store.insert(r)
+    hits = store.search("postgres upgrade", CURRENT, 5)
+    assert [r.id for r, _ in hits][:2] == [in_title.id, in_content.id]
+
+
+def test_dated_search_matches_the_creation_date_in_words(store: Store) -> None:
+    may = record("we shipped the mobile app", age=0)
+    store.insert(may)
+    weekday = may.created_at.strftime("%A")
+    assert store.search(weekday, CURRENT, 5) == []
+    assert [r.id for r, _ in store.search(weekday, CURRENT, 5, dated=True)] == [may.id]
+
+
+def test_search_applies_the_filter(store: Store) -> None:
+    ana = record("the cache is redis", user="ana")
+    bo = record("the cache is memcached", user="bo")
+    store.insert(ana)
+    store.insert(bo)
+    hits = store.search("cache", MemoryFilter(as_of=NOW, user="bo"), 5)
+    assert [r.id for r, _ in hits] == [bo.id]
+
+
+def test_substring_get_many_entities_and_iteration(store: Store) -> None:
+    a = record("Postgres runs on port 5432", entities=("Postgres",))
+    b = record("Redis and postgres share a host", entities=("postgres", "Redis"))
+    store.insert(a)
+    store.insert(b)
+    assert {r.id for r in store.substring("POSTGRES", CURRENT, 5)} == {a.id, b.id}
+    assert [r.id for r in store.get_many([b.id, "missing", a.id], CURRENT)] == [b.id, a.id]
+    counts = dict(store.entity_counts(CURRENT, None))
+    assert counts["Postgres"] == 2
+    assert counts["Redis"] == 1
+    assert [r.id for r in store.iter_all()] == sorted([a.id, b.id])
+
+
+def test_vectors_round_trip_exactly(store: Store) -> None:
+    a, b = record("first", session_id="s1"), record("second", session_id="s1")
+    store.insert(a)
+    store.insert(b)
+    assert store.vector_state() == (0, 0)
+    exact = vector(0.1, -0.2, 1 / 3, 1e-8)
+    store.set_vector(a.id, exact)
+    store.set_vector(b.id, vector(1, 0, 0, 0))
+    store.set_vector(a.id, exact)  # replaced: a new, higher vseq
+    rows = store.vector_rows(0)
+    assert [(r[1], r[2]) for r in rows] == [(b.id, "s1"), (a.id, "s1")]
+    assert rows[1][3] == exact
+    assert store.vector_state()[0] == 2
+    assert [r[1] for r in store.vector_rows(rows[0][0])] == [a.id]
+    assert store.count_without_vectors() == 0
+    store.delete(b.id)
+    assert store.vector_state()[0] == 1
+    store.clear_vectors()
+    assert store.vector_state()[0] == 0
+    assert [r.id for r in store.without_vectors(5)] == [a.id]
+
+
+def test_the_change_marker_moves_with_another_writer_and_with_vectors(
+    store: Store, other: Store
+) -> None:
+    before = store.change_marker()
+    assert store.change_marker() == before  # reading changes nothing
+    written = record("written elsewhere")
+    other.insert(written)
+    after = store.change_marker()
+    assert after != before
+    assert store.get(written.id) == written
+    store.set_vector(written.id, vector(1, 0))
+    assert store.change_marker() != after
+
+
+def test_row_changes_report_updates_and_deletes(store: Store) -> None:
+    a, b = record("first row"), record("second row")
+    store.insert(a)
+    store.insert(b)
+    everything = store.all_rows()
+    assert {r.id for _, r in everything.rows} == {a.id, b.id}
+    seq_of = {r.id: seq for seq, r in everything.rows}
+    store.touch([a.id], NOW)
+    c = record("third row")
+    store.insert(c)  # (before the delete: SQLite may give a deleted row's number again)
+    store.delete(b.id)
+    changes = store.row_changes(everything.last_seq, everything.last_change)
+    assert changes is not None
+    assert {r.id for _, r in changes.rows} == {a.id, c.id}
+    assert changes.deleted == [seq_of[b.id]]
+    assert changes.last_change > everything.last_change
+
+
+def test_transactions_are_atomic(store: Store) -> None:
+    kept = record("kept")
+    store.insert(kept)
+    inside: list[bool] = []
+
+    def fail() -> None:
+        with store.transaction():
+            store.insert(record("rolled back"))
+            inside.append(store.in_transaction())
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        fail()
+    assert inside == [True]
+    assert not store.in_transaction()
+    assert [r.id for r in store.list(ALL, None)] == [kept.id]
+
+
+def test_writers_on_threads_never_lose_an_increment(store: Store) -> None:
+    counter = record("a counter")
+    store.insert(counter)
+
+    def bump() -> None:
+        for _ in range(10):
+            with store.transaction():
+                current = store.get(counter.id)
+                assert current is not None
+                store.replace(replace(current, echo_count=current.echo_count + 1))
+
+    threads = [threading.Thread(target=bump) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    final = store.get(counter.id)
+    assert final is not None
+    assert final.echo_count == 40
+
+
+def test_touch_counts_accesses(store: Store) -> None:
+    a = record("touched")
+    store.insert(a)
+    store.touch([a.id, a.id], NOW)
+    got = store.get(a.id)
+    assert got is not None
+    assert got.access_count == 1
+    assert got.last_accessed_at == NOW
+
+
+def test_sessions(store: Store) -> None:
+    assert store.open_session("ana") is None
+    session = Session("S1", "ana", NOW, NOW)
+    store.save_session(session)
+    assert store.open_session("ana") == session
+    store.touch_session("S1", NOW + timedelta(hours=1))
+    found = store.open_session("ana")
+    assert found is not None
+    assert found.last_active_at == NOW + timedelta(hours=1)
+    store.save_session(Session("S1", "ana", NOW, NOW, NOW + timedelta(hours=2)))
+    assert store.open_session("ana") is None
+
+
+def test_importance_bases_and_orphans(store: Store) -> None:
+    a = record("based")
+    store.insert(a)
+    store.set_importance_base(a.id, 0.8, NOW)
+    store.set_importance_base(a.id, 0.7, NOW)
+    assert store.importance_bases() == {a.id: (0.7, NOW)}
+    assert store.orphans(delete=False) == {}
+
+
+def test_audit_keys_meta_and_layers(store: Store) -> None:
+    store.append_audit(
+        [
+            AuditEntry(NOW, "m1", "create", "agent", {"type": "note"}, user="ana"),
+            AuditEntry(NOW, "m2", "create", "agent", {}, user="bo"),
+        ]
+    )
+    newest_first = store.audit_entries(None, None)
+    assert [e.memory_id for e in newest_first] == ["m2", "m1"]
+    assert [e.memory_id for e in store.audit_entries(None, None, user="ana")] == ["m1"]
+    assert store.audit_entries("m1", 1)[0].detail == {"type": "note"}
+    key = ApiKey("k1", "hash", "ana", False, True, NOW)
+    store.save_key(key)
+    store.save_key(key.__class__("k1", "hash", "ana", False, True, NOW, NOW, "old"))
+    assert store.api_key("k1") == ApiKey("k1", "hash", "ana", False, True, NOW, NOW, "old")
+    assert [k.id for k in store.api_keys()] == ["k1"]
+    assert store.get_meta("embedder") is None
+    store.set_meta("embedder", "minilm")
+    store.set_meta("embedder", "other")
+    assert store.get_meta("embedder") == "other"
+    store.set_meta("embedder", None)
+    assert store.get_meta("embedder") is None
+    store.mount_layer(LayerMount("team", "shared", "/srv/team.db", NOW))
+    assert [m.name for m in store.layers()] == ["team"]
+    assert store.unmount_layer("team") is True
+    assert store.unmount_layer("team") is False
+
+
+def test_stats_count_by_status_type_and_user(store: Store) -> None:
+    store.insert(record("a current note", user="ana", project="api"))
+    store.insert(record("a forgotten note", user="ana", forget_reason="wrong"))
+    store.insert(record("another user's note", user="bo", type="insight"))
+    stats = store.stats(NOW)
+    assert stats.total == 3
+    assert stats.by_status == {"current": 2, "superseded": 0, "forgotten": 1}
+    assert stats.by_user == {"ana": 1, "bo": 1}
+    assert stats.by_project == {"api": 1}
+    assert store.stats(NOW, user="bo").total == 1
+    assert stats.size_bytes > 0
+
+
+def _prune_change_log(store: Store) -> None:
+    """Drop the change log's older entries, as its pruning trigger does past 100,000."""
+    sql = "DELETE FROM memory_changes WHERE cseq < (SELECT max(cseq) FROM memory_changes)"
+    with store.transaction():
+        if hasattr(store, "_exec"):
+            store._exec(sql)
+        else:
+            store._conn.execute(sql)  # type: ignore[attr-defined]
+
+
+def test_a_reader_behind_a_pruned_change_log_is_told_to_read_everything(store: Store) -> None:
+    a = record("a row that changes")
+    store.insert(a)
+    everything = store.all_rows()
+    for _ in range(3):
+        store.touch([a.id], NOW)
+    _prune_change_log(store)
+    assert store.row_changes(everything.last_seq, everything.last_change) is None
+    caught_up = store.all_rows()
+    assert store.row_changes(caught_up.last_seq, caught_up.last_change) is not None
