@@ -22,10 +22,10 @@ def _blocks(language: str) -> list[str]:
     return [body for lang, body in BLOCK.findall(README) if lang == language]
 
 
-def _command_lines() -> list[str]:
+def _command_lines(language: str = "sh") -> list[str]:
     """Every ``salience ...`` line of every shell block, in order, comments dropped."""
     lines = []
-    for body in _blocks("sh"):
+    for body in _blocks(language):
         for line in body.splitlines():
             command = line.split("  #", 1)[0].strip()
             if command.startswith("salience "):
@@ -122,3 +122,30 @@ def test_the_readme_http_lines_work_as_shown(
             method, path, headers, body = _curl(line, env)
             answer = client.request(method, path, headers=headers, content=body)
             assert answer.status_code < 300, f"{line}\n{answer.text}"
+
+
+def test_the_postgresql_commands_run_as_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, postgres_url: str
+) -> None:
+    """The PostgreSQL block (``bash``: it expands variables) on the test server, after a
+    store was made in the home it migrates from."""
+    home = tmp_path / ".salience"
+    monkeypatch.setenv("SALIENCE_HOME", str(home))
+    monkeypatch.setenv("SALIENCE_STORE_URL", postgres_url)
+    monkeypatch.setenv("SALIENCE_EMBEDDER", "none")
+    runner = CliRunner()
+    made = runner.invoke(
+        cli,
+        ["remember", "The staging API listens on port 8080", "--store", str(home / "salience.db")],
+    )
+    assert made.exit_code == 0, made.output
+    commands = _command_lines("bash")
+    assert [c.split()[1] for c in commands] == ["migrate", "recall", "remember"]
+    outputs = []
+    for command in commands:
+        argv = [os.path.expandvars(word) for word in shlex.split(command)[1:]]
+        result = runner.invoke(cli, argv)
+        assert result.exit_code == 0, f"{command}\n{result.output}"
+        outputs.append(result.stdout)
+    assert "verified" in outputs[0]
+    assert "port 8080" in outputs[1]

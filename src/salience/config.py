@@ -198,11 +198,20 @@ class Config:
         _text,
     )
     vector_index: str = _setting(
-        "exact",
+        "auto",
         "SALIENCE_VECTOR_INDEX",
-        "Vector search: exact (NumPy, every vector) or usearch (approximate HNSW, for large "
-        "stores; pip install 'salience[ann]').",
+        "Vector search: exact (NumPy, every vector), usearch (approximate HNSW beside a SQLite "
+        "file; pip install 'salience[ann]'), pgvector (PostgreSQL's HNSW index once the store "
+        "holds SALIENCE_PGVECTOR_FROM vectors, exact below), or auto (pgvector on PostgreSQL, "
+        "exact on SQLite).",
         _text,
+    )
+    pgvector_from: int = _setting(
+        100_000,
+        "SALIENCE_PGVECTOR_FROM",
+        "With pgvector: from this many vectors, recall asks the HNSW index instead of scoring "
+        "every vector exactly.",
+        _int,
     )
     embedder_url: str = _setting(
         "",
@@ -279,8 +288,12 @@ class Config:
             raise ConfigError("llm_timeout_s must be positive")
 
     def _check_choices(self) -> None:
-        if self.vector_index not in ("exact", "usearch"):
-            raise ConfigError(f"unknown vector_index {self.vector_index!r}; known: exact, usearch")
+        if self.vector_index not in ("exact", "usearch", "pgvector", "auto"):
+            raise ConfigError(
+                f"unknown vector_index {self.vector_index!r}; known: auto, exact, usearch, pgvector"
+            )
+        if self.pgvector_from < 0:
+            raise ConfigError("pgvector_from must not be negative")
         known = ("minilm", "none", "openai", "ollama")
         if self.embedder not in known:
             raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(known)}")

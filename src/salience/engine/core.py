@@ -14,6 +14,7 @@ from salience.clock import Clock, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder, load_embedder
 from salience.errors import (
+    ConfigError,
     ConflictError,
     InvalidInputError,
     LayerError,
@@ -77,12 +78,20 @@ class EngineCore:
     def vectors(self) -> Vectors:
         """The store's embeddings and the embedder that makes them."""
         if self._vector_store is None:
-            from salience.search.ann import UsearchIndex
+            from salience.search.ann import ApproximateIndex, UsearchIndex
+            from salience.search.pgvector import PgvectorIndex
             from salience.search.vectors import Vectors
+            from salience.stores.postgres import is_postgres_url
 
-            ann = None
-            if self._config.vector_index == "usearch":
+            kind = self._config.vector_index
+            on_postgres = is_postgres_url(self._store.location)
+            ann: ApproximateIndex | None = None
+            if kind == "usearch":
                 ann = UsearchIndex(Path(self._store.location + ".usearch"))
+            elif kind == "pgvector" and not on_postgres:
+                raise ConfigError("vector_index = 'pgvector' needs a PostgreSQL store")
+            elif kind in ("pgvector", "auto") and on_postgres:
+                ann = PgvectorIndex(self._store, self._config.pgvector_from)
             self._vector_store = Vectors(self._store, self._embedder, ann)
         return self._vector_store
 

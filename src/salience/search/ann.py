@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -33,8 +34,45 @@ def _usearch() -> Any:
     return Index
 
 
+RowsOf = Callable[[Sequence[str]], npt.NDArray[np.intp]]
+"""Row numbers of memory ids in a :class:`~salience.search.index.VectorIndex` (unknown ones
+left out)."""
+
+
+class ApproximateIndex(Protocol):
+    """What :class:`~salience.search.index.VectorIndex` asks of an approximate index."""
+
+    def attach(self, rows_of: RowsOf) -> None:
+        """Learn how to turn memory ids into row numbers."""
+
+    def usable(self, size: int) -> bool:
+        """Whether to search approximately a store of ``size`` vectors (else exactly)."""
+
+    def open(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
+        """Start from every row."""
+
+    def upsert(self, rows: npt.NDArray[np.intp], vectors: npt.NDArray[np.float32]) -> None:
+        """Add or replace rows."""
+
+    def mark(self, state: tuple[int, int]) -> None:
+        """Record the store state the index now reflects."""
+
+    def search(self, query: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:
+        """Row numbers of about the ``k`` nearest vectors."""
+
+    def save(self) -> None:
+        """Persist what needs persisting."""
+
+
 class UsearchIndex:
     """Rows of a :class:`~salience.search.vectors.VectorIndex`, searchable approximately."""
+
+    def attach(self, rows_of: RowsOf) -> None:
+        """Rows are the index's own keys: nothing to learn."""
+
+    def usable(self, size: int) -> bool:
+        """Always (it was asked for by name)."""
+        return True
 
     def __init__(self, path: Path | None) -> None:
         self._path = path

@@ -39,9 +39,10 @@ class VectorIndex(VectorRows):
         look asks the index again (its candidates depend on ``k``).
         """
         self.refresh()
-        if self._ann is None and self._int8_ready():
+        ann = self._ann if self._ann is not None and self._ann.usable(self._size) else None
+        if ann is None and self._int8_ready():
             return self._bounded(query, neighbour_weight)
-        if self._ann is None or self._size == 0:
+        if ann is None or self._size == 0:
             scores = self.similarities(query, neighbour_weight)
 
             return lambda k: _best(scores, k)

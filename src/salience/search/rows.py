@@ -17,7 +17,7 @@ import numpy.typing as npt
 from salience.embeddings.arrays import Matrix, Vector
 from salience.errors import EmbedderError
 from salience.search import coarse
-from salience.search.ann import UsearchIndex
+from salience.search.ann import ApproximateIndex
 from salience.stores.base import Store
 
 _NORM_BLOCK = 4096  # rows per block when computing mixed norms
@@ -26,9 +26,11 @@ _NORM_BLOCK = 4096  # rows per block when computing mixed norms
 class VectorRows:
     """Every vector of one store, in memory, with each memory's session neighbours."""
 
-    def __init__(self, store: Store, ann: UsearchIndex | None = None) -> None:
+    def __init__(self, store: Store, ann: ApproximateIndex | None = None) -> None:
         self._store = store
         self._ann = ann
+        if ann is not None:
+            ann.attach(self._rows_of)
         self._ann_ready = False
         self._marker: tuple[int, int] | None = None
         self._held = False  # see Vectors.held(): no look at the store while set
@@ -270,6 +272,11 @@ class VectorRows:
         """The stored vector of each of those memories that has one."""
         self.refresh()
         return {i: self._matrix[self._row[i]].copy() for i in memory_ids if i in self._row}
+
+    def _rows_of(self, memory_ids: Sequence[str]) -> npt.NDArray[np.intp]:
+        """Row numbers of those ids that are loaded (in the order given)."""
+        row_of = self._row
+        return np.array([row_of[i] for i in memory_ids if i in row_of], dtype=np.intp)
 
     def ids(self) -> list[str]:
         """Memory ids in row order."""

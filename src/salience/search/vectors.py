@@ -15,7 +15,7 @@ from salience.embeddings import Embedder
 from salience.embeddings.arrays import Matrix, Vector
 from salience.errors import EmbedderError
 from salience.models import MemoryRecord
-from salience.search.ann import UsearchIndex
+from salience.search.ann import ApproximateIndex
 from salience.search.index import VectorIndex
 from salience.stores.base import MemoryFilter, Store
 
@@ -45,7 +45,7 @@ class Vectors:
     """One store's embeddings, made by one embedder."""
 
     def __init__(
-        self, store: Store, embedder: Embedder | None, ann: UsearchIndex | None = None
+        self, store: Store, embedder: Embedder | None, ann: ApproximateIndex | None = None
     ) -> None:
         self._store = store
         self._embedder = embedder

@@ -181,6 +181,10 @@ class Store(Protocol):
         """A value of the store's own settings (e.g. the embedder identity)."""
         ...
 
+    def all_meta(self) -> dict[str, str]:
+        """Every value of the store's own settings."""
+        ...
+
     def set_meta(self, key: str, value: str | None) -> None:
         """Set, or with None remove, a value of the store's own settings."""
         ...
@@ -195,6 +199,10 @@ class Store(Protocol):
 
     def save_session(self, session: Session) -> None:
         """Insert or overwrite a session."""
+        ...
+
+    def sessions(self) -> builtins.list[Session]:
+        """Every session, ended ones too, oldest first."""
         ...
 
     def touch_session(self, session_id: str, now: datetime) -> None:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from salience.clock import format_time
-from salience.models import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS, MemoryRecord
+from salience.models import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS, MemoryRecord, Session
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
 
@@ -106,3 +106,16 @@ def filter_sql(flt: MemoryFilter, mark: str = "?") -> tuple[str, list[object]]:
         clauses.append(f"(m.forget_reason IS NOT NULL OR {live})")
         params.append(as_of)
     return (" AND ".join(clauses) or "TRUE"), params
+
+
+def session_of(row: Sequence[Any]) -> Session:
+    """A session from (id, user, started_at, last_active_at, ended_at, summary_id)."""
+    ended = datetime.fromisoformat(row[4]) if row[4] else None
+    return Session(
+        row[0],
+        row[1],
+        datetime.fromisoformat(row[2]),
+        datetime.fromisoformat(row[3]),
+        ended,
+        row[5],
+    )

@@ -12,7 +12,7 @@ from salience.clock import format_time
 from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.stores.base import RowChanges
 from salience.stores.postgres.vectors import VectorRows
-from salience.stores.rows import COLUMNS, from_row
+from salience.stores.rows import COLUMNS, from_row, session_of
 
 
 class PostgresStore(VectorRows):
@@ -25,18 +25,15 @@ class PostgresStore(VectorRows):
             'WHERE "user" = %s AND ended_at IS NULL ORDER BY last_active_at DESC LIMIT 1',
             (user,),
         )
-        if not rows:
-            return None
-        row = rows[0]
-        ended = datetime.fromisoformat(row[4]) if row[4] else None
-        return Session(
-            row[0],
-            row[1],
-            datetime.fromisoformat(row[2]),
-            datetime.fromisoformat(row[3]),
-            ended,
-            row[5],
+        return session_of(rows[0]) if rows else None
+
+    def sessions(self) -> builtins.list[Session]:
+        """Every session, ended ones too, oldest first."""
+        rows = self._rows(
+            'SELECT id, "user", started_at, last_active_at, ended_at, summary_id FROM sessions '
+            "ORDER BY started_at, id"
         )
+        return [session_of(row) for row in rows]
 
     def save_session(self, session: Session) -> None:
         """Insert or overwrite a session."""
@@ -244,6 +241,12 @@ class PostgresStore(VectorRows):
         """A value of the store's own settings table (e.g. the embedder identity)."""
         rows = self._rows("SELECT value FROM store_meta WHERE key = %s", (key,))
         return None if not rows else str(rows[0][0])
+
+    def all_meta(self) -> dict[str, str]:
+        """Every value of the store's settings table."""
+        return {
+            str(k): str(v) for k, v in self._rows("SELECT key, value FROM store_meta ORDER BY key")
+        }
 
     def set_meta(self, key: str, value: str | None) -> None:
         """Set (or, with None, remove) a value of the store's settings table."""

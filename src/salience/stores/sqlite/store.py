@@ -17,6 +17,7 @@ from pathlib import Path
 from salience.clock import format_time
 from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.stores.base import RowChanges
+from salience.stores.rows import session_of
 from salience.stores.sqlite.memories import MemoryRows
 from salience.stores.sqlite.rows import COLUMNS, from_row
 
@@ -32,11 +33,7 @@ class SQLiteStore(MemoryRows):
                 "WHERE user = ? AND ended_at IS NULL ORDER BY last_active_at DESC LIMIT 1",
                 (user,),
             ).fetchone()
-        if row is None:
-            return None
-        started, active = datetime.fromisoformat(row[2]), datetime.fromisoformat(row[3])
-        ended = datetime.fromisoformat(row[4]) if row[4] else None
-        return Session(row[0], row[1], started, active, ended, row[5])
+        return None if row is None else session_of(row)
 
     def save_session(self, session: Session) -> None:
         """Insert or overwrite a session."""
@@ -50,6 +47,15 @@ class SQLiteStore(MemoryRows):
         )
         with self.transaction(), self._errors():
             self._conn.execute("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", values)
+
+    def sessions(self) -> builtins.list[Session]:
+        """Every session, ended ones too, oldest first."""
+        with self._lock, self._errors():
+            rows = self._conn.execute(
+                "SELECT id, user, started_at, last_active_at, ended_at, summary_id FROM sessions "
+                "ORDER BY started_at, id"
+            ).fetchall()
+        return [session_of(row) for row in rows]
 
     def touch_session(self, session_id: str, now: datetime) -> None:
         """Mark an open session as active now (no-op for unknown or ended sessions)."""
@@ -306,6 +312,12 @@ class SQLiteStore(MemoryRows):
                 "SELECT value FROM store_meta WHERE key = ?", (key,)
             ).fetchone()
         return None if row is None else str(row[0])
+
+    def all_meta(self) -> dict[str, str]:
+        """Every value of the store's settings table."""
+        with self._lock, self._errors():
+            rows = self._conn.execute("SELECT key, value FROM store_meta ORDER BY key").fetchall()
+        return {str(k): str(v) for k, v in rows}
 
     def set_meta(self, key: str, value: str | None) -> None:
         """Set (or, with None, remove) a value of the store's settings table."""

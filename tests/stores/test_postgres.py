@@ -1,0 +1,149 @@
+"""PostgreSQL itself: several processes on one database, migrations racing, its own limits."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from salience import Config, InvalidInputError, Memory, NotASalienceDatabaseError
+from salience.stores.postgres import open_postgres
+from salience.stores.postgres.connection import redact
+from salience.stores.postgres.vectors import vector_bytes, vector_text
+from tests.postgres import Server
+
+WRITERS, WRITES = 4, 500
+
+# One writer: WRITES writes, a fifth of them texts that other writers also write (duplicates)
+# and a fifth topic upserts on keys every writer shares (ilab's rules: topic upsert, then
+# exact duplicate). Prints each write's outcome.
+WRITER = """
+import json, sys, time
+from salience import Config, Memory
+url, me, writes, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+config = Config(home="/nonexistent", signal_gate=False, store_url=url, profile="ilab")
+outcomes = []
+with Memory.open(config=config, embedder=None, llm=None) as memory:
+    time.sleep(max(0.0, start - time.time()))  # every writer starts at the same moment
+    for i in range(writes):
+        if i % 5 == 0:
+            result = memory.remember(f"shared fact number {i} about the deploy")
+        elif i % 5 == 1:
+            result = memory.remember(
+                f"topic {i % 7} now says writer {me} step {i}", topic_key=f"topic-{i % 7}"
+            )
+        else:
+            result = memory.remember(f"writer {me} fact number {i} about the build")
+        outcomes.append(result.outcome.value)
+print(json.dumps(outcomes))
+"""
+
+
+def _run_writers(url: str, count: int, tmp_path: Path) -> list[list[str]]:
+    start = time.time() + 3  # (a process takes about a second to start)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, url, str(me), str(WRITES), str(start)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+        )
+        for me in range(count)
+    ]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        results.append(json.loads(out))
+    return results
+
+
+def _state(url: str) -> tuple[list[str], Counter[str], int]:
+    with Memory.open(url, embedder=None, llm=None) as memory:
+        current = memory.list()
+        topics = Counter(r.topic_key for r in current if r.topic_key)
+        return sorted(r.content for r in current if not r.topic_key), topics, len(current)
+
+
+def test_four_processes_writing_at_once_lose_nothing_and_double_nothing(
+    postgres_server: Server, tmp_path: Path
+) -> None:
+    with postgres_server.schema() as parallel, postgres_server.schema() as serial:
+        concurrent = _run_writers(parallel, WRITERS, tmp_path)
+        # The same writes one process at a time: the reference for every dedup decision.
+        one_by_one = []
+        for me in range(WRITERS):
+            one_by_one += [
+                json.loads(
+                    subprocess.run(
+                        [sys.executable, "-c", WRITER, serial, str(me), str(WRITES), "0"],
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                        cwd=tmp_path,
+                    ).stdout
+                )
+            ]
+        outcomes = Counter(o for run in concurrent for o in run)
+        assert sum(outcomes.values()) == WRITERS * WRITES  # every write has an outcome
+        assert outcomes == Counter(o for run in one_by_one for o in run)
+        contents, topics, total = _state(parallel)
+        assert len(contents) == len(set(contents))  # no duplicate rows
+        assert topics == Counter({f"topic-{k}": 1 for k in range(7)})  # one current per topic
+        assert (contents, topics) == _state(serial)[:2]
+        assert total == outcomes["created"]  # every created row is current; nothing more
+
+
+def test_two_processes_opening_a_new_database_at_once_migrate_it_once(
+    postgres_url: str,
+) -> None:
+    with ThreadPoolExecutor(4) as pool:
+        stores = list(pool.map(lambda _: open_postgres(postgres_url), range(4)))
+    for store in stores:
+        store.close()
+    store = open_postgres(postgres_url)
+    try:
+        names = [r[0] for r in store._rows("SELECT name FROM schema_migrations ORDER BY name")]
+        assert len(names) == len(set(names)) == 9
+    finally:
+        store.close()
+
+
+def test_a_schema_with_other_tables_is_refused(postgres_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE invoices (id integer)")
+    with pytest.raises(NotASalienceDatabaseError, match="other tables"):
+        open_postgres(postgres_url)
+
+
+def test_text_postgresql_cannot_hold_is_a_clear_error(postgres_url: str, tmp_path: Path) -> None:
+    config = Config(home=tmp_path, signal_gate=False, store_url=postgres_url)
+    with Memory.open(config=config, embedder=None) as memory:
+        with pytest.raises(InvalidInputError, match="NUL"):
+            memory.remember("a note with a \x00 in it")
+        assert memory.list() == []
+
+
+def test_vectors_convert_exactly_both_ways() -> None:
+    values = (0.1, -2.5, 1 / 3, 3.4e38, -1e-40)
+    raw = struct.pack("<5f", *values)
+    text = vector_text(raw)
+    floats = [float(v) for v in text.strip("[]").split(",")]
+    assert struct.pack("<5f", *floats) == raw
+    sent = struct.pack(">HH5f", 5, 0, *struct.unpack("<5f", raw))
+    assert vector_bytes(sent) == raw
+
+
+def test_a_password_never_shows_in_the_location() -> None:
+    assert redact("postgresql://app:s3cret@db:5432/mem") == "postgresql://app@db:5432/mem"
+    assert "s3cret" not in redact("postgresql://app@db/mem?password=s3cret&sslmode=require")
