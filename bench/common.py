@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import platform
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -51,3 +52,24 @@ def write_results(path: str | Path, results: dict[str, object]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2), encoding="utf-8")
     print(f"\nwrote {out}")
+
+
+@contextmanager
+def store_in(url: str | None, name: str) -> Iterator[str]:
+    """A fresh, empty store for one run: "" (the run's own SQLite home) when ``url`` is None,
+    else a new schema ``name`` on the PostgreSQL server at ``url``, dropped afterwards."""
+    if not url:
+        yield ""
+        return
+    import psycopg
+
+    schema = "bench_" + "".join(c if c.isalnum() else "_" for c in name.lower())
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        admin.execute(f"CREATE SCHEMA {schema}")
+    joiner = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{joiner}options=-csearch_path%3D{schema},public"
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")

@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import machine, print_table, write_results
+from common import machine, print_table, store_in, write_results
 from salience import Config, Memory
 from salience.embeddings import Embedder
 from salience.ids import new_ulid
@@ -113,7 +113,12 @@ def evaluate(ranked: list[str], gold: set[str]) -> dict[str, float]:
 
 
 def run(
-    path: Path, profile: str, embedder: str, limit_convs: int | None, prior: float = 0.15
+    path: Path,
+    profile: str,
+    embedder: str,
+    limit_convs: int | None,
+    prior: float = 0.15,
+    store: str | None = None,
 ) -> dict[str, Any]:
     data = json.loads(path.read_text(encoding="utf-8"))[:limit_convs]
     per_question: list[tuple[int, dict[str, float]]] = []
@@ -122,30 +127,51 @@ def run(
     model: Embedder | str | None = "config"
     with tempfile.TemporaryDirectory() as tmp:
         for sample in data:
-            rows = turns(sample["conversation"])
-            config = Config(
-                home=Path(tmp) / sample["sample_id"],
-                embedder=embedder,
-                profile=profile,
-                recall_prior=prior,
-            )
-            with Memory.open(config=config, embedder=model) as engine:
-                model = engine.vectors.embedder  # load the model once, share it
-                ids = load_store(engine, sample["sample_id"], rows)
-                as_of = max(when for _, when, _, _ in rows) + timedelta(days=1)
-                for qa in sample["qa"]:
-                    gold = {ids[e] for e in repair_evidence(qa.get("evidence", [])) if e in ids}
-                    if not gold:
-                        dropped += 1
-                        continue
-                    started = time.perf_counter()
-                    hits = engine.search(qa["question"], K, as_of=as_of, touch=False)
-                    latencies.append((time.perf_counter() - started) * 1000)
-                    ranked = [h.record.id for h in hits]
-                    per_question.append((int(qa["category"]), evaluate(ranked, gold)))
+            with store_in(store, f"locomo_{sample['sample_id']}") as url:
+                config = Config(
+                    home=Path(tmp) / sample["sample_id"],
+                    embedder=embedder,
+                    profile=profile,
+                    recall_prior=prior,
+                    store_url=url,
+                )
+                model, without = _evaluate(config, model, sample, per_question, latencies)
+                dropped += without
     results = summarise(per_question, latencies, dropped, profile, embedder, path, len(data))
     results["recall_prior"] = prior
+    results["store"] = "postgresql" if store else "sqlite"
     return results
+
+
+def _gold(qa: dict[str, Any], ids_of: dict[str, str]) -> set[str]:
+    return {ids_of[e] for e in repair_evidence(qa.get("evidence", [])) if e in ids_of}
+
+
+def _evaluate(
+    config: Config,
+    model: Embedder | str | None,
+    sample: dict[str, Any],
+    per_question: list[tuple[int, dict[str, float]]],
+    latencies: list[float],
+) -> tuple[Embedder | str | None, int]:
+    """Load one conversation, ask its questions; the model, and how many had no evidence."""
+    rows = turns(sample["conversation"])
+    without = 0
+    with Memory.open(config=config, embedder=model) as engine:  # type: ignore[arg-type]
+        model = engine.vectors.embedder  # load the model once, share it
+        ids = load_store(engine, sample["sample_id"], rows)
+        as_of = max(when for _, when, _, _ in rows) + timedelta(days=1)
+        for qa in sample["qa"]:
+            gold = _gold(qa, ids)
+            if not gold:
+                without += 1
+                continue
+            started = time.perf_counter()
+            hits = engine.search(qa["question"], K, as_of=as_of, touch=False)
+            latencies.append((time.perf_counter() - started) * 1000)
+            ranked = [h.record.id for h in hits]
+            per_question.append((int(qa["category"]), evaluate(ranked, gold)))
+    return model, without
 
 
 def summarise(
@@ -211,9 +237,14 @@ def main() -> None:
     parser.add_argument(
         "--prior", type=float, default=0.15, help="salience profile: recall_prior (0 = off)"
     )
+    parser.add_argument(
+        "--store", default=None, help="a postgresql:// URL: one schema per conversation there"
+    )
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    results = run(args.path, args.profile, args.embedder, args.conversations, args.prior)
+    results = run(
+        args.path, args.profile, args.embedder, args.conversations, args.prior, args.store
+    )
     report(results)
     write_results(args.out or f"bench/results/locomo-{args.profile}-{args.embedder}.json", results)
 

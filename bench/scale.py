@@ -12,7 +12,11 @@ query is ~14 tokens, a written memory ~70): ``--locomo FILE`` writes real chat t
 tokens) and asks real questions instead, which is what the closing numbers use.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--ann-from 1000000] [--locomo FILE]
-                          [--repeat N]
+                          [--repeat N] [--store postgresql://...]
+
+With ``--store``, every size is also filled and measured on PostgreSQL, side by side in the
+same run; from ``--ann-from`` each store is also measured with its approximate index
+(usearch beside SQLite, pgvector's HNSW on PostgreSQL).
 
 Prints a table and writes JSON (default bench/results/scale.json).
 """
@@ -36,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np
 
 from bench_store import TextMaker, percentile
-from common import machine, print_table, write_results
+from common import machine, print_table, store_in, write_results
 from salience import Config, Memory
 from salience.embeddings.minilm import MiniLMEmbedder
 from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY
@@ -73,7 +77,10 @@ def fill(memory: Memory, size: int, maker: TextMaker, pool: np.ndarray, seed: in
     return time.perf_counter() - started
 
 
-def one_size(size: int, index: str, queries: int, locomo: Path | None) -> dict[str, Any]:
+def one_size(
+    size: int, indexes: list[str], queries: int, locomo: Path | None, store: str | None
+) -> list[dict[str, Any]]:
+    """Fill one store of ``size`` memories, then time recall with each index in turn."""
     maker = TextMaker(seed=11)
     embedder = MiniLMEmbedder()
     pool = embedder.embed([maker.sentence() for _ in range(POOL)])
@@ -82,33 +89,41 @@ def one_size(size: int, index: str, queries: int, locomo: Path | None) -> dict[s
     else:  # real questions: real lengths for the query embedding
         questions = locomo_questions(locomo)
         texts = [questions[i * len(questions) // queries] for i in range(queries)]
-    with tempfile.TemporaryDirectory() as tmp:
+    out = []
+    with tempfile.TemporaryDirectory() as tmp, store_in(store, f"scale_{size}") as url:
         home = Path(tmp)
-        config = Config(home=home, embedder="none", signal_gate=False)
+        config = Config(home=home, embedder="none", signal_gate=False, store_url=url)
         with Memory.open(config=config) as loader:
             fill_s = fill(loader, size, maker, pool, seed=size)
-        config = Config(home=home, signal_gate=False, vector_index=index)
-        with Memory.open(config=config, embedder=embedder) as memory:
-            started = time.perf_counter()
-            memory.search("warm up the index", 10, touch=False)
-            load_s = time.perf_counter() - started
-            latencies = []
-            for text in texts:
-                t0 = time.perf_counter()
-                memory.search(text, 10, touch=False)
-                latencies.append((time.perf_counter() - t0) * 1000)
-        db_mb = sum(p.stat().st_size for p in home.iterdir() if p.is_file()) / 1e6
-    return {
-        "size": size,
-        "index": index,
-        "queries": "locomo" if locomo else "synthetic",
-        "fill_s": fill_s,
-        "first_query_s": load_s,
-        "p50_ms": statistics.median(latencies),
-        "p95_ms": percentile(latencies, 95),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "files_mb": db_mb,
-    }
+            stored_mb = loader.stats().size_bytes / 1e6
+        for index in indexes:
+            config = Config(
+                home=home, signal_gate=False, vector_index=index, store_url=url, pgvector_from=0
+            )
+            with Memory.open(config=config, embedder=embedder) as memory:
+                started = time.perf_counter()
+                memory.search("warm up the index", 10, touch=False)
+                load_s = time.perf_counter() - started
+                latencies = []
+                for text in texts:
+                    t0 = time.perf_counter()
+                    memory.search(text, 10, touch=False)
+                    latencies.append((time.perf_counter() - t0) * 1000)
+            out.append(
+                {
+                    "size": size,
+                    "store": "postgresql" if store else "sqlite",
+                    "index": index,
+                    "queries": "locomo" if locomo else "synthetic",
+                    "fill_s": fill_s,
+                    "first_query_s": load_s,
+                    "p50_ms": statistics.median(latencies),
+                    "p95_ms": percentile(latencies, 95),
+                    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                    "files_mb": stored_mb,
+                }
+            )
+    return out
 
 
 def locomo_texts(path: Path) -> list[str]:
@@ -129,14 +144,19 @@ def locomo_questions(path: Path) -> list[str]:
     return [str(qa["question"]) for sample in data for qa in sample["qa"]]
 
 
-def writes(count: int, real: list[str] | None) -> dict[str, float]:
+def writes(count: int, real: list[str] | None, store: str | None = None) -> dict[str, float]:
     """Memories per second with MiniLM embeddings: remember one by one, and one import."""
     maker = TextMaker(seed=5)
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
     out: dict[str, float] = {"texts": "locomo" if real else "synthetic"}  # type: ignore[dict-item]
-    with tempfile.TemporaryDirectory() as tmp:
-        config = Config(home=Path(tmp) / "single", signal_gate=False)
+    out["store"] = "postgresql" if store else "sqlite"  # type: ignore[assignment]
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        store_in(store, "writes_single") as single,
+        store_in(store, "writes_batch") as batch,
+    ):
+        config = Config(home=Path(tmp) / "single", signal_gate=False, store_url=single)
         pool = real or [maker.sentence(6, 24) for _ in range(2 * count)]
         texts = pool[:count]
         with Memory.open(config=config, embedder=embedder) as memory:
@@ -144,7 +164,7 @@ def writes(count: int, real: list[str] | None) -> dict[str, float]:
             for text in texts:
                 memory.remember(text)
             out["single_per_s"] = count / (time.perf_counter() - started)
-        config = Config(home=Path(tmp) / "batch", signal_gate=False)
+        config = Config(home=Path(tmp) / "batch", signal_gate=False, store_url=batch)
         lines = [json.dumps({"content": text}) for text in pool[count : 2 * count]]
         with Memory.open(config=config, embedder=embedder) as memory:
             started = time.perf_counter()
@@ -175,32 +195,49 @@ def main() -> None:
         default=1,
         help="measure each size (and the writes) this many times; report the medians and ranges",
     )
+    parser.add_argument(
+        "--store",
+        default=None,
+        help="also measure a PostgreSQL store at this postgresql:// URL (a schema per run), "
+        "side by side with SQLite in the same run",
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index", default="exact", help=argparse.SUPPRESS)
+    parser.add_argument("--on", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", default="bench/results/scale.json")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one_size(args.one, args.index, args.queries, args.locomo)))
+        found = one_size(args.one, args.index.split(","), args.queries, args.locomo, args.on)
+        print(json.dumps(found))
         return
     random.seed(0)
     real = locomo_texts(args.locomo) if args.locomo else None
     repeat = max(1, args.repeat)
+    stores: list[str | None] = [None, args.store] if args.store else [None]
     results: dict[str, Any] = {
         "machine": machine(),
         "recall": [],
-        "writes": _median_of([writes(args.writes, real) for _ in range(repeat)]),
+        "writes": [
+            _median_of([writes(args.writes, real, store) for _ in range(repeat)])
+            for store in stores
+        ],
     }
     for size in (int(s) for s in args.sizes.split(",") if s):
-        index = "usearch" if size >= args.ann_from else "exact"
-        command = [sys.executable, __file__, "--one", str(size), "--index", index]
-        command += ["--queries", str(args.queries)]
-        if args.locomo:
-            command += ["--locomo", str(args.locomo)]
-        runs = []
-        for _ in range(repeat):
-            done = subprocess.run(command, check=True, capture_output=True, text=True)
-            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-        results["recall"].append(_median_of(runs))
+        for store in stores:
+            approximate = "pgvector" if store else "usearch"
+            indexes = ["exact", approximate] if size >= args.ann_from else ["exact"]
+            command = [sys.executable, __file__, "--one", str(size), "--index", ",".join(indexes)]
+            command += ["--queries", str(args.queries)]
+            if args.locomo:
+                command += ["--locomo", str(args.locomo)]
+            if store:
+                command += ["--on", store]
+            runs = []
+            for _ in range(repeat):
+                done = subprocess.run(command, check=True, capture_output=True, text=True)
+                runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            for i in range(len(indexes)):
+                results["recall"].append(_median_of([run[i] for run in runs]))
     report(results)
     write_results(args.out, results)
 
@@ -226,16 +263,30 @@ def _spread(entry: dict[str, Any], key: str, digits: int) -> str:
 
 
 def report(results: dict[str, Any]) -> None:
-    rows = [["memories", "index", "p50 ms", "p95 ms", "peak RSS MB", "files MB", "fill s"]]
+    rows = [
+        [
+            "memories",
+            "store",
+            "index",
+            "p50 ms",
+            "p95 ms",
+            "first query s",
+            "peak RSS MB",
+            "stored MB",
+            "fill s",
+        ]
+    ]
     if not results["recall"]:
-        rows.append(["(none run)", "", "", "", "", "", ""])
+        rows.append(["(none run)", "", "", "", "", "", "", "", ""])
     for r in results["recall"]:
         rows.append(
             [
                 f"{r['size']:,}",
+                r.get("store", "sqlite"),
                 r["index"],
                 _spread(r, "p50_ms", 1),
                 _spread(r, "p95_ms", 1),
+                f"{r['first_query_s']:.2f}",
                 f"{r['peak_rss_mb']:.0f}",
                 f"{r['files_mb']:.0f}",
                 f"{r['fill_s']:.0f}",
@@ -243,17 +294,17 @@ def report(results: dict[str, Any]) -> None:
         )
     queries = {r["queries"] for r in results["recall"]}
     label = "/".join(sorted(queries))
-    runs = len(results["writes"].get("runs", [None]))
+    runs = len(results["writes"][0].get("runs", [None]))
     medians = f"; medians of {runs} runs (min-max)" if runs > 1 else ""
     print(f"hybrid recall, salience profile, query embedding included ({label} queries{medians})")
-    print_table(rows, right_align_from=2)
-    w = results["writes"]
-    print(
-        f"\nwrites ({w['texts']} texts) with MiniLM embeddings: "
-        f"{_spread(w, 'single_per_s', 0)}/s one call each, "
-        f"{_spread(w, 'batch_per_s', 0)}/s as one import "
-        f"(embedding alone {_spread(w, 'embed_only_per_s', 0)}/s)"
-    )
+    print_table(rows, right_align_from=3)
+    for w in results["writes"]:
+        print(
+            f"\nwrites on {w.get('store', 'sqlite')} ({w['texts']} texts) with MiniLM embeddings: "
+            f"{_spread(w, 'single_per_s', 0)}/s one call each, "
+            f"{_spread(w, 'batch_per_s', 0)}/s as one import "
+            f"(embedding alone {_spread(w, 'embed_only_per_s', 0)}/s)"
+        )
     print(
         "targets: 100k exact p50 <= 10 ms, p95 <= 25 ms; 1M approximate p95 <= 50 ms; "
         "batch writes >= 300/s"

@@ -257,8 +257,7 @@ def test_recall_inside_a_transaction_does_not_wait_on_itself(
         assert len(inside) == 1
 
 
-def test_a_reindex_by_another_process_is_noticed(home: Path, clock: FakeClock) -> None:
-    config = Config(home=home, signal_gate=False)
+def test_a_reindex_by_another_process_is_noticed(config: Config, clock: FakeClock) -> None:
     old = WordHashEmbedder(dimensions=256, tag="v1")
     new = WordHashEmbedder(dimensions=64, tag="v2")
     with (

@@ -25,8 +25,9 @@ class Keys:
 
 
 @pytest.fixture
-def engine(tmp_path: Path, clock: FakeClock) -> Iterator[Memory]:
-    config = Config(home=tmp_path / "home", signal_gate=False)
+def engine(tmp_path: Path, clock: FakeClock, store_url: str) -> Iterator[Memory]:
+    """The engine behind the app, on each store in turn (SQLite, PostgreSQL)."""
+    config = Config(home=tmp_path / "home", signal_gate=False, store_url=store_url)
     with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
         yield memory
 

@@ -203,3 +203,8 @@ def test_local_mode_answers_loopback_names_only(client: TestClient) -> None:
     assert client.get("/v1/memories", headers={"Host": "localhost:8377"}).status_code == 200
     assert client.get("/v1/memories", headers={"Host": "127.0.0.1:8377"}).status_code == 200
     assert client.post("/mcp", headers={"Host": "evil.example"}, json={}).status_code == 403
+
+
+def test_stats_name_the_kind_of_store(client: TestClient, backend: str) -> None:
+    body = client.get("/v1/stats").json()
+    assert body["store"] == {"sqlite": "sqlite", "postgres": "postgresql"}[backend]

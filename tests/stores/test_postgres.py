@@ -147,3 +147,47 @@ def test_vectors_convert_exactly_both_ways() -> None:
 def test_a_password_never_shows_in_the_location() -> None:
     assert redact("postgresql://app:s3cret@db:5432/mem") == "postgresql://app@db:5432/mem"
     assert "s3cret" not in redact("postgresql://app@db/mem?password=s3cret&sslmode=require")
+
+
+def test_a_writer_waiting_past_the_busy_timeout_is_told_so(postgres_url: str) -> None:
+    from salience import StoreBusyError
+    from salience.stores.postgres import open_postgres as open_store
+    from tests.factory import record
+
+    holder = open_store(postgres_url)
+    waiter = open_store(postgres_url, busy_timeout_ms=200)
+    try:
+        with holder.transaction():
+            holder.insert(record("held by the first writer"))
+            with pytest.raises(StoreBusyError, match="busy timeout"):
+                waiter.insert(record("the second writer waits"))
+        waiter.insert(record("after the first commits"))
+        assert len(list(waiter.iter_all())) == 2
+    finally:
+        holder.close()
+        waiter.close()
+
+
+def test_folding_pending_counts_changes_no_score(postgres_url: str) -> None:
+    from salience.stores.base import MemoryFilter
+    from tests.factory import NOW, record
+
+    store = open_postgres(postgres_url)
+    try:
+        texts = ["postgres runs the staging database", "the staging server", "lunch at noon"]
+        for text in texts:
+            store.insert(record(text))
+        gone = record("a postgres note that goes away")
+        store.insert(gone)
+        store.delete(gone.id)
+        flt = MemoryFilter(as_of=NOW)
+        before = store.search("staging postgres", flt, 5)
+        with store.transaction():
+            store._exec("SELECT salience_fold_counts()")
+        assert store._rows("SELECT count(*) FROM fts_term_deltas")[0][0] == 0
+        assert store.search("staging postgres", flt, 5) == before
+        counted = dict(store._rows("SELECT lexeme, text_rows FROM fts_terms"))
+        assert counted["postgr"] == 1  # the deleted row's count went with it
+        assert store._rows("SELECT rows FROM fts_totals")[0][0] == 3
+    finally:
+        store.close()

@@ -17,6 +17,7 @@ from salience.profiles import PROFILES
 from salience.server.context import Refused
 from salience.server.replies import READ_ERRORS, WRITE_ERRORS, AsUser, CallerDep, EngineDep
 from salience.server.schemas import DryRunIn, ImportOut
+from salience.stores.postgres import is_postgres_url
 
 router = APIRouter(prefix="/v1", tags=["store"])
 
@@ -213,7 +214,7 @@ def stats(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> dict[
             "unavailable_layers": m.unavailable_layers(),
             "layers": [{"name": x.name, "kind": x.kind} for x in m.layers()],
             "embedder": None if m.vectors.embedder is None else m.vectors.embedder.identity,
-            "store": "sqlite",
+            "store": "postgresql" if is_postgres_url(m.store.location) else "sqlite",
         }
 
     return engine.run(read)

@@ -261,10 +261,10 @@ class _Transaction:
             conn = store._pool.getconn()
         except PoolTimeout as exc:
             raise store._translate(exc) from None
-        try:
-            conn.execute("BEGIN")
-            conn.execute(f"SET LOCAL lock_timeout = {int(store._busy_timeout_ms)}")
-            conn.execute(_WRITE_LOCK)
+        try:  # one round trip: three statements, no parameters
+            conn.execute(
+                f"BEGIN; SET LOCAL lock_timeout = {int(store._busy_timeout_ms)}; {_WRITE_LOCK}"
+            )
         except BaseException as exc:
             _end(store, conn, commit=False)
             if isinstance(exc, psycopg.Error):
@@ -293,8 +293,7 @@ def _end(store: Connection, conn: psycopg.Connection[Any], *, commit: bool) -> N
     try:
         if commit:
             try:
-                conn.execute("UPDATE store_version SET version = version + 1")
-                conn.execute("COMMIT")
+                conn.execute("UPDATE store_version SET version = version + 1; COMMIT")
             except BaseException:
                 if not conn.closed:
                     conn.execute("ROLLBACK")

@@ -53,10 +53,16 @@ _UPDATE = (
     + ", dated_words = %s WHERE id = %s RETURNING seq"
 )
 _LEXEMES = (
-    "SELECT u.lexeme, coalesce(t.text_rows, 0), coalesce(t.all_rows, 0) "
+    "SELECT u.lexeme, coalesce(sum(c.text_rows), 0), coalesce(sum(c.all_rows), 0) "
     "FROM (SELECT DISTINCT lexeme FROM unnest(%s::text[]) AS q(term), "
     "unnest(to_tsvector('salience_english', q.term))) AS u "
-    "LEFT JOIN fts_terms t ON t.lexeme = u.lexeme ORDER BY u.lexeme"
+    "LEFT JOIN (SELECT lexeme, text_rows, all_rows FROM fts_terms UNION ALL "
+    "SELECT lexeme, text_rows, all_rows FROM fts_term_deltas) AS c ON c.lexeme = u.lexeme "
+    "GROUP BY u.lexeme ORDER BY u.lexeme"
+)
+_TOTALS = (
+    "SELECT t.rows + coalesce(d.rows, 0), t.tokens + coalesce(d.tokens, 0) FROM fts_totals t, "
+    "(SELECT sum(rows) AS rows, sum(tokens) AS tokens FROM fts_total_deltas) AS d"
 )
 
 
@@ -152,7 +158,7 @@ class MemoryRows(Connection):
             return []
 
         def read() -> builtins.list[tuple[MemoryRecord, float]]:
-            total_rows, tokens = self._rows("SELECT rows, tokens FROM fts_totals")[0]
+            total_rows, tokens = (int(v) for v in self._rows(_TOTALS)[0])
             if not total_rows:
                 return []
             lexemes, idfs = [], []

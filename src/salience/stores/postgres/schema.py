@@ -11,8 +11,12 @@ What PostgreSQL keeps beyond SQLite's tables, and why (see :mod:`.memories` for 
   configuration ``salience_english`` is PostgreSQL's English (Snowball) stemmer *without*
   stop words: FTS5's porter tokenizer keeps every word, and BM25 needs every token counted.
 - ``memories.doc_len``: the row's token count (FTS5's document length).
-- ``fts_terms`` (rows holding each lexeme) and ``fts_totals`` (rows and tokens), kept by a
-  trigger: BM25's document frequencies and average length, read in one lookup per search.
+- ``fts_terms`` (rows holding each lexeme) and ``fts_totals`` (rows and tokens): BM25's
+  document frequencies and average length, read in one lookup per search. A trigger only
+  *appends* each row's counts to ``fts_term_deltas`` / ``fts_total_deltas``, which are folded
+  into the totals every 2,000 rows: updating the same counter rows once per inserted memory
+  made a 20,000-row import transaction quadratic (every update walks the row's versions
+  that the transaction itself left behind). Readers add the pending deltas.
 - ``store_version``: bumped by every write transaction; other processes compare it to know
   whether anything changed (SQLite's ``data_version``).
 """
@@ -41,19 +45,32 @@ BEGIN
     END IF;
     RETURN NEW;
 END $$;
-CREATE FUNCTION salience_count_terms(doc tsvector, dated tsvector, doc_len integer,
-                                     sign integer) RETURNS void LANGUAGE sql AS $$
+CREATE FUNCTION salience_fold_counts() RETURNS void LANGUAGE sql AS $$
     INSERT INTO fts_terms AS t (lexeme, text_rows, all_rows)
+    SELECT lexeme, sum(text_rows), sum(all_rows) FROM fts_term_deltas GROUP BY lexeme
+    ON CONFLICT (lexeme) DO UPDATE
+        SET text_rows = t.text_rows + excluded.text_rows,
+            all_rows = t.all_rows + excluded.all_rows;
+    DELETE FROM fts_term_deltas;
+    UPDATE fts_totals SET
+        rows = rows + (SELECT coalesce(sum(rows), 0) FROM fts_total_deltas),
+        tokens = tokens + (SELECT coalesce(sum(tokens), 0) FROM fts_total_deltas);
+    DELETE FROM fts_total_deltas;
+$$;
+CREATE FUNCTION salience_count_terms(doc tsvector, dated tsvector, doc_len integer,
+                                     sign integer) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO fts_term_deltas (lexeme, text_rows, all_rows)
     SELECT lexeme, sum(in_text) * sign, sign FROM (
         SELECT lexeme, 1 AS in_text FROM unnest(doc)
         UNION ALL
         SELECT lexeme, 0 FROM unnest(dated)
-    ) AS found GROUP BY lexeme
-    ON CONFLICT (lexeme) DO UPDATE
-        SET text_rows = t.text_rows + excluded.text_rows,
-            all_rows = t.all_rows + excluded.all_rows;
-    UPDATE fts_totals SET rows = rows + sign, tokens = tokens + sign * doc_len;
-$$;
+    ) AS found GROUP BY lexeme;
+    INSERT INTO fts_total_deltas VALUES (sign, sign * doc_len);
+    IF nextval('fts_delta_count') % 2000 = 0 THEN
+        PERFORM salience_fold_counts();
+    END IF;
+END $$;
 CREATE FUNCTION salience_count_row() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
@@ -139,6 +156,14 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         CREATE TABLE fts_totals (rows BIGINT NOT NULL, tokens BIGINT NOT NULL);
         INSERT INTO fts_totals VALUES (0, 0);
+        CREATE TABLE fts_term_deltas (
+            lexeme TEXT NOT NULL,
+            text_rows BIGINT NOT NULL,
+            all_rows BIGINT NOT NULL
+        );
+        CREATE INDEX fts_term_deltas_lexeme ON fts_term_deltas (lexeme);
+        CREATE TABLE fts_total_deltas (rows BIGINT NOT NULL, tokens BIGINT NOT NULL);
+        CREATE SEQUENCE fts_delta_count;
         CREATE TABLE store_version (version BIGINT NOT NULL);
         INSERT INTO store_version VALUES (0);
         """
