@@ -14,7 +14,15 @@ from datetime import datetime
 from typing import Any
 
 from salience.clock import format_time
-from salience.models import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS, MemoryRecord, Session
+from salience.models import (
+    FIELD_NAMES,
+    LIST_FIELDS,
+    TIME_FIELDS,
+    ApiKey,
+    AuditEntry,
+    MemoryRecord,
+    Session,
+)
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
 
@@ -119,3 +127,37 @@ def session_of(row: Sequence[Any]) -> Session:
         ended,
         row[5],
     )
+
+
+def audit_row(entry: AuditEntry) -> tuple[object, ...]:
+    """(at, memory_id, action, actor, detail, user) of an audit entry (detail as JSON)."""
+    detail = json.dumps(entry.detail, default=str)
+    return (format_time(entry.at), entry.memory_id, entry.action, entry.actor, detail, entry.user)
+
+
+def audit_of(row: Sequence[Any]) -> AuditEntry:
+    """An audit entry from (seq, at, memory_id, action, actor, detail, user)."""
+    at = datetime.fromisoformat(row[1])
+    return AuditEntry(at, row[2], row[3], row[4], json.loads(row[5]), int(row[0]), row[6])
+
+
+def key_row(key: ApiKey) -> tuple[object, ...]:
+    """An API key's record in the api_keys table's column order (its hash, never the key)."""
+    revoked = None if key.revoked_at is None else format_time(key.revoked_at)
+    return (
+        key.id,
+        key.secret_hash,
+        key.user,
+        int(key.read_only),
+        int(key.admin),
+        format_time(key.created_at),
+        revoked,
+        key.label,
+    )
+
+
+def key_of(row: Sequence[Any]) -> ApiKey:
+    """An API key record from a row in the api_keys table's column order."""
+    revoked = datetime.fromisoformat(row[6]) if row[6] else None
+    created = datetime.fromisoformat(row[5])
+    return ApiKey(row[0], row[1], row[2], bool(row[3]), bool(row[4]), created, revoked, row[7])

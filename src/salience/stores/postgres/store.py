@@ -4,7 +4,6 @@ SQLite store's module of the same name, whose behaviour this one shares)."""
 from __future__ import annotations
 
 import builtins
-import json
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -12,7 +11,15 @@ from salience.clock import format_time
 from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.stores.base import RowChanges
 from salience.stores.postgres.vectors import VectorRows
-from salience.stores.rows import COLUMNS, from_row, session_of
+from salience.stores.rows import (
+    COLUMNS,
+    audit_of,
+    audit_row,
+    from_row,
+    key_of,
+    key_row,
+    session_of,
+)
 
 
 class PostgresStore(VectorRows):
@@ -149,17 +156,7 @@ class PostgresStore(VectorRows):
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Append entries to the audit log (inside the caller's transaction, if any)."""
-        rows = [
-            (
-                format_time(e.at),
-                e.memory_id,
-                e.action,
-                e.actor,
-                json.dumps(e.detail, default=str),
-                e.user,
-            )
-            for e in entries
-        ]
+        rows = [audit_row(e) for e in entries]
         with self.transaction():
             self._execmany(
                 'INSERT INTO audit_log (at, memory_id, action, actor, detail, "user") '
@@ -182,30 +179,15 @@ class PostgresStore(VectorRows):
             params.append(user)
         sql += " ORDER BY seq DESC LIMIT %s"
         params.append(limit)
-        return [
-            AuditEntry(
-                datetime.fromisoformat(r[1]), r[2], r[3], r[4], json.loads(r[5]), int(r[0]), r[6]
-            )
-            for r in self._rows(sql, params)
-        ]
+        return [audit_of(r) for r in self._rows(sql, params)]
 
     def save_key(self, key: ApiKey) -> None:
         """Insert or overwrite an API key's record (its hash, never the key)."""
-        revoked = None if key.revoked_at is None else format_time(key.revoked_at)
         with self.transaction():
             self._exec("DELETE FROM api_keys WHERE id = %s", (key.id,))
             self._exec(
                 "INSERT INTO api_keys VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    key.id,
-                    key.secret_hash,
-                    key.user,
-                    int(key.read_only),
-                    int(key.admin),
-                    format_time(key.created_at),
-                    revoked,
-                    key.label,
-                ),
+                key_row(key),
             )
 
     def api_keys(self) -> builtins.list[ApiKey]:
@@ -223,19 +205,7 @@ class PostgresStore(VectorRows):
             f"FROM api_keys WHERE {where} ORDER BY created_at, id",
             params,
         )
-        return [
-            ApiKey(
-                r[0],
-                r[1],
-                r[2],
-                bool(r[3]),
-                bool(r[4]),
-                datetime.fromisoformat(r[5]),
-                datetime.fromisoformat(r[6]) if r[6] else None,
-                r[7],
-            )
-            for r in rows
-        ]
+        return [key_of(r) for r in rows]
 
     def get_meta(self, key: str) -> str | None:
         """A value of the store's own settings table (e.g. the embedder identity)."""

@@ -9,7 +9,6 @@ store's settings and mounted layers, and statistics.
 from __future__ import annotations
 
 import builtins
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 from salience.clock import format_time
 from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.stores.base import RowChanges
-from salience.stores.rows import session_of
+from salience.stores.rows import audit_of, audit_row, key_of, key_row, session_of
 from salience.stores.sqlite.memories import MemoryRows
 from salience.stores.sqlite.rows import COLUMNS, from_row
 
@@ -215,17 +214,7 @@ class SQLiteStore(MemoryRows):
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
         """Append entries to the audit log (inside the caller's transaction, if any)."""
-        rows = [
-            (
-                format_time(e.at),
-                e.memory_id,
-                e.action,
-                e.actor,
-                json.dumps(e.detail, default=str),
-                e.user,
-            )
-            for e in entries
-        ]
+        rows = [audit_row(e) for e in entries]
         with self.transaction(), self._errors():
             self._conn.executemany(
                 "INSERT INTO audit_log (at, memory_id, action, actor, detail, user) "
@@ -252,29 +241,14 @@ class SQLiteStore(MemoryRows):
             params.append(limit)
         with self._lock, self._errors():
             rows = self._conn.execute(sql, params).fetchall()
-        return [
-            AuditEntry(
-                datetime.fromisoformat(r[1]), r[2], r[3], r[4], json.loads(r[5]), int(r[0]), r[6]
-            )
-            for r in rows
-        ]
+        return [audit_of(r) for r in rows]
 
     def save_key(self, key: ApiKey) -> None:
         """Insert or overwrite an API key's record (its hash, never the key)."""
-        revoked = None if key.revoked_at is None else format_time(key.revoked_at)
         with self.transaction(), self._errors():
             self._conn.execute(
                 "INSERT OR REPLACE INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    key.id,
-                    key.secret_hash,
-                    key.user,
-                    int(key.read_only),
-                    int(key.admin),
-                    format_time(key.created_at),
-                    revoked,
-                    key.label,
-                ),
+                key_row(key),
             )
 
     def api_keys(self) -> builtins.list[ApiKey]:
@@ -291,19 +265,7 @@ class SQLiteStore(MemoryRows):
             rows = self._conn.execute(
                 f"SELECT * FROM api_keys WHERE {where} ORDER BY created_at, id", params
             ).fetchall()
-        return [
-            ApiKey(
-                r[0],
-                r[1],
-                r[2],
-                bool(r[3]),
-                bool(r[4]),
-                datetime.fromisoformat(r[5]),
-                datetime.fromisoformat(r[6]) if r[6] else None,
-                r[7],
-            )
-            for r in rows
-        ]
+        return [key_of(r) for r in rows]
 
     def get_meta(self, key: str) -> str | None:
         """A value of the store's own settings table (e.g. the embedder identity)."""
