@@ -19,7 +19,13 @@ from salience.stores.base import MemoryFilter
 from salience.stores.sqlite import SQLiteStore
 from tests.conftest import FakeClock
 
-CODED = {"user": "users", "type": "types", "project": "projects", "session": "sessions"}
+CODED = {
+    "user": "users",
+    "type": "types",
+    "project": "projects",
+    "project_field": "projects",
+    "session": "sessions",
+}
 
 
 def decoded(columns: Columns) -> dict[str, list[Any]]:

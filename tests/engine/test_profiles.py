@@ -127,6 +127,60 @@ def test_rank_orders_by_context_score_and_skips_disabled(memory: Memory, clock: 
     assert len(memory.rank("aide", limit=1)) == 1
 
 
+def _listed_and_scored(
+    memory: Memory, name: str, user: object, project: str | None
+) -> list[tuple[str, float]]:
+    """What rank gave before columns: the store's listing, each record scored alone."""
+    from salience.stores.base import MemoryFilter
+
+    now = memory.now()
+    scope = memory._scope(user)  # type: ignore[arg-type]
+    records = memory.store.list(MemoryFilter(as_of=now, user=scope, project=project), None)
+    rules = memory.profile(name)
+    scored = [
+        (r.id, rules.context_score(r, now, memory._settings).value) for r in records if r.enabled
+    ]
+    return sorted(scored, key=_by_score)
+
+
+def _by_score(pair: tuple[str, float]) -> tuple[float, str]:
+    return (-pair[1], pair[0])
+
+
+@pytest.mark.parametrize("name", ["aide", "eidet", "ilab", "rae", "salience", "talome"])
+def test_rank_equals_listing_and_scoring_every_record(
+    memory: Memory, clock: FakeClock, name: str
+) -> None:
+    from salience import ALL_USERS
+
+    ids = []
+    for i in range(24):
+        ids.append(
+            memory.remember(
+                f"memory {i} about topic {i % 5} and the {i % 3} service",
+                type=["decision", "fact", "preference", "observation"][i % 4],
+                project=["p0", "p1", None][i % 3],
+                importance=(i % 7) / 7,
+                user=["ann", "bob"][i % 2],
+                enabled=i % 9 != 4,
+            ).id
+        )
+        clock.advance(hours=5 + i)
+    memory.forget(ids[3], reason="wrong", user="bob")
+    memory.feedback(ids[6], used=True, user="ann")
+    memory.update(ids[8], user="ann", content="memory 8 corrected", importance=0.9)
+    memory.decide("topic-x", "first choice", user="bob")
+    memory.decide("topic-x", "second choice", user="bob")
+    for user in ("ann", "bob", ALL_USERS):
+        for project in (None, "p0", "p2"):
+            expected = _listed_and_scored(memory, name, user, project)
+            got = memory.rank(name, user=user, project=project)
+            assert [(r.id, s.value) for r, s in got] == expected
+            assert [r.id for r, _ in memory.rank(name, user=user, project=project, limit=3)] == [
+                i for i, _ in expected[:3]
+            ]
+
+
 def test_briefing_through_the_engine(memory: Memory) -> None:
     memory.remember("prefers tabs over spaces", type="preference", source="user")
     result = memory.briefing()

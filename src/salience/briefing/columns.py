@@ -123,6 +123,7 @@ class Columns:
     type: Ints
     layer: Ints  # NONE for the local layer, else the layer's name code
     project: Ints  # NONE, SEVERAL, or the one project's code
+    project_field: Ints  # the record's own project field (NONE if unset), as stores filter it
     session: Ints
     topic: Ints
     created: Ints
@@ -186,6 +187,7 @@ class Columns:
             type=ints(lambda r: vocab.types.code(r.type)),
             layer=ints(lambda r: NONE if r.layer == "local" else vocab.layers.code(r.layer)),
             project=ints(project),
+            project_field=ints(lambda r: vocab.projects.code(r.project)),
             session=ints(lambda r: vocab.sessions.code(session_of(r))),
             topic=ints(lambda r: vocab.topics.code(r.topic_key)),
             created=ints(lambda r: micros(r.created_at)),

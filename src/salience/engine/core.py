@@ -9,7 +9,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self
 
-from salience.briefing.snapshot import BriefingSource
+from salience.briefing.snapshot import BriefingSource, saved_columns
 from salience.clock import Clock, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder, load_embedder
@@ -57,7 +57,8 @@ class EngineCore:
         llm: Summarizer | Literal["config"] | None = "config",
     ) -> None:
         self._store = store
-        self._briefings = BriefingSource(store)  # columns read on the first briefing
+        # Columns read on the first briefing (or loaded from beside a SQLite file).
+        self._briefings = BriefingSource(store, saved_columns(store))
         self._llm = llm  # loaded from the config on first use: only consolidation needs it
         self._config = config or Config.from_env()
         self._clock = clock

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from salience.briefing.policies import Briefing, BriefingRequest
+from salience.briefing.ranking import ranked_ids
 from salience.briefing.sessions import (
     RECENT_SUMMARIES,
     START_MEMORIES,
@@ -156,13 +157,38 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
     ) -> builtins.list[tuple[MemoryRecord, ContextScore]]:
         """The user's current, enabled memories by the profile's context score, best first
         (ties by id)."""
+        if limit is not None and limit < 1:
+            raise InvalidInputError("limit must be at least 1", field="limit")
+        return self._ranked(profile, self._scope(user), project, as_of or self.now(), limit)
+
+    def _ranked(
+        self,
+        profile: str | None,
+        user: str | None,
+        project: str | None,
+        now: datetime,
+        limit: int | None,
+        exclude_types: tuple[str, ...] = (),
+    ) -> builtins.list[tuple[MemoryRecord, ContextScore]]:
+        """:meth:`rank`, ordered on columns (salience.briefing.ranking); the memories shown
+        are read and scored as records (the same values: the column scorers are exact)."""
         rules = self.profile(profile)
-        now = as_of or self.now()
-        flt = MemoryFilter(as_of=now, user=self._scope(user), project=project)
-        records = self._store.list(flt, None)
-        scored = [(r, rules.context_score(r, now, self._settings)) for r in records if r.enabled]
-        scored.sort(key=lambda pair: (-pair[1].value, pair[0].id))
-        return scored if limit is None else scored[:limit]
+        every = MemoryFilter(as_of=now, include_superseded=True, include_forgotten=True)
+        for attempt in range(3):
+            columns = self._briefings.local(user)
+            ids = ranked_ids(
+                columns,
+                lambda c: rules.context_scores(c, now, self._settings),
+                now,
+                project=project,
+                exclude_types=exclude_types,
+                limit=limit,
+            )
+            records = {r.id: r for r in self._store.get_many(ids, every)}
+            if len(records) == len(ids) or attempt == 2:
+                break  # else one was deleted meanwhile: look again
+        shown = [records[i] for i in ids if i in records]
+        return [(r, rules.context_score(r, now, self._settings)) for r in shown]
 
     def briefing(
         self,
@@ -214,10 +240,8 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
         summaries = self._store.list(
             MemoryFilter(as_of=now, user=user, type=SUMMARY_TYPE), RECENT_SUMMARIES
         )
-        ranked = [p for p in self.rank(profile, user=user, as_of=now) if p[0].type != SUMMARY_TYPE]
-        return SessionStart(
-            session.id, is_new, tuple(summaries), tuple(ranked[:START_MEMORIES]), closed
-        )
+        ranked = self._ranked(profile, user, None, now, START_MEMORIES, (SUMMARY_TYPE,))
+        return SessionStart(session.id, is_new, tuple(summaries), tuple(ranked), closed)
 
     def session_end(
         self, user: UserScope, summary: str, *, as_of: datetime | None = None

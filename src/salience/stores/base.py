@@ -32,6 +32,11 @@ class MemoryFilter:
     enabled_only: bool = False
 
 
+COLUMNS_KEY = "columns_key"
+"""The meta value naming this copy of a store for the columns saved beside it
+(:mod:`salience.briefing.persisted`); never copied to another store."""
+
+
 @dataclass(frozen=True)
 class RowChanges:
     """Rows of a store with their row numbers, and where the store's counters stood."""
@@ -118,6 +123,10 @@ class Store(Protocol):
 
     def change_marker(self) -> tuple[int, int]:
         """A cheap value that differs after any write by another process or a vector write."""
+        ...
+
+    def count_rows(self) -> int:
+        """How many records the store holds (all users, forgotten and superseded too)."""
         ...
 
     def all_rows(self) -> RowChanges:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from salience.errors import ConflictError
-from salience.stores.base import Store
+from salience.stores.base import COLUMNS_KEY, Store
 
 BATCH = 500  # rows per transaction: a crash loses at most one batch, never half a row
 
@@ -65,7 +65,8 @@ def copy_store(
         for memory_id, (importance, set_at) in source.importance_bases().items():
             target.set_importance_base(memory_id, importance, set_at)
         for key, value in source.all_meta().items():
-            target.set_meta(key, value)
+            if key != COLUMNS_KEY:  # names the source's own saved columns
+                target.set_meta(key, value)
         for api_key in keys:
             target.save_key(api_key)
         for mount in layers:

@@ -108,6 +108,10 @@ class VectorRows(MemoryRows):
             self._hnsw_dims = None
             self._vector_writes += 1
 
+    def count_rows(self) -> int:
+        """How many records the store holds (all users, forgotten and superseded too)."""
+        return int(self._rows("SELECT count(*) FROM memories")[0][0])
+
     def vector_state(self) -> tuple[int, int]:
         """(number of vectors, highest vseq): changes whenever any process writes vectors."""
         row = self._rows("SELECT count(*), coalesce(max(vseq), 0) FROM memory_vectors")[0]

@@ -108,6 +108,11 @@ class SQLiteStore(MemoryRows):
         sql = f"SELECT m.seq, {COLUMNS} FROM memories m WHERE {where} ORDER BY m.seq"
         return [(int(row[0]), from_row(row[1:])) for row in self._conn.execute(sql, params)]
 
+    def count_rows(self) -> int:
+        """How many records the store holds (all users, forgotten and superseded too)."""
+        with self._lock, self._errors():
+            return int(self._conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+
     def all_rows(self) -> RowChanges:
         """Every record with its row number (all users, forgotten too), read at one moment."""
 

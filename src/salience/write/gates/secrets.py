@@ -13,6 +13,7 @@ Only runs of 16+ non-space characters can hold a token, so most chat is read onc
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from dataclasses import dataclass
@@ -43,28 +44,39 @@ def _trie(words: list[str]) -> str:
     return f"(?:{body})?" if "" in words else body
 
 
-# Prefixed kinds: one pass finds every vendor prefix; the body is checked per prefix.
-_PREFIX_BODIES: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-for _kind, _prefix, _body in PREFIXED:
-    _PREFIX_BODIES.setdefault(_prefix, []).append(
-        (_kind, re.compile(f"(?:{_body})(?![A-Za-z0-9_-])"))
-    )
-_PREFIX_LENGTHS = sorted({len(p) for p in _PREFIX_BODIES}, reverse=True)
-_PREFIX_SCAN = re.compile(r"(?<![A-Za-z0-9])" + _trie(sorted(_PREFIX_BODIES)))
+class _Tables:
+    """~300 compiled expressions (~40 ms): made on the first scan (:func:`_tables`), not at
+    import, so commands that never write (a briefing, a recall) do not pay for them."""
 
-# Named kinds: a vendor's name, a short gap that says "key", "token"... or assigns, a value.
-_NAMED_VALUES: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-for _kind, _names, _shape in NAMED:
-    _value = re.compile(
-        r"(?P<gap>(?s:.{0,30}?))(?i:key|token|secret|pass(?:word)?|pwd|auth|credential|pat)s?"
-        r"[\"'`]?\s{0,3}(?:[:=]|=>|is|to)?\s{0,3}[\"'`]?"
-        r"(?<![A-Za-z0-9])(?P<value>" + f"(?:{_shape}))(?![A-Za-z0-9])"
-    )
-    for _name in _names.split("|"):
-        _NAMED_VALUES.setdefault(_name, []).append((_kind, _value))
-_NAMED_SCAN = re.compile(r"(?<![a-z])" + _trie(sorted(_NAMED_VALUES)) + r"(?![a-z])")
+    def __init__(self) -> None:
+        # Prefixed kinds: one pass finds every vendor prefix; the body is checked per prefix.
+        bodies: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        for kind, prefix, body in PREFIXED:
+            bodies.setdefault(prefix, []).append((kind, re.compile(f"(?:{body})(?![A-Za-z0-9_-])")))
+        self.prefix_bodies = bodies
+        self.prefix_lengths = sorted({len(p) for p in bodies}, reverse=True)
+        self.prefix_scan = re.compile(r"(?<![A-Za-z0-9])" + _trie(sorted(bodies)))
+        # Named kinds: a vendor's name, a short gap that says "key", "token"... or assigns,
+        # a value.
+        named: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        for kind, names, shape in NAMED:
+            value = re.compile(
+                r"(?P<gap>(?s:.{0,30}?))(?i:key|token|secret|pass(?:word)?|pwd|auth|credential"
+                r"|pat)s?[\"'`]?\s{0,3}(?:[:=]|=>|is|to)?\s{0,3}[\"'`]?"
+                r"(?<![A-Za-z0-9])(?P<value>" + f"(?:{shape}))(?![A-Za-z0-9])"
+            )
+            for name in names.split("|"):
+                named.setdefault(name, []).append((kind, value))
+        self.named_values = named
+        self.named_scan = re.compile(r"(?<![a-z])" + _trie(sorted(named)) + r"(?![a-z])")
+        self.rules = {kind: re.compile(pattern) for kind, pattern, _ in FORMATS}
 
-_RULES = {kind: re.compile(pattern) for kind, pattern, _ in FORMATS}
+
+@functools.cache
+def _tables() -> _Tables:
+    return _Tables()
+
+
 # Flat (needle, kind, case-insensitive) triples: plain `in` tests, no per-rule generator.
 _NEEDLE_TABLE = tuple(
     (needle, kind, "(?i" in pattern) for kind, pattern, needles in FORMATS for needle in needles
@@ -145,11 +157,12 @@ def long_runs(text: str) -> list[tuple[int, int]]:
 
 
 def _prefixed_matches(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, int, str, int]]:
+    tables = _tables()
     spans = []
-    for m in (m for a, b in runs for m in _PREFIX_SCAN.finditer(text, a, b)):
+    for m in (m for a, b in runs for m in tables.prefix_scan.finditer(text, a, b)):
         start = m.start()
-        for length in _PREFIX_LENGTHS:  # the longest prefix that fits, then shorter ones
-            for kind, body in _PREFIX_BODIES.get(text[start : start + length], ()):
+        for length in tables.prefix_lengths:  # the longest prefix that fits, then shorter ones
+            for kind, body in tables.prefix_bodies.get(text[start : start + length], ()):
                 found = body.match(text, start + length)
                 if found is None:
                     continue
@@ -167,9 +180,10 @@ def _prefixed_matches(text: str, runs: list[tuple[int, int]]) -> list[tuple[int,
 
 
 def _named_matches(text: str, lowered: str) -> list[tuple[int, int, str, int]]:
+    tables = _tables()
     spans = []
-    for m in _NAMED_SCAN.finditer(lowered):
-        for kind, rule in _NAMED_VALUES[m.group()]:
+    for m in tables.named_scan.finditer(lowered):
+        for kind, rule in tables.named_values[m.group()]:
             found = rule.match(text, m.end())
             if found is None:
                 continue
@@ -188,13 +202,14 @@ def _named_matches(text: str, lowered: str) -> list[tuple[int, int, str, int]]:
 def _format_matches(
     text: str, lowered: str, runs: list[tuple[int, int]]
 ) -> list[tuple[int, int, str, int]]:
+    tables = _tables()
     kinds: set[str] = set()
     for needle, kind, insensitive in _NEEDLE_TABLE:
         if needle in (lowered if insensitive else text):
             kinds.add(kind)
     spans = _prefixed_matches(text, runs) + (_named_matches(text, lowered) if runs else [])
     for kind in kinds:
-        for m in _RULES[kind].finditer(text):
+        for m in tables.rules[kind].finditer(text):
             value = m.groupdict().get("value")
             if value is not None and is_placeholder(value):
                 continue
