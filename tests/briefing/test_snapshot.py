@@ -214,3 +214,16 @@ def test_an_old_layer_without_a_change_log_is_read_whole_only_when_it_changed(
     engine.briefing("talome")
     assert (spy.whole, spy.catch_up) == (0, 0)
     assert np.all(engine._briefings._layers["old"].view("default").layer >= 0)
+
+
+def test_a_view_in_use_never_sees_a_later_change(engine: Memory) -> None:
+    first = engine.remember("the deploy runs at noon", importance=0.2).id
+    engine.remember("the deploy runs on friday", importance=0.3)
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    before = snapshot.view("default")  # nothing read from it yet: its arrays are taken lazily
+    expected = decoded(ColumnSnapshot(engine.store, Vocabularies()).view("default"))
+    engine.update(first, importance=0.9)
+    after = snapshot.view("default")  # caught up: the row changed in place, in a copy
+    assert decoded(before) == expected
+    assert 0.9 in after.importance.tolist()
+    assert 0.9 not in before.importance.tolist()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import mmap
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -91,10 +92,10 @@ def load(path: Path, store_key: str, vocab: Vocabularies) -> Saved | None:
     another format or store, damaged)."""
     try:
         with path.open("rb") as source:
-            data = bytearray(os.fstat(source.fileno()).st_size)
-            if source.readinto(data) != len(data):
-                return None
-    except OSError:
+            # A private, copy-on-write mapping: nothing is read until a column is used, and
+            # the arrays stay writable (catching up assigns in place) without touching the file.
+            data = mmap.mmap(source.fileno(), 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError):  # (ValueError: an empty file cannot be mapped)
         return None
     try:
         return _parse(data, store_key, vocab)
@@ -102,7 +103,7 @@ def load(path: Path, store_key: str, vocab: Vocabularies) -> Saved | None:
         return None  # damaged or from another version: the store is read whole instead
 
 
-def _parse(data: bytearray, store_key: str, vocab: Vocabularies) -> Saved | None:
+def _parse(data: mmap.mmap, store_key: str, vocab: Vocabularies) -> Saved | None:
     if data[: len(MAGIC)] != MAGIC:
         return None
     length = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")

@@ -48,7 +48,7 @@ def ranked_ids(
     rows = np.flatnonzero(keep)
     if not rows.size:
         return []
-    values = scores(columns.take(rows))
+    values = scores(columns.take(rows, lazy=True))
     order = best_first(values, columns.ids[rows], limit)
     return [str(i) for i in columns.ids[rows[order]].tolist()]
 

@@ -75,6 +75,7 @@ class ColumnSnapshot:
         self._vocab = vocab
         self._saved = saved  # where the columns are kept between processes (None: nowhere)
         self._unsaved = 0  # rows read from the store since the columns were last saved
+        self._lent = False  # a lazy view of the columns may be in use: copy before changing
         self._columns: Columns | None = None
         self._marker: tuple[int, int] | None = None
         self._last_seq = 0
@@ -167,7 +168,8 @@ class ColumnSnapshot:
         if changes.deleted:
             gone = np.isin(columns.seqs, np.array(changes.deleted, dtype=np.int64))
             if gone.any():
-                columns = columns.take(~gone)
+                columns = columns.take(~gone)  # (a copy: views of the old arrays are safe)
+                self._lent = False
         seqs = np.array([seq for seq, _ in changes.rows], dtype=np.int64)
         at = np.searchsorted(columns.seqs, seqs)
         if len(columns):
@@ -176,6 +178,9 @@ class ColumnSnapshot:
             found = np.zeros(len(seqs), dtype=np.bool_)
         if found.any():
             changed = [changes.rows[i] for i in np.flatnonzero(found).tolist()]
+            if self._lent:  # views of these arrays may be read right now: change a copy
+                columns = columns.take(np.arange(len(columns)))
+                self._lent = False
             columns.assign(at[found], self._build(changed))
         if not found.all():
             added = sorted((changes.rows[i] for i in np.flatnonzero(~found).tolist()), key=_seq)
@@ -190,7 +195,8 @@ class ColumnSnapshot:
         """Every user's memories that are not forgotten, in row order."""
         with self._lock:
             columns = self._refresh()
-            return columns.take(~columns.forgotten)
+            self._lent = True
+            return columns.take(~columns.forgotten, lazy=True)
 
     def view(self, user: str) -> Columns:
         """``user``'s memories that are not forgotten, newest first (cached until a change)."""
@@ -205,7 +211,8 @@ class ColumnSnapshot:
         mine = np.flatnonzero((columns.user == self._vocab.users.lookup(user)) & ~columns.forgotten)
         newest = by_key_then_id(columns.created[mine], columns.ids[mine])[::-1]
         order: npt.NDArray[np.intp] = mine[newest]
-        view = columns.take(order)
+        view = columns.take(order, lazy=True)
+        self._lent = True
         self._views[user] = (self._version, view)
         return view
 
