@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
 from salience import Config, Memory
 from salience.search.ann import UsearchIndex
@@ -78,3 +81,87 @@ def test_recall_uses_the_approximate_index_and_follows_writes(
     assert (tmp_path / "home" / "salience.db.usearch").exists()
     with Memory.open(config=config, clock=clock, embedder=embedder) as memory:
         assert memory.search("fog", touch=False)[0].record.id == target
+
+
+class Gate:
+    """Holds background builds until opened (``UsearchIndex._fill`` patched)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, fail: bool = False) -> None:
+        self.open = threading.Event()
+        fill = UsearchIndex._fill
+
+        def held(index: Any, matrix: np.ndarray, threads: int) -> None:
+            if threading.current_thread() is not threading.main_thread():
+                assert self.open.wait(30)
+                if fail:
+                    raise MemoryError("no room for the index")
+            fill(index, matrix, threads)
+
+        monkeypatch.setattr(UsearchIndex, "_fill", staticmethod(held))
+        monkeypatch.setattr(UsearchIndex, "background_from", 100)
+
+
+def test_a_large_rebuild_runs_in_the_background(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(monkeypatch)
+    path = tmp_path / "v.usearch"
+    matrix = unit_rows(400, 16)
+    index = UsearchIndex(path)
+    index.open(matrix, (400, 400))  # returns at once
+    assert index.building
+    assert not index.usable(400)  # recall searches exactly meanwhile
+    added = unit_rows(3, 16, seed=5)
+    index.upsert(np.array([400, 401, 402]), added)  # written during the build: queued
+    index.upsert(np.array([7]), added[:1])  # a re-embedded row, queued too
+    index.mark((403, 404))
+    index.save()
+    assert not path.exists()  # nothing to save before it is built
+    gate.open.set()
+    assert index.wait(30)
+    assert index.usable(403)
+    assert index.search(added[1], 1).tolist() == [401]
+    assert set(index.search(added[0], 2).tolist()) == {7, 400}
+    assert json.loads(path.with_name("v.usearch.json").read_text())["state"] == [403, 404]
+    reopened = UsearchIndex(path)
+    reopened.open(np.vstack([matrix, added]), (403, 404))
+    assert not reopened.building  # the saved index is this state's: loaded
+
+
+def test_a_failed_background_build_leaves_recall_exact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(monkeypatch, fail=True)
+    index = UsearchIndex(tmp_path / "v.usearch")
+    index.open(unit_rows(300, 16), (300, 300))
+    gate.open.set()
+    assert index.wait(30)
+    assert not index.usable(300)
+    index.upsert(np.array([300]), unit_rows(1, 16, seed=8))  # ignored, no error
+    index.save()
+    assert not (tmp_path / "v.usearch").exists()
+
+
+def test_no_recall_waits_for_a_build(
+    tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = Config(home=tmp_path / "home", signal_gate=False, vector_index="usearch")
+    embedder = WordHashEmbedder()
+    texts = [f"harbour note {i} about boats and tides" for i in range(150)]
+    with Memory.open(config=config, clock=clock, embedder=embedder) as memory:
+        memory.import_([json.dumps({"content": t}) for t in texts])
+        target = memory.remember("the lighthouse keeper logs the storms").id
+    assert not (tmp_path / "home" / "salience.db.usearch").exists()  # (no recall yet)
+    gate = Gate(monkeypatch)
+    with Memory.open(config=config, clock=clock, embedder=embedder) as memory:
+        hits = memory.search("lighthouse storms", touch=False)  # exact, while it builds
+        assert hits[0].record.id == target
+        ann = memory.vectors._index._ann
+        assert isinstance(ann, UsearchIndex)
+        assert ann.building
+        later = memory.remember("a second lighthouse on the cape").id
+        gate.open.set()
+        assert ann.wait(30)
+        found = [h.record.id for h in memory.search("lighthouse cape", touch=False)]
+        assert later in found
+        assert ann.usable(152)

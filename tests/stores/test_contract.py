@@ -185,6 +185,25 @@ def test_vectors_round_trip_exactly(store: Store) -> None:
     assert [r.id for r in store.without_vectors(5)] == [a.id]
 
 
+def test_many_vectors_at_once_and_a_bulk_load(store: Store) -> None:
+    records = [record(f"memory {i}", session_id="s1") for i in range(5)]
+    for r in records:
+        store.insert(r)
+    store.set_vector(records[0].id, vector(1, 0, 0, 0))
+    before = store.change_marker()
+    exact = [vector(0.1 * i, -0.2, 1 / 3, 1e-8 * i) for i in range(5)]
+    store.set_vectors([(r.id, v) for r, v in zip(records, exact, strict=True)])
+    assert store.change_marker() != before
+    rows = store.vector_rows(0)
+    assert [r[1] for r in rows] == [r.id for r in records]  # in order; the first replaced
+    assert [r[3] for r in rows] == exact
+    assert store.vector_state()[0] == 5
+    store.set_vectors([])  # nothing: no error
+    with store.bulk_load():
+        store.set_vectors([(records[2].id, vector(0, 0, 1, 0))])
+    assert store.vector_rows(rows[-1][0])[0][1:] == (records[2].id, "s1", vector(0, 0, 1, 0))
+
+
 def test_the_change_marker_moves_with_another_writer_and_with_vectors(
     store: Store, other: Store
 ) -> None:

@@ -191,3 +191,27 @@ def test_folding_pending_counts_changes_no_score(postgres_url: str) -> None:
         assert store._rows("SELECT rows FROM fts_totals")[0][0] == 3
     finally:
         store.close()
+
+
+def test_a_bulk_load_builds_the_hnsw_index_once_at_its_end(postgres_url: str) -> None:
+    from tests.factory import record
+
+    store = open_postgres(postgres_url)
+    index = "SELECT count(*) FROM pg_class WHERE relname = 'memory_vectors_hnsw'"
+    try:
+        records = [record(f"memory {i}") for i in range(40)]
+        for r in records:
+            store.insert(r)
+        store.set_vectors([(records[0].id, struct.pack("<4f", 1, 0, 0, 0))])
+        assert store._rows(index)[0][0] == 1  # a write outside a bulk load makes the index
+        with store.bulk_load():
+            assert store._rows(index)[0][0] == 0  # dropped meanwhile
+            store.set_vectors(
+                [(r.id, struct.pack("<4f", 1, i, 0.5, -i)) for i, r in enumerate(records)]
+            )
+            assert store._rows(index)[0][0] == 0
+        assert store._rows(index)[0][0] == 1
+        nearest = store.nearest(struct.pack("<4f", 1, 7, 0.5, -7), 1)
+        assert nearest == [records[7].id]
+    finally:
+        store.close()

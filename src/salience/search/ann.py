@@ -3,13 +3,21 @@
 HNSW over int8-quantised vectors, kept beside the database (``salience.db.usearch`` plus a
 small JSON sidecar naming the vector state it was built from). It is loaded when the sidecar
 matches the store, rebuilt from the vectors otherwise, and always written to a temporary file
-first and renamed into place, so a crash never leaves a half-written index behind.
+first and renamed into place, so a crash never leaves a half-written index behind. Once open
+it follows every write (one insert each), and is saved when the engine closes.
+
+A rebuild of a large store (from :attr:`UsearchIndex.background_from` vectors: about a
+minute per 100k on two cores) runs on a thread of its own: until it is done, recall searches
+exactly (:mod:`salience.search.coarse`, ~10x slower at 1M, never minutes), writes made
+meanwhile are queued and added when it is, and then the index is used and saved. No query
+waits for a build.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -67,12 +75,17 @@ class ApproximateIndex(Protocol):
 class UsearchIndex:
     """Rows of a :class:`~salience.search.vectors.VectorIndex`, searchable approximately."""
 
+    background_from = 50_000
+    """Rebuilds of this many vectors and more run on their own thread (see the module doc)."""
+
     def attach(self, rows_of: RowsOf) -> None:
         """Rows are the index's own keys: nothing to learn."""
 
     def usable(self, size: int) -> bool:
-        """Always (it was asked for by name)."""
-        return True
+        """Whether to search it: always (it was asked for by name), unless it is being built
+        or its build failed (recall then searches exactly)."""
+        self._adopt()
+        return self._builder is None and not self._failed
 
     def __init__(self, path: Path | None) -> None:
         self._path = path
@@ -80,6 +93,28 @@ class UsearchIndex:
         self._dims = 0
         self._dirty = False
         self._state: tuple[int, int] = (0, 0)
+        # A rebuild in the background: its thread, what it made (or how it failed), and the
+        # writes made meanwhile (row numbers and vectors, added once it is done).
+        self._builder: threading.Thread | None = None
+        self._built: Any = None
+        self._failure: BaseException | None = None
+        self._pending: list[tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]] = []
+        self._guard = threading.Lock()
+        self._generation = 0  # a build started before the latest one reports nothing
+        self._failed = False  # the last background build failed (e.g. out of memory)
+
+    @property
+    def building(self) -> bool:
+        """Whether a rebuild is running in the background (recall searches exactly)."""
+        self._adopt()
+        return self._builder is not None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background rebuild (benchmarks, tests); True when none is running."""
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+        return not self.building
 
     @property
     def _sidecar(self) -> Path | None:
@@ -97,7 +132,10 @@ class UsearchIndex:
         )
 
     def open(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
-        """Load the saved index if it was built from exactly this state, else build it."""
+        """Load the saved index if it was built from exactly this state, else build it (in
+        the background from :attr:`background_from` rows)."""
+        self._generation += 1  # (a background build still running is forgotten)
+        self._builder, self._pending, self._failed = None, [], False
         dims = int(matrix.shape[1]) if matrix.ndim == 2 else 0
         self._dims = dims
         sidecar = self._sidecar
@@ -112,20 +150,87 @@ class UsearchIndex:
                         return
             except (OSError, ValueError, KeyError, RuntimeError):
                 pass  # unreadable or stale: rebuild below
-        self.rebuild(matrix, state)
+        if len(matrix) >= self.background_from:
+            self._rebuild_in_background(matrix, state)
+        else:
+            self.rebuild(matrix, state)
 
     def rebuild(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
         """Build from every row and save."""
+        self._generation += 1  # (a background build still running is forgotten)
+        self._builder, self._pending, self._failed = None, [], False
         self._dims = int(matrix.shape[1]) if matrix.ndim == 2 and len(matrix) else self._dims
         self._index = self._new(self._dims) if self._dims else None
         if self._index is not None and len(matrix):
-            self._index.add(np.arange(len(matrix), dtype=np.uint64), matrix, threads=0)
+            self._fill(self._index, matrix, 0)
         self._state = state
+        self._dirty = True
+        self.save()
+
+    @staticmethod
+    def _fill(index: Any, matrix: npt.NDArray[np.float32], threads: int) -> None:
+        """Add every row of ``matrix`` (``threads``: 0 for all cores)."""
+        index.add(np.arange(len(matrix), dtype=np.uint64), matrix, threads=threads)
+
+    def _rebuild_in_background(
+        self, matrix: npt.NDArray[np.float32], state: tuple[int, int]
+    ) -> None:
+        """Build from every row on a thread of its own (one core left for recall)."""
+        self._dims = int(matrix.shape[1])
+        self._index, self._state, self._built, self._failure = None, state, None, None
+        self._pending, self._failed = [], False
+        self._generation += 1
+        generation = self._generation
+        index = self._new(self._dims)
+        threads = max(1, (os.cpu_count() or 2) - 1)
+
+        def build() -> None:
+            failure: BaseException | None = None
+            try:
+                self._fill(index, matrix, threads)  # (usearch lets go of the GIL meanwhile)
+            except BaseException as exc:  # e.g. out of memory: recall stays exact
+                failure = exc
+            with self._guard:
+                if generation == self._generation:
+                    self._built, self._failure = (None, failure) if failure else (index, None)
+
+        self._builder = threading.Thread(target=build, name="salience-ann-build", daemon=True)
+        self._builder.start()
+
+    def _adopt(self) -> None:
+        """Take over a finished background build: add the writes queued meanwhile, save."""
+        if self._builder is None:
+            return
+        with self._guard:
+            built, failed = self._built, self._failure
+            if built is None and failed is None:
+                return  # still building
+            pending, self._pending = self._pending, []
+            self._built = self._failure = None
+        self._builder = None
+        if failed is not None:
+            self._failed = True  # no index: recall stays exact; the next process tries again
+            return
+        self._index = built
+        for rows, vectors in pending:
+            self._upsert(rows, vectors)
         self._dirty = True
         self.save()
 
     def upsert(self, rows: npt.NDArray[np.intp], vectors: npt.NDArray[np.float32]) -> None:
         """Add rows, replacing any that are already there (a re-embedded memory)."""
+        self._adopt()
+        if self._builder is not None:
+            with self._guard:
+                if self._built is None and self._failure is None:
+                    self._pending.append((rows.copy(), vectors.copy()))
+                    return
+            self._adopt()  # finished just now
+        self._upsert(rows, vectors)
+
+    def _upsert(self, rows: npt.NDArray[np.intp], vectors: npt.NDArray[np.float32]) -> None:
+        if self._failed:
+            return  # not searched: the next process builds it whole
         if self._index is None:
             self._dims = int(vectors.shape[1])
             self._index = self._new(self._dims)
@@ -142,14 +247,22 @@ class UsearchIndex:
 
     def search(self, query: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:
         """Row numbers of about the ``k`` nearest vectors."""
+        self._adopt()
         if self._index is None or not len(self._index) or k <= 0:
             return np.zeros(0, dtype=np.intp)
         matches = self._index.search(query, min(k, len(self._index)))
         return np.asarray(matches.keys, dtype=np.intp)
 
     def save(self) -> None:
-        """Write the index and its sidecar atomically (temporary file, then rename)."""
-        if not self._dirty or self._path is None or self._index is None:
+        """Write the index and its sidecar atomically (temporary file, then rename); nothing
+        while a rebuild runs (a process that stops meanwhile leaves the next one to build)."""
+        self._adopt()
+        if (
+            self._builder is not None
+            or not self._dirty
+            or self._path is None
+            or self._index is None
+        ):
             return
         sidecar = self._sidecar
         assert sidecar is not None

@@ -113,6 +113,16 @@ class Store(Protocol):
         """Store or replace a memory's embedding (float32 bytes) with a new, higher vseq."""
         ...
 
+    def set_vectors(self, pairs: Sequence[tuple[str, bytes]]) -> None:
+        """:meth:`set_vector` for many memories at once, in one transaction (in order)."""
+        ...
+
+    def bulk_load(self) -> AbstractContextManager[None]:
+        """``with store.bulk_load():`` many vectors are about to be written (a migration, a
+        benchmark's fill): indexes that each write would extend are built once, at the end.
+        Meanwhile the store's approximate search finds nothing: not for a store in use."""
+        ...
+
     def clear_vectors(self) -> None:
         """Drop every embedding."""
         ...

@@ -48,11 +48,11 @@ def copy_store(
             for record in records[start : start + BATCH]:
                 target.insert(record)
         advance(len(records[start : start + BATCH]))
-    for start in range(0, len(vectors), BATCH):
-        with target.transaction():
-            for _, memory_id, _, vector in vectors[start : start + BATCH]:
-                target.set_vector(memory_id, vector)
-        advance(len(vectors[start : start + BATCH]))
+    with target.bulk_load():  # (PostgreSQL: the HNSW index is built once, after)
+        for start in range(0, len(vectors), BATCH):
+            part = vectors[start : start + BATCH]
+            target.set_vectors([(memory_id, vector) for _, memory_id, _, vector in part])
+            advance(len(part))
     audit = list(reversed(source.audit_entries(None, None)))
     sessions = source.sessions()
     keys = source.api_keys()

@@ -9,7 +9,9 @@ store's settings and mounted layers, and statistics.
 from __future__ import annotations
 
 import builtins
+import contextlib
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
 
@@ -72,6 +74,21 @@ class SQLiteStore(MemoryRows):
                 "INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)", (memory_id, vector)
             )
             self._vector_writes += 1
+
+    def set_vectors(self, pairs: Sequence[tuple[str, bytes]]) -> None:
+        """:meth:`set_vector` for many memories at once, in one transaction (in order)."""
+        with self.transaction(), self._errors():
+            for memory_id, vector in pairs:
+                self._conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+                self._conn.execute(
+                    "INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)",
+                    (memory_id, vector),
+                )
+            self._vector_writes += 1
+
+    def bulk_load(self) -> AbstractContextManager[None]:
+        """Nothing to defer: SQLite keeps no index over vectors."""
+        return contextlib.nullcontext()
 
     def clear_vectors(self) -> None:
         """Drop every embedding (before re-embedding with another model)."""
