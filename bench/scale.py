@@ -226,6 +226,9 @@ def main() -> None:
         help="do not wait for a background index build: time the queries made meanwhile "
         "(exact search), as the first users of a store that lost its index see them",
     )
+    parser.add_argument(
+        "--no-usearch", action="store_true", help="SQLite exact only (PostgreSQL: both)"
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index", default="exact", help=argparse.SUPPRESS)
     parser.add_argument("--on", default=None, help=argparse.SUPPRESS)
@@ -253,6 +256,8 @@ def main() -> None:
         for store in stores:
             approximate = "pgvector" if store else "usearch"
             indexes = ["exact", approximate] if size >= args.ann_from else ["exact"]
+            if approximate == "usearch" and args.no_usearch:
+                indexes = ["exact"]
             command = [sys.executable, __file__, "--one", str(size), "--index", ",".join(indexes)]
             command += ["--queries", str(args.queries)]
             if args.locomo:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 
 from salience import Config, Memory
+from salience.search import ann
 from salience.search.ann import UsearchIndex
 from salience.search.index import top_rows
 from tests.conftest import FakeClock
@@ -88,14 +91,16 @@ class Gate:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, fail: bool = False) -> None:
         self.open = threading.Event()
+        self.entered = threading.Event()
         fill = UsearchIndex._fill
 
-        def held(index: Any, matrix: np.ndarray, threads: int) -> None:
+        def held(index: Any, matrix: np.ndarray, threads: int, first: int = 0) -> None:
             if threading.current_thread() is not threading.main_thread():
+                self.entered.set()
                 assert self.open.wait(30)
                 if fail:
                     raise MemoryError("no room for the index")
-            fill(index, matrix, threads)
+            fill(index, matrix, threads, first)
 
         monkeypatch.setattr(UsearchIndex, "_fill", staticmethod(held))
         monkeypatch.setattr(UsearchIndex, "background_from", 100)
@@ -165,3 +170,42 @@ def test_no_recall_waits_for_a_build(
         found = [h.record.id for h in memory.search("lighthouse cape", touch=False)]
         assert later in found
         assert ann.usable(152)
+
+
+def test_closing_stops_a_build_after_its_chunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(monkeypatch)
+    monkeypatch.setattr(ann, "BUILD_CHUNK", 50)
+    index = UsearchIndex(tmp_path / "v.usearch")
+    index.open(unit_rows(400, 16), (400, 400))
+    assert gate.entered.wait(30)
+    builder = index._builder
+    assert builder is not None
+    gate.open.set()  # the chunk under way finishes; no other starts
+    index.close()
+    assert not builder.is_alive()
+    assert not index.building
+    assert not (tmp_path / "v.usearch").exists()  # nothing built, nothing saved
+
+
+def test_a_process_exiting_during_a_build_exits_cleanly() -> None:
+    # Without stopping the build at exit, the interpreter shut down under usearch's thread:
+    # "terminate called without an active exception", SIGABRT (seen at 1M in bench/scale.py).
+    script = """
+import time
+import numpy as np
+from salience.search import ann
+ann.UsearchIndex.background_from = 100
+rows = np.random.default_rng(1).standard_normal((30000, 384)).astype(np.float32)
+rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+index = ann.UsearchIndex(None)
+index.open(rows, (30000, 30000))
+time.sleep(0.5)  # inside usearch by now
+assert index.building
+print("exiting while it builds")
+"""
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "exiting while it builds" in done.stdout

@@ -15,9 +15,11 @@ waits for a build.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -70,6 +72,24 @@ class ApproximateIndex(Protocol):
 
     def save(self) -> None:
         """Persist what needs persisting."""
+
+    def close(self) -> None:
+        """Persist what needs persisting, and stop any work still running."""
+
+
+BUILD_CHUNK = 512
+"""Rows added per call in a background build (~1 s on one core at 1M rows): how long
+stopping it may take."""
+
+_BUILDING: weakref.WeakSet[UsearchIndex] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_builds() -> None:
+    """At exit, stop every background build: the interpreter must not shut down under a
+    thread that is still inside usearch (it aborts)."""
+    for index in list(_BUILDING):
+        index.stop()
 
 
 class UsearchIndex:
@@ -134,8 +154,8 @@ class UsearchIndex:
     def open(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
         """Load the saved index if it was built from exactly this state, else build it (in
         the background from :attr:`background_from` rows)."""
-        self._generation += 1  # (a background build still running is forgotten)
-        self._builder, self._pending, self._failed = None, [], False
+        self.stop()  # (a background build still running ends first)
+        self._pending, self._failed = [], False
         dims = int(matrix.shape[1]) if matrix.ndim == 2 else 0
         self._dims = dims
         sidecar = self._sidecar
@@ -157,8 +177,8 @@ class UsearchIndex:
 
     def rebuild(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
         """Build from every row and save."""
-        self._generation += 1  # (a background build still running is forgotten)
-        self._builder, self._pending, self._failed = None, [], False
+        self.stop()  # (a background build still running ends first)
+        self._pending, self._failed = [], False
         self._dims = int(matrix.shape[1]) if matrix.ndim == 2 and len(matrix) else self._dims
         self._index = self._new(self._dims) if self._dims else None
         if self._index is not None and len(matrix):
@@ -168,9 +188,11 @@ class UsearchIndex:
         self.save()
 
     @staticmethod
-    def _fill(index: Any, matrix: npt.NDArray[np.float32], threads: int) -> None:
-        """Add every row of ``matrix`` (``threads``: 0 for all cores)."""
-        index.add(np.arange(len(matrix), dtype=np.uint64), matrix, threads=threads)
+    def _fill(index: Any, matrix: npt.NDArray[np.float32], threads: int, first: int = 0) -> None:
+        """Add the rows of ``matrix`` as rows ``first``, ``first + 1``... (``threads``: 0 for
+        all cores)."""
+        keys = np.arange(first, first + len(matrix), dtype=np.uint64)
+        index.add(keys, matrix, threads=threads)
 
     def _rebuild_in_background(
         self, matrix: npt.NDArray[np.float32], state: tuple[int, int]
@@ -186,8 +208,12 @@ class UsearchIndex:
 
         def build() -> None:
             failure: BaseException | None = None
-            try:
-                self._fill(index, matrix, threads)  # (usearch lets go of the GIL meanwhile)
+            try:  # a chunk at a time, so that close() (or the process's exit) can stop it
+                for first in range(0, len(matrix), BUILD_CHUNK):
+                    if generation != self._generation:
+                        return  # stopped, or another build started
+                    chunk = matrix[first : first + BUILD_CHUNK]
+                    self._fill(index, chunk, threads, first)  # (usearch lets go of the GIL)
             except BaseException as exc:  # e.g. out of memory: recall stays exact
                 failure = exc
             with self._guard:
@@ -195,7 +221,25 @@ class UsearchIndex:
                     self._built, self._failure = (None, failure) if failure else (index, None)
 
         self._builder = threading.Thread(target=build, name="salience-ann-build", daemon=True)
+        _BUILDING.add(self)
         self._builder.start()
+
+    def stop(self) -> None:
+        """Stop a background build (it ends after the chunk it is adding, about a second):
+        a process must not exit while native code still runs on its thread. The work is
+        lost; the next process that opens the store builds again."""
+        builder = self._builder
+        if builder is None:
+            return
+        self._generation += 1
+        self._builder, self._pending = None, []
+        builder.join()
+        _BUILDING.discard(self)
+
+    def close(self) -> None:
+        """Save what changed, and stop a build still running (see :meth:`stop`)."""
+        self.save()
+        self.stop()
 
     def _adopt(self) -> None:
         """Take over a finished background build: add the writes queued meanwhile, save."""
@@ -208,6 +252,7 @@ class UsearchIndex:
             pending, self._pending = self._pending, []
             self._built = self._failure = None
         self._builder = None
+        _BUILDING.discard(self)
         if failed is not None:
             self._failed = True  # no index: recall stays exact; the next process tries again
             return

@@ -57,6 +57,9 @@ class PgvectorIndex:
     def save(self) -> None:
         """Nothing to persist."""
 
+    def close(self) -> None:
+        """Nothing to persist or stop."""
+
     def search(self, query: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:
         """Row numbers of about the ``k`` nearest vectors (cosine)."""
         if k <= 0 or self._rows_of is None:

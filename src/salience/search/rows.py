@@ -90,9 +90,9 @@ class VectorRows:
         self._marker = marker
 
     def close(self) -> None:
-        """Persist the approximate index if it changed."""
+        """Persist the approximate index if it changed (and stop a build still running)."""
         if self._ann is not None and self._ann_ready:
-            self._ann.save()
+            self._ann.close()
 
     def _append(self, rows: Sequence[tuple[int, str, str | None, bytes]]) -> npt.NDArray[np.intp]:
         """Add or overwrite rows; returns the row numbers written."""
