@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 from collections.abc import Iterator, Sequence
@@ -29,6 +30,13 @@ def machine() -> dict[str, object]:
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
     }
+
+
+def ndcg(ranked: Sequence[str], gold: set[str], k: int) -> float:
+    """Binary-gain nDCG@k of a ranking against a set of gold items."""
+    dcg = sum(1 / math.log2(i + 2) for i, m in enumerate(ranked[:k]) if m in gold)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(gold), k)))
+    return dcg / ideal if ideal else 0.0
 
 
 def print_table(rows: Sequence[Sequence[str]], right_align_from: int | None = None) -> None:

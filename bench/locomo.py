@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import statistics
 import sys
@@ -28,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import machine, print_table, store_in, write_results
+from common import machine, ndcg, print_table, store_in, write_results
 from salience import Config, Memory
 from salience.embeddings import Embedder
 from salience.ids import new_ulid
@@ -93,12 +92,6 @@ def load_store(
         lines.append(json.dumps(record))
     engine.import_(lines)
     return ids
-
-
-def ndcg(ranked: list[str], gold: set[str], k: int) -> float:
-    dcg = sum(1 / math.log2(i + 2) for i, m in enumerate(ranked[:k]) if m in gold)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(gold), k)))
-    return dcg / ideal if ideal else 0.0
 
 
 def evaluate(ranked: list[str], gold: set[str]) -> dict[str, float]:
