@@ -27,6 +27,7 @@ Prints a table and writes JSON (default bench/results/scale.json).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import resource
@@ -35,6 +36,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +48,9 @@ import numpy as np
 from bench_store import TextMaker, percentile
 from common import machine, print_table, store_in, write_results
 from salience import Config, Memory
+from salience import profiles as registry
 from salience.embeddings.minilm import MiniLMEmbedder
+from salience.profiles.base import RecallPlan
 from salience.search.ann import UsearchIndex
 from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY
 
@@ -89,8 +94,10 @@ def one_size(
     locomo: Path | None,
     store: str | None,
     wait: bool = True,
+    baseline: dict[str, float] | None = None,
 ) -> list[dict[str, Any]]:
-    """Fill one store of ``size`` memories, then time recall with each index in turn."""
+    """Fill one store of ``size`` memories, then time recall with each index in turn (and,
+    with ``baseline``, with those recall-plan values too, query by query in turn)."""
     maker = TextMaker(seed=11)
     embedder = MiniLMEmbedder()
     pool = embedder.embed([maker.sentence() for _ in range(POOL)])
@@ -122,11 +129,15 @@ def one_size(
                 ready_s: float | None = time.perf_counter() - started
                 if building and not wait:
                     ready_s = None  # measured below while it builds: exact search
-                latencies = []
+                latencies: list[float] = []
+                before: list[float] = []  # the baseline plan, interleaved query by query
+                plans = [(None, latencies)] + ([(baseline, before)] if baseline else [])
                 for text in texts:
-                    t0 = time.perf_counter()
-                    memory.search(text, 10, touch=False)
-                    latencies.append((time.perf_counter() - t0) * 1000)
+                    for plan, times in plans:
+                        with recall_plan(plan):
+                            t0 = time.perf_counter()
+                            memory.search(text, 10, touch=False)
+                            times.append((time.perf_counter() - t0) * 1000)
             out.append(
                 {
                     "size": size,
@@ -141,6 +152,14 @@ def one_size(
                     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                     "files_mb": stored_mb,
                 }
+                | (
+                    {}
+                    if baseline is None
+                    else {
+                        "baseline_p50_ms": statistics.median(before),
+                        "baseline_p95_ms": percentile(before, 95),
+                    }
+                )
             )
     return out
 
@@ -199,6 +218,34 @@ def _time(func: Any) -> float:
     return time.perf_counter() - started
 
 
+@contextmanager
+def recall_plan(values: dict[str, float] | None) -> Iterator[None]:
+    """The salience profile with these recall-plan values for the block (None: as it is)."""
+    base = registry.PROFILES["salience"]
+    if values is not None:
+        typed = {k: type(getattr(base.recall, k))(v) for k, v in values.items()}
+        plan = dataclasses.replace(base.recall, **typed)
+        registry.PROFILES["salience"] = dataclasses.replace(base, recall=plan)
+    try:
+        yield
+    finally:
+        registry.PROFILES["salience"] = base
+
+
+def parse_plan(text: str | None) -> dict[str, float] | None:
+    """``"pool=50 reply_weight=0"`` -> ``{"pool": 50.0, "reply_weight": 0.0}``."""
+    if not text:
+        return None
+    fields = {f.name for f in dataclasses.fields(RecallPlan)}
+    values = {}
+    for item in text.replace(",", " ").split():
+        name, _, value = item.partition("=")
+        if name not in fields:
+            raise SystemExit(f"--baseline-plan: {name!r} is not a recall-plan field")
+        values[name] = float(value)
+    return values
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
@@ -229,6 +276,13 @@ def main() -> None:
     parser.add_argument(
         "--no-usearch", action="store_true", help="SQLite exact only (PostgreSQL: both)"
     )
+    parser.add_argument(
+        "--baseline-plan",
+        default=None,
+        help="also time recall with these salience recall-plan values (e.g. 'pool=50 "
+        "reply_weight=0'), alternating query by query with the profile's own: a side-by-side "
+        "ratio in one run",
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index", default="exact", help=argparse.SUPPRESS)
     parser.add_argument("--on", default=None, help=argparse.SUPPRESS)
@@ -236,7 +290,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.one:
         found = one_size(
-            args.one, args.index.split(","), args.queries, args.locomo, args.on, not args.no_wait
+            args.one,
+            args.index.split(","),
+            args.queries,
+            args.locomo,
+            args.on,
+            not args.no_wait,
+            parse_plan(args.baseline_plan),
         )
         print(json.dumps(found))
         return
@@ -266,6 +326,9 @@ def main() -> None:
                 command += ["--on", store]
             if args.no_wait:
                 command += ["--no-wait"]
+            if args.baseline_plan:
+                parse_plan(args.baseline_plan)  # a bad value fails here, before any fill
+                command += ["--baseline-plan", args.baseline_plan]
             runs = []
             for _ in range(repeat):
                 done = subprocess.run(command, check=True, capture_output=True, text=True)
@@ -339,6 +402,14 @@ def report(results: dict[str, Any]) -> None:
     medians = f"; medians of {runs} runs (min-max)" if runs > 1 else ""
     print(f"hybrid recall, salience profile, query embedding included ({label} queries{medians})")
     print_table(rows, right_align_from=3)
+    for r in results["recall"]:
+        if "baseline_p50_ms" in r:
+            print(
+                f"  {r['size']:,} {r.get('store', 'sqlite')} {r['index']}: baseline plan "
+                f"p50 {_spread(r, 'baseline_p50_ms', 1)} ms, p95 {_spread(r, 'baseline_p95_ms', 1)}"
+                f" ms; profile/baseline p50 {r['p50_ms'] / r['baseline_p50_ms']:.2f}x, "
+                f"p95 {r['p95_ms'] / r['baseline_p95_ms']:.2f}x"
+            )
     for w in results["writes"]:
         print(
             f"\nwrites on {w.get('store', 'sqlite')} ({w['texts']} texts) with MiniLM embeddings: "

@@ -103,13 +103,24 @@ class Relevance:
 
     ``lexical``: full-text relevance in [0, 1]; ``vector``: cosine similarity (None: not found
     by vector search); ``fused``: the combined relevance of a hybrid profile (None: not fused);
-    ``lexical_hit``: whether full-text search found it.
+    ``lexical_hit``: whether full-text search found it. ``own``: the fused relevance before
+    session context was spread (None: not spread); ``context``: what lifted it, if anything
+    (``session neighbour``: the memory before or after it matched; ``reply to a question``:
+    the memory before it is a question that matched).
     """
 
     lexical: float = 0.0
     vector: float | None = None
     lexical_hit: bool = True
     fused: float | None = None
+    own: float | None = None
+    context: str | None = None
+
+    def lifted(self) -> str | None:
+        """``own 0.2000, lifted as a reply to a question``; None when nothing lifted it."""
+        if self.context is None or self.own is None:
+            return None
+        return f"own {self.own:.4f}, lifted as a {self.context}"
 
 
 @dataclass(frozen=True)

@@ -122,3 +122,52 @@ def test_context_spreading_lifts_a_reply_next_to_a_strong_match() -> None:
     assert spread[reply.id] == pytest.approx((0.2 + 0.5 * 1.0) / 1.5)
     assert spread[stranger.id] == pytest.approx(0.3 / 1.5)
     assert spread[reply.id] > spread[stranger.id]
+
+
+def test_a_reply_to_a_matching_question_ranks_just_below_it() -> None:
+    question = record("How long have you been married?")
+    answer = record("5 years already!")
+    statement = record("We got married in a church.")
+    after_statement = record("Lovely.")
+    stranger = record("I like tea.")
+    candidates = [
+        Candidate(question, Relevance(fused=1.0)),
+        Candidate(answer, Relevance(fused=0.0)),
+        Candidate(statement, Relevance(fused=1.0)),
+        Candidate(after_statement, Relevance(fused=0.0)),
+        Candidate(stranger, Relevance(fused=0.6)),
+    ]
+    neighbours = {
+        question.id: (None, answer.id),
+        answer.id: (question.id, None),
+        statement.id: (None, after_statement.id),
+        after_statement.id: (statement.id, None),
+    }
+    spread = {c.record.id: c.relevance for c in spread_context(candidates, neighbours, 0.4, 0.9)}
+    assert spread[answer.id].fused == pytest.approx(0.9)  # 0.9 x its question
+    assert spread[answer.id].own == 0.0
+    assert spread[answer.id].context == "reply to a question"
+    assert spread[answer.id].lifted() == "own 0.0000, lifted as a reply to a question"
+    # after a statement, only the plain neighbour share: (0 + 0.4 * 1) / 1.4
+    assert spread[after_statement.id].fused == pytest.approx(0.4 / 1.4)
+    assert spread[after_statement.id].context == "session neighbour"
+    assert spread[stranger.id].context is None
+    assert spread[stranger.id].lifted() is None
+    ranked = sorted(spread, key=lambda i: -(spread[i].fused or 0.0))
+    assert ranked.index(answer.id) < ranked.index(stranger.id)
+    # a reply never loses by it, and without reply_weight nothing changes
+    plain = {c.record.id: c.relevance for c in spread_context(candidates, neighbours, 0.4)}
+    assert plain[answer.id].fused == pytest.approx(0.4 / 1.4)
+    assert plain[answer.id].context == "session neighbour"
+
+
+def test_a_question_does_not_lift_the_memory_before_it() -> None:
+    before, question = record("I moved last year."), record("Where do you live?")
+    candidates = [
+        Candidate(before, Relevance(fused=0.1)),
+        Candidate(question, Relevance(fused=1.0)),
+    ]
+    neighbours = {before.id: (None, question.id), question.id: (before.id, None)}
+    spread = {c.record.id: c.relevance for c in spread_context(candidates, neighbours, 0.4, 0.9)}
+    assert spread[before.id].fused == pytest.approx((0.1 + 0.4) / 1.4)
+    assert spread[before.id].context == "session neighbour"

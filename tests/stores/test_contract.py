@@ -141,6 +141,18 @@ def test_dated_search_matches_the_creation_date_in_words(store: Store) -> None:
     assert [r.id for r, _ in store.search(weekday, CURRENT, 5, dated=True)] == [may.id]
 
 
+def test_dated_search_matches_the_dates_a_memory_speaks_of(store: Store) -> None:
+    said = record("we shipped the mobile app yesterday", age=0)
+    other = record("we shipped the web app", age=0)
+    store.insert(said)
+    store.insert(other)
+    day_before = said.created_at - timedelta(days=1)
+    words = f"{day_before.day} {day_before.strftime('%A')}"
+    assert [r.id for r, _ in store.search(words, CURRENT, 5, dated=True)] == [said.id]
+    store.replace(replace(said, content="we shipped the mobile app"))  # reindexed: gone
+    assert store.search(words, CURRENT, 5, dated=True) == []
+
+
 def test_search_applies_the_filter(store: Store) -> None:
     ana = record("the cache is redis", user="ana")
     bo = record("the cache is memcached", user="bo")

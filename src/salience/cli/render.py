@@ -155,6 +155,8 @@ def hit_json(hit: Hit) -> dict[str, Any]:
             "vector": relevance.vector,
             "fused": relevance.fused,
             "lexical_hit": relevance.lexical_hit,
+            "own": relevance.own,
+            "context": relevance.context,
         },
         "breakdown": explanation.breakdown() if explanation else [],
         "note": explanation.note if explanation else None,
@@ -196,8 +198,12 @@ def retrieval_line(hit: Hit) -> str:
     """What each retriever said: raw bm25, cosine, and the fused relevance the score used."""
     parts = [f"full-text bm25 {hit.lexical:.3f}" if hit.lexical else "full-text: no match"]
     parts.append(f"vector cosine {hit.vector:.3f}" if hit.vector is not None else "vector: none")
-    if hit.relevance is not None and hit.relevance.fused is not None:
-        parts.append(f"fused {hit.relevance.fused:.4f}")
+    relevance = hit.relevance
+    if relevance is not None and relevance.fused is not None:
+        parts.append(f"fused {relevance.fused:.4f}")
+        lifted = relevance.lifted()
+        if lifted is not None:
+            parts.append(f"({lifted})")
     return "      " + "  ".join(parts)
 
 

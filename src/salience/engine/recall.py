@@ -22,9 +22,16 @@ from salience.models import (
     UserScope,
 )
 from salience.profiles.base import RecallPlan
-from salience.search.fusion import LEXICAL, Candidate, fuse, rank_candidates, spread_context
+from salience.search.fusion import (
+    LEXICAL,
+    Candidate,
+    fuse,
+    rank_candidates,
+    spread_context,
+)
 from salience.sharing.layers import Layer
 from salience.stores.base import MemoryFilter
+from salience.text_dates import resolve
 from salience.write.records import check_unicode
 
 if TYPE_CHECKING:
@@ -98,11 +105,15 @@ class Recall(EngineCore):
     ) -> builtins.list[Candidate]:
         """Full-text and vector candidates from every layer, fused by the profile's plan."""
 
+        text = query
+        if plan.dated and flt.as_of is not None:  # "last Friday" asked today: that Friday
+            text = " ".join((query, *resolve(query, flt.as_of)))
+
         def full_text() -> builtins.list[tuple[MemoryRecord, float]]:
             count = plan.lexical_count(limit)
-            found = self._store.search(query, flt, count, dated=plan.dated)
+            found = self._store.search(text, flt, count, dated=plan.dated)
             for layer in layers:
-                found += layer.pairs(layer.store.search(query, flt, count, dated=plan.dated))
+                found += layer.pairs(layer.store.search(text, flt, count, dated=plan.dated))
             return found
 
         vector: builtins.list[tuple[MemoryRecord, float]] = []
@@ -128,13 +139,23 @@ class Recall(EngineCore):
                     lexical = pending.result()
         candidates = fuse(plan, lexical, vector)
         if plan.context_weight and vector:
-            neighbours: dict[str, tuple[str | None, str | None]] = {}
-            for source, vectors in sources:
-                name = LOCAL_LAYER if source is None else source.name
-                ids = [c.record.id for c in candidates if c.record.layer == name]
-                neighbours.update(vectors.neighbours(ids))
-            candidates = spread_context(candidates, neighbours, plan.context_weight)
+            neighbours = self._neighbours(candidates, sources)
+            candidates = spread_context(
+                candidates, neighbours, plan.context_weight, plan.reply_weight
+            )
         return candidates
+
+    @staticmethod
+    def _neighbours(
+        candidates: Sequence[Candidate], sources: Sequence[tuple[Layer | None, Vectors]]
+    ) -> dict[str, tuple[str | None, str | None]]:
+        """The session neighbours (before, after) of each candidate that has a vector."""
+        neighbours: dict[str, tuple[str | None, str | None]] = {}
+        for source, vectors in sources:
+            name = LOCAL_LAYER if source is None else source.name
+            ids = [c.record.id for c in candidates if c.record.layer == name]
+            neighbours.update(vectors.neighbours(ids))
+        return neighbours
 
     def _vector_hits(
         self,

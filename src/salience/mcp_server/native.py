@@ -38,6 +38,7 @@ class Explained(BaseModel):
     bm25: float
     cosine: float | None
     fused: float | None
+    context: str | None = None
     breakdown: list[dict[str, Any]]
 
 
@@ -85,9 +86,13 @@ def hit_brief(hit: Any, explain: bool) -> HitBrief:
     explanation = None
     if explain:
         full = hit_out(hit)
-        fused = None if hit.relevance is None else hit.relevance.fused
+        relevance = hit.relevance
         explanation = Explained(
-            bm25=hit.lexical, cosine=hit.vector, fused=fused, breakdown=full["breakdown"]
+            bm25=hit.lexical,
+            cosine=hit.vector,
+            fused=None if relevance is None else relevance.fused,
+            context=None if relevance is None else relevance.lifted(),
+            breakdown=full["breakdown"],
         )
     return HitBrief(
         rank=hit.rank,

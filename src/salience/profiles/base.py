@@ -52,6 +52,8 @@ class RecallPlan:
     ``feedback_weight`` / ``feedback_count``: the query vector is moved toward the vectors of
     its best ``feedback_count`` full-text hits, ``normalise(q + weight * mean)``, before the
     vector search (0: not moved).
+    ``reply_weight``: a candidate that follows a question in its session is worth at least
+    this share of the question's fused relevance (0: off; see :func:`spread_context`).
     """
 
     fusion: str = "lexical"
@@ -66,6 +68,7 @@ class RecallPlan:
     substring_below: int = 0
     feedback_weight: float = 0.0
     feedback_count: int = 0
+    reply_weight: float = 0.0
 
     def lexical_count(self, limit: int) -> int:
         """Full-text candidates for ``limit`` results."""

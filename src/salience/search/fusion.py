@@ -29,6 +29,8 @@ LEXICAL = "lexical"
 UNION = "union"
 SEMANTIC = "semantic"
 WEIGHTED = "weighted"
+NEIGHBOUR = "session neighbour"
+REPLY = "reply to a question"
 
 
 def candidate_count(limit: int) -> int:
@@ -122,20 +124,28 @@ def spread_context(
     candidates: Sequence[Candidate],
     neighbours: Mapping[str, tuple[str | None, str | None]],
     weight: float,
+    reply_weight: float = 0.0,
 ) -> list[Candidate]:
     """Let each candidate borrow from its best session neighbour among the candidates.
 
     ``fused' = (fused + weight * max(fused of the memory before, after)) / (1 + weight)``: a
-    short reply ("Yes, last May!") is found through the question it answers.
+    short reply ("Yes, last May!") is found through the question it answers. With
+    ``reply_weight``, a memory that follows a question (its text has a ``?``) is also worth at
+    least ``reply_weight * fused`` of that question: the answer ranks just below it.
     """
     fused = {c.record.id: c.relevance.fused or 0.0 for c in candidates}
+    asks = {c.record.id for c in candidates if reply_weight and "?" in c.record.content}
     out = []
     for c in candidates:
         before, after = neighbours.get(c.record.id, (None, None))
         context = max(fused.get(before or "", 0.0), fused.get(after or "", 0.0))
-        value = (fused[c.record.id] + weight * context) / (1 + weight)
+        own = fused[c.record.id]
+        value = (own + weight * context) / (1 + weight)
+        reason = NEIGHBOUR if weight * context > 0 else None
+        if before in asks and reply_weight * fused[before or ""] > value:
+            value, reason = reply_weight * fused[before or ""], REPLY
         r = c.relevance
-        relevance = Relevance(r.lexical, r.vector, r.lexical_hit, value)
+        relevance = Relevance(r.lexical, r.vector, r.lexical_hit, value, own, reason)
         out.append(Candidate(c.record, relevance, c.bm25, c.similarity))
     return out
 

@@ -153,6 +153,8 @@ class RelevanceOut(BaseModel):
     vector: float | None
     fused: float | None
     lexical_hit: bool
+    own: float | None = None
+    context: str | None = None
 
 
 class HitOut(BaseModel):
@@ -264,6 +266,8 @@ def hit_out(hit: Hit) -> dict[str, Any]:
             "vector": relevance.vector,
             "fused": relevance.fused,
             "lexical_hit": relevance.lexical_hit,
+            "own": relevance.own,
+            "context": relevance.context,
         },
         "breakdown": components(hit.explanation),
         "note": None if hit.explanation is None else hit.explanation.note,

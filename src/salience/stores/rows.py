@@ -25,14 +25,11 @@ from salience.models import (
 )
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
+from salience.text_dates import day_words, resolve
 
 COLUMNS = ", ".join(f"m.{name}" for name in FIELD_NAMES)
 INSERT_COLUMNS = (*FIELD_NAMES, "content_hash")
 INDEXED_FIELDS = ("content", "title", "tags", "entities", "created_at")
-_MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
-_WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 _TIME_AT = tuple(i for i, name in enumerate(FIELD_NAMES) if name in frozenset(TIME_FIELDS))
 _JSON_AT = tuple(i for i, name in enumerate(FIELD_NAMES) if name in frozenset(LIST_FIELDS))
 _ENABLED_AT = FIELD_NAMES.index("enabled")
@@ -45,7 +42,13 @@ def date_words(moment: datetime) -> str:
     English names whatever the locale (``strftime`` would follow it, and the index would then
     depend on the machine that wrote it).
     """
-    return f"{moment.year} {_MONTHS[moment.month - 1]} {moment.day} {_WEEKDAYS[moment.weekday()]}"
+    return day_words(moment.date())
+
+
+def dated_text(record: MemoryRecord) -> str:
+    """What the index's date column holds for a record: its creation date in words, then the
+    dates its content speaks of ("yesterday", "last Friday"), resolved against it."""
+    return " ".join((date_words(record.created_at), *resolve(record.content, record.created_at)))
 
 
 def to_row(record: MemoryRecord) -> list[object]:

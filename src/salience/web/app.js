@@ -175,7 +175,7 @@ async function memories(query) {
       if (state.project) body.project = state.project;
       const hits = await apiAs("POST", "/v1/search", body, headers);
       list.replaceChildren(hits.length ? h("div", {}, hits.map((hit) => memoryRow(hit.record, h("div", { class: "explain" },
-        h("span", {}, `#${hit.rank} score ${num(hit.score, 4)} · bm25 ${num(hit.lexical, 3)} · cosine ${num(hit.vector, 3)} · fused ${num(hit.relevance && hit.relevance.fused, 4)}${hit.note ? ` · ${hit.note}` : ""}`),
+        h("span", {}, `#${hit.rank} score ${num(hit.score, 4)} · bm25 ${num(hit.lexical, 3)} · cosine ${num(hit.vector, 3)} · fused ${num(hit.relevance && hit.relevance.fused, 4)}${hit.relevance && hit.relevance.context ? ` (own ${num(hit.relevance.own, 4)}, lifted as a ${hit.relevance.context})` : ""}${hit.note ? ` · ${hit.note}` : ""}`),
         breakdownBars(hit.breakdown))))) : h("p", { class: "muted" }, "No matches."));
       return;
     }

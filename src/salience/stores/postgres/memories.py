@@ -34,7 +34,7 @@ from salience.stores.postgres.connection import Connection
 from salience.stores.rows import (
     COLUMNS,
     INSERT_COLUMNS,
-    date_words,
+    dated_text,
     filter_sql,
     from_row,
     to_row,
@@ -78,13 +78,13 @@ class MemoryRows(Connection):
         """Add a record with its tags and entities, atomically (the row's index columns are
         filled by the database's trigger)."""
         with self.transaction():
-            found = self._rows(_INSERT, [*to_row(record), date_words(record.created_at)])
+            found = self._rows(_INSERT, [*to_row(record), dated_text(record)])
             self._link(int(found[0][0]), record)
 
     def replace(self, record: MemoryRecord) -> None:
         """Overwrite the record with ``record.id`` and its tag and entity rows."""
         with self.transaction():
-            found = self._rows(_UPDATE, [*to_row(record), date_words(record.created_at), record.id])
+            found = self._rows(_UPDATE, [*to_row(record), dated_text(record), record.id])
             if not found:
                 raise StoreError(f"cannot replace {record.id}: it is not stored")
             seq = int(found[0][0])

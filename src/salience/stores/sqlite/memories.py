@@ -15,7 +15,7 @@ from salience.stores.sqlite.rows import (
     COLUMNS,
     INDEXED_FIELDS,
     INSERT_COLUMNS,
-    date_words,
+    dated_text,
     filter_sql,
     from_row,
     fts_match_expression,
@@ -66,7 +66,7 @@ class MemoryRows(Connection):
                 record.title or "",
                 " ".join(record.tags),
                 " ".join(record.entities),
-                date_words(record.created_at),
+                dated_text(record),
             ),
         )
         if record.tags:  # (skipping empty statements saves a round trip on most writes)

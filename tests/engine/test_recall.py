@@ -1,0 +1,44 @@
+"""Recall's time words and session context, end to end on the salience profile."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from salience import Memory
+from tests.conftest import FakeClock
+
+
+def test_a_question_in_relative_time_finds_what_was_said_on_that_day(
+    memory: Memory, clock: FakeClock
+) -> None:
+    # T0 is Monday 20 April 2026: "three days ago" asked on T0 is Friday 17 April.
+    clock.now -= timedelta(days=5)  # Wednesday
+    wednesday = memory.remember("went to the dentist for a filling").id
+    clock.now += timedelta(days=2)  # Friday
+    friday = memory.remember("went to the dentist for a checkup").id
+    clock.now += timedelta(days=3)  # Monday
+    hits = memory.search("dentist three days ago", touch=False)
+    assert [h.record.id for h in hits][:2] == [friday, wednesday]
+    # what a memory says about a day counts too: "yesterday", written on Saturday
+    clock.now -= timedelta(days=2)
+    saturday = memory.remember("yesterday the plumber fixed the sink").id
+    clock.now += timedelta(days=2)
+    assert memory.search("sink repaired on 17 April", touch=False)[0].record.id == saturday
+
+
+def test_the_answer_to_a_matching_question_is_recalled_and_explained(memory: Memory) -> None:
+    session = {"session_id": "chat-1"}
+    memory.remember("Melanie said her kids love the beach", **session)
+    question = memory.remember("What are your dog's names?", **session).id
+    answer = memory.remember("Luna and Oliver, both rescues", **session).id
+    for i in range(8):
+        memory.remember(f"unrelated note {i} about names of streets and dogs", session_id=f"o{i}")
+    hits = {h.record.id: h for h in memory.search("what are the dog's names", touch=False)}
+    assert question in hits
+    assert answer in hits
+    relevance = hits[answer].relevance
+    assert relevance is not None
+    assert relevance.context == "reply to a question"
+    assert relevance.own is not None
+    assert relevance.fused is not None
+    assert relevance.fused > relevance.own
