@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -81,3 +82,35 @@ def store_in(url: str | None, name: str) -> Iterator[str]:
     finally:
         with psycopg.connect(url, autocommit=True) as admin:
             admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@contextmanager
+def recall_plan(values: dict[str, float] | None) -> Iterator[None]:
+    """The salience profile with these recall-plan values for the block (None: as it is)."""
+    from salience import profiles as registry
+
+    base = registry.PROFILES["salience"]
+    if values is not None:
+        typed = {k: type(getattr(base.recall, k))(v) for k, v in values.items()}
+        plan = dataclasses.replace(base.recall, **typed)
+        registry.PROFILES["salience"] = dataclasses.replace(base, recall=plan)
+    try:
+        yield
+    finally:
+        registry.PROFILES["salience"] = base
+
+
+def parse_plan(text: str | None) -> dict[str, float] | None:
+    """``"pool=50 reply_weight=0"`` -> ``{"pool": 50.0, "reply_weight": 0.0}``."""
+    from salience.profiles.base import RecallPlan
+
+    if not text:
+        return None
+    fields = {f.name for f in dataclasses.fields(RecallPlan)}
+    values = {}
+    for item in text.replace(",", " ").split():
+        name, _, value = item.partition("=")
+        if name not in fields:
+            raise SystemExit(f"{name!r} is not a recall-plan field")
+        values[name] = float(value)
+    return values

@@ -45,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import machine, ndcg, print_table, store_in, write_results
+from common import machine, ndcg, parse_plan, print_table, recall_plan, store_in, write_results
 from salience import Config, Memory
 from salience.embeddings import Embedder
 from salience.errors import ImportFormatError
@@ -318,6 +318,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     protocols = PROTOCOLS if args.protocol == "both" else (args.protocol,)
     embedder = "none" if args.profile == "bm25" else args.embedder
     profile = "salience" if args.profile == "bm25" else args.profile
+    plan = parse_plan(args.plan)
     model: CachedEmbedder | None = None
     results: dict[str, list[dict[str, Any]]] = {p: [] for p in protocols}
     started = time.perf_counter()
@@ -339,7 +340,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                             loaded = first.vectors.embedder
                         assert loaded is not None
                         model = CachedEmbedder(loaded, _cache_path(args.cache, loaded))
-                    results[protocol].append(evaluate_question(config, model, question, protocol))
+                    with recall_plan(plan):
+                        found = evaluate_question(config, model, question, protocol)
+                    results[protocol].append(found)
             if n % 10 == 0 or n == len(questions):
                 if model is not None:
                     model.save()
@@ -354,6 +357,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "profile": args.profile,
         "embedder": embedder,
         "recall_prior": args.prior,
+        "plan": args.plan,
         "store": "postgresql" if args.store else "sqlite",
         "protocols": {p: summarise(results[p]) for p in protocols},
         "per_question": {
@@ -406,6 +410,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument(
         "--prior", type=float, default=0.15, help="salience profile: recall_prior (0 = off)"
+    )
+    parser.add_argument(
+        "--plan", default=None, help="salience recall-plan values, e.g. 'pool=50 reply_weight=0'"
     )
     parser.add_argument("--store", default=None, help="a postgresql:// URL (a schema per store)")
     parser.add_argument(

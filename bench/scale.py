@@ -27,7 +27,6 @@ Prints a table and writes JSON (default bench/results/scale.json).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import random
 import resource
@@ -36,8 +35,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +43,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np
 
 from bench_store import TextMaker, percentile
-from common import machine, print_table, store_in, write_results
+from common import machine, parse_plan, print_table, recall_plan, store_in, write_results
 from salience import Config, Memory
-from salience import profiles as registry
 from salience.embeddings.minilm import MiniLMEmbedder
-from salience.profiles.base import RecallPlan
 from salience.search.ann import UsearchIndex
 from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY
 
@@ -216,34 +211,6 @@ def _time(func: Any) -> float:
     started = time.perf_counter()
     func()
     return time.perf_counter() - started
-
-
-@contextmanager
-def recall_plan(values: dict[str, float] | None) -> Iterator[None]:
-    """The salience profile with these recall-plan values for the block (None: as it is)."""
-    base = registry.PROFILES["salience"]
-    if values is not None:
-        typed = {k: type(getattr(base.recall, k))(v) for k, v in values.items()}
-        plan = dataclasses.replace(base.recall, **typed)
-        registry.PROFILES["salience"] = dataclasses.replace(base, recall=plan)
-    try:
-        yield
-    finally:
-        registry.PROFILES["salience"] = base
-
-
-def parse_plan(text: str | None) -> dict[str, float] | None:
-    """``"pool=50 reply_weight=0"`` -> ``{"pool": 50.0, "reply_weight": 0.0}``."""
-    if not text:
-        return None
-    fields = {f.name for f in dataclasses.fields(RecallPlan)}
-    values = {}
-    for item in text.replace(",", " ").split():
-        name, _, value = item.partition("=")
-        if name not in fields:
-            raise SystemExit(f"--baseline-plan: {name!r} is not a recall-plan field")
-        values[name] = float(value)
-    return values
 
 
 def main() -> None:

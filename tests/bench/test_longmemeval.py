@@ -105,6 +105,7 @@ def test_a_run_on_a_small_file_reports_both_protocols(tmp_path: Path) -> None:
         prior=0.15,
         store=None,
         cache="none",
+        plan=None,
     )
     results = longmemeval.run(args)
     for protocol in ("user", "all"):

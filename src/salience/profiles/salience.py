@@ -346,7 +346,6 @@ PROFILE = Profile(
         neighbour_weight=0.5,
         dense_weight=0.4,
         context_weight=0.4,
-        reply_weight=0.9,
         feedback_weight=0.5,
         feedback_count=3,
     ),
