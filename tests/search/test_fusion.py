@@ -171,3 +171,18 @@ def test_a_question_does_not_lift_the_memory_before_it() -> None:
     spread = {c.record.id: c.relevance for c in spread_context(candidates, neighbours, 0.4, 0.9)}
     assert spread[before.id].fused == pytest.approx((0.1 + 0.4) / 1.4)
     assert spread[before.id].context == "session neighbour"
+
+
+def test_a_memory_its_neighbour_lowers_is_not_called_lifted() -> None:
+    strong, weak = record("the deploy uses blue-green"), record("ok")
+    candidates = [
+        Candidate(strong, Relevance(fused=0.8)),
+        Candidate(weak, Relevance(fused=0.3)),
+    ]
+    neighbours = {strong.id: (None, weak.id), weak.id: (strong.id, None)}
+    spread = {c.record.id: c.relevance for c in spread_context(candidates, neighbours, 0.4)}
+    assert spread[strong.id].fused == pytest.approx((0.8 + 0.4 * 0.3) / 1.4)
+    assert spread[strong.id].own == 0.8
+    assert spread[strong.id].context is None
+    assert spread[strong.id].lifted() is None
+    assert spread[weak.id].context == "session neighbour"

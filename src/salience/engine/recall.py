@@ -22,13 +22,7 @@ from salience.models import (
     UserScope,
 )
 from salience.profiles.base import RecallPlan
-from salience.search.fusion import (
-    LEXICAL,
-    Candidate,
-    fuse,
-    rank_candidates,
-    spread_context,
-)
+from salience.search.fusion import LEXICAL, Candidate, fuse, rank_candidates, spread_context
 from salience.sharing.layers import Layer
 from salience.stores.base import MemoryFilter
 from salience.text_dates import resolve

@@ -141,7 +141,7 @@ def spread_context(
         context = max(fused.get(before or "", 0.0), fused.get(after or "", 0.0))
         own = fused[c.record.id]
         value = (own + weight * context) / (1 + weight)
-        reason = NEIGHBOUR if weight * context > 0 else None
+        reason = NEIGHBOUR if weight > 0 and context > own else None  # lifted, not lowered
         if before in asks and reply_weight * fused[before or ""] > value:
             value, reason = reply_weight * fused[before or ""], REPLY
         r = c.relevance
