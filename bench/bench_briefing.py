@@ -19,8 +19,10 @@ by one (talome's document claims < 1 ms), and the median time of a whole briefin
 
 measures what a session-start hook pays: `salience briefing --profile P` as a new process
 (the CLI, start-up and imports included, bytecode cached as in an installed package), the
-median of ``--runs`` processes per profile, beside the same median for a bare interpreter
-and for `python -c "import numpy"` (the floor below which no briefing goes), on a store of
+median of ``--runs`` processes per profile, beside the same median for a bare interpreter,
+for `python -c "import numpy"` (the floor below which no briefing goes) and for importing the
+CLI's modules and numpy without doing anything (the part of a briefing that is start-up), on
+a store of
 ``--size`` memories written in time order (as a store written over time is).
 
 Prints a table and writes JSON (default bench/results/briefing.json, cold_briefing.json).
@@ -228,6 +230,9 @@ def cold_main(size: int, runs: int, out: str) -> None:
             "python": statistics.median(timed([sys.executable, "-c", "pass"]) for _ in range(runs)),
             "import numpy": statistics.median(
                 timed([sys.executable, "-c", "import numpy"]) for _ in range(runs)
+            ),
+            "import the CLI + numpy": statistics.median(
+                timed([sys.executable, "-c", "import salience.cli, numpy"]) for _ in range(runs)
             ),
         }
         for name in PROFILES:
