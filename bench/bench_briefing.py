@@ -21,9 +21,8 @@ measures what a session-start hook pays: `salience briefing --profile P` as a ne
 (the CLI, start-up and imports included, bytecode cached as in an installed package), the
 median of ``--runs`` processes per profile, beside the same median for a bare interpreter,
 for `python -c "import numpy"` (the floor below which no briefing goes) and for importing the
-CLI's modules and numpy without doing anything (the part of a briefing that is start-up), on
-a store of
-``--size`` memories written in time order (as a store written over time is).
+CLI's modules and numpy without doing anything (the part of a briefing that is start-up),
+on a store of ``--size`` memories written in time order (as a store written over time is).
 
 Prints a table and writes JSON (default bench/results/briefing.json, cold_briefing.json).
 """
