@@ -119,12 +119,14 @@ NAMED_IN_TEXT = "token named in the text"
 
 @dataclass(frozen=True)
 class SecretFinding:
-    """Where a secret starts, and what kind it is. Never holds the secret itself."""
+    """Where a secret starts and ends (offsets into the text), and what kind it is. Never holds
+    the secret itself."""
 
     kind: str
     start: int
     line: int
     column: int
+    end: int
 
     def describe(self) -> str:
         """``a GitHub token at line 1, column 12``."""
@@ -135,10 +137,10 @@ def _article(kind: str) -> str:
     return "an" if kind[0].lower() in "aeiou" else "a"
 
 
-def _finding(text: str, kind: str, start: int) -> SecretFinding:
+def _finding(text: str, kind: str, start: int, end: int) -> SecretFinding:
     line = text.count("\n", 0, start) + 1
     column = start - (text.rfind("\n", 0, start) + 1) + 1
-    return SecretFinding(kind, start, line, column)
+    return SecretFinding(kind, start, line, column, end)
 
 
 LONG_RUN = 16  # every prefixed token and every named value is at least this long
@@ -288,7 +290,7 @@ def scan(text: str) -> list[SecretFinding]:
             token = token.rsplit("=", maxsplit=1)[1]
         if looks_random(token):
             spans.append((m.start(), m.end(), HIGH_ENTROPY))
-    return [_finding(text, kind, start) for start, _, kind in sorted(spans)]
+    return [_finding(text, kind, start, end) for start, end, kind in sorted(spans)]
 
 
 def first_secret(text: str) -> SecretFinding | None:
