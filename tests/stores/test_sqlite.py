@@ -166,6 +166,24 @@ def test_the_duplicate_lookup_uses_the_hash_index(memory: Memory) -> None:
     assert "memories_hash" in plan
 
 
+def test_fetching_hits_by_id_looks_each_up_and_reads_no_other_memory(memory: Memory) -> None:
+    """Vector hits are read by id with the caller's user filter: each id is looked up by its
+    index, never the user's memories scanned (SQLite chose that without table statistics)."""
+    ids = [memory.remember(f"memory number {i} about the build").id for i in range(20)]
+    store = memory.store
+    assert isinstance(store, SQLiteStore)
+    seen: list[str] = []
+    store._conn.set_trace_callback(seen.append)
+    flt = MemoryFilter(as_of=memory.now(), user="default")
+    wanted = [ids[3], "missing", ids[0]]
+    assert [r.id for r in store.get_many(wanted, flt)] == [ids[3], ids[0]]
+    store._conn.set_trace_callback(None)
+    query = next(s for s in seen if s.lstrip().startswith("SELECT"))
+    plan = [row[3] for row in store._conn.execute("EXPLAIN QUERY PLAN " + query)]
+    assert any("USING INDEX sqlite_autoindex_memories" in step for step in plan), plan
+    assert not any("memories_hash" in step or "SCAN m" in step for step in plan), plan
+
+
 def test_a_new_store_uses_small_pages_and_an_old_one_keeps_its_own(tmp_path: Path) -> None:
     new = SQLiteStore(tmp_path / "new.db")
     assert new._conn.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE

@@ -190,15 +190,23 @@ class MemoryRows(Connection):
         return self._select(sql, [*params, needle, needle, limit])
 
     def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
-        """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
+        """The records among ``memory_ids`` that match ``flt``, in the order of the ids.
+
+        The ids drive the join (``CROSS JOIN`` fixes SQLite's join order): each is looked up
+        by its unique index. With ``m.id IN (…) AND m.user = ?`` and no table statistics,
+        SQLite chose the (user, content_hash) index instead and read every memory of the
+        user: ~300 ms per vector search at 100k memories, against ~4 ms this way."""
         if not memory_ids:
             return []
         where, params = filter_sql(flt)
         found: dict[str, MemoryRecord] = {}
         for start in range(0, len(memory_ids), 500):
             chunk = list(memory_ids[start : start + 500])
-            marks = ", ".join("?" for _ in chunk)
-            sql = f"SELECT {COLUMNS} FROM memories m WHERE m.id IN ({marks}) AND {where}"
+            values = ", ".join("(?)" for _ in chunk)
+            sql = (
+                f"SELECT {COLUMNS} FROM (VALUES {values}) AS wanted "
+                f"CROSS JOIN memories m ON m.id = wanted.column1 WHERE {where}"
+            )
             for record in self._select(sql, [*chunk, *params]):
                 found[record.id] = record
         return [found[i] for i in memory_ids if i in found]
