@@ -209,3 +209,20 @@ print("exiting while it builds")
     done = subprocess.run(command, check=False, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-500:]
     assert "exiting while it builds" in done.stdout
+
+
+def test_the_embedder_runtime_can_load_after_the_index() -> None:
+    """A new process whose first recall opens the index, then embeds the query: importing
+    onnxruntime after usearch crashed the process (SIGSEGV)."""
+    script = """
+from salience.search.ann import _usearch
+_usearch()
+import onnxruntime
+from salience.embeddings.minilm import MiniLMEmbedder
+print(MiniLMEmbedder().embed(["which port does the api use"]).shape)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.strip() == "(1, 384)"

@@ -16,6 +16,7 @@ waits for a build.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import threading
@@ -35,6 +36,12 @@ EXPANSION_SEARCH = 96
 
 
 def _usearch() -> Any:
+    # onnxruntime (the bundled embedder's runtime) must be loaded before usearch: importing
+    # it after usearch crashes the process (SIGSEGV; usearch 2.26, onnxruntime 1.32, Linux
+    # x86-64), which a new process whose first recall opened this index hit when it then
+    # embedded the query.
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
     try:
         from usearch.index import Index
     except ImportError:
