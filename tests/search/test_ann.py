@@ -37,6 +37,26 @@ def test_recall_at_10_against_exact_search(tmp_path: Path) -> None:
     assert found / (10 * len(queries)) >= 0.9
 
 
+def test_every_row_of_a_small_build_is_found_by_its_own_vector(tmp_path: Path) -> None:
+    # Added on several threads at once, ~3 of 1,000 rows were left unreachable per build.
+    matrix = unit_rows(1000, 16)
+    index = UsearchIndex(None)
+    index.open(matrix, (1000, 1000))
+    found = [index.search(row, 1).tolist() for row in matrix]
+    assert found == [[i] for i in range(len(matrix))]
+
+
+def test_small_builds_are_identical_run_to_run() -> None:
+    matrix, queries = unit_rows(2000, 32), unit_rows(40, 32, seed=5)
+
+    def answers() -> list[list[int]]:
+        index = UsearchIndex(None)
+        index.open(matrix, (2000, 2000))
+        return [index.search(query, 10).tolist() for query in queries]
+
+    assert answers() == answers() == answers()
+
+
 def test_saved_index_is_loaded_only_for_the_same_state(tmp_path: Path) -> None:
     path = tmp_path / "v.usearch"
     matrix = unit_rows(200, 16)
