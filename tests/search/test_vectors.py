@@ -257,7 +257,11 @@ def test_recall_inside_a_transaction_does_not_wait_on_itself(
         assert len(inside) == 1
 
 
-def test_a_reindex_by_another_process_is_noticed(config: Config, clock: FakeClock) -> None:
+@pytest.mark.parametrize("page", [rows_module.LOAD_PAGE, 1])
+def test_a_reindex_by_another_process_is_noticed(
+    config: Config, clock: FakeClock, page: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rows_module, "LOAD_PAGE", page)
     old = WordHashEmbedder(dimensions=256, tag="v1")
     new = WordHashEmbedder(dimensions=64, tag="v2")
     with (
@@ -265,13 +269,14 @@ def test_a_reindex_by_another_process_is_noticed(config: Config, clock: FakeCloc
         Memory.open(config=config, clock=clock, embedder=new) as second,
     ):
         first.remember("the printer needs toner")
+        first.remember("the scanner is on the second floor")
         assert len(first.search("printer", touch=False)) == 1
         second.reindex()  # the store now holds 64-d vectors of another model
         with pytest.raises(EmbedderError, match="salience reindex"):
             first.remember("the scanner needs a driver")  # never mixes two models
         assert [h.vector is not None for h in second.search("printer", touch=False)] == [True]
         index = VectorIndex(second.store)
-        assert len(index) == 1
+        assert len(index) == 2
 
 
 def test_held_vectors_look_at_the_store_once(
@@ -409,6 +414,34 @@ def test_mixed_scores_follow_writes_as_a_fresh_index_would(memory: Memory) -> No
     line = {"content": "an old turn about ferries", "session_id": "a", "created_at": old}
     memory.import_([json.dumps(line)])  # older than the session's last turn
     check()
+
+
+def test_a_store_loaded_page_by_page_is_the_store_loaded_at_once(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(7):
+        memory.remember(f"turn {i} about ferries and harbour {i}", session_id="a" if i % 3 else "b")
+    second = memory.store.vector_rows(0)[1][1]
+    memory.update(second, content="turn 1 rewritten about gulls")  # re-embedded: vseq moves on
+    query = memory.vectors.query_vector("ferries gulls")
+    assert query is not None
+    whole = VectorIndex(memory.store)
+    assert whole.ids()  # loaded in one page
+    asked: list[int | None] = []
+    store_rows = memory.store.vector_rows
+
+    def paged(after: int, limit: int | None = None) -> list[tuple[int, str, str | None, bytes]]:
+        asked.append(limit)
+        return store_rows(after, limit)
+
+    monkeypatch.setattr(rows_module, "LOAD_PAGE", 3)
+    monkeypatch.setattr(memory.store, "vector_rows", paged)
+    paged_index = VectorIndex(memory.store)
+    assert paged_index.ids() == whole.ids()
+    assert asked == [3, 3, 3]  # 7 vectors: 3 + 3 + 1
+    assert np.array_equal(paged_index.similarities(query, 0.5), whole.similarities(query, 0.5))
+    memory.remember("turn 7 about the harbour pilot", session_id="a")  # follows later writes
+    assert paged_index.ids() == VectorIndex(memory.store).ids()
 
 
 def test_a_memory_twice_in_one_load_keeps_its_later_vector(memory: Memory) -> None:

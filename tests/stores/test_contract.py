@@ -214,6 +214,12 @@ def test_many_vectors_at_once_and_a_bulk_load(store: Store) -> None:
     with store.bulk_load():
         store.set_vectors([(records[2].id, vector(0, 0, 1, 0))])
     assert store.vector_rows(rows[-1][0])[0][1:] == (records[2].id, "s1", vector(0, 0, 1, 0))
+    pages, after = [], 0
+    while page := store.vector_rows(after, 2):  # a page at a time, by vseq
+        pages.append([r[1] for r in page])
+        after = page[-1][0]
+    ids = [r.id for r in records]
+    assert pages == [ids[:2], [ids[3], ids[4]], [ids[2]]]
 
 
 def test_the_change_marker_moves_with_another_writer_and_with_vectors(

@@ -20,7 +20,9 @@ from salience.search import coarse
 from salience.search.ann import ApproximateIndex
 from salience.stores.base import Store
 
-_NORM_BLOCK = 4096  # rows per block when computing mixed norms
+_NORM_BLOCK = 1024  # rows per block when computing mixed norms (1.5 MB of MiniLM rows)
+LOAD_PAGE = 20_000
+"""Vectors read from the store per query when loading (30 MB of MiniLM vectors)."""
 
 
 class VectorRows:
@@ -67,18 +69,18 @@ class VectorRows:
         if highest < self._last_vseq:
             self._reset()
             full = True
-        touched = np.zeros(0, dtype=np.intp)
+        touched: npt.NDArray[np.intp] | None = np.zeros(0, dtype=np.intp)
         if highest != self._last_vseq:
-            rows = self._store.vector_rows(self._last_vseq)
-            if rows and self._size and len(rows[0][3]) != 4 * self._matrix.shape[1]:
-                self._reset()  # re-embedded with a model of another size: load afresh
-                rows = self._store.vector_rows(0)
+            touched = self._load(count)
+            if touched is None:  # re-embedded with a model of another size: load afresh
+                self._reset()
+                touched = self._load(count)
                 full = True
-            touched = self._append(rows)
         if self._size != count:  # rows were deleted or re-embedded: start again
             self._reset()
-            touched = self._append(self._store.vector_rows(0))
+            touched = self._load(count)
             full = True
+        assert touched is not None  # (a first load never meets another size)
         if self._ann is not None:
             state = (count, highest)
             if full or not self._ann_ready:
@@ -94,8 +96,29 @@ class VectorRows:
         if self._ann is not None and self._ann_ready:
             self._ann.close()
 
-    def _append(self, rows: Sequence[tuple[int, str, str | None, bytes]]) -> npt.NDArray[np.intp]:
-        """Add or overwrite rows; returns the row numbers written."""
+    def _load(self, count: int) -> npt.NDArray[np.intp] | None:
+        """Append the vectors written since the last look, a page at a time (a whole store's
+        rows at once held every vector twice more: 3 GB at 1M); returns the row numbers
+        written, or None when the first new vector has another length than the loaded ones
+        (nothing is appended then). ``count``: the store's number of vectors, room for which
+        (and an eighth more) is made at once rather than by doubling."""
+        touched: list[npt.NDArray[np.intp]] = []
+        while True:
+            rows = self._store.vector_rows(self._last_vseq, LOAD_PAGE)
+            if not rows:
+                break
+            if not touched and self._size and len(rows[0][3]) != 4 * self._matrix.shape[1]:
+                return None
+            touched.append(self._append(rows, reserve=count + count // 8))
+            if len(rows) < LOAD_PAGE:
+                break
+        return np.concatenate(touched) if touched else np.zeros(0, dtype=np.intp)
+
+    def _append(
+        self, rows: Sequence[tuple[int, str, str | None, bytes]], reserve: int = 0
+    ) -> npt.NDArray[np.intp]:
+        """Add or overwrite rows (by vseq); returns the row numbers written. ``reserve``: how
+        many rows to make room for if the matrix must grow (else it grows by half)."""
         if not rows:
             return np.zeros(0, dtype=np.intp)
         vectors = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
@@ -103,15 +126,40 @@ class VectorRows:
         vectors = vectors.reshape(len(rows), dims)
         if self._matrix.shape[1] not in (0, dims):
             raise EmbedderError("the store holds vectors of two different lengths")
-        needed = self._size + len(rows)
-        if needed > self._matrix.shape[0]:
-            grown = np.zeros((max(needed, 2 * self._matrix.shape[0], 64), dims), np.float32)
+        needed = self._size + len(rows) + 1  # (a zero row always follows the last: see
+        if needed > self._matrix.shape[0]:  # _inverse_norms)
+            capacity = max(needed, reserve, self._matrix.shape[0] * 3 // 2, 64)
+            grown = np.zeros((capacity, dims), np.float32)
             if self._size:
                 grown[: self._size] = self._matrix[: self._size]
             self._matrix = grown
-        written = []
         first_new = self._size
+        touched = self._place(rows, vectors)
+        self._last_vseq = max(self._last_vseq, rows[-1][0])  # (rows come by vseq)
+        norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+        if not bool(np.all(np.abs(norms - 1) <= coarse.UNIT_TOLERANCE)):
+            self._unit = False  # (a NaN fails the test too)
+            self._int8 = None
+        elif self._int8 is not None:
+            self._int8.update(self._matrix, touched)
+        self._follow(touched, first_new)
+        return touched
+
+    def _place(
+        self, rows: Sequence[tuple[int, str, str | None, bytes]], vectors: Matrix
+    ) -> npt.NDArray[np.intp]:
+        """Write ``vectors`` (of ``rows``) at their memories' rows, new memories last."""
         row_of = self._row
+        first_new = self._size
+        ids = [r[1] for r in rows]
+        if row_of.keys().isdisjoint(ids) and len(set(ids)) == len(ids):  # all new: in bulk
+            row_of.update(zip(ids, range(first_new, first_new + len(ids)), strict=True))
+            self._ids.extend(ids)
+            self._sessions.extend(r[2] for r in rows)
+            self._size = len(self._ids)
+            self._matrix[first_new : self._size] = vectors
+            return np.arange(first_new, self._size, dtype=np.intp)
+        written = []
         for _, memory_id, session, _ in rows:
             at = row_of.get(memory_id)
             if at is None:
@@ -120,20 +168,12 @@ class VectorRows:
                 self._sessions.append(session)
             written.append(at)
         self._size = len(self._ids)
-        self._last_vseq = max(self._last_vseq, *(r[0] for r in rows))
         touched = np.array(written, dtype=np.intp)
         if len(set(written)) == len(written):
             self._matrix[touched] = vectors
         else:  # one memory twice: its later vector wins, as when written one by one
             for at, vector in zip(written, vectors, strict=True):
                 self._matrix[at] = vector
-        norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
-        if not bool(np.all(np.abs(norms - 1) <= coarse.UNIT_TOLERANCE)):
-            self._unit = False  # (a NaN fails the test too)
-            self._int8 = None
-        elif self._int8 is not None:
-            self._int8.update(self._matrix, touched)
-        self._follow(touched, first_new)
         return touched
 
     def _follow(self, touched: npt.NDArray[np.intp], first_new: int) -> None:
@@ -233,15 +273,22 @@ class VectorRows:
 
     def _inverse_norms(self, rows: npt.NDArray[np.intp], weight: float) -> Matrix:
         """1 / |e_i + weight * (e_before + e_after)| for ``rows``, a block of rows at a time
-        (whole-store temporaries of 150 MB at 100k rows made a first recall ~1.5 s slower)."""
+        (whole-store temporaries of 150 MB at 100k rows made a first recall ~1.5 s slower).
+        A missing neighbour is the zero row after the last (adding it changes nothing), so
+        every block is three plain gathers: 7x faster at 200k rows than masking them out."""
         before, after = self._session_neighbours()
+        zero = self._size
+        assert self._matrix.shape[0] > zero  # (see _append)
+        assert not self._matrix[zero].any()
+        scale = np.float32(weight)
         inverse: Matrix = np.empty(len(rows), dtype=np.float32)
         for start in range(0, len(rows), _NORM_BLOCK):
             part = rows[start : start + _NORM_BLOCK]
-            mixed = self._matrix[part]
+            mixed = np.take(self._matrix, part, axis=0)
             for neighbour in (before[part], after[part]):
-                present = neighbour >= 0
-                mixed[present] += np.float32(weight) * self._matrix[neighbour[present]]
+                other = np.take(self._matrix, np.where(neighbour >= 0, neighbour, zero), axis=0)
+                other *= scale
+                mixed += other
             norms = np.linalg.norm(mixed, axis=1)
             norms[norms == 0] = 1.0
             inverse[start : start + len(part)] = 1.0 / norms

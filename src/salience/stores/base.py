@@ -149,8 +149,11 @@ class Store(Protocol):
         log, or it no longer reaches back that far): read :meth:`all_rows` instead."""
         ...
 
-    def vector_rows(self, after: int) -> builtins.list[tuple[int, str, str | None, bytes]]:
-        """(vseq, memory id, session id, vector) with ``vseq > after``, by vseq."""
+    def vector_rows(
+        self, after: int, limit: int | None = None
+    ) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """(vseq, memory id, session id, vector) with ``vseq > after``, by vseq (the first
+        ``limit`` of them when given: a page)."""
         ...
 
     def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:

@@ -186,13 +186,16 @@ class VectorRows(MemoryRows):
         row = self._rows("SELECT count(*), coalesce(max(vseq), 0) FROM memory_vectors")[0]
         return int(row[0]), int(row[1])
 
-    def vector_rows(self, after: int) -> builtins.list[tuple[int, str, str | None, bytes]]:
-        """(vseq, memory id, session id, vector) for vectors with ``vseq > after``, by vseq."""
+    def vector_rows(
+        self, after: int, limit: int | None = None
+    ) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """(vseq, memory id, session id, vector) for vectors with ``vseq > after``, by vseq
+        (the first ``limit``: a page)."""
         rows = self._rows(
             "SELECT v.vseq, v.memory_id, m.session_id, vector_send(v.embedding) "
             "FROM memory_vectors v JOIN memories m ON m.id = v.memory_id "
-            "WHERE v.vseq > %s ORDER BY v.vseq",
-            (after,),
+            "WHERE v.vseq > %s ORDER BY v.vseq LIMIT %s",
+            (after, limit),
         )
         return [(int(r[0]), str(r[1]), r[2], vector_bytes(bytes(r[3]))) for r in rows]
 
