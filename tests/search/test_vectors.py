@@ -444,6 +444,41 @@ def test_a_store_loaded_page_by_page_is_the_store_loaded_at_once(
     assert paged_index.ids() == VectorIndex(memory.store).ids()
 
 
+@pytest.mark.parametrize("meanwhile", ["write", "purge"])
+def test_what_another_connection_does_during_a_paged_load(
+    config: Config,
+    clock: FakeClock,
+    embedder: WordHashEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+    meanwhile: str,
+) -> None:
+    """A write while the pages are read comes with them (no second load from the start); a
+    purge of a memory already read makes the load start again, without it."""
+    with (
+        Memory.open(config=config, clock=clock, embedder=embedder) as reader,
+        Memory.open(config=config, clock=clock, embedder=embedder) as writer,
+    ):
+        ids = [writer.remember(f"note {i} about the harbour").id or "" for i in range(7)]
+        monkeypatch.setattr(rows_module, "LOAD_PAGE", 3)
+        asked: list[int] = []
+        store_rows = reader.store.vector_rows
+
+        def paged(after: int, limit: int | None = None) -> list[tuple[int, str, str | None, bytes]]:
+            asked.append(after)
+            if len(asked) == 2:  # after the first page
+                if meanwhile == "write":
+                    ids.append(writer.remember("a note written during the load").id or "")
+                else:
+                    writer.purge(ids.pop(1))  # read in the first page
+            return store_rows(after, limit)
+
+        monkeypatch.setattr(reader.store, "vector_rows", paged)
+        index = VectorIndex(reader.store)
+        assert sorted(index.ids()) == sorted(ids)
+        restarts = [after for after in asked[1:] if after == 0]
+        assert len(restarts) == (0 if meanwhile == "write" else 1)
+
+
 def test_a_memory_twice_in_one_load_keeps_its_later_vector(memory: Memory) -> None:
     index = VectorIndex(memory.store)
     first, second, other = (

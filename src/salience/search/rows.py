@@ -36,6 +36,7 @@ class VectorRows:
         self._ann_ready = False
         self._marker: tuple[int, int] | None = None
         self._held = False  # see Vectors.held(): no look at the store while set
+        self._pages_read = 0  # by the last _load
         self._reset()
 
     def _reset(self) -> None:
@@ -76,7 +77,13 @@ class VectorRows:
                 self._reset()
                 touched = self._load(count)
                 full = True
-        if self._size != count:  # rows were deleted or re-embedded: start again
+            # Read in several pages, the load may hold what was written or deleted meanwhile:
+            # take the store's count again (one page is one read, which ``count`` preceded).
+            if touched is not None and self._pages_read > 1:
+                count, highest = self._store.vector_state()
+                more = self._load(count) if highest > self._last_vseq else touched[:0]
+                touched = None if more is None else np.concatenate([touched, more])
+        if touched is None or self._size != count:  # deleted, re-embedded: start again
             self._reset()
             touched = self._load(count)
             full = True
@@ -103,8 +110,10 @@ class VectorRows:
         (nothing is appended then). ``count``: the store's number of vectors, room for which
         (and an eighth more) is made at once rather than by doubling."""
         touched: list[npt.NDArray[np.intp]] = []
+        self._pages_read = 0
         while True:
             rows = self._store.vector_rows(self._last_vseq, LOAD_PAGE)
+            self._pages_read += 1
             if not rows:
                 break
             if not touched and self._size and len(rows[0][3]) != 4 * self._matrix.shape[1]:
