@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -275,6 +276,81 @@ def test_bounded_search_follows_writes(clustered: Memory) -> None:
     assert np.array_equal(int8.residuals[:n], residual)
     assert all(block is not None for block in int8._packed)  # packed again after the writes
     assert len(int8._packed) == n // 64
+
+
+class BuildGate:
+    """Holds a background int8 build inside its first chunk until opened."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.opened = threading.Event()
+        self.chunks = 0
+        real = coarse.Int8Rows.update
+
+        def update(rows: coarse.Int8Rows, matrix: np.ndarray, which: np.ndarray) -> None:
+            if threading.current_thread().name == "salience-int8-build":
+                self.chunks += 1
+                assert self.opened.wait(30)
+            real(rows, matrix, which)
+
+        monkeypatch.setattr(coarse.Int8Rows, "update", update)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_a_large_store_builds_its_int8_copy_in_the_background(
+    clustered: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Searches made while it is built score float32 (the same answers); rows written
+    meanwhile are quantised again before the copy is used."""
+    gate = BuildGate(monkeypatch)
+    index = VectorIndex(clustered.store)
+    index.coarse_from = 0
+    index.int8_background_from = 0
+    query = index.stored([index.ids()[0]])[index.ids()[0]]
+    _check_top_k(index, query, 0.5, 40)  # while it is built
+    build = index._int8_build
+    assert build is not None
+    assert index._int8 is None
+    clustered.import_(
+        [json.dumps({"content": f"later {i}", "session_id": "s3"}) for i in range(90)]
+    )
+    ids = sorted(r.id for r in clustered.list(limit=None))
+    rng = np.random.default_rng(5)
+    with clustered.store.transaction():
+        for memory_id in ids[::9] + ids[-90:]:  # some re-embedded, the new ones
+            vector = rng.standard_normal(DIMS).astype(np.float32)
+            vector = vector / np.linalg.norm(vector) + query * rng.uniform(0, 3)
+            clustered.store.set_vector(memory_id, (vector / np.linalg.norm(vector)).tobytes())
+    _check_top_k(index, query, 0.5, 40)  # still building: float32
+    assert index._int8 is None
+    gate.opened.set()
+    assert build.wait(30)
+    _check_top_k(index, query, 0.5, 40, pruned=True)  # the first pass, from here
+    int8 = index._int8
+    assert int8 is build.rows
+    n = len(index.ids())
+    values, scale, residual = coarse.quantise(index._matrix[:n])
+    assert np.array_equal(int8._values[:n], values)
+    assert np.array_equal(int8._scale[:n], scale)
+    assert np.array_equal(int8.residuals[:n], residual)
+
+
+def test_a_background_int8_build_stops_when_the_index_closes(
+    clustered: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(coarse, "BUILD_CHUNK", 16)
+    gate = BuildGate(monkeypatch)
+    index = VectorIndex(clustered.store)
+    index.coarse_from = 0
+    index.int8_background_from = 0
+    query = index.stored([index.ids()[0]])[index.ids()[0]]
+    index.ranked(query, 0.0)(5)
+    build = index._int8_build
+    assert build is not None
+    threading.Timer(0.2, gate.opened.set).start()
+    index.close()  # waits for the chunk under way, then the thread ends
+    assert build.done()
+    assert gate.chunks == 1
+    assert index._int8_build is None
 
 
 def test_vectors_not_of_unit_length_skip_the_first_pass(clustered: Memory) -> None:

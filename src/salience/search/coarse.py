@@ -41,6 +41,7 @@ exactly (see ``_numkong``), search keeps the plain float32 product.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -265,6 +266,54 @@ class Int8Rows:
             combined += s2 * sums[1].astype(work)
             combined *= self._scale[start:end]
             out[start:end] = combined
+
+
+BUILD_CHUNK = 65536
+"""Rows quantised per step of a background build (~0.2 s here): how long stopping it takes."""
+
+
+class Int8Build:
+    """:class:`Int8Rows` of a matrix's first ``size`` rows, made on a thread of its own.
+
+    The owner keeps writing meanwhile: it lists the rows it writes in :attr:`touched`, and
+    when the build is :meth:`done` quantises those again, with the rows past ``size``, before
+    it uses :attr:`rows` (the thread may have read a row while it was being written). The
+    matrix object given is only read, and only its first ``size`` rows.
+    """
+
+    def __init__(self, matrix: Matrix, size: int) -> None:
+        self.size = size
+        self.rows = Int8Rows(int(matrix.shape[1]))
+        self.touched: list[Rows] = []
+        self.failure: BaseException | None = None
+        self._stopped = False
+        self._thread = threading.Thread(
+            target=self._run, args=(matrix,), name="salience-int8-build", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, matrix: Matrix) -> None:
+        try:
+            for start in range(0, self.size, BUILD_CHUNK):
+                if self._stopped:
+                    return
+                self.rows.update(matrix, np.arange(start, min(start + BUILD_CHUNK, self.size)))
+        except BaseException as exc:  # e.g. out of memory: search stays in float32
+            self.failure = exc
+
+    def done(self) -> bool:
+        """Whether the thread has finished (or failed: see :attr:`failure`)."""
+        return not self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the thread (tests, benchmarks); True when it has finished."""
+        self._thread.join(timeout)
+        return self.done()
+
+    def stop(self) -> None:
+        """Stop after the chunk being quantised, and wait for that."""
+        self._stopped = True
+        self._thread.join()
 
 
 _helpers: dict[int, ThreadPoolExecutor] = {}

@@ -30,6 +30,7 @@ class VectorRows:
 
     def __init__(self, store: Store, ann: ApproximateIndex | None = None) -> None:
         self._store = store
+        self._int8_build: coarse.Int8Build | None = None  # (see VectorIndex._int8_ready)
         self._ann = ann
         if ann is not None:
             ann.attach(self._rows_of)
@@ -50,6 +51,7 @@ class VectorRows:
         self._last_in_session: dict[str, int] = {}
         self._mixed_norms: dict[float, npt.NDArray[np.float32]] = {}
         self._int8: coarse.Int8Rows | None = None  # built on first use
+        self._stop_int8_build()
         self._unit = True  # every row written so far has unit length (and is finite)
         self._error_weights: dict[float, npt.NDArray[np.float32]] = {}
         self._residual_weights: dict[float, npt.NDArray[np.float32]] = {}
@@ -99,9 +101,15 @@ class VectorRows:
         self._marker = marker
 
     def close(self) -> None:
-        """Persist the approximate index if it changed (and stop a build still running)."""
+        """Persist the approximate index if it changed (and stop builds still running)."""
+        self._stop_int8_build()
         if self._ann is not None and self._ann_ready:
             self._ann.close()
+
+    def _stop_int8_build(self) -> None:
+        build, self._int8_build = self._int8_build, None
+        if build is not None:
+            build.stop()
 
     def _load(self, count: int) -> npt.NDArray[np.intp] | None:
         """Append the vectors written since the last look, a page at a time (a whole store's
@@ -149,8 +157,11 @@ class VectorRows:
         if not bool(np.all(np.abs(norms - 1) <= coarse.UNIT_TOLERANCE)):
             self._unit = False  # (a NaN fails the test too)
             self._int8 = None
+            self._stop_int8_build()
         elif self._int8 is not None:
             self._int8.update(self._matrix, touched)
+        elif self._int8_build is not None:
+            self._int8_build.touched.append(touched)
         self._follow(touched, first_new)
         return touched
 
