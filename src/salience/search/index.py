@@ -3,7 +3,8 @@
 
 Search scores every row: with a matrix-vector product, or from 20,000 rows an int8 first pass
 with a proven error bound per row followed by float32 scores for the rows that could still
-make the top k (:mod:`salience.search.coarse`).
+make the top k (:mod:`salience.search.coarse`). The int8 copy is made on the first search that
+needs it, or from 50,000 rows on a thread of its own while searches score float32.
 """
 
 from __future__ import annotations
