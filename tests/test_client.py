@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fastapi.testclient import TestClient
 
 from salience import (
     AccessError,
@@ -19,11 +18,12 @@ from salience import (
 from salience.server.app import create_app
 from salience.server.keys import create_key
 from tests.conftest import FakeClock
+from tests.loopback import local_client
 
 
 @pytest.fixture
 def remote(memory: Memory) -> Iterator[Client]:
-    with TestClient(create_app(memory)) as http, Client("http://testserver", http=http) as client:
+    with local_client(create_app(memory)) as http, Client("http://127.0.0.1", http=http) as client:
         yield client
 
 
@@ -87,11 +87,11 @@ def test_errors_are_the_librarys(remote: Client, memory: Memory) -> None:
 
 def test_keys_reach_the_server(memory: Memory, clock: FakeClock) -> None:
     key = create_key(memory.store, user="alice", now=clock.now).key
-    with TestClient(create_app(memory)) as http:
+    with local_client(create_app(memory)) as http:
         with pytest.raises(AccessError) as refused:
-            Client("http://testserver", http=http).list()
+            Client("http://127.0.0.1", http=http).list()
         assert refused.value.status == 401
-    with TestClient(create_app(memory)) as http:
-        alice = Client("http://testserver", api_key=key, http=http)
+    with local_client(create_app(memory)) as http:
+        alice = Client("http://127.0.0.1", api_key=key, http=http)
         assert alice.remember("Alice's laptop runs Fedora").record is not None
         assert [r.user for r in alice.list()] == ["alice"]

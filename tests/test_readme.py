@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from salience.cli import cli
+from tests.loopback import local_client
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
@@ -95,7 +96,6 @@ def _curl(command: str, env: dict[str, str]) -> tuple[str, str, dict[str, str], 
 def test_the_readme_http_lines_work_as_shown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fastapi.testclient import TestClient
 
     from salience import Memory
     from salience.server.app import create_app
@@ -112,7 +112,7 @@ def test_the_readme_http_lines_work_as_shown(
     ]
     assert any(line.startswith("curl") for line in lines)
     assert runner.invoke(cli, ["remember", "a first memory, so the store exists"]).exit_code == 0
-    with Memory.open(home) as memory, TestClient(create_app(memory)) as client:
+    with Memory.open(home) as memory, local_client(create_app(memory)) as client:
         for line in lines:
             if line.startswith("KEY=$("):
                 result = runner.invoke(cli, shlex.split(line[len("KEY=$(") : -1])[1:])

@@ -10,10 +10,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from salience import Config, Memory
+from salience.models import ALL_USERS
 from salience.server.app import create_app
 from salience.server.keys import create_key
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
+from tests.loopback import local_client
 
 
 @dataclass
@@ -35,7 +37,7 @@ def engine(tmp_path: Path, clock: FakeClock, store_url: str) -> Iterator[Memory]
 @pytest.fixture
 def client(engine: Memory) -> Iterator[TestClient]:
     """Local mode: no key exists."""
-    with TestClient(create_app(engine)) as test_client:
+    with local_client(create_app(engine)) as test_client:
         yield test_client
 
 
@@ -54,3 +56,13 @@ def keys(engine: Memory, clock: FakeClock) -> Keys:
 
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
+
+
+def fingerprint(engine: Memory) -> tuple[list[str], list[str], list[str]]:
+    """Every stored value a request could change: each memory with every field (access
+    counts and times included), the audit log and the sessions, of every user."""
+    return (
+        list(engine.export_lines(user=ALL_USERS)),
+        [repr(entry) for entry in engine.store.audit_entries(None, None)],
+        [repr(session) for session in engine.store.sessions()],
+    )

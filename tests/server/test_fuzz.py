@@ -25,6 +25,7 @@ from schemathesis.specs.openapi.checks import (
 from salience import Config, Memory
 from salience.server.app import create_app
 from tests.embedder import WordHashEmbedder
+from tests.loopback import on_loopback
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 RANDOM = os.environ.get("FUZZ_RANDOM") == "1"
@@ -44,7 +45,7 @@ def _app() -> object:
     atexit.register(memory.close)
     for text in ("The staging API listens on 8080", "Deploys go through ops/deploy.sh"):
         memory.remember(text, tags=["project:api"])
-    return create_app(memory)
+    return on_loopback(create_app(memory))
 
 
 @schemathesis.serializer("application/x-ndjson")

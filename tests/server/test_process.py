@@ -38,7 +38,9 @@ def _salience(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 
 
 @contextmanager
-def serving(home: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def serving(
+    home: Path, *extra: str, env: dict[str, str] | None = None, host: str = "127.0.0.1"
+) -> Iterator[str]:
     port = _free_port()
     log = (home.parent / f"serve-{port}.log").open("w")
     process = subprocess.Popen(
@@ -51,13 +53,15 @@ def serving(home: Path, *extra: str, env: dict[str, str] | None = None) -> Itera
             str(home),
             "--port",
             str(port),
+            "--host",
+            host,
             *extra,
         ],
         env=env or ENV,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://{host}:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -78,6 +82,21 @@ def serving(home: Path, *extra: str, env: dict[str, str] | None = None) -> Itera
             process.kill()
             process.wait()
         log.close()
+
+
+def test_serve_on_another_loopback_address_answers(tmp_path: Path) -> None:
+    """127.0.0.2 is loopback too: local mode serves it (it used to start, then answer 403
+    to every request), and the start line says which mode."""
+    home = tmp_path / "home"
+    assert (
+        _salience("remember", "The staging API listens on 8080", "--home", str(home)).returncode
+        == 0
+    )
+    with serving(home, host="127.0.0.2") as base:
+        assert httpx.get(f"{base}/healthz").json() == {"status": "ok", "mode": "local"}
+        assert httpx.get(f"{base}/v1/memories").status_code == 200
+        assert httpx.post(f"{base}/v1/sessions/start").status_code == 200
+    assert "local mode" in next(tmp_path.glob("serve-*.log")).read_text()
 
 
 def test_serve_answers_over_the_network(tmp_path: Path) -> None:

@@ -112,9 +112,10 @@ def test_store_routes(client: TestClient, engine: Memory) -> None:
     lines = exported.text.splitlines()
     assert json.loads(lines[0])["content"].startswith("Edit src/app.py")
     line = json.dumps({"content": "Imported through the API"})
-    imported = client.post("/v1/import", content=line + "\n")
+    lines_type = {"Content-Type": "application/x-ndjson"}
+    imported = client.post("/v1/import", content=line + "\n", headers=lines_type)
     assert imported.json() == {"created": 1, "updated": 0, "unchanged": 0}
-    bad = client.post("/v1/import", content=b'{"content": "ok"}\n{broken\n')
+    bad = client.post("/v1/import", content=b'{"content": "ok"}\n{broken\n', headers=lines_type)
     assert (bad.status_code, bad.json()["error"]["line"]) == (422, 2)
     assert client.post("/v1/consolidate", json={"dry_run": True}).json()["dry_run"] is True
     assert client.post("/v1/maintain", json={"dry_run": True}).status_code == 200
@@ -142,7 +143,7 @@ def test_large_bodies_answer_413(client: TestClient, engine: Memory) -> None:
 
 
 def test_health_metrics_and_docs(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/healthz").json() == {"status": "ok", "mode": "local"}
     assert client.get("/readyz").json() == {"status": "ready"}
     _remember(client, "The staging API listens on 8080")
     text = client.get("/metrics").text

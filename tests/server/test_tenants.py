@@ -90,7 +90,8 @@ def _call(client: TestClient, method: str, path: str, body: Body, key: str, alic
     if isinstance(body, dict):
         payload = json.loads(json.dumps(body).replace("{memory_id}", alice))
         return client.request(method, url, json=payload, headers=bearer(key))
-    return client.request(method, url, content=body, headers=bearer(key))
+    lines = {"Content-Type": "application/x-ndjson"} if body else {}
+    return client.request(method, url, content=body, headers={**bearer(key), **lines})
 
 
 @pytest.fixture

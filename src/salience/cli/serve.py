@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from pathlib import Path
 from typing import Any
@@ -21,16 +20,6 @@ from salience.cli.app import (
 )
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address (or ``localhost``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8377, show_default=True)
@@ -46,6 +35,7 @@ def serve(
     """Serve the HTTP API (docs at /docs). With no API key it serves one user, on loopback."""
     import uvicorn
 
+    from salience.server.context import is_loopback
     from salience.server.keys import has_keys
 
     with open_memory(home, profile) as memory:
@@ -57,7 +47,11 @@ def serve(
             f"only, not {host}; create a key first: salience keys create --user NAME"
         )
     base = f"http://{host}:{port}"
-    mode = "keys required" if keyed else "local mode: one user, no key"
+    mode = (
+        "keys mode: every request needs a key, even once every key is revoked"
+        if keyed
+        else "local mode: one user, no key, loopback peers only"
+    )
     render.say(f"salience API on {base} ({mode}); store {location}", err=True)
     render.say(f"  web UI: {base}/   API docs: {base}/docs   MCP: {base}/mcp", err=True)
     # The workers open the same store: the URL as given (with its password), not the

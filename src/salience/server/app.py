@@ -30,13 +30,17 @@ from salience.server import (
     ui,
 )
 from salience.server.context import Engine, Refused, authenticate
-from salience.server.middleware import BodyLimit, Measure, Metrics
+from salience.server.guard import Guard
+from salience.server.middleware import Measure, Metrics
 
 DESCRIPTION = """Memory for AI agents: remember, recall (hybrid full-text + vector, every
 score explained), briefings, feedback and the memory's life, per user.
 
 Authenticate with `Authorization: Bearer KEY` (or `X-API-Key`); a key's user is its tenant.
-With no key configured the server runs in local mode: one user, loopback only."""
+With no key configured the server runs in local mode: one user, loopback only. The mode is
+fixed when the server starts (`/healthz` says which); revoking every key does not end keys
+mode. A request that changes state is refused from another site (`Origin`,
+`Sec-Fetch-Site`), and a body must be JSON (JSON Lines for `/v1/import`): 415 otherwise."""
 
 
 def create_app(memory: Memory) -> FastAPI:
@@ -61,16 +65,18 @@ def create_app(memory: Memory) -> FastAPI:
     _health(app)
     _docs(app)
     ui.mount(app)
-    app.add_middleware(BodyLimit, limit=memory.config.max_request_bytes)
+    app.add_middleware(Guard, limit=memory.config.max_request_bytes)
     app.add_middleware(Measure, metrics=app.state.metrics)
     return app
 
 
 def _health(app: FastAPI) -> None:
     @app.get("/healthz", tags=["health"])
-    def healthz() -> dict[str, str]:
-        """The process is up."""
-        return {"status": "ok"}
+    def healthz(request: Request) -> dict[str, str]:
+        """The process is up, and its mode: ``local`` (no key; one user, loopback only) or
+        ``keys`` (every request needs a key; fixed once a key has been in force)."""
+        engine: Engine = request.app.state.engine
+        return {"status": "ok", "mode": "local" if engine.local_mode() else "keys"}
 
     @app.get("/readyz", tags=["health"], responses={503: {"model": errors_model()}})
     def readyz(request: Request) -> Any:

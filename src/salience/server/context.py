@@ -1,16 +1,24 @@
 """Who is calling, as whom they act, and the one engine they share.
 
-With no key in force the server is in *local mode*: one user (the configured one), nothing
-to present, loopback only (``salience serve`` refuses any other address). Once a key exists,
-every request must carry one (``Authorization: Bearer KEY`` or ``X-API-Key: KEY``); the
-key's user is the tenant. An admin key may act for another user by naming them in
-``X-Salience-User`` (``*`` for every user where a route lists across users); any other key
-naming another user is refused.
+The server's *mode* is fixed when it starts, and only ever tightens:
+
+* **keys** — a key was in force at start (or has been since): every request must carry one
+  (``Authorization: Bearer KEY`` or ``X-API-Key: KEY``) and the key's user is the tenant.
+  Revoking every key does not turn authentication off: a keyless request is refused until
+  the server is restarted with no key.
+* **local** — no key at start: one user (the configured one), nothing to present, and only
+  from loopback: the peer's address must be loopback and the ``Host`` a loopback name or
+  address (``salience serve`` refuses any other listening address). A key made while it
+  runs switches it to keys mode for good.
+
+An admin key may act for another user by naming them in ``X-Salience-User`` (``*`` for every
+user where a route lists across users); any other key naming another user is refused.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +32,20 @@ from salience.server.keys import check_key, has_keys
 
 T = TypeVar("T")
 USER_HEADER = "X-Salience-User"
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "testserver"})  # (test clients)
+LOCAL, KEYS = "local", "keys"
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` is ``localhost`` or a loopback address (127.0.0.0/8, ::1)."""
+    if not host:
+        return False
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 class Refused(Exception):
@@ -72,6 +93,7 @@ class Engine:
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
         self.lock = threading.Lock()  # shared with the MCP face mounted beside the API
+        self.mode = KEYS if self.run(lambda m: has_keys(m.store)) else LOCAL
 
     def run(self, call: Callable[[Memory], T]) -> T:
         """``call(memory)`` with the engine to itself."""
@@ -79,8 +101,11 @@ class Engine:
             return call(self.memory)
 
     def local_mode(self) -> bool:
-        """Whether no key is in force (then the server serves one user, on loopback)."""
-        return not self.run(lambda m: has_keys(m.store))
+        """Whether the server is (still) in local mode: no key at start and none made since.
+        Once keys mode, always keys mode, whatever is revoked later."""
+        if self.mode == LOCAL and self.run(lambda m: has_keys(m.store)):
+            self.mode = KEYS
+        return self.mode == LOCAL
 
 
 KEY_COOKIE = "salience_key"
@@ -112,13 +137,16 @@ def authenticate(engine: Engine, request: Request) -> Caller:
     key = presented_key(request)
     memory = engine.memory
     if key is None:
-        if engine.local_mode():
-            if request.url.hostname not in LOOPBACK_NAMES:
-                # A web page whose name was rebound to 127.0.0.1 would otherwise read and
-                # write the local store: local mode answers loopback names only.
-                raise Refused(403, "forbidden", "local mode answers loopback host names only")
-            return Caller(memory.config.user)
-        raise Refused(401, "unauthorized", "an API key is required (Authorization: Bearer KEY)")
+        if not engine.local_mode():
+            raise Refused(401, "unauthorized", "an API key is required (Authorization: Bearer KEY)")
+        peer = request.client.host if request.client is not None else None
+        if not is_loopback(peer):
+            raise Refused(403, "forbidden", "local mode answers loopback peers only")
+        if not is_loopback(request.url.hostname):
+            # A web page whose name was rebound to 127.0.0.1 would otherwise read and
+            # write the local store: local mode answers loopback names only.
+            raise Refused(403, "forbidden", "local mode answers loopback host names only")
+        return Caller(memory.config.user)
     record = engine.run(lambda m: check_key(m.store, key))
     if record is None:
         raise Refused(401, "unauthorized", "the API key is not valid (unknown or revoked)")

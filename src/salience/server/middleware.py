@@ -1,12 +1,8 @@
-"""ASGI middleware: the request-size limit and the metrics of every request.
-
-Both are plain ASGI (no per-request task or body copy): the limit refuses a body by its
-``Content-Length`` before reading it, and counts the bytes of one sent without a length.
-"""
+"""ASGI middleware: the metrics of every request (plain ASGI: no per-request task or body
+copy). What a request must be before it is served is in guard.py."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import defaultdict
@@ -20,62 +16,6 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
-
-
-class TooLarge(Exception):
-    """The body went past the limit while being read."""
-
-
-async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps(
-        {"error": {"code": "too_large", "message": f"the request body is over {limit} bytes"}}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [(b"content-type", b"application/json"), (b"connection", b"close")],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-class BodyLimit:
-    """Answer 413 to a request whose body is over ``limit`` bytes."""
-
-    def __init__(self, app: App, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope.get("headers", [])).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await _too_large(send, self.limit)
-            return
-        seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.limit:
-                raise TooLarge
-            return message
-
-        async def sending(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counted, sending)
-        except TooLarge:
-            if not started:
-                await _too_large(send, self.limit)
 
 
 class Metrics:
