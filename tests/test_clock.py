@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from salience.clock import age_days, format_time, parse_time
+from salience.clock import age_days, as_utc, format_time, parse_time
 from salience.errors import InvalidInputError
 
 
@@ -31,3 +31,19 @@ def test_age_days_is_fractional_and_never_negative() -> None:
     now = datetime(2026, 4, 20, tzinfo=UTC)
     assert age_days(now - timedelta(hours=36), now) == pytest.approx(1.5)
     assert age_days(now + timedelta(days=3), now) == 0.0
+
+
+def test_as_utc_applies_the_same_rule_to_datetimes() -> None:
+    naive = datetime(2026, 11, 25, 10, 0)
+    assert as_utc(naive) == datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
+    shifted = datetime(2026, 11, 25, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    assert as_utc(shifted) == datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
+    assert as_utc(shifted).tzinfo is UTC
+    assert as_utc(naive) == parse_time("2026-11-25T10:00:00")
+
+
+def test_a_refused_time_is_not_repeated_in_the_error() -> None:
+    with pytest.raises(InvalidInputError) as refused:
+        parse_time("sk-live-0123456789abcdef", field="as_of")
+    assert "sk-live" not in str(refused.value)
+    assert str(refused.value).startswith("as_of is not an ISO 8601 time")

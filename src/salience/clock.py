@@ -2,6 +2,11 @@
 
 All times are timezone-aware UTC. The canonical form always carries microseconds and a ``Z``
 so that it sorts as text and round-trips byte for byte through export and import.
+
+**The one rule for times given to salience**, by every face (library, CLI, HTTP, MCP, the
+Python client): ISO 8601, with or without an offset; **a time without an offset is UTC**.
+:func:`parse_time` reads text by it and :func:`as_utc` applies it to a ``datetime``; both
+answer an aware UTC datetime.
 """
 
 from __future__ import annotations
@@ -32,16 +37,26 @@ def format_time(moment: datetime) -> str:
 
 
 def parse_time(text: str, *, field: str = "time") -> datetime:
-    """Parse ISO 8601 text into an aware UTC datetime; a time without offset is taken as UTC."""
+    """Parse ISO 8601 text into an aware UTC datetime; a time without offset is UTC. The
+    error names the field, never the value (it may be anything a caller pasted)."""
     try:
         moment = datetime.fromisoformat(text.strip())
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, TypeError):
         raise InvalidInputError(
-            f"{field}: {text!r} is not an ISO 8601 time (e.g. 2026-04-20T12:00:00Z)", field=field
+            f"{field} is not an ISO 8601 time (e.g. 2026-04-20T12:00:00Z, or "
+            "2026-04-20T12:00:00 for UTC)",
+            field=field,
         ) from None
+    return as_utc(moment)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """``moment`` in UTC; a time without offset is UTC (the one rule, as for text)."""
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+        return moment.replace(tzinfo=UTC)
+    return (
+        moment if moment.utcoffset() == _ZERO and moment.tzinfo is UTC else moment.astimezone(UTC)
+    )
 
 
 def age_days(moment: datetime, now: datetime) -> float:

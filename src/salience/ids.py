@@ -1,7 +1,11 @@
 """ULIDs: 26-character, lexicographically sortable identifiers (time first, then randomness).
 
 Within one process, ids made in the same millisecond stay strictly increasing (the random part
-is incremented), so ULID order is creation order.
+is incremented), so ULID order is creation order. That order is process-wide, so no caller's
+time may move it: the generator never runs ahead of this machine's clock (an id for a moment
+later than the clock plus :data:`SKEW` gets that time and leaves the order alone), and an id
+for a caller's timestamp (an imported record's creation time) is made by :func:`ulid_at`,
+which keeps no state.
 """
 
 from __future__ import annotations
@@ -9,11 +13,15 @@ from __future__ import annotations
 import os
 import re
 import threading
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _ULID_RE = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
 _RANDOM_BITS = 80
+_MAX_MS = (1 << 48) - 1
+SKEW = timedelta(minutes=5)
+"""How far ahead of this machine's clock an id's time may be."""
+_SKEW_MS = int(SKEW.total_seconds() * 1000)
 
 
 class _Generator:
@@ -24,17 +32,29 @@ class _Generator:
 
     def new(self, moment: datetime) -> str:
         ms = int(moment.timestamp() * 1000)
+        ahead = _wall_ms() + _SKEW_MS
+        if ms > ahead:  # a caller's time (an ``as_of``): it may not move the order
+            return _encode((ahead << _RANDOM_BITS) | _random())
         with self._lock:
             if ms <= self._last_ms:
                 ms = self._last_ms
                 random_part = self._last_random + 1
                 if random_part >> _RANDOM_BITS:  # overflow within one millisecond: borrow the next
                     ms += 1
-                    random_part = int.from_bytes(os.urandom(10), "big") >> 1
+                    random_part = _random()
             else:
-                random_part = int.from_bytes(os.urandom(10), "big") >> 1
+                random_part = _random()
             self._last_ms, self._last_random = ms, random_part
         return _encode((ms << _RANDOM_BITS) | random_part)
+
+
+def _random() -> int:
+    """79 random bits: room to count up within a millisecond."""
+    return int.from_bytes(os.urandom(10), "big") >> 1
+
+
+def _wall_ms() -> int:
+    return int(datetime.now(UTC).timestamp() * 1000)
 
 
 def _encode(value: int) -> str:
@@ -51,6 +71,23 @@ _GENERATOR = _Generator()
 def new_ulid(moment: datetime) -> str:
     """A new ULID whose time part is ``moment``."""
     return _GENERATOR.new(moment)
+
+
+def ulid_at(moment: datetime) -> str:
+    """A new ULID whose time part is ``moment`` (between 1970 and this machine's clock plus
+    :data:`SKEW`; ValueError otherwise), made without touching the generator's order."""
+    ms = int(moment.timestamp() * 1000)
+    if not 0 <= ms <= min(_MAX_MS, _wall_ms() + _SKEW_MS):
+        raise ValueError(f"no id can be made for {moment.isoformat()}: before 1970 or ahead")
+    return _encode((ms << _RANDOM_BITS) | _random())
+
+
+def ulid_time(text: str) -> datetime:
+    """The time part of a ULID."""
+    value = 0
+    for char in text[:10]:
+        value = value * 32 + _ALPHABET.index(char)
+    return datetime.fromtimestamp(value / 1000, UTC)
 
 
 def is_ulid(text: str) -> bool:

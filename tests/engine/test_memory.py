@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
@@ -377,3 +378,18 @@ def test_open_accepts_a_directory_a_file_or_a_sqlite_url(tmp_path: object) -> No
         assert m.store.location == str(base / "other.db")
     with Memory.open(f"sqlite://{base / 'url.db'}") as m:
         assert m.store.location == str(base / "url.db")
+
+
+@pytest.mark.parametrize("profile", ["salience", "aide", "eidet", "ilab", "talome", "rae"])
+def test_a_naive_as_of_is_utc_in_every_verb(memory: Memory, profile: str) -> None:
+    """The library applies the one rule of salience.clock too: a briefing or a rank as of
+    a datetime without tzinfo raised TypeError deep in the columns."""
+    memory.remember("The staging API listens on 8080", profile=profile)
+    naive = datetime(2026, 5, 1, 12, 0)
+    aware = naive.replace(tzinfo=UTC)
+    assert memory.briefing(profile, as_of=naive) == memory.briefing(profile, as_of=aware)
+    assert memory.rank(profile, as_of=naive) == memory.rank(profile, as_of=aware)
+    found = memory.search("staging", profile=profile, as_of=naive)
+    assert [h.record.id for h in found] == [
+        h.record.id for h in memory.search("staging", profile=profile, as_of=aware)
+    ]

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from salience import Memory
+from salience.ids import SKEW, ulid_time
 from tests.conftest import FakeClock
 from tests.server.conftest import Keys, bearer
 
@@ -209,3 +213,112 @@ def test_local_mode_answers_loopback_names_only(client: TestClient) -> None:
 def test_stats_name_the_kind_of_store(client: TestClient, backend: str) -> None:
     body = client.get("/v1/stats").json()
     assert body["store"] == {"sqlite": "sqlite", "postgres": "postgresql"}[backend]
+
+
+def test_a_refused_import_does_not_date_later_ids(client: TestClient) -> None:
+    """A far-future ``created_at`` without an id used to move the process-wide id order to
+    2999 before the line was refused: every later id of every user, out of order."""
+    line = json.dumps({"content": "from the future", "created_at": "2999-01-01T00:00:00Z"})
+    headers = {"Content-Type": "application/x-ndjson"}
+    refused = client.post("/v1/import", content=line + "\n", headers=headers)
+    assert refused.status_code == 422
+    assert refused.json()["error"]["field"] == "created_at"
+    made = _remember(client, "The staging API listens on 8080")
+    assert ulid_time(made) <= datetime.now(UTC) + SKEW
+    old = json.dumps({"content": "Before the epoch", "created_at": "1960-01-01T00:00:00Z"})
+    refused = client.post("/v1/import", content=old + "\n", headers=headers)
+    assert refused.status_code == 422
+    assert "before 1970" in refused.json()["error"]["message"]
+
+
+PROFILES = ["salience", "aide", "eidet", "ilab", "talome", "rae"]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_time_without_a_zone_is_utc_on_every_route(client: TestClient, profile: str) -> None:
+    """One rule for every face (salience.clock): no offset means UTC. Briefing and rank
+    answered 500 for it, search 422."""
+    _remember(client, "The staging API listens on 8080")
+    _remember(client, "Redis runs on port 6379")
+    answers = {}
+    for given in ("2026-11-25T10:00:00", "2026-11-25T10:00:00Z", "2026-11-25T12:00:00+02:00"):
+        briefing = client.post("/v1/briefing", json={"profile": profile, "as_of": given})
+        rank = client.get("/v1/rank", params={"profile": profile, "as_of": given})
+        search = client.post(
+            "/v1/search", json={"query": "staging port", "profile": profile, "as_of": given}
+        )
+        dry = client.post("/v1/consolidate", json={"dry_run": True, "as_of": given})
+        for answer in (briefing, rank, search, dry):
+            assert answer.status_code == 200, (given, answer.text)
+        answers[given] = (briefing.json(), rank.json(), search.json(), dry.json())
+    assert len({json.dumps(a, sort_keys=True) for a in answers.values()}) == 1
+
+
+@pytest.mark.parametrize("given", ["yesterday", "2026-13-01T00:00:00", "", "12"])
+def test_a_time_that_is_not_iso_8601_is_a_422_naming_the_field(
+    client: TestClient, given: str
+) -> None:
+    for answer in (
+        client.post("/v1/briefing", json={"as_of": given}),
+        client.get("/v1/rank", params={"as_of": given}),
+        client.post("/v1/search", json={"query": "x", "as_of": given}),
+    ):
+        assert answer.status_code == 422, answer.text
+        error = answer.json()["error"]
+        assert error["field"] == "as_of"
+        assert "ISO 8601" in error["message"] or "datetime" in error["message"]
+
+
+def _time_fields(schema: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(method, path, where, name) of every time a request of the API can give, read from
+    its own OpenAPI schema (so a new time field is covered without naming it here)."""
+    components = schema["components"]["schemas"]
+
+    def is_time(node: dict[str, Any]) -> bool:
+        options = node.get("anyOf", [node])
+        return any(o.get("format") == "date-time" for o in options)
+
+    found = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            for parameter in operation.get("parameters", []):
+                if is_time(parameter.get("schema", {})):
+                    found.append((method.upper(), path, "query", parameter["name"]))
+            content = operation.get("requestBody", {}).get("content", {})
+            body = content.get("application/json", {}).get("schema", {})
+            refs = [o["$ref"] for o in body.get("anyOf", [body]) if "$ref" in o]
+            for ref in refs:
+                model = components[ref.rsplit("/", 1)[1]]
+                for name, node in model.get("properties", {}).items():
+                    if is_time(node):
+                        found.append((method.upper(), path, "body", name))
+    return found
+
+
+TIME_FORMS = {
+    "2026-11-25T10:00:00": 200,
+    "2026-11-25T10:00:00Z": 200,
+    "2026-11-25T10:00:00.123456+05:30": 200,
+    "2026-11-25": 200,
+    "2026-11-25 10:00": 200,
+    "yesterday": 422,
+    "2026-02-30T00:00:00": 422,
+    "": 422,
+    1700000000: 422,
+}
+
+
+def test_every_time_field_of_the_api_takes_the_one_rule(client: TestClient) -> None:
+    _remember(client, "The staging API listens on 8080")
+    fields = _time_fields(client.get("/openapi.json").json())
+    assert len(fields) >= 5, fields  # search, briefing, rank, consolidate, maintain
+    for method, path, where, name in fields:
+        for given, status in TIME_FORMS.items():
+            if where == "query":
+                answer = client.request(method, path, params={name: str(given)})
+            else:
+                body = {name: given, "query": "staging"} if path == "/v1/search" else {name: given}
+                if path in ("/v1/consolidate", "/v1/maintain"):
+                    body["dry_run"] = True
+                answer = client.request(method, path, json=body)
+            assert answer.status_code == status, (method, path, name, given, answer.text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from salience import ALL_USERS, Config, ImportFormatError, Memory
+from salience.ids import SKEW, ulid_time
 from tests.conftest import T0, FakeClock
 
 
@@ -103,6 +105,13 @@ def test_hand_written_lines_get_ids_types_and_times(memory: Memory) -> None:
         ('{"content": "ok text", "colour": "red"}', "unknown field"),
         ('{"content": "ok text", "created_at": "last week"}', "created_at"),
         ('{"content": "ok text", "id": "short"}', "ULID"),
+        ('{"content": "ok text", "created_at": "1969-12-31T23:59:59Z"}', "before 1970"),
+        (
+            '{"content": "ok", "created_at": "1960-01-01T00:00:00Z", "id": "%s"}'
+            % ("01JS" + "0" * 22),
+            "before 1970",
+        ),
+        ('{"content": "ok text", "created_at": "2999-01-01T00:00:00Z"}', "in the future"),
     ],
 )
 def test_a_bad_line_refuses_the_whole_import(memory: Memory, bad_line: str, message: str) -> None:
@@ -112,6 +121,21 @@ def test_a_bad_line_refuses_the_whole_import(memory: Memory, bad_line: str, mess
     assert info.value.line == 3
     assert str(info.value).startswith("line 3:")
     assert memory.stats().total == 0
+
+
+def test_a_missing_id_is_made_from_the_creation_time_without_moving_the_id_order(
+    memory: Memory,
+) -> None:
+    """An id is made only once every check has passed, and a caller's time never moves the
+    process-wide order: a refused far-future line used to date every later id 2999."""
+    with pytest.raises(ImportFormatError, match="in the future"):
+        memory.import_(['{"content": "from the future", "created_at": "2999-01-01T00:00:00Z"}'])
+    memory.import_(['{"content": "written by hand in 2020", "created_at": "2020-05-01T00:00:00Z"}'])
+    dated = memory.list()[0]
+    assert ulid_time(dated.id) == datetime(2020, 5, 1, tzinfo=UTC)
+    made = memory.remember("The staging API listens on port 8080").id or ""
+    assert ulid_time(made) <= datetime.now(UTC) + SKEW
+    assert made > dated.id
 
 
 def test_a_repeated_id_in_one_file_is_refused(memory: Memory) -> None:

@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from salience.briefing.snapshot import BriefingSource, saved_columns
-from salience.clock import Clock, system_clock
+from salience.clock import Clock, as_utc, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder, load_embedder
 from salience.errors import (
@@ -104,6 +104,11 @@ class EngineCore:
     def now(self) -> datetime:
         """The engine's current time (injectable through ``clock``)."""
         return self._clock()
+
+    def _at(self, as_of: datetime | None) -> datetime:
+        """The time a verb acts at: ``as_of`` (without an offset, UTC: the one rule of
+        :mod:`salience.clock`), else now."""
+        return self.now() if as_of is None else as_utc(as_of)
 
     def profile(self, name: str | None = None) -> Profile:
         """The named profile, or the configured default (``SALIENCE_PROFILE``)."""

@@ -102,7 +102,7 @@ class Lifecycle(EngineCore):
         A change of importance under :data:`DECAY_STEP` is not written (it would not show;
         the next run computes from the same base anyway). An ``as_of`` in the future may
         only be previewed: it would decay importances ahead of time."""
-        now = as_of or self.now()
+        now = self._at(as_of)
         if not dry_run and now > self.now() + CLOCK_SKEW:
             raise InvalidInputError(
                 "maintenance as of a future time would decay importances ahead of time; "
@@ -162,7 +162,7 @@ class Lifecycle(EngineCore):
         :data:`ALL_USERS`) into insights (see :mod:`salience.lifecycle.consolidation`);
         idempotent. ``dry_run`` returns the plan only."""
         scope = self._scope(user)
-        now = as_of or self.now()
+        now = self._at(as_of)
         plans: builtins.list[GroupPlan] = []
         with self._store.transaction():
             done = {source for r in self._store.iter_all() for source in r.derived_from}

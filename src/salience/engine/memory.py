@@ -159,7 +159,7 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
         (ties by id)."""
         if limit is not None and limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
-        return self._ranked(profile, self._scope(user), project, as_of or self.now(), limit)
+        return self._ranked(profile, self._scope(user), project, self._at(as_of), limit)
 
     def _ranked(
         self,
@@ -205,7 +205,7 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
             raise InvalidInputError("budget must be at least 1 token", field="budget")
         rules = self.profile(profile)
         user = self._one_user(user, "a briefing")
-        now = as_of or self.now()
+        now = self._at(as_of)
         request = BriefingRequest(now, user, project, session_id, budget)
         for attempt in range(3):
             candidates = self._briefings.candidates(user, self._mounted(), now)
@@ -221,7 +221,7 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
     ) -> SessionStart:
         """Reuse the user's session if active in the last 24 h, else close it and open one."""
         user = self._one_user(user, "a session")
-        now = as_of or self.now()
+        now = self._at(as_of)
         closed = None
         with self._store.transaction():
             session = self._store.open_session(user)
@@ -253,7 +253,7 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
         if screened.rejected:
             with self._store.transaction():
                 return self._rejected(rejection(screened), "agent", user)
-        now = as_of or self.now()
+        now = self._at(as_of)
         with self._store.transaction():
             session = self._store.open_session(user)
             if session is None:

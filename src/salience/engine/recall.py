@@ -68,7 +68,7 @@ class Recall(EngineCore):
             raise InvalidInputError("give types or types_exclude, not both", field="types_exclude")
         rules = self.profile(profile)
         plan = rules.recall
-        now = as_of or self.now()
+        now = self._at(as_of)
         flt = MemoryFilter(
             as_of=now,
             user=self._scope(user),

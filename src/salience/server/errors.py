@@ -59,7 +59,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
     first = exc.errors()[0] if exc.errors() else {}
     where = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
     field = ".".join(where) or None
-    message = str(first.get("msg", "invalid request"))
+    message = str(first.get("msg", "invalid request")).removeprefix("Value error, ")
     return (f"{field}: {message}" if field else message), field
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -18,9 +17,11 @@ from salience.server.replies import (
     write_reply,
 )
 from salience.server.schemas import (
+    MOMENT_DOC,
     BriefingIn,
     BriefingOut,
     HitOut,
+    Moment,
     RankedOut,
     SearchIn,
     SessionEndIn,
@@ -67,7 +68,7 @@ def rank(
     as_user: AsUser = None,
     profile: Annotated[str | None, Query(max_length=64)] = None,
     project: Annotated[str | None, Query(max_length=512)] = None,
-    as_of: datetime | None = None,
+    as_of: Annotated[Moment | None, Query(description=MOMENT_DOC)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
 ) -> list[dict[str, Any]]:
     """Current memories by the profile's context score, best first, with breakdowns."""

@@ -10,15 +10,35 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from salience.briefing.policies import Briefing, briefing_dict
+from salience.clock import as_utc, parse_time
 from salience.models import Hit, MemoryRecord, WriteResult
 from salience.write.records import to_json_dict
 
 Unit = Annotated[float, Field(ge=0, le=1)]
 ShortText = Annotated[str, Field(min_length=1, max_length=512)]
 Limit = Annotated[int, Field(ge=1, le=1000)]
+
+
+def _moment(value: object) -> datetime:
+    """A time by salience's one rule (:mod:`salience.clock`): ISO 8601 text, no offset
+    meaning UTC. Numbers are refused: seconds or milliseconds since when would be a guess."""
+    if isinstance(value, datetime):
+        return as_utc(value)
+    if isinstance(value, str):
+        return parse_time(value, field="the time")
+    raise ValueError("the time must be ISO 8601 text (e.g. 2026-04-20T12:00:00Z)")
+
+
+MOMENT_DOC = "An ISO 8601 time; without an offset it is UTC (2026-04-20T12:00:00 = ...Z)."
+Moment = Annotated[
+    datetime,
+    BeforeValidator(_moment),
+    WithJsonSchema({"type": "string", "format": "date-time", "description": MOMENT_DOC}),
+]
+"""Every time a request gives: parsed as the CLI, MCP and the library parse it."""
 
 
 class Request(BaseModel):
@@ -82,7 +102,7 @@ class SearchIn(Request):
     types: list[ShortText] = Field(default_factory=list, max_length=32)
     types_exclude: list[ShortText] = Field(default_factory=list, max_length=32)
     tags: list[ShortText] = Field(default_factory=list, max_length=32)
-    as_of: datetime | None = None
+    as_of: Moment | None = None
     touch: bool | None = Field(None, description="Count an access (default: unless as_of).")
 
 
@@ -91,7 +111,7 @@ class BriefingIn(Request):
     project: ShortText | None = None
     session_id: ShortText | None = None
     budget: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
-    as_of: datetime | None = None
+    as_of: Moment | None = None
 
 
 class SessionEndIn(Request):
@@ -100,7 +120,7 @@ class SessionEndIn(Request):
 
 class DryRunIn(Request):
     dry_run: bool = False
-    as_of: datetime | None = None
+    as_of: Moment | None = None
 
 
 class MemoryOut(BaseModel):

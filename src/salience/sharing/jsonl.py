@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 from salience.errors import ImportFormatError, InvalidInputError
-from salience.ids import new_ulid
+from salience.ids import ulid_at
 from salience.models import DEFAULT_USER, LOCAL_LAYER, MemoryRecord
-from salience.write.records import from_json_dict, to_json_dict, validate_field
+from salience.write.records import from_json_dict, to_json_dict
 
 DEFAULT_IMPORT_TYPE = "observation"
 CLOCK_SKEW = timedelta(minutes=5)
 """How far past this machine's clock an imported time may be (another machine's clock)."""
 _PAST_NOW = ("created_at", "updated_at", "last_accessed_at")
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""No imported time may be earlier: ids carry their creation time from here on."""
+PENDING_ID = "0" * 26
+"""Stands for the id of a record that came without one, until every check has passed."""
 
 
 def dump(record: MemoryRecord) -> str:
@@ -34,9 +39,10 @@ def parse(
     :class:`ImportFormatError`.
 
     Blank lines are skipped. Missing ``id``, ``type`` and times are filled in (the id from the
-    creation time), so hand-written files work. An id may appear only once. Provenance is
-    salience's, not the file's: ``layer`` is always the local one, and a time after ``now``
-    (beyond :data:`CLOCK_SKEW`) is refused, so no record can claim a layer or the future.
+    creation time, once every check of the line has passed), so hand-written files work. An
+    id may appear only once. Provenance is salience's, not the file's: ``layer`` is always
+    the local one, and a time after ``now`` (beyond :data:`CLOCK_SKEW`) or before 1970 is
+    refused, so no record can claim a layer or the future.
     A record without ``user`` is ``user``'s; with ``owner``, every record is ``owner``'s.
     """
     records: list[tuple[int, MemoryRecord]] = []
@@ -44,7 +50,9 @@ def parse(
     for number, line in _numbered(lines):
         if not line.strip():
             continue
-        record = _parse_line(line, number, now, max_bytes, owner or user, force=owner is not None)
+        record, pending = _parse_line(
+            line, number, now, max_bytes, owner or user, force=owner is not None
+        )
         for name in _PAST_NOW:
             moment = getattr(record, name)
             if moment is not None and moment > now + CLOCK_SKEW:
@@ -54,6 +62,12 @@ def parse(
                     line=number,
                     field=name,
                 )
+            if moment is not None and moment < EPOCH:
+                raise ImportFormatError(
+                    f"{name} {moment.isoformat()} is before 1970-01-01", line=number, field=name
+                )
+        if pending:
+            record = replace(record, id=ulid_at(min(record.created_at, now)))
         if record.id in seen:
             raise ImportFormatError(
                 f"id {record.id} already appeared on line {seen[record.id]}",
@@ -87,7 +101,8 @@ def _numbered(lines: Iterable[str] | Iterable[bytes]) -> Iterator[tuple[int, str
 
 def _parse_line(
     line: str, number: int, now: datetime, max_bytes: int, user: str, *, force: bool
-) -> MemoryRecord:
+) -> tuple[MemoryRecord, bool]:
+    """The line's record, and whether its id is still to be made (it came without one)."""
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -105,11 +120,10 @@ def _parse_line(
     data.setdefault("type", DEFAULT_IMPORT_TYPE)
     data.setdefault("created_at", now)
     data.setdefault("updated_at", data["created_at"])
+    pending = "id" not in data
+    if pending:
+        data["id"] = PENDING_ID
     try:
-        if "id" not in data:
-            created = validate_field("created_at", data["created_at"])
-            assert isinstance(created, datetime)
-            data["id"] = new_ulid(created)
-        return from_json_dict(data, max_bytes=max_bytes)
+        return from_json_dict(data, max_bytes=max_bytes), pending
     except InvalidInputError as exc:
         raise ImportFormatError(str(exc), line=number, field=exc.field) from None
