@@ -99,3 +99,47 @@ def test_each_key_is_its_own_tenant_over_mcp(tmp_path: Path) -> None:
         _over_http(url, keys["reader"], reader)
         unauthenticated = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         assert unauthenticated.status_code == 401
+
+
+def _arguments(schema: dict[str, Any], memory_id: str) -> dict[str, Any]:
+    """Arguments a tool accepts, made from its input schema (every required one)."""
+    made: dict[str, Any] = {}
+    for name in schema.get("required", []):
+        node = schema["properties"][name]
+        kind = node.get("type") or next(
+            (o.get("type") for o in node.get("anyOf", []) if o.get("type") != "null"), "string"
+        )
+        if kind == "string":
+            made[name] = memory_id if name.endswith("id") else "vault eu-west-1 deploys"
+        else:
+            made[name] = {"integer": 5, "number": 0.5, "boolean": False, "array": []}[kind]
+    return made
+
+
+def test_a_read_only_key_changes_nothing_over_mcp(tmp_path: Path) -> None:
+    """Every native tool, called with a read-only key: writes are tool errors and reads count
+    no access, open no session and write no audit entry."""
+    from salience import Memory
+    from tests.server.conftest import fingerprint
+
+    home = tmp_path / "home"
+    made = _salience("keys", "create", "--user", "alice", "--read-only", "--home", str(home))
+    key = made.stdout.strip()
+    for text in ("The vault is in eu-west-1", "Deploys of the vault go through CI"):
+        assert _salience("remember", text, "--user", "alice", "--home", str(home)).returncode == 0
+    with Memory.open(home) as memory:
+        before = fingerprint(memory)
+        memory_id = memory.list(user="alice")[0].id
+    with serving(home) as base:
+
+        async def reader(client: Client) -> list[str]:
+            called = []
+            for tool in (await client.list_tools()).tools:
+                await client.call_tool(tool.name, _arguments(tool.input_schema, memory_id))
+                called.append(tool.name)
+            return called
+
+        called = _over_http(f"{base}/mcp", key, reader)
+        assert set(called) == TOOLS
+        with Memory.open(home) as memory:
+            assert fingerprint(memory) == before

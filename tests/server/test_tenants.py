@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from salience import ALL_USERS, Memory
-from tests.server.conftest import Keys, bearer
+from tests.server.conftest import Keys, bearer, fingerprint
 
 MARKER = "ALICEMARKER"
 ALICE_TEXT = f"{MARKER} deploys use the blue cluster and src/deploy.py on port 9443"
@@ -51,7 +51,7 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/compat/rae/v1/memory/list"): (None, False),
     ("DELETE", "/compat/rae/v1/memory/delete?memory_id={memory_id}"): (None, True),
     ("POST", "/compat/rae/v2/memories"): ({"content": "bob stores via rae v2"}, True),
-    ("POST", "/compat/rae/v2/memories/query"): ({"query": "blue cluster", "project": "x"}, False),
+    ("POST", "/compat/rae/v2/memories/query"): ({"query": "blue cluster deploys"}, False),
     ("GET", "/compat/rae/v2/memories"): (None, False),
     ("GET", "/compat/rae/v2/memories/stats"): (None, False),
     ("GET", "/compat/rae/v2/memories/{memory_id}"): (None, False),
@@ -158,3 +158,36 @@ def test_alice_reaches_her_own_memory_everywhere(
         assert MARKER in answer.text
     found = _call(client, "POST", "/v1/search", {"query": "blue cluster"}, keys.alice, alice_memory)
     assert MARKER in found.text
+
+
+READS = sorted(k for k, v in ROUTES.items() if not v[1])
+RECALLS = {("GET", "/compat/eidet/api/eidet/recall?q=blue+cluster+deploys")}
+"""GET routes that are a recall: with a key that may write, they count an access (as the
+original does and as POST /v1/search does): the access count is part of every profile's
+score. A read-only key's recall counts nothing."""
+
+
+@pytest.mark.parametrize(("method", "path"), READS)
+def test_a_read_only_key_changes_no_stored_value_on_any_read_route(
+    client: TestClient, keys: Keys, engine: Memory, alice_memory: str, method: str, path: str
+) -> None:
+    """Not an access count, not a session, not an audit entry (RAE's query counted one)."""
+    before = fingerprint(engine)
+    body, _ = ROUTES[(method, path)]
+    answer = _call(client, method, path, body, keys.alice_read_only, alice_memory)
+    assert answer.status_code < 400 or path == "/metrics", answer.text  # (admin only)
+    assert fingerprint(engine) == before
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [r for r in READS if r[0] == "GET" and r not in RECALLS]
+)
+def test_a_get_changes_no_stored_value(
+    client: TestClient, keys: Keys, engine: Memory, alice_memory: str, method: str, path: str
+) -> None:
+    before = fingerprint(engine)
+    answer = _call(client, method, path, None, keys.admin, alice_memory)
+    assert answer.status_code < 500, answer.text
+    answer = _call(client, method, path, None, keys.alice, alice_memory)
+    assert answer.status_code < 400 or path == "/metrics", answer.text  # (admin only)
+    assert fingerprint(engine) == before

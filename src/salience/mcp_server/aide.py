@@ -67,6 +67,7 @@ def register(server: MCPServer, shell: Shell) -> None:
                     user=shell.user,
                     project=shell.project,
                     types=[category] if category else (),
+                    touch=shell.touch,
                 )
             )
             return memories_markdown([h.record for h in hits])

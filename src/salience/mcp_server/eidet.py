@@ -86,7 +86,13 @@ def _memory_tools(server: MCPServer, shell: Shell) -> None:
         def answer() -> str:
             hits = shell.run(
                 lambda m: m.search(
-                    query, limit, profile=PROFILE, user=shell.user, type=type, tags=tags or ()
+                    query,
+                    limit,
+                    profile=PROFILE,
+                    user=shell.user,
+                    type=type,
+                    tags=tags or (),
+                    touch=shell.touch,
                 )
             )
             if include_expired:

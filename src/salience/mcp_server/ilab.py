@@ -147,6 +147,7 @@ def register(server: MCPServer, shell: Shell) -> None:
                 user=user,
                 types=types or (),
                 types_exclude=types_exclude or (),
+                touch=shell.touch,
             )
         )
         return SearchOut(

@@ -241,6 +241,7 @@ def _reads(server: MCPServer, shell: Shell) -> None:
                 user=shell.user,
                 project=shell.project,
                 types=types or (),
+                touch=shell.touch,
             )
         )
         return Hits(hits=[hit_brief(h, explain) for h in hits])

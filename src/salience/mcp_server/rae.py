@@ -94,6 +94,7 @@ def register(server: MCPServer, shell: Shell) -> None:
                             profile=PROFILE,
                             user=shell.user,
                             project=project or shell.project,
+                            touch=shell.touch,
                         )
                     )
                 )
@@ -113,7 +114,9 @@ def register(server: MCPServer, shell: Shell) -> None:
                     for r in m.list(user=shell.user, entity=file_path, limit=include_count)
                 ]
                 seen = {r.id for r, _ in named}
-                hits = m.search(file_path, include_count, profile=PROFILE, user=shell.user)
+                hits = m.search(
+                    file_path, include_count, profile=PROFILE, user=shell.user, touch=shell.touch
+                )
                 more = [(h.record, h.score) for h in hits if h.record.id not in seen]
                 return (named + more)[:include_count]
 

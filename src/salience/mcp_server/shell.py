@@ -59,6 +59,12 @@ class Shell:
         except SalienceError as exc:
             raise ToolError(str(exc)) from None
 
+    @property
+    def touch(self) -> bool | None:
+        """A recall's ``touch``: a read-only key's recall counts no access (it changes
+        nothing); otherwise the engine's default."""
+        return False if READ_ONLY.get() else None
+
     def may_write(self) -> None:
         """Refuse a write made with a read-only key."""
         if READ_ONLY.get():

@@ -48,7 +48,9 @@ def register(server: MCPServer, shell: Shell) -> None:
         """Recall memories matching a query, best first."""
 
         def answer() -> str:
-            hits = shell.run(lambda m: m.search(query, 10, profile=PROFILE, user=shell.user))
+            hits = shell.run(
+                lambda m: m.search(query, 10, profile=PROFILE, user=shell.user, touch=shell.touch)
+            )
             if not hits:
                 return "No memories found matching that query."
             return "\n".join(f"{h.rank}. [{h.record.type}] {h.record.content}" for h in hits)

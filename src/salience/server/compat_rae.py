@@ -58,6 +58,7 @@ def writer(
 Tenant = Annotated[str, Depends(tenant)]
 Writer = Annotated[str, Depends(writer)]
 EngineDep = Annotated[Engine, Depends(engine_of)]
+CallerDep = Annotated[Caller, Depends(caller_of)]
 
 
 class StoreV1(BaseModel):
@@ -219,8 +220,12 @@ class _Rejected(Exception):
     pass
 
 
-def _query(memory: Memory, user: str, text: str, k: int, project: str | None) -> list[Any]:
-    return memory.search(text, k, profile=PROFILE, user=user, project=project)
+def _query(
+    memory: Memory, caller: Caller, user: str, text: str, k: int, project: str | None
+) -> list[Any]:
+    """RAE's query; it counts an access, except for a read-only key (which changes nothing)."""
+    touch = False if caller.read_only else None
+    return memory.search(text, k, profile=PROFILE, user=user, project=project, touch=touch)
 
 
 @router.post("/v1/memory/store", response_model=StoredV1)
@@ -234,9 +239,9 @@ def store_v1(body: StoreV1, user: Writer, engine: EngineDep) -> Any:
 
 
 @router.post("/v1/memory/query", response_model=ResultsV1)
-def query_v1(body: QueryV1, user: Tenant, engine: EngineDep) -> Any:
+def query_v1(body: QueryV1, caller: CallerDep, user: Tenant, engine: EngineDep) -> Any:
     """RAE's query: ``{results: [{...record, score}]}``, best first."""
-    hits = engine.run(lambda m: _query(m, user, body.query_text, body.k, body.project))
+    hits = engine.run(lambda m: _query(m, caller, user, body.query_text, body.k, body.project))
     return {"results": [rae_record(h.record, h.score) for h in hits]}
 
 
@@ -281,10 +286,10 @@ def store_v2(body: StoreV2, user: Writer, engine: EngineDep) -> Any:
 
 
 @router.post("/v2/memories/query", response_model=ResultsV2)
-def query_v2(body: QueryV2, user: Tenant, engine: EngineDep) -> Any:
+def query_v2(body: QueryV2, caller: CallerDep, user: Tenant, engine: EngineDep) -> Any:
     """RAE v2's query: ``{results: [{id, content, score, layer, importance, timestamp, tags,
     metadata}], total_count}``."""
-    hits = engine.run(lambda m: _query(m, user, body.query, body.k, body.project))
+    hits = engine.run(lambda m: _query(m, caller, user, body.query, body.k, body.project))
     keys = ("id", "content", "score", "layer", "importance", "timestamp", "tags", "metadata")
     results = [{k: rae_record(h.record, h.score)[k] for k in keys} for h in hits]
     return {"results": results, "total_count": len(results)}
