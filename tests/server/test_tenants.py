@@ -51,7 +51,10 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/compat/rae/v1/memory/list"): (None, False),
     ("DELETE", "/compat/rae/v1/memory/delete?memory_id={memory_id}"): (None, True),
     ("POST", "/compat/rae/v2/memories"): ({"content": "bob stores via rae v2"}, True),
-    ("POST", "/compat/rae/v2/memories/query"): ({"query": "blue cluster deploys"}, False),
+    ("POST", "/compat/rae/v2/memories/query"): (
+        {"query": "blue cluster", "project": "blue"},
+        False,
+    ),
     ("GET", "/compat/rae/v2/memories"): (None, False),
     ("GET", "/compat/rae/v2/memories/stats"): (None, False),
     ("GET", "/compat/rae/v2/memories/{memory_id}"): (None, False),
@@ -96,7 +99,7 @@ def _call(client: TestClient, method: str, path: str, body: Body, key: str, alic
 
 @pytest.fixture
 def alice_memory(engine: Memory) -> str:
-    return engine.remember(ALICE_TEXT, user="alice", tags=["project:blue"]).id or ""
+    return engine.remember(ALICE_TEXT, user="alice", tags=["project:blue"], project="blue").id or ""
 
 
 @pytest.mark.parametrize(("method", "path"), sorted(ROUTES))
