@@ -1,8 +1,6 @@
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
-from salience.ids import SKEW, is_ulid, new_ulid, ulid_at, ulid_time
+from salience.ids import SKEW, is_ulid, new_ulid, ulid_for, ulid_time
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -41,17 +39,11 @@ def test_a_moment_ahead_of_the_clock_does_not_move_later_ids() -> None:
     assert ulid_time(later) <= datetime.now(UTC) + timedelta(milliseconds=1)
 
 
-def test_ulid_at_keeps_the_time_and_leaves_the_order_alone() -> None:
-    before = new_ulid(datetime.now(UTC))
-    old = ulid_at(datetime(2001, 2, 3, 4, 5, 6, 7000, tzinfo=UTC))
-    assert ulid_time(old) == datetime(2001, 2, 3, 4, 5, 6, 7000, tzinfo=UTC)
-    assert is_ulid(old)
-    assert new_ulid(datetime.now(UTC)) > before
-
-
-@pytest.mark.parametrize(
-    "moment", [datetime(1969, 12, 31, tzinfo=UTC), datetime(2999, 1, 1, tzinfo=UTC)]
-)
-def test_ulid_at_refuses_times_before_1970_or_ahead_of_the_clock(moment: datetime) -> None:
-    with pytest.raises(ValueError, match="no id can be made"):
-        ulid_at(moment)
+def test_ulid_for_is_the_same_for_the_same_owner_and_id_only() -> None:
+    original = new_ulid(T)
+    mine = ulid_for("bob", original)
+    assert is_ulid(mine)
+    assert mine == ulid_for("bob", original)
+    assert mine != ulid_for("carol", original)
+    assert mine != original
+    assert ulid_time(mine) == ulid_time(original)

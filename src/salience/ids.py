@@ -3,13 +3,13 @@
 Within one process, ids made in the same millisecond stay strictly increasing (the random part
 is incremented), so ULID order is creation order. That order is process-wide, so no caller's
 time may move it: the generator never runs ahead of this machine's clock (an id for a moment
-later than the clock plus :data:`SKEW` gets that time and leaves the order alone), and an id
-for a caller's timestamp (an imported record's creation time) is made by :func:`ulid_at`,
-which keeps no state.
+later than the clock plus :data:`SKEW` gets that time and leaves the order alone), and an
+imported record's id is made only once its times have passed their checks.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -18,7 +18,6 @@ from datetime import UTC, datetime, timedelta
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _ULID_RE = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
 _RANDOM_BITS = 80
-_MAX_MS = (1 << 48) - 1
 SKEW = timedelta(minutes=5)
 """How far ahead of this machine's clock an id's time may be."""
 _SKEW_MS = int(SKEW.total_seconds() * 1000)
@@ -73,13 +72,11 @@ def new_ulid(moment: datetime) -> str:
     return _GENERATOR.new(moment)
 
 
-def ulid_at(moment: datetime) -> str:
-    """A new ULID whose time part is ``moment`` (between 1970 and this machine's clock plus
-    :data:`SKEW`; ValueError otherwise), made without touching the generator's order."""
-    ms = int(moment.timestamp() * 1000)
-    if not 0 <= ms <= min(_MAX_MS, _wall_ms() + _SKEW_MS):
-        raise ValueError(f"no id can be made for {moment.isoformat()}: before 1970 or ahead")
-    return _encode((ms << _RANDOM_BITS) | _random())
+def ulid_for(owner: str, memory_id: str) -> str:
+    """The id ``owner``'s copy of ``memory_id`` takes when that id cannot be theirs: the same
+    time part, and a random part drawn from both (so the same import gives the same ids)."""
+    digest = hashlib.sha256(f"salience-import\0{owner}\0{memory_id}".encode()).digest()
+    return memory_id[:10] + _encode(int.from_bytes(digest[:10], "big") >> 1)[10:]
 
 
 def ulid_time(text: str) -> datetime:

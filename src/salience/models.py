@@ -138,11 +138,14 @@ class Hit:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What an import did: how many records were created, replaced, or already identical."""
+    """What an import did: how many records were created, replaced, or already identical,
+    and how many of them were given ids of the importer's own (``renamed``: their ids could
+    not be theirs; see :meth:`salience.Memory.import_`)."""
 
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+    renamed: int = 0
 
     @property
     def total(self) -> int:

@@ -136,7 +136,7 @@ def test_export_import_round_trip(run, tmp_path: Path) -> None:  # type: ignore[
     target = tmp_path / "other-home"
     runner = CliRunner()
     imported = runner.invoke(cli, ["import", "-", "--home", str(target), "--json"], input=exported)
-    assert json.loads(imported.stdout) == {"created": 2, "updated": 0, "unchanged": 0}
+    assert json.loads(imported.stdout) == {"created": 2, "updated": 0, "unchanged": 0, "renamed": 0}
     again = runner.invoke(cli, ["export", "--home", str(target)])
     assert again.stdout == exported
     out_file = tmp_path / "dump.jsonl"

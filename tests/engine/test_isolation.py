@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from salience import ALL_USERS, Config, InvalidInputError, Memory, NotFoundError, Outcome
+from salience.ids import ulid_for
 from tests.conftest import FakeClock
 
 SECRET_TEXT = "Alice's staging database lives on host db-alice-7"
@@ -123,9 +124,16 @@ def test_an_import_is_for_one_user(shared: tuple[Memory, str]) -> None:
     with pytest.raises(InvalidInputError, match="user 'alice'"):
         memory.import_(io.StringIO(overwrite), user="bob")
     owned = overwrite.replace('"user":"alice"', '"user":"bob"')
-    with pytest.raises(InvalidInputError, match="is taken"):
-        memory.import_(io.StringIO(owned), user="bob")
+    # Alice's id is never taken over, and the import does not say it exists: bob's record
+    # gets an id of his own, the same one on every run.
+    first = memory.import_(io.StringIO(owned), user="bob")
+    assert (first.created, first.renamed) == (1, 1)
+    again = memory.import_(io.StringIO(owned), user="bob")
+    assert (again.created, again.unchanged, again.renamed) == (0, 1, 1)
     assert memory.get(alice, user="alice") == theirs
+    [copy] = [r for r in memory.list(user="bob") if "db-bob-1" in r.content]
+    assert copy.id != alice
+    assert copy.id == ulid_for("bob", alice)
     mine = memory.import_(io.StringIO('{"content": "a memory without a user"}\n'), user="bob")
     assert mine.created == 1
     assert {r.content for r in memory.list(user="bob")} >= {"a memory without a user"}

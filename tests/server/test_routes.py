@@ -118,7 +118,7 @@ def test_store_routes(client: TestClient, engine: Memory) -> None:
     line = json.dumps({"content": "Imported through the API"})
     lines_type = {"Content-Type": "application/x-ndjson"}
     imported = client.post("/v1/import", content=line + "\n", headers=lines_type)
-    assert imported.json() == {"created": 1, "updated": 0, "unchanged": 0}
+    assert imported.json() == {"created": 1, "updated": 0, "unchanged": 0, "renamed": 0}
     bad = client.post("/v1/import", content=b'{"content": "ok"}\n{broken\n', headers=lines_type)
     assert (bad.status_code, bad.json()["error"]["line"]) == (422, 2)
     assert client.post("/v1/consolidate", json={"dry_run": True}).json()["dry_run"] is True

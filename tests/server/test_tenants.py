@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from salience import ALL_USERS, Memory
+from salience import ALL_USERS, Memory, NotFoundError
 from tests.server.conftest import Keys, bearer, fingerprint
 
 MARKER = "ALICEMARKER"
@@ -194,3 +194,70 @@ def test_a_get_changes_no_stored_value(
     answer = _call(client, method, path, None, keys.alice, alice_memory)
     assert answer.status_code < 400 or path == "/metrics", answer.text  # (admin only)
     assert fingerprint(engine) == before
+
+
+def _import(client: TestClient, key: str, lines: list[dict[str, Any]]) -> Any:
+    body = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    headers = {**bearer(key), "Content-Type": "application/x-ndjson"}
+    return client.post("/v1/import", content=body, headers=headers)
+
+
+def test_an_import_is_no_oracle_for_another_tenants_ids(
+    client: TestClient, keys: Keys, engine: Memory, alice_memory: str
+) -> None:
+    """Bob imports a record under alice's id and one under an id nobody has: the answers are
+    the same, alice's memory is untouched, and neither id becomes bob's (it used to answer
+    'id ... is taken' for hers alone)."""
+    free = "01JS" + "0" * 21 + "1"
+    before = engine.get(alice_memory, user="alice")
+    answers = []
+    for memory_id in (alice_memory, free):
+        line = {"id": memory_id, "content": f"bob's note imported under {memory_id[-4:]}"}
+        answer = _import(client, keys.bob, [line])
+        answers.append((answer.status_code, answer.json()))
+        assert (
+            _call(client, "GET", "/v1/memories/{memory_id}", None, keys.bob, memory_id).status_code
+            == 404
+        )
+    assert (
+        answers[0]
+        == answers[1]
+        == (200, {"created": 1, "updated": 0, "unchanged": 0, "renamed": 1})
+    )
+    assert engine.get(alice_memory, user="alice") == before
+    with pytest.raises(NotFoundError):
+        engine.get(free, user=ALL_USERS)
+
+
+def test_a_renamed_import_keeps_its_references_and_is_idempotent(
+    client: TestClient, keys: Keys, engine: Memory
+) -> None:
+    parent, child = "01JS" + "0" * 21 + "2", "01JS" + "0" * 21 + "3"
+    lines = [
+        {"id": parent, "content": "The cache TTL is 60 seconds", "derived_from": []},
+        {"id": child, "content": "The cache TTL is 90 seconds", "derived_from": [parent]},
+    ]
+    first = _import(client, keys.bob, lines).json()
+    assert (first["created"], first["renamed"]) == (2, 2)
+    again = _import(client, keys.bob, lines).json()
+    assert (again["created"], again["unchanged"]) == (0, 2)
+    stored = {r.content: r for r in engine.list(user="bob", include_superseded=True)}
+    new_parent = stored["The cache TTL is 60 seconds"].id
+    assert new_parent not in (parent, child)
+    assert stored["The cache TTL is 90 seconds"].derived_from == (new_parent,)
+    exported = _call(client, "GET", "/v1/export", None, keys.bob, "").text
+    mine = _import(client, keys.bob, [json.loads(line) for line in exported.splitlines()]).json()
+    assert (mine["unchanged"], mine["renamed"]) == (2, 0)  # her own ids are kept
+
+
+def test_an_admin_restore_keeps_free_ids(client: TestClient, keys: Keys, engine: Memory) -> None:
+    free = "01JS" + "0" * 21 + "4"
+    headers = {"X-Salience-User": "carol"}
+    body = json.dumps({"id": free, "content": "carol's restored note"}) + "\n"
+    answer = client.post(
+        "/v1/import",
+        content=body.encode(),
+        headers={**bearer(keys.admin), **headers, "Content-Type": "application/x-ndjson"},
+    )
+    assert answer.json()["renamed"] == 0
+    assert engine.get(free, user="carol").content == "carol's restored note"

@@ -180,7 +180,12 @@ def import_(file: Any, home: Path | None, profile: str | None, as_json: bool) ->
         result = memory.import_(file, user=chosen_user(), progress=advance)
     if as_json:
         render.emit_json(
-            {"created": result.created, "updated": result.updated, "unchanged": result.unchanged}
+            {
+                "created": result.created,
+                "updated": result.updated,
+                "unchanged": result.unchanged,
+                "renamed": result.renamed,
+            }
         )
     else:
         render.import_result(result)

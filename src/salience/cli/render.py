@@ -208,10 +208,11 @@ def retrieval_line(hit: Hit) -> str:
 
 
 def import_result(result: ImportResult) -> None:
-    """``imported N: c created, u updated, n unchanged``."""
+    """``imported N: c created, u updated, n unchanged`` (and ``, r under ids of your own``)."""
+    renamed = f", {result.renamed} under ids of your own" if result.renamed else ""
     say(
         f"imported {result.total}: {result.created} created, "
-        f"{result.updated} updated, {result.unchanged} unchanged"
+        f"{result.updated} updated, {result.unchanged} unchanged{renamed}"
     )
 
 

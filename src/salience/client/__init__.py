@@ -157,7 +157,9 @@ class Client:
             content=body.encode("utf-8"),
             headers={"Content-Type": "application/x-ndjson"},
         )
-        return ImportResult(data["created"], data["updated"], data["unchanged"])
+        return ImportResult(
+            data["created"], data["updated"], data["unchanged"], data.get("renamed", 0)
+        )
 
     # -- reads ----------------------------------------------------------------------------------
 

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from salience.errors import (
+    ConflictError,
     ImportFormatError,
     LayerError,
 )
+from salience.ids import ulid_for
 from salience.models import (
     AuditEntry,
     ImportResult,
@@ -97,6 +99,7 @@ class Sharing(EngineCore):
         *,
         user: UserScope = None,
         progress: Callable[[int, int], None] | None = None,
+        private_ids: bool = False,
     ) -> ImportResult:
         """Import JSON Lines, all or nothing: a bad line refuses the whole import.
 
@@ -105,8 +108,17 @@ class Sharing(EngineCore):
         record must be the user's (any user's with :data:`ALL_USERS`); a record without a
         ``user`` becomes the user's. ``progress(done, total)`` is called as records are
         embedded and written.
+
+        An id that is another user's is never taken over, and the import does not say it
+        exists: the record gets an id of the user's own, the same on every run
+        (:func:`salience.ids.ulid_for`), and references to it in the file follow (counted as
+        ``renamed``). With ``private_ids`` (what a server gives a tenant's key) only the ids
+        of the user's own memories are kept, so that the answer cannot depend on whether an
+        id exists at all.
         """
-        return self._import(lines, None, scope=self._scope(user), progress=progress)
+        return self._import(
+            lines, None, scope=self._scope(user), progress=progress, private_ids=private_ids
+        )
 
     def _import(
         self,
@@ -116,6 +128,7 @@ class Sharing(EngineCore):
         scope: str | None,
         owner: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        private_ids: bool = False,
     ) -> ImportResult:
         """:meth:`import_`, with the vectors of the lines (row i for line i + 1) if known;
         ``owner`` re-owns every record (a pack imported by a user becomes theirs)."""
@@ -135,17 +148,15 @@ class Sharing(EngineCore):
             embedded = [vectors[line - 1] for line, _ in parsed]
         elif self._embedder is not None:
             embedded = self._embed_all([r.content for r in records], progress)
-        created = updated = unchanged = 0
+        created = updated = unchanged = renamed = 0
         entries: builtins.list[AuditEntry] = []
         now = self.now()
         with self._store.transaction():
+            if scope is not None:
+                records, renamed = self._own_ids(records, scope, private=private_ids)
             for at, record in enumerate(records):
                 vector = None if embedded is None else embedded[at]
                 existing = self._store.get(record.id)
-                if existing is not None and scope is not None and existing.user != scope:
-                    raise ImportFormatError(
-                        f"id {record.id} is taken in this store", line=parsed[at][0], field="id"
-                    )
                 if existing is None:
                     self._store.insert(record)
                     self._put_vector(record.id, vector)
@@ -169,7 +180,41 @@ class Sharing(EngineCore):
             self._store.append_audit(entries)
         if progress is not None:
             progress(total, total)
-        return ImportResult(created=created, updated=updated, unchanged=unchanged)
+        return ImportResult(created=created, updated=updated, unchanged=unchanged, renamed=renamed)
+
+    def _own_ids(
+        self, records: builtins.list[MemoryRecord], user: str, *, private: bool
+    ) -> tuple[builtins.list[MemoryRecord], int]:
+        """``records`` under ids ``user`` may hold (see :meth:`import_`), with the references
+        between them (``parent_id``, ``derived_from``) following; and how many were renamed.
+        Inside the import's transaction, so no id changes hands meanwhile."""
+        decided: dict[str, str] = {}
+
+        def own(memory_id: str) -> str:
+            if memory_id not in decided:
+                chosen = memory_id
+                for _ in range(4):  # a derived id taken too (only ever by a planted record)
+                    existing = self._store.get(chosen)
+                    if existing is not None and existing.user == user:
+                        break
+                    if existing is None and (not private or chosen != memory_id):
+                        break
+                    chosen = ulid_for(user, chosen)
+                else:
+                    raise ConflictError(f"no id of {user!r}'s own is free for an imported record")
+                decided[memory_id] = chosen
+            return decided[memory_id]
+
+        placed = [
+            replace(
+                r,
+                id=own(r.id),
+                parent_id=None if r.parent_id is None else own(r.parent_id),
+                derived_from=tuple(own(d) for d in r.derived_from),
+            )
+            for r in records
+        ]
+        return placed, sum(1 for old, new in zip(records, placed, strict=True) if old.id != new.id)
 
     def export_pack(
         self,

@@ -233,6 +233,7 @@ class ImportOut(BaseModel):
     created: int
     updated: int
     unchanged: int
+    renamed: int = Field(0, description="Records given an id of the importer's own.")
 
 
 class ErrorBody(BaseModel):

@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from salience.errors import ImportFormatError, InvalidInputError
-from salience.ids import ulid_at
+from salience.ids import new_ulid
 from salience.models import DEFAULT_USER, LOCAL_LAYER, MemoryRecord
 from salience.write.records import from_json_dict, to_json_dict
 
@@ -67,7 +67,7 @@ def parse(
                     f"{name} {moment.isoformat()} is before 1970-01-01", line=number, field=name
                 )
         if pending:
-            record = replace(record, id=ulid_at(min(record.created_at, now)))
+            record = replace(record, id=new_ulid(min(record.created_at, now)))
         if record.id in seen:
             raise ImportFormatError(
                 f"id {record.id} already appeared on line {seen[record.id]}",
