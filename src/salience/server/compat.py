@@ -66,4 +66,4 @@ class EidetErrorOut(BaseModel):
 
 def documented(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
     """Every error status a compatibility route can answer, in the original's shape."""
-    return {status: {"model": model} for status in (400, 401, 403, 404, 409, 413, 422, 503)}
+    return {status: {"model": model} for status in (400, 401, 403, 404, 409, 413, 415, 422, 503)}

@@ -28,7 +28,8 @@ def _documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorOut} for status in statuses}
 
 
-READ_ERRORS = _documented(400, 401, 403, 404, 409, 413, 422, 503)
+READ_ERRORS = _documented(400, 401, 403, 404, 409, 413, 415, 422, 503)
+"""415: a body that is not JSON (guard.py); 403 also: a state change from another site."""
 WRITE_ERRORS = READ_ERRORS
 WRITE_REPLIES: dict[int | str, dict[str, Any]] = {
     200: {"model": WriteOut, "description": "updated, duplicate, forgotten or deleted"},

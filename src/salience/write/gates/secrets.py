@@ -16,8 +16,10 @@ from __future__ import annotations
 import functools
 import re
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from salience.write.gates.evasions import JOINED_MIN, Form, decoded, folded, joined
 from salience.write.gates.lookalikes import (
     decodes_to_data,
     is_code,
@@ -25,6 +27,7 @@ from salience.write.gates.lookalikes import (
     looks_random,
     made_of_words,
     stands_in,
+    wordy,
 )
 from salience.write.gates.secret_kinds import FORMATS, PREFIXED, WEAK_PREFIX_KINDS
 from salience.write.gates.secret_named import NAMED
@@ -70,6 +73,11 @@ class _Tables:
         self.named_values = named
         self.named_scan = re.compile(r"(?<![a-z])" + _trie(sorted(named)) + r"(?![a-z])")
         self.rules = {kind: re.compile(pattern) for kind, pattern, _ in FORMATS}
+        # Whether a text starts with a format's needle (one match, not a loop over needles).
+        sensitive = sorted({n for n, _, insensitive in _NEEDLE_TABLE if not insensitive})
+        folded = sorted({n.lower() for n, _, insensitive in _NEEDLE_TABLE if insensitive})
+        self.needle_start = re.compile(_trie(sensitive))
+        self.needle_start_folded = re.compile(_trie(folded))
 
 
 @functools.cache
@@ -119,28 +127,32 @@ NAMED_IN_TEXT = "token named in the text"
 
 @dataclass(frozen=True)
 class SecretFinding:
-    """Where a secret starts and ends (offsets into the text), and what kind it is. Never holds
-    the secret itself."""
+    """Where a secret starts and ends (offsets into the text), what kind it is, and how it was
+    hidden, if it was (evasions.py). Never holds the secret itself."""
 
     kind: str
     start: int
     line: int
     column: int
     end: int
+    hidden: str | None = None
 
     def describe(self) -> str:
-        """``a GitHub token at line 1, column 12``."""
-        return f"{_article(self.kind)} {self.kind} at line {self.line}, column {self.column}"
+        """``a GitHub token at line 1, column 12`` (``…, encoded in base64``)."""
+        how = f", {self.hidden}" if self.hidden else ""
+        return f"{_article(self.kind)} {self.kind}{how} at line {self.line}, column {self.column}"
 
 
 def _article(kind: str) -> str:
     return "an" if kind[0].lower() in "aeiou" else "a"
 
 
-def _finding(text: str, kind: str, start: int, end: int) -> SecretFinding:
+def _finding(
+    text: str, kind: str, start: int, end: int, hidden: str | None = None
+) -> SecretFinding:
     line = text.count("\n", 0, start) + 1
     column = start - (text.rfind("\n", 0, start) + 1) + 1
-    return SecretFinding(kind, start, line, column, end)
+    return SecretFinding(kind, start, line, column, end, hidden)
 
 
 LONG_RUN = 16  # every prefixed token and every named value is at least this long
@@ -257,9 +269,84 @@ def _assignment_matches(text: str, lowered: str) -> list[tuple[int, int, str]]:
 
 def scan(text: str) -> list[SecretFinding]:
     """Every secret in ``text``, by position. A named format wins over a generic assignment
-    on the same line, so ``TOKEN=ghp_…`` is reported as a GitHub token."""
-    lowered = text.lower()
+    on the same line, so ``TOKEN=ghp_…`` is reported as a GitHub token. Secrets hidden by
+    look-alike characters, spaces or an encoding are found too (evasions.py)."""
     runs = long_runs(text)
+    spans = _spans(text, runs)
+    found: list[tuple[int, int, str, str | None]] = [(a, b, kind, None) for a, b, kind in spans]
+    for form, start, end, kind in _hidden(text, runs):
+        if not any(a < end and start < b for a, b, _, _ in found):
+            found.append((start, end, kind, form.how))
+    return [_finding(text, kind, a, b, how) for a, b, kind, how in sorted(found)]
+
+
+def _hidden(text: str, runs: list[tuple[int, int]]) -> Iterator[tuple[Form, int, int, str]]:
+    """(form, start, end, kind) of each secret found in another form of ``text``, placed
+    where it was written."""
+    plain = folded(text)
+    if plain is not None:
+        for a, b, kind in _spans(plain.text, long_runs(plain.text)):
+            if kind != HIGH_ENTROPY:  # text folded from other scripts is not random
+                yield (plain, *plain.span(a, b), kind)
+    for pieces in joined(text):
+        for start in pieces.starts():
+            if len(pieces.flat) - start < JOINED_MIN:
+                break
+            head = pieces.flat[start : start + 32]
+            kinds = _starting_kinds(head)
+            if kinds or _tables().prefix_scan.match(head) is not None:
+                yield from _joined_token(pieces.form(start), kinds)
+    for form in decoded(text, runs):
+        for a, b, kind in _spans(form.text, long_runs(form.text)):
+            yield (form, *form.span(a, b), kind)
+
+
+def _joined_token(form: Form, kinds: list[str]) -> Iterator[tuple[Form, int, int, str]]:
+    """The vendor token a joined form starts with, made of whole pieces, if any."""
+    if form.cuts:
+        for cut in reversed(form.cuts):  # a token is whole pieces: from this one to another
+            if cut > form.cuts[0] and wordy(form.text[form.cuts[0] : cut]):
+                continue  # words after a prefix ("GR1348941 are GitLab runner tokens")
+            whole = _whole_token(form.text[:cut], kinds)
+            if whole is not None:
+                yield (form, *form.span(0, cut), whole)
+                return
+
+
+def _starting_kinds(text: str) -> list[str]:
+    """The format kinds (secret_kinds.FORMATS) one of whose needles ``text`` starts with."""
+    lowered = text[:32].lower()
+    tables = _tables()
+    if (
+        tables.needle_start.match(text) is None
+        and tables.needle_start_folded.match(lowered) is None
+    ):
+        return []
+    return sorted(
+        {
+            kind
+            for needle, kind, insensitive in _NEEDLE_TABLE
+            if (lowered if insensitive else text).startswith(needle)
+        }
+    )
+
+
+def _whole_token(part: str, kinds: list[str]) -> str | None:
+    """The kind of vendor token ``part`` is, whole (a prefix and body, or one of ``kinds``'
+    formats, from its first character to its last), or None."""
+    for a, b, kind, _ in _prefixed_matches(part, [(0, len(part))]):
+        if (a, b) == (0, len(part)):
+            return kind
+    rules = _tables().rules
+    for kind in kinds:
+        if (m := rules[kind].match(part)) is not None and m.end() == len(part):
+            return kind
+    return None
+
+
+def _spans(text: str, runs: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of every secret in ``text`` as written."""
+    lowered = text.lower()
     public = (
         [(m.start(), m.end()) for m in _PUBLIC.finditer(text)]
         if any(needle in text for needle in _PUBLIC_NEEDLES)
@@ -290,7 +377,7 @@ def scan(text: str) -> list[SecretFinding]:
             token = token.rsplit("=", maxsplit=1)[1]
         if looks_random(token):
             spans.append((m.start(), m.end(), HIGH_ENTROPY))
-    return [_finding(text, kind, start, end) for start, end, kind in sorted(spans)]
+    return sorted(spans)
 
 
 def first_secret(text: str) -> SecretFinding | None:
