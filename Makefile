@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 SALIENCE_HOME ?= $(CURDIR)/.salience
 export SALIENCE_HOME
 
-.PHONY: run demo test lint format bench fuzz clean
+.PHONY: run demo test test-fast lint format bench fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ format: $(STAMP)
 
 test: lint
 	$(VENV)/bin/pytest -q
+
+# The edit loop (under a minute): no PostgreSQL, browser, subprocess, fuzz or slow tests.
+# `make test` runs all of them.
+FAST := not (postgres or browser or process or fuzz or slow)
+test-fast: $(STAMP)
+	$(VENV)/bin/pytest -q -x -n 2 -m "$(FAST)"
 
 # A longer, random schemathesis run against the HTTP API than the one in `make test`.
 fuzz: $(STAMP)

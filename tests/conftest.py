@@ -93,16 +93,27 @@ def store_url(backend: str, request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue("postgres_url"))
 
 
+POSTGRES_FIXTURES = frozenset({"postgres_url", "postgres_server"})
+BROWSER_FIXTURES = frozenset({"browser", "page"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A test marked ``sqlite_only`` runs on SQLite alone (it is about SQLite itself)."""
+    """A test marked ``sqlite_only`` runs on SQLite alone (it is about SQLite itself). A test
+    on the PostgreSQL server is marked ``postgres``, one that drives Chromium ``browser``, so
+    that ``make test-fast`` can leave them out (``make test`` runs everything)."""
     kept, dropped = [], []
     for item in items:
         param = getattr(item, "callspec", None)
         backend = param.params.get("backend") if param is not None else None
         if backend == "postgres" and item.get_closest_marker("sqlite_only"):
             dropped.append(item)
-        else:
-            kept.append(item)
+            continue
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if backend == "postgres" or fixtures & POSTGRES_FIXTURES:
+            item.add_marker(pytest.mark.postgres)
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        kept.append(item)
     items[:] = kept
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -48,6 +48,7 @@ def by_records(
     limit=st.sampled_from([None, 1, 3, 10]),
     which=st.integers(0, len(SETTINGS) - 1),
 )
+@pytest.mark.slow
 def test_ranked_ids_equal_the_record_at_a_time_order(
     name: str,
     records: list[MemoryRecord],

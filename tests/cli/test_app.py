@@ -212,6 +212,7 @@ def _salience(*args: str, home: Path, stdin: str = "") -> subprocess.CompletedPr
     )
 
 
+@pytest.mark.process
 def test_python_m_salience_works_and_errors_have_no_traceback(tmp_path: Path) -> None:
     home = tmp_path / "h"
     ok = _salience("remember", "written from a separate real process", home=home)
@@ -228,6 +229,7 @@ def test_python_m_salience_works_and_errors_have_no_traceback(tmp_path: Path) ->
     )
 
 
+@pytest.mark.process
 def test_home_env_and_flag_agree(tmp_path: Path) -> None:
     _salience("remember", "stored through the environment", home=tmp_path / "e")
     runner = CliRunner()

@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from salience import Memory
+
+pytestmark = [pytest.mark.process]
 
 _WRITER = """
 import sys

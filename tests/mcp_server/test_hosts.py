@@ -11,12 +11,15 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 
 from salience import Memory
 from salience.cli import cli
 from tests.mcp_server.test_native import TOOLS, _structured
+
+pytestmark = [pytest.mark.process]
 
 README = (Path(__file__).parent.parent.parent / "README.md").read_text(encoding="utf-8")
 

@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.mcp_server.test_native import TOOLS, _structured
 from tests.server.test_process import _salience, serving
+
+pytestmark = [pytest.mark.process]
 
 
 def _over_http(

@@ -171,6 +171,7 @@ def _stdio(home: Path, *args: str) -> StdioServerParameters:
     )
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_over_stdio_as_a_desktop_host_runs_it(tmp_path: Path, mode: str) -> None:
     home = tmp_path / "home"

@@ -22,6 +22,8 @@ from salience.profiles import PROFILES, ProfileSettings
 from tests.factory import NOW, record
 from tests.profiles.oracle import aide, eidet, ilab, rae, salience, talome
 
+pytestmark = [pytest.mark.slow]
+
 ORACLES: dict[str, Callable[..., Briefing]] = {
     "aide": aide.briefing,
     "eidet": eidet.briefing,

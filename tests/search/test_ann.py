@@ -209,6 +209,7 @@ def test_closing_stops_a_build_after_its_chunk(
     assert not (tmp_path / "v.usearch").exists()  # nothing built, nothing saved
 
 
+@pytest.mark.process
 def test_a_process_exiting_during_a_build_exits_cleanly() -> None:
     # Without stopping the build at exit, the interpreter shut down under usearch's thread:
     # "terminate called without an active exception", SIGABRT (seen at 1M in bench/scale.py).
@@ -231,6 +232,7 @@ print("exiting while it builds")
     assert "exiting while it builds" in done.stdout
 
 
+@pytest.mark.process
 def test_the_embedder_runtime_can_load_after_the_index() -> None:
     """A new process whose first recall opens the index, then embeds the query: importing
     onnxruntime after usearch crashed the process (SIGSEGV)."""

@@ -392,6 +392,7 @@ def test_a_broken_kernel_is_detected_and_search_stays_exact(
     assert coarse.available()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("first", ["numkong", "usearch.index"])
 def test_usearch_and_the_first_pass_load_in_either_order(first: str) -> None:
     """usearch (the ann extra) is built on numkong too: loading it first changes nothing."""

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 import schemathesis
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -26,6 +27,8 @@ from salience import Config, Memory
 from salience.server.app import create_app
 from tests.embedder import WordHashEmbedder
 from tests.loopback import on_loopback
+
+pytestmark = [pytest.mark.fuzz]
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 RANDOM = os.environ.get("FUZZ_RANDOM") == "1"

@@ -17,6 +17,8 @@ import pytest
 
 from salience import Client
 
+pytestmark = [pytest.mark.process]
+
 ENV = {**os.environ, "SALIENCE_EMBEDDER": "none", "SALIENCE_SIGNAL_GATE": "0"}
 
 

@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 from salience import ALL_USERS, Memory, NotFoundError
 from tests.server.conftest import Keys, bearer, fingerprint
 
+pytestmark = [pytest.mark.slow]  # every route against every key: run by make test
+
 MARKER = "ALICEMARKER"
 ALICE_TEXT = f"{MARKER} deploys use the blue cluster and src/deploy.py on port 9443"
 

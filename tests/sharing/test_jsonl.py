@@ -62,6 +62,7 @@ _text = st.text(min_size=1, max_size=200).filter(lambda s: s.strip())
 _tag = st.text(min_size=1, max_size=20).filter(lambda s: s.strip() and all(ord(c) >= 32 for c in s))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_text, st.lists(_tag, max_size=4)), min_size=1, max_size=5))
 def test_round_trip_property(items: list[tuple[str, list[str]]]) -> None:

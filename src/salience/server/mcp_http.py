@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.concurrency import run_in_threadpool
@@ -39,20 +40,33 @@ async def _refuse(send: Send, status: int, code: str, message: str) -> None:
 
 
 class Gate:
-    """Authenticate, then hand the request to the MCP app with its caller set."""
+    """Authenticate, then hand the request to the MCP app with its caller set.
+
+    The MCP server (13 tools, each with pydantic schemas: ~0.1-0.2 s to build) is made on
+    the first request to ``/mcp``, not when the app starts, so a server process (and every
+    worker) that is never asked for MCP does not pay for it."""
 
     def __init__(self, engine: Engine) -> None:
-        self.app: App | None = None  # made anew at each start of the server (its lifespan)
+        self.app: App | None = None  # made on first use, within a run of the server
         self.engine = engine
+        self.wanted: anyio.Event | None = None  # set by the first request of a run
+        self.ready: anyio.Event | None = None
+        self.stopped: anyio.Event | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.app is None:
+        if self.wanted is None or self.ready is None:
             await _refuse(send, 503, "not_ready", "the MCP endpoint is starting")
             return
         try:
             caller = await run_in_threadpool(authenticate, self.engine, Request(scope))
         except Refused as exc:
             await _refuse(send, exc.status, exc.code, exc.message)
+            return
+        if self.app is None:
+            self.wanted.set()
+            await self.ready.wait()
+        if self.app is None:  # the server stopped meanwhile
+            await _refuse(send, 503, "not_ready", "the MCP endpoint is stopping")
             return
         user, read_only = CALLER.set(caller.user), READ_ONLY.set(caller.read_only)
         try:
@@ -61,18 +75,18 @@ class Gate:
             CALLER.reset(user)
             READ_ONLY.reset(read_only)
 
-
-def mount(app: FastAPI, engine: Engine) -> Any:
-    """Add ``/mcp`` to ``app``; returns the lifespan the MCP session manager needs."""
-    server = create_mcp_server(engine.memory, lock=engine.lock)
-    gate = Gate(engine)
-    app.router.routes.append(
-        Route(PATH, gate, methods=["GET", "POST", "DELETE"], include_in_schema=False)
-    )
-
-    @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        gate.app = server.streamable_http_app(
+    async def serve(self) -> None:
+        """One run of the server: wait for a first request, then make the MCP server and
+        keep its session manager running until :attr:`stopped`."""
+        assert self.wanted is not None
+        assert self.ready is not None
+        assert self.stopped is not None
+        await self.wanted.wait()
+        if self.stopped.is_set():
+            self.ready.set()
+            return
+        server = create_mcp_server(self.engine.memory, lock=self.engine.lock)
+        app = server.streamable_http_app(
             streamable_http_path=PATH,
             stateless_http=True,
             json_response=True,
@@ -81,8 +95,31 @@ def mount(app: FastAPI, engine: Engine) -> Any:
         )
         try:
             async with server.session_manager.run():
-                yield
+                self.app = app
+                self.ready.set()
+                await self.stopped.wait()
         finally:
-            gate.app = None
+            self.app = None
+            self.ready.set()
+
+
+def mount(app: FastAPI, engine: Engine) -> Any:
+    """Add ``/mcp`` to ``app``; returns the lifespan the MCP session manager needs."""
+    gate = Gate(engine)
+    app.router.routes.append(
+        Route(PATH, gate, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        gate.wanted, gate.ready, gate.stopped = anyio.Event(), anyio.Event(), anyio.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(gate.serve)
+            try:
+                yield
+            finally:
+                gate.stopped.set()
+                gate.wanted.set()
+        gate.wanted = gate.ready = gate.stopped = None
 
     return lifespan

@@ -63,6 +63,7 @@ def _fragments(secret: str) -> list[str]:
     return [secret[i : i + size] for i in range(0, len(secret) - size + 1, 4)]
 
 
+@pytest.mark.slow
 def test_no_kind_leaves_a_trace_in_reason_log_or_store(memory: Memory, home: Path) -> None:
     for kind in NAMED_KINDS:
         row = ONE_PER_KIND[kind]
