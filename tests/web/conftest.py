@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,11 +95,23 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    # bypass_csp: the page's own CSP forbids eval, which Playwright's wait_for_function uses.
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    """A page under the server's own CSP; a console error, an uncaught exception or a CSP
+    violation anywhere during the test fails it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
     opened = context.new_page()
+    problems: list[str] = []
+    opened.on(
+        "console",
+        lambda message: (
+            problems.append(f"console {message.type}: {message.text}")
+            if message.type in ("error", "assert")
+            else None
+        ),
+    )
+    opened.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
     yield opened
     context.close()
+    assert problems == [], "\n".join(problems)
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +120,18 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     seed(home)
     with serving(home, env=WITH_VECTORS) as base:
         yield base
+
+
+def until(page: Any, expression: str, timeout: float = 20.0) -> Any:
+    """Wait until ``expression`` is truthy in the page, and return it. (Playwright's
+    wait_for_function evaluates a string with eval, which the page's CSP refuses.)"""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(expression)
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        time.sleep(0.05)
 
 
 def shot(page: Any, name: str) -> None:

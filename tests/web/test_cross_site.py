@@ -17,7 +17,7 @@ import pytest
 from salience import Memory
 from tests.server.conftest import fingerprint
 from tests.server.test_process import serving
-from tests.web.conftest import WITH_VECTORS, seed
+from tests.web.conftest import WITH_VECTORS, seed, until
 
 PLANTED = json.dumps(
     {
@@ -122,7 +122,7 @@ def test_another_page_cannot_write_to_a_local_server(
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(f"http://{attacker_host}:{server.server_address[1]}/")
-        page.wait_for_function("document.title === 'done'", timeout=30_000)
+        until(page, "document.title === 'done'", timeout=30)
         context.close()
         assert errors == []
         assert _refused_posts(base) >= 7  # six fetches and the form, each refused

@@ -7,21 +7,28 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.server.test_process import _salience, serving
-from tests.web.conftest import WITH_VECTORS, XSS, seed, shot
+from tests.web.conftest import WITH_VECTORS, XSS, seed, shot, until
 
 
 def _open(page: Any, base: str, hash_: str = "#/") -> None:
     """Go to a page of the UI and wait until it has drawn (the app marks the body)."""
     page.evaluate("() => { if (document.body) delete document.body.dataset.painted; }")
     page.goto(f"{base}/{hash_}")
-    page.wait_for_function("document.body.dataset.painted !== undefined")
+    until(page, "document.body.dataset.painted !== undefined")
 
 
 def test_dashboard(page: Any, seeded: str) -> None:
     _open(page, seeded)
     assert page.locator("#total").inner_text() == "8"
     assert page.get_by_text("Memories added per day").is_visible()
+    # The chart draws its bars (a refused inline style left every bar at its 1 px minimum).
+    heights = page.evaluate(
+        "[...document.querySelectorAll('.chart div')].map(d => d.getBoundingClientRect().height)"
+    )
+    assert max(heights) > 100  # today's bar: the tallest, the chart is 120 px high
     shot(page, "dashboard")
 
 
@@ -36,13 +43,26 @@ def test_search_shows_each_hits_explanation(page: Any, seeded: str) -> None:
         r"bm25 [\d.]+ · cosine [\d.]+ · fused [\d.]+", first.locator(".explain").inner_text()
     )
     assert first.locator(".bars .bar").count() >= 1
+    # Each bar is as wide as its contribution: the largest fills its track, a zero is 1 px.
+    widths = page.evaluate(
+        """[...document.querySelector('.memory .bars').querySelectorAll('.bar')].map(
+             b => [b.getBoundingClientRect().width, b.parentElement.getBoundingClientRect().width,
+                   b.parentElement.nextElementSibling.textContent])"""
+    )
+    colour = page.evaluate("getComputedStyle(document.querySelector('.meta .type')).color")
+    assert colour not in ("", "rgb(0, 0, 0)")  # each type has its colour
+    contributions = [abs(float(w) * float(v)) for w, v in (x[2].split("×") for x in widths)]
+    largest = max(contributions)
+    for (width, track, label), contribution in zip(widths, contributions, strict=True):
+        expected = max(1.0, track * contribution / largest)  # (1 px at the least, by the CSS)
+        assert width == pytest.approx(expected, abs=1.5), (label, width, track)
     shot(page, "memories-search")
     page.get_by_label("profile").select_option("aide")
     # The first search's explanations are still on the page: remove them, so that the wait
     # below sees only what the aide search renders.
     page.evaluate("document.querySelectorAll('.explain').forEach(e => e.remove())")
     page.get_by_role("button", name="Show").click()
-    page.wait_for_function("location.hash.includes('profile=aide')")
+    until(page, "location.hash.includes('profile=aide')")
     page.wait_for_selector(".explain")
     reranked = page.locator(".bars").first.inner_text()
     assert "prior" not in reranked  # aide's own search score, not salience's
@@ -57,7 +77,7 @@ def test_supersede_and_see_the_chain_then_feedback(page: Any, seeded: str) -> No
     shot(page, "memory")
     page.get_by_label("new text").fill("The billing service retries failed charges five times")
     page.get_by_role("button", name="Supersede (keep the old version)").click()
-    page.wait_for_function("document.querySelectorAll('#chain .memory').length === 2")
+    until(page, "document.querySelectorAll('#chain .memory').length === 2")
     chain = page.locator("#chain .memory a.content").all_inner_texts()
     assert chain == [
         "The billing service retries failed charges five times",
@@ -67,9 +87,7 @@ def test_supersede_and_see_the_chain_then_feedback(page: Any, seeded: str) -> No
     assert re.search(r"importance\s+0\.5\b", before)
     page.get_by_role("button", name="Echo (it helped)").click()
     page.wait_for_selector(".outcome.ok")
-    page.wait_for_function(
-        "/importance\\s+0\\.55/.test(document.querySelector('dl.fields').innerText)"
-    )
+    until(page, "/importance\\s+0\\.55/.test(document.querySelector('dl.fields').innerText)")
 
 
 def test_briefing_preview_shows_the_manifest(page: Any, seeded: str) -> None:
@@ -84,13 +102,13 @@ def test_briefing_preview_shows_the_manifest(page: Any, seeded: str) -> None:
 
 def test_the_graph_opens_a_memory_on_click(page: Any, seeded: str) -> None:
     _open(page, seeded, "#/graph")
-    page.wait_for_function("document.getElementById('graph').graphNodes !== undefined")
+    until(page, "document.getElementById('graph').graphNodes !== undefined")
     shot(page, "graph")
     nodes = page.evaluate("document.getElementById('graph').graphNodes()")
     target = next(n for n in nodes if n["kind"] == "memory")
     box = page.locator("#graph").bounding_box()
     page.mouse.click(box["x"] + target["xy"][0], box["y"] + target["xy"][1])
-    page.wait_for_function(f"location.hash === '#/memory/{target['id']}'")
+    until(page, f"location.hash === '#/memory/{target['id']}'")
     page.wait_for_selector("#memory-content")
 
 
@@ -113,7 +131,7 @@ def test_a_second_users_key_sees_none_of_the_first_users_memories(
         page.goto(f"{base}/")
         page.get_by_label("API key").fill(bob)
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_function("document.body.dataset.painted !== undefined")
+        until(page, "document.body.dataset.painted !== undefined")
         assert page.locator("#total").inner_text() == "0"
         cookies = {c["name"]: c for c in page.context.cookies()}
         assert cookies["salience_key"]["httpOnly"] is True

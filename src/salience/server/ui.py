@@ -84,6 +84,10 @@ def mount(app: FastAPI) -> None:
     app.include_router(router)
     app.mount("/ui/assets", StaticFiles(directory=str(ASSETS)), name="ui-assets")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(str(ASSETS / "favicon.svg"), media_type="image/svg+xml")
+
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
         return FileResponse(

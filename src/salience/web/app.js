@@ -16,6 +16,7 @@ function h(tag, attrs, ...children) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key === "class") node.className = value;
+    else if (key === "style") setStyle(node, value);
     else node.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children.flat()) {
@@ -23,6 +24,15 @@ function h(tag, attrs, ...children) {
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
+}
+
+// Styles go through the CSSOM, one property at a time: the page's CSP (style-src 'self')
+// refuses a style attribute, which would leave bars full width and colours unset.
+function setStyle(node, text) {
+  for (const rule of String(text).split(";")) {
+    const at = rule.indexOf(":");
+    if (at > 0) node.style.setProperty(rule.slice(0, at).trim(), rule.slice(at + 1).trim());
+  }
 }
 
 function cookie(name) {
