@@ -182,3 +182,17 @@ def test_every_page_paints_on_ten_thousand_memories(page: Any, tmp_path: Path) -
     out = Path(__file__).parent.parent.parent / "bench" / "results" / "web_first_paint.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(timings, indent=2), encoding="utf-8")
+
+
+def test_every_profiles_types_are_filters_with_colours_of_their_own(page: Any, seeded: str) -> None:
+    _open(page, seeded, "#/memories")
+    options = page.locator("select[name=type] option").all_inner_texts()
+    for kind in ("fact", "observation", "blocker", "gotcha", "correction", "context", "memory"):
+        assert kind in options
+    _open(page, seeded, "#/graph")
+    colours = page.evaluate(
+        "[...document.querySelectorAll('.legend .dot')]"
+        ".map(d => getComputedStyle(d).backgroundColor)"
+    )
+    assert len(colours) == len(options)  # every type, and "entity" (the "any" option aside)
+    assert len(set(colours)) >= len(colours) - 2  # told apart (hues may meet once or twice)

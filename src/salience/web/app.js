@@ -3,7 +3,8 @@
 "use strict";
 
 const main = document.getElementById("main");
-const TYPES = ["observation", "insight", "decision", "heuristic", "procedure", "preference", "summary"];
+// Every profile's types (from /v1/profiles once signed in): the filters and the legend.
+let TYPES = ["observation", "insight", "decision", "heuristic", "procedure", "preference", "summary"];
 const PROFILES = ["salience", "aide", "eidet", "ilab", "talome", "rae"];
 let session = { authenticated: false, local: false };
 let flash = null;  // a write's outcome, shown on the page drawn after it
@@ -55,8 +56,14 @@ async function api(method, path, body) {
   return data;
 }
 
+// A type's colour: the stylesheet's for the common types, else one drawn from its name (the
+// same every time), so that every profile's types are told apart.
 function typeColor(type) {
-  return getComputedStyle(document.documentElement).getPropertyValue(TYPES.includes(type) ? `--${type}` : "--other").trim();
+  const named = getComputedStyle(document.documentElement).getPropertyValue(`--${type}`).trim();
+  if (named) return named;
+  let hash = 0;
+  for (const char of String(type)) hash = (hash * 31 + char.codePointAt(0)) >>> 0;
+  return `hsl(${hash % 360}, 55%, 38%)`;
 }
 
 function when(iso) { return iso ? iso.replace("T", " ").slice(0, 16) : ""; }
@@ -422,6 +429,11 @@ async function route(hash, force) {
 
 async function start() {
   session = await api("GET", "/ui/session");
+  if (session.authenticated) {
+    const profiles = await api("GET", "/v1/profiles").catch(() => []);
+    const ordered = [...profiles].sort((a, b) => Number(b.default) - Number(a.default));
+    if (ordered.length) TYPES = [...new Set(ordered.flatMap((p) => p.types))];
+  }
   const who = document.getElementById("who");
   const rights = `${session.admin ? " (admin)" : ""}${session.read_only ? " (read-only)" : ""}`;
   who.replaceChildren(session.authenticated ? `${session.local ? "local mode, user" : "signed in as"} ${session.user}${rights}` : "");
