@@ -57,7 +57,7 @@ def test_search_shows_each_hits_explanation(page: Any, seeded: str) -> None:
         expected = max(1.0, track * contribution / largest)  # (1 px at the least, by the CSS)
         assert width == pytest.approx(expected, abs=1.5), (label, width, track)
     shot(page, "memories-search")
-    page.get_by_label("profile").select_option("aide")
+    page.get_by_label("profile", exact=True).select_option("aide")
     # The first search's explanations are still on the page: remove them, so that the wait
     # below sees only what the aide search renders.
     page.evaluate("document.querySelectorAll('.explain').forEach(e => e.remove())")
