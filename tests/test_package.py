@@ -40,3 +40,32 @@ def test_every_profile_is_documented() -> None:
     for name in PROFILES:
         assert f"`{name}`" in README, f"README does not list the {name} profile"
         assert f"## {name}" in scoring, f"docs/scoring.md has no section for {name}"
+
+
+def test_every_public_verbs_types_and_every_error_are_exported() -> None:
+    """What a public verb of Memory returns (walked through unions and containers), and
+    every error class, can be named as ``salience.X``."""
+    import inspect
+    import typing
+
+    from salience import errors
+    from salience.engine.memory import Memory
+
+    missing: set[str] = set()
+
+    def walk(hint: object) -> None:
+        args = typing.get_args(hint)
+        for arg in args:
+            walk(arg)
+        ours = isinstance(hint, type) and hint.__module__.startswith("salience")
+        if not args and ours and getattr(hint, "__name__", "") not in salience.__all__:
+            missing.add(f"{getattr(hint, '__module__', '')}.{getattr(hint, '__name__', '')}")
+
+    for name, verb in inspect.getmembers(Memory, predicate=inspect.isfunction):
+        if not name.startswith("_"):
+            walk(typing.get_type_hints(verb).get("return"))
+    for name, value in vars(errors).items():
+        error = isinstance(value, type) and issubclass(value, errors.SalienceError)
+        if error and name not in salience.__all__:
+            missing.add(f"salience.errors.{name}")
+    assert missing == set()

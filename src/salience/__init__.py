@@ -5,12 +5,16 @@
 >>> memory.remember("The API uses port 8080 in staging", tags=["project:api"])
 """
 
+from salience.briefing.policies import Briefing
+from salience.briefing.sessions import SessionStart
 from salience.config import Config
+from salience.engine.decisions import Decision
 from salience.engine.memory import Memory
 from salience.errors import (
     AccessError,
     ConfigError,
     ConflictError,
+    EmbedderError,
     ImportFormatError,
     InvalidInputError,
     LayerError,
@@ -27,16 +31,23 @@ from salience.errors import (
     StoreError,
     StoreReadOnlyError,
 )
+from salience.lifecycle.consolidation import ConsolidationReport
+from salience.lifecycle.maintenance import MaintenanceReport
 from salience.models import (
     ALL_USERS,
+    AuditEntry,
     Hit,
     ImportResult,
+    LayerMount,
     MemoryRecord,
     Outcome,
     Stats,
     Status,
     WriteResult,
 )
+from salience.profiles.base import Profile
+from salience.scores import ContextScore
+from salience.sharing.packs import PackImport, PackManifest
 
 __version__ = "0.1.0"
 
@@ -57,26 +68,38 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "ALL_USERS",
     "AccessError",
+    "AuditEntry",
+    "Briefing",
     "Client",
     "Config",
     "ConfigError",
     "ConflictError",
+    "ConsolidationReport",
+    "ContextScore",
+    "Decision",
+    "EmbedderError",
     "Hit",
     "ImportFormatError",
     "ImportResult",
     "InvalidInputError",
     "LLMError",
     "LayerError",
+    "LayerMount",
+    "MaintenanceReport",
     "Memory",
     "MemoryRecord",
     "NotASalienceDatabaseError",
     "NotFoundError",
     "Outcome",
     "PackError",
+    "PackImport",
+    "PackManifest",
+    "Profile",
     "ReadOnlyLayerError",
     "RemoteError",
     "SalienceError",
     "SchemaTooNewError",
+    "SessionStart",
     "Stats",
     "Status",
     "StoreBusyError",

@@ -19,6 +19,9 @@ import click
 
 from salience import __version__
 
+if TYPE_CHECKING:
+    from salience.engine.memory import Memory
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -250,7 +253,7 @@ LIMIT = click.IntRange(1, 1_000_000)
 """How many results a command may ask for (bounded: SQLite binds 64-bit integers only)."""
 
 
-def open_memory(home: Path | None, profile: str | None = None, *, create: bool = True) -> Any:
+def open_memory(home: Path | None, profile: str | None = None, *, create: bool = True) -> Memory:
     """The engine for ``--home`` (or the configured default), with ``--profile`` as default.
 
     Only a command that writes (``create``) makes a new store, and says so on stderr; one
