@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from salience.engine.memory import Memory
 from salience.models import MemoryRecord, Outcome, WriteResult
 from salience.server.compat import EidetErrorOut, documented, shaped_route
 from salience.server.context import Caller, Engine, caller_of, engine_of
@@ -226,9 +227,16 @@ def store(body: StoreIn, caller: CallerDep, engine: EngineDep) -> Any:
             lambda m: m.supersede(body.supersedes or "", body.content, user=caller.user, **fields)
         )
     else:
-        result = engine.run(
-            lambda m: m.remember(body.content, profile=PROFILE, user=caller.user, **fields)
-        )
+
+        def remember(m: Memory) -> WriteResult:
+            # eidet refuses a second copy of a memory's text (as its MCP tool does), whatever
+            # the profile's own dedup would keep: checked and written under one engine turn.
+            twin = m.duplicate_of(body.content, user=caller.user)
+            if twin is not None:
+                return WriteResult(Outcome.DUPLICATE, twin.id, record=twin)
+            return m.remember(body.content, profile=PROFILE, user=caller.user, **fields)
+
+        result = engine.run(remember)
     refused = _refused(result)
     if refused is not None:
         return refused
