@@ -43,15 +43,15 @@ def _shape(path: str, status: int, code: str, message: str) -> bytes:
     return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
-async def refuse(scope: Scope, send: Send, status: int, code: str, message: str) -> None:
-    """Answer ``status`` with ``message`` (and close: an unread body is not read)."""
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"connection", b"close")],
-        }
-    )
+async def refuse(
+    scope: Scope, send: Send, status: int, code: str, message: str, *, close: bool = True
+) -> None:
+    """Answer ``status`` with ``message`` in the shape of the face asked; ``close`` the
+    connection when the request's body is left unread."""
+    headers = [(b"content-type", b"application/json")]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": _shape(scope["path"], status, code, message)})
 
 

@@ -8,7 +8,6 @@ carried over from one key to another.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,21 +21,10 @@ from starlette.routing import Route
 from salience.mcp_server import create_mcp_server
 from salience.mcp_server.shell import CALLER, READ_ONLY
 from salience.server.context import Engine, Refused, authenticate
+from salience.server.guard import refuse
 from salience.server.middleware import App, Receive, Scope, Send
 
 PATH = "/mcp"
-
-
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json")],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
 
 
 class Gate:
@@ -55,18 +43,18 @@ class Gate:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.wanted is None or self.ready is None:
-            await _refuse(send, 503, "not_ready", "the MCP endpoint is starting")
+            await refuse(scope, send, 503, "not_ready", "the MCP endpoint is starting", close=False)
             return
         try:
             caller = await run_in_threadpool(authenticate, self.engine, Request(scope))
         except Refused as exc:
-            await _refuse(send, exc.status, exc.code, exc.message)
+            await refuse(scope, send, exc.status, exc.code, exc.message, close=False)
             return
         if self.app is None:
             self.wanted.set()
             await self.ready.wait()
         if self.app is None:  # the server stopped meanwhile
-            await _refuse(send, 503, "not_ready", "the MCP endpoint is stopping")
+            await refuse(scope, send, 503, "not_ready", "the MCP endpoint is stopping", close=False)
             return
         user, read_only = CALLER.set(caller.user), READ_ONLY.set(caller.read_only)
         try:
