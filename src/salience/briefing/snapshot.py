@@ -233,27 +233,20 @@ class BriefingSource:
         self._vocab = Vocabularies()
         self._local = ColumnSnapshot(store, self._vocab, saved=saved)
         self._layers: dict[str, ColumnSnapshot] = {}
+        # Snapshots share one vocabulary: one thread at a time brings them up to date (the
+        # columns they lend out are never changed afterwards, so using them needs no lock).
+        self._lock = threading.Lock()
 
     def local(self, user: str | None) -> Columns:
         """The local store's memories that are not forgotten: ``user``'s newest first, or
         every user's (None) in row order."""
-        return self._local.view(user) if user is not None else self._local.everyone()
+        with self._lock:
+            return self._local.view(user) if user is not None else self._local.everyone()
 
     def candidates(self, user: str, layers: Sequence[Mounted], now: datetime) -> Candidates:
         """Every memory of ``user`` that is not forgotten, local first, each part newest first."""
-        for name in [
-            n for n, s in self._layers.items() if s.store not in {x.store for x in layers}
-        ]:
-            del self._layers[name]
-        snapshots = [self._local]
-        for layer in layers:
-            snapshot = self._layers.get(layer.name)
-            if snapshot is None or snapshot.store is not layer.store:
-                snapshot = self._layers[layer.name] = ColumnSnapshot(
-                    layer.store, self._vocab, layer.name
-                )
-            snapshots.append(snapshot)
-        parts = [s.view(user) for s in snapshots]
+        with self._lock:
+            snapshots, parts = self._views(user, layers)
         columns = parts[0]
         for part in parts[1:]:
             columns = columns.extended(part)
@@ -274,3 +267,22 @@ class BriefingSource:
             return [found[row] for row in rows]
 
         return Candidates(columns, fetch)
+
+    def _views(
+        self, user: str, layers: Sequence[Mounted]
+    ) -> tuple[list[ColumnSnapshot], list[Columns]]:
+        """The snapshots of the local store and of ``layers`` (made on first use), and each
+        one's view for ``user`` (call under ``self._lock``)."""
+        for name in [
+            n for n, s in self._layers.items() if s.store not in {x.store for x in layers}
+        ]:
+            del self._layers[name]
+        snapshots = [self._local]
+        for layer in layers:
+            snapshot = self._layers.get(layer.name)
+            if snapshot is None or snapshot.store is not layer.store:
+                snapshot = self._layers[layer.name] = ColumnSnapshot(
+                    layer.store, self._vocab, layer.name
+                )
+            snapshots.append(snapshot)
+        return snapshots, [s.view(user) for s in snapshots]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -13,6 +14,7 @@ from salience.briefing.snapshot import BriefingSource, saved_columns
 from salience.clock import Clock, as_utc, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder, load_embedder
+from salience.engine.touches import Touches
 from salience.errors import (
     ConfigError,
     ConflictError,
@@ -69,6 +71,8 @@ class EngineCore:
         self._pool: ThreadPoolExecutor | None = None
         self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
         self._unavailable: dict[str, str] = {}  # mounted layers that would not open, and why
+        self._state_lock = threading.RLock()  # the lazily made parts above, for every thread
+        self._touches = Touches(store)
 
     @property
     def store(self) -> Store:
@@ -78,6 +82,12 @@ class EngineCore:
     @property
     def vectors(self) -> Vectors:
         """The store's embeddings and the embedder that makes them."""
+        if self._vector_store is None:
+            with self._state_lock:
+                return self._make_vectors()
+        return self._vector_store
+
+    def _make_vectors(self) -> Vectors:
         if self._vector_store is None:
             from salience.search.ann import ApproximateIndex, UsearchIndex
             from salience.search.pgvector import PgvectorIndex
@@ -117,6 +127,7 @@ class EngineCore:
     def close(self) -> None:
         """Persist the approximate index (if any), then close the store."""
         try:
+            self._touches.flush()
             if self._vector_store is not None:
                 self._vector_store.close()
         finally:
@@ -233,6 +244,10 @@ class EngineCore:
     def _mounted(self) -> builtins.list[Layer]:
         """The mounted layers, open (re-read from the store: another process may have changed
         them). A layer that cannot be opened is left out and kept in :meth:`unavailable_layers`."""
+        with self._state_lock:
+            return self._open_mounted()
+
+    def _open_mounted(self) -> builtins.list[Layer]:
         mounts = self._store.layers()
         current = {m.name: m for m in mounts}
         for name, layer in builtins.list(self._open_layers.items()):
@@ -253,26 +268,29 @@ class EngineCore:
     def unavailable_layers(self) -> dict[str, str]:
         """Mounted layers that cannot be opened now (name -> why): recall and briefings go on
         without them."""
-        self._mounted()
-        return dict(self._unavailable)
+        with self._state_lock:
+            self._mounted()
+            return dict(self._unavailable)
 
     def _layer_vectors(self, layer: Layer) -> Vectors | None:
         """The layer's vectors if they were made by this engine's embedder, else None."""
         if self._embedder is None:
             return None
-        if layer.vectors is None:
-            from salience.search.vectors import Vectors
+        with self._state_lock:
+            if layer.vectors is None:
+                from salience.search.vectors import Vectors
 
-            layer.vectors = Vectors(layer.store, self._embedder)
+                layer.vectors = Vectors(layer.store, self._embedder)
         stored = layer.vectors.stored_identity()
         if stored != self._embedder.identity or not layer.vectors.count():
             return None
         return layer.vectors
 
     def _worker(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="salience-fts")
-        return self._pool
+        with self._state_lock:
+            if self._pool is None:  # (several: recalls in several threads run side by side)
+                self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salience-fts")
+            return self._pool
 
 
 def _owned(record: MemoryRecord, scope: str | None, memory_id: str) -> MemoryRecord:

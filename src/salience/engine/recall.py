@@ -91,7 +91,7 @@ class Recall(EngineCore):
         if touch is None:
             touch = as_of is None
         if rules.bump_on_recall and touch:
-            self._store.touch([h.record.id for h in hits if h.record.layer == LOCAL_LAYER], now)
+            self._touches.count([h.record.id for h in hits if h.record.layer == LOCAL_LAYER], now)
         return hits
 
     def _candidates(
@@ -118,19 +118,15 @@ class Recall(EngineCore):
             lexical = full_text()
             vector, sources = self._vector_hits(query, flt, plan, limit, layers, lambda: lexical)
         else:
-            # Full-text search runs in a worker while this thread embeds the query and scans
-            # the vectors: SQLite, onnxruntime and NumPy all release the GIL. The vector
-            # index is brought up to date first and held, so this thread does not wait on
-            # the connection the worker is using. (With feedback, the vector scan waits for
-            # the full-text hits; they are usually found before the query is embedded.)
-            with self.vectors.held():
-                pending = self._worker().submit(full_text)
-                try:
-                    vector, sources = self._vector_hits(
-                        query, flt, plan, limit, layers, pending.result
-                    )
-                finally:
-                    lexical = pending.result()
+            # Full-text search runs in a worker (on a connection of its own) while this thread
+            # embeds the query and scans the vectors: SQLite, onnxruntime and NumPy all
+            # release the GIL. (With feedback, the vector scan waits for the full-text hits;
+            # they are usually found before the query is embedded.)
+            pending = self._worker().submit(full_text)
+            try:
+                vector, sources = self._vector_hits(query, flt, plan, limit, layers, pending.result)
+            finally:
+                lexical = pending.result()
         candidates = fuse(plan, lexical, vector)
         if plan.context_weight and vector:
             neighbours = self._neighbours(candidates, sources)
@@ -174,9 +170,25 @@ class Recall(EngineCore):
                 sources.append((mounted, vectors))
         if not sources:
             return [], []
-        embedded = self.vectors.embed([query])
+        embedded = self.vectors.embed([query])  # (before holding the index: the slow part)
         assert embedded is not None
         asked = query_vector = embedded[0]
+        with self.vectors.held():
+            return self._scan(query_vector, asked, flt, plan, limit, lexical, sources)
+
+    def _scan(
+        self,
+        query_vector: Vector,
+        asked: Vector,
+        flt: MemoryFilter,
+        plan: RecallPlan,
+        limit: int,
+        lexical: Callable[[], builtins.list[tuple[MemoryRecord, float]]],
+        sources: builtins.list[tuple[Layer | None, Vectors]],
+    ) -> tuple[
+        builtins.list[tuple[MemoryRecord, float]], builtins.list[tuple[Layer | None, Vectors]]
+    ]:
+        """Each source's vector hits for the query (moved by feedback if the plan says so)."""
         if plan.feedback_weight > 0 and plan.feedback_count > 0:
             query_vector = self._feedback(asked, lexical(), plan, sources)
         found: builtins.list[tuple[MemoryRecord, float]] = []

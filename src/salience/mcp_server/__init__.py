@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 from mcp.server import MCPServer
 
 from salience import __version__
@@ -38,11 +36,11 @@ def create_mcp_server(
     user: str | None = None,
     profile: str | None = None,
     project: str | None = None,
-    lock: threading.Lock | None = None,
 ) -> MCPServer:
     """An MCP server over ``memory`` with one tool set, acting for ``user`` (default: the
     configured user; over HTTP, each request's key's user), with ``profile`` and ``project``
-    as the tools' defaults. ``lock`` serialises engine calls with another face's."""
+    as the tools' defaults. The SDK runs each tool call on a thread of its own: calls run
+    side by side, as a :class:`~salience.engine.memory.Memory` allows."""
     if tools not in TOOL_SETS:
         from salience.errors import InvalidInputError
 
@@ -52,8 +50,6 @@ def create_mcp_server(
     if profile is None and tools != "salience":
         profile = tools  # an original's tools score as the original does
     shell = Shell(memory, user or memory.config.user, profile, project)
-    if lock is not None:
-        shell.lock = lock
     name = "rae-memory" if tools == "rae" else tools if tools != "salience" else "salience"
     server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)
     TOOL_SETS[tools](server, shell)

@@ -11,10 +11,9 @@ checks their lengths instead, and its messages never repeat a value.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -37,14 +36,13 @@ class Shell:
     """One engine, the user the tools act for, and the profile and project they default to.
 
     Over HTTP the user is the request's (:data:`CALLER`, from its key); otherwise
-    ``default_user``. ``lock`` is shared with the HTTP API when both serve one engine.
+    ``default_user``.
     """
 
     memory: Memory
     default_user: str
     profile: str | None = None
     project: str | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def user(self) -> str:
@@ -52,10 +50,9 @@ class Shell:
         return CALLER.get() or self.default_user
 
     def run(self, call: Callable[[Memory], T]) -> T:
-        """``call(memory)``, one at a time; a library error becomes a tool error."""
+        """``call(memory)``; a library error becomes a tool error."""
         try:
-            with self.lock:
-                return call(self.memory)
+            return call(self.memory)
         except SalienceError as exc:
             raise ToolError(str(exc)) from None
 

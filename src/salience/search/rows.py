@@ -9,6 +9,7 @@ mixes a row's score with theirs; :class:`~salience.search.index.VectorIndex` sea
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,7 +37,10 @@ class VectorRows:
             ann.attach(self._rows_of)
         self._ann_ready = False
         self._marker: tuple[int, int] | None = None
-        self._held = False  # see Vectors.held(): no look at the store while set
+        # One thread at a time looks at or changes the rows (see Vectors): the lock is held for
+        # a whole search, so a refresh by another thread never changes rows being scored.
+        self.guard = threading.RLock()
+        self._held = False  # see Vectors.held(): set only by the thread holding ``guard``
         self._pages_read = 0  # by the last _load
         self._reset()
 
@@ -57,13 +61,17 @@ class VectorRows:
         self._residual_weights: dict[float, npt.NDArray[np.float32]] = {}
 
     def __len__(self) -> int:
-        self.refresh()
-        return self._size
+        with self.guard:
+            self.refresh()
+            return self._size
 
     def refresh(self) -> None:
         """Load what other writers (or this process) added since the last look."""
-        if self._held:
-            return
+        with self.guard:
+            if not self._held:
+                self._refresh()
+
+    def _refresh(self) -> None:
         marker = self._store.change_marker()
         if marker == self._marker:
             return
@@ -102,9 +110,10 @@ class VectorRows:
 
     def close(self) -> None:
         """Persist the approximate index if it changed (and stop builds still running)."""
-        self._stop_int8_build()
-        if self._ann is not None and self._ann_ready:
-            self._ann.close()
+        with self.guard:
+            self._stop_int8_build()
+            if self._ann is not None and self._ann_ready:
+                self._ann.close()
 
     def _stop_int8_build(self) -> None:
         build, self._int8_build = self._int8_build, None

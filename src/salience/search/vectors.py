@@ -63,7 +63,7 @@ class Vectors:
 
     def count(self) -> int:
         """How many memories have a vector."""
-        return len(self._index)
+        return len(self._index)  # (under the index's guard)
 
     @property
     def active(self) -> bool:
@@ -76,9 +76,9 @@ class Vectors:
 
     def held(self) -> _Held:
         """``with vectors.held():`` — bring the index up to date once, then use it as it is
-        until the block ends. A recall holds it so that its vector side never queries the
-        store's connection while the full-text search runs on it in another thread (SQLite
-        serialises calls on one connection: each check would wait for the whole search)."""
+        until the block ends, this thread alone (another thread's search waits: the rows it
+        scores never change under it). A recall holds it for its vector side: one look at
+        the store, and every layer's hits from the same rows."""
         return _Held(self)
 
     def _check(self) -> Embedder:
@@ -129,6 +129,18 @@ class Vectors:
         ``min_similarity`` (and "more than 0") applies to the similarity to ``floor_query``
         when it is given as well: the query before relevance feedback moved it, so that a hit
         is always related to what was asked."""
+        with self._index.guard:
+            return self._search(query, flt, k, min_similarity, neighbour_weight, floor_query)
+
+    def _search(
+        self,
+        query: Vector,
+        flt: MemoryFilter,
+        k: int,
+        min_similarity: float,
+        neighbour_weight: float,
+        floor_query: Vector | None,
+    ) -> list[VectorHit]:
         self._check()
         best = self._index.ranked(query, neighbour_weight)
         # The ids of the rows just scored: a refresh may replace the list (another process
@@ -155,15 +167,18 @@ class Vectors:
 
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """Session neighbours of memories that have vectors (see :class:`VectorIndex`)."""
-        return self._index.neighbours(memory_ids)
+        with self._index.guard:
+            return self._index.neighbours(memory_ids)
 
     def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored vector of each of those memories that has one."""
-        return self._index.stored(memory_ids)
+        with self._index.guard:
+            return self._index.stored(memory_ids)
 
     def centroid(self, memory_ids: Sequence[str]) -> Vector | None:
         """The normalised mean of the memories' vectors (None if none of them has one)."""
-        matrix = self._index.vectors_of(memory_ids)
+        with self._index.guard:
+            matrix = self._index.vectors_of(memory_ids)
         if not len(matrix):
             return None
         mean = matrix.mean(axis=0)
@@ -215,13 +230,20 @@ class _Held:
 
     def __enter__(self) -> None:
         index = self._vectors._index
-        if index._held:
+        index.guard.acquire()
+        if index._held:  # (only this thread can have set it: it holds the guard)
             return
-        if self._vectors._embedder is not None:
-            self._vectors._check()
-        index.refresh()
+        try:
+            if self._vectors._embedder is not None:
+                self._vectors._check()
+            index.refresh()
+        except BaseException:
+            index.guard.release()
+            raise
         index._held = self._outer = True
 
     def __exit__(self, *exc: object) -> None:
+        index = self._vectors._index
         if self._outer:
-            self._vectors._index._held = False
+            index._held = False
+        index.guard.release()

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -87,18 +86,17 @@ class Caller:
 
 
 class Engine:
-    """One :class:`Memory` shared by the server's threads, one call at a time (the engine's
-    in-memory indexes are not built for concurrent use; SQLite writes one at a time anyway)."""
+    """One :class:`Memory` shared by the server's threads, every face's requests at once: a
+    :class:`Memory` is safe to use from several threads (reads run beside each other and
+    beside a write; writes take turns inside the store), so no request waits for another."""
 
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
-        self.lock = threading.Lock()  # shared with the MCP face mounted beside the API
         self.mode = KEYS if self.run(lambda m: has_keys(m.store)) else LOCAL
 
     def run(self, call: Callable[[Memory], T]) -> T:
-        """``call(memory)`` with the engine to itself."""
-        with self.lock:
-            return call(self.memory)
+        """``call(memory)``."""
+        return call(self.memory)
 
     def local_mode(self) -> bool:
         """Whether the server is (still) in local mode: no key at start and none made since.

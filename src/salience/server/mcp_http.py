@@ -73,7 +73,7 @@ class Gate:
         if self.stopped.is_set():
             self.ready.set()
             return
-        server = create_mcp_server(self.engine.memory, lock=self.engine.lock)
+        server = create_mcp_server(self.engine.memory)
         app = server.streamable_http_app(
             streamable_http_path=PATH,
             stateless_http=True,

@@ -72,6 +72,11 @@ class Store(Protocol):
         """Whether the calling thread is inside :meth:`transaction`."""
         ...
 
+    def writer_busy(self) -> bool:
+        """Whether another thread of this process is inside :meth:`transaction` now: a write
+        begun now would wait for it."""
+        ...
+
     def insert(self, record: MemoryRecord) -> None:
         """Add a new record (its id must not exist yet)."""
         ...

@@ -65,6 +65,8 @@ class Connection:
         self._read_only = read_only
         self._busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
+        self._writers = 0  # threads of this process inside a write transaction now
+        self._writers_lock = threading.Lock()
         self._vector_writes = 0
         self._hnsw_dims: int | None = None
         try:  # one plain connection first: its error says why (refused, no such database...)
@@ -175,6 +177,14 @@ class Connection:
         """Whether the calling thread is inside :meth:`transaction`."""
         return getattr(self._local, "depth", 0) > 0
 
+    def writer_busy(self) -> bool:
+        """Whether another thread of this process is inside a write transaction now."""
+        return self._writers > (1 if self.in_transaction() else 0)
+
+    def _count_writer(self, step: int) -> None:
+        with self._writers_lock:
+            self._writers += step
+
     def _bound(self) -> psycopg.Connection[Any] | None:
         """The connection of the calling thread's transaction or consistent read, if any."""
         local = self._local
@@ -261,11 +271,13 @@ class _Transaction:
             conn = store._pool.getconn()
         except PoolTimeout as exc:
             raise store._translate(exc) from None
+        store._count_writer(+1)
         try:  # one round trip: three statements, no parameters
             conn.execute(
                 f"BEGIN; SET LOCAL lock_timeout = {int(store._busy_timeout_ms)}; {_WRITE_LOCK}"
             )
         except BaseException as exc:
+            store._count_writer(-1)
             _end(store, conn, commit=False)
             if isinstance(exc, psycopg.Error):
                 raise store._translate(exc) from None
@@ -281,6 +293,7 @@ class _Transaction:
             return
         conn = local.conn
         local.conn, local.depth = None, 0
+        self._store._count_writer(-1)
         try:
             _end(self._store, conn, commit=kind is None)
         except psycopg.Error as failure:

@@ -4,11 +4,16 @@ Several processes may use one file at once: writes take the write lock up front
 (``BEGIN IMMEDIATE``) and wait up to the busy timeout for it, so a read-modify-write is never
 lost and "database is locked" does not reach the user unless another process holds the lock
 for longer than the timeout (then :class:`StoreBusyError` says so).
+
+Several threads may use one store at once. Writes go through one connection, one
+transaction at a time (a thread waits for another's to end). Reads outside a write run on a
+connection of the reading thread's own, opened on its first read: in WAL mode a reader sees
+the last commit and never waits for a writer, in this process or another. A thread inside a
+write reads through the writer's connection, so it sees what it has written.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import sqlite3
 import threading
@@ -29,24 +34,11 @@ from salience.errors import (
 from salience.models import MemoryRecord
 from salience.stores.fts_terms import TermCounts
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
+from salience.stores.sqlite.files import check_existing, prepare_file, split_statements
 from salience.stores.sqlite.rows import from_row
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _T = TypeVar("_T")
 PAGE_SIZE = 2048
-_NEW_FILE_S = 2.0  # an empty file younger than this may be a store another process is making
-
-
-def _split_statements(script: str) -> list[str]:
-    statements, buffer = [], ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            statements.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        statements.append(buffer.strip())
-    return statements
 
 
 class Connection:
@@ -62,42 +54,99 @@ class Connection:
     ) -> None:
         self._path = Path(path)
         self._read_only = read_only
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the writer's: held for a whole transaction
+        self._busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()  # each thread's reading connection
+        self._readers: list[_Reader] = []  # every reader opened, to close them all
+        self._readers_lock = threading.Lock()
+        self._closed = False
         self._depth = 0
         self._vector_writes = 0
         self._owner = 0
         self._change_log = True  # a read-only store may predate it (see _setup_read_only)
-        self._term_counts: TermCounts  # set once connected
         if read_only or not create:
-            _check_existing(self._path, busy_timeout_ms)
+            check_existing(self._path, busy_timeout_ms)
         else:
-            _prepare_file(self._path, busy_timeout_ms)
-        try:
-            self._conn = sqlite3.connect(
-                self._path.resolve().as_uri() + "?mode=ro" if read_only else str(self._path),
-                isolation_level=None,
-                timeout=busy_timeout_ms / 1000,
-                check_same_thread=False,
-                uri=read_only,
-            )
-        except sqlite3.Error as exc:
-            raise self._translate(exc) from None
-        self._term_counts = TermCounts(self._conn)
+            prepare_file(self._path, busy_timeout_ms)
+        self._writer = self._connect()
+        self._writer_terms = TermCounts(self._writer)
+        # PRAGMA data_version of a connection that never writes changes with every commit of
+        # any other connection, this process's writer included: the store's change marker.
+        self._watcher = self._connect()
+        self._watch_lock = threading.Lock()
         try:
             if read_only:
                 self._setup_read_only(busy_timeout_ms)
             else:
                 self._setup(busy_timeout_ms)
         except BaseException:
-            self._conn.close()
+            self._writer.close()
+            self._watcher.close()
             raise
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            return sqlite3.connect(
+                self._path.resolve().as_uri() + "?mode=ro" if self._read_only else str(self._path),
+                isolation_level=None,
+                timeout=self._busy_timeout_ms / 1000,
+                check_same_thread=False,
+                uri=self._read_only,
+            )
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from None
+
+    def _writing(self) -> bool:
+        """Whether the calling thread holds the writer (inside :meth:`transaction`)."""
+        return self._owner == threading.get_ident()  # set only while a transaction is open
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The connection the calling thread uses: the writer's inside its transaction, else
+        the thread's own reading connection."""
+        if self._writing():
+            return self._writer
+        return self._reader().conn
+
+    @property
+    def _term_counts(self) -> TermCounts:
+        if self._writing():
+            return self._writer_terms
+        return self._reader().terms
+
+    def _reader(self) -> _Reader:
+        reader: _Reader | None = getattr(self._local, "reader", None)
+        if reader is not None:
+            return reader
+        if self._closed:
+            raise StoreError(f"{self._path} is closed")
+        conn = self._connect()
+        try:
+            with self._errors():
+                conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+                if self._read_only:
+                    conn.execute("PRAGMA query_only = ON")
+        except BaseException:
+            conn.close()
+            raise
+        reader = self._local.reader = _Reader(conn, TermCounts(conn))
+        with self._readers_lock:
+            self._readers.append(reader)
+        return reader
+
+    def data_version(self) -> int:
+        """A number that changes whenever anyone (this process's writer too) commits."""
+        with self._watch_lock, self._errors():
+            return int(self._watcher.execute("PRAGMA data_version").fetchone()[0])
 
     def _setup_read_only(self, busy_timeout_ms: int) -> None:
         """Query-only, and the schema must be exactly this version's: nothing is migrated."""
         with self._errors():
-            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            self._conn.execute("PRAGMA query_only = ON")
-            applied = self._applied_migrations()
+            for conn in (self._writer, self._watcher):
+                conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+                conn.execute("PRAGMA query_only = ON")
+            with self._lock:
+                applied = self._applied_migrations(self._writer)
         unknown = sorted(set(applied) - set(MIGRATION_NAMES))
         if unknown:
             raise SchemaTooNewError(str(self._path), unknown)
@@ -124,21 +173,23 @@ class Connection:
         while True:
             try:
                 with self._errors():
-                    self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-                    self._conn.execute("PRAGMA foreign_keys = ON")
+                    conn = self._writer
+                    self._watcher.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+                    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+                    conn.execute("PRAGMA foreign_keys = ON")
                     # Only a new, empty file takes this (an existing store keeps its size).
                     # Each write dirties a dozen pages (row, indexes, full-text segments, audit)
                     # and COMMIT copies each whole page to the WAL: 2 KiB pages measured +6 %
                     # writes/s over 4 KiB; a 384-d vector (1.5 KiB) still fits in one page.
-                    self._conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-                    mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                    conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+                    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                     if mode != "wal":
                         raise StoreReadOnlyError(str(self._path))
-                    self._conn.execute("PRAGMA synchronous = NORMAL")
+                    conn.execute("PRAGMA synchronous = NORMAL")
                     # Checkpoint less often than the default 1000 pages: fewer fsyncs and fewer
                     # rewrites of hot pages; measured +25 % write throughput (bench_store.py).
-                    self._conn.execute("PRAGMA wal_autocheckpoint = 4000")
-                    self._conn.execute("PRAGMA cache_size = -65536")  # up to 64 MiB, lazily
+                    conn.execute("PRAGMA wal_autocheckpoint = 4000")
+                    conn.execute("PRAGMA cache_size = -65536")  # up to 64 MiB, lazily
                     self._migrate()
                 return
             except StoreBusyError:
@@ -179,13 +230,21 @@ class Connection:
 
     def in_transaction(self) -> bool:
         """Whether the calling thread is inside :meth:`transaction`."""
-        return self._depth > 0 and self._owner == threading.get_ident()
+        return self._writing()
 
-    def _applied_migrations(self) -> list[str]:
+    def writer_busy(self) -> bool:
+        """Whether another thread of this process holds the writer now."""
+        if self._writing():
+            return False
+        if not self._lock.acquire(blocking=False):
+            return True
+        self._lock.release()
+        return False
+
+    def _applied_migrations(self, conn: sqlite3.Connection) -> list[str]:
         """Names of the migrations applied; [] for an empty file (refuses a foreign one)."""
         tables = {
-            row[0]
-            for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
         if "schema_migrations" not in tables:
             if tables:
@@ -195,11 +254,11 @@ class Connection:
             if self._read_only:
                 raise NotASalienceDatabaseError(str(self._path), "it holds no salience schema")
             return []
-        return [str(r[0]) for r in self._conn.execute("SELECT name FROM schema_migrations")]
+        return [str(r[0]) for r in conn.execute("SELECT name FROM schema_migrations")]
 
     def _migrate(self) -> None:
         with self.transaction():
-            applied = self._applied_migrations()
+            applied = self._applied_migrations(self._writer)
             if not applied:
                 self._conn.execute(
                     "CREATE TABLE IF NOT EXISTS schema_migrations "
@@ -211,7 +270,7 @@ class Connection:
             for name, script in MIGRATIONS:
                 if name in applied:
                     continue
-                for statement in _split_statements(script):
+                for statement in split_statements(script):
                     self._conn.execute(statement)
                 self._conn.execute(
                     "INSERT INTO schema_migrations VALUES (?, datetime('now'))", (name,)
@@ -223,23 +282,42 @@ class Connection:
         return MIGRATION_NAMES[-1]
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
-        self._conn.close()
+        """Close every connection (idempotent)."""
+        self._closed = True
+        with self._lock:
+            self._writer.close()
+        with self._watch_lock:
+            self._watcher.close()
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for reader in readers:
+            reader.conn.close()
 
     def _select(self, sql: str, params: Sequence[object]) -> list[MemoryRecord]:
-        with self._lock, self._errors():
+        with self._errors():
             return [from_row(row) for row in self._conn.execute(sql, params)]
 
     def _at_one_moment(self, read: Callable[[], _T]) -> _T:
         """Run several reads in one read transaction (or in the caller's open transaction)."""
-        with self._lock, self._errors():
-            if self._depth > 0:
+        with self._errors():
+            if self._writing():
                 return read()
-            self._conn.execute("BEGIN")
+            conn = self._conn
+            conn.execute("BEGIN")
             try:
                 return read()
             finally:
-                self._conn.execute("COMMIT")
+                conn.execute("COMMIT")
+
+
+class _Reader:
+    """One thread's reading connection, and its full-text term counts."""
+
+    __slots__ = ("conn", "terms")
+
+    def __init__(self, conn: sqlite3.Connection, terms: TermCounts) -> None:
+        self.conn = conn
+        self.terms = terms
 
 
 class _Errors:
@@ -284,15 +362,15 @@ class _Transaction:
             store._depth += 1
             return
         try:
-            store._conn.execute("BEGIN IMMEDIATE")
+            store._writer.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             store._lock.release()
             raise store._translate(exc) from None
         except BaseException:
             store._lock.release()
             raise
-        store._depth = 1
         store._owner = threading.get_ident()
+        store._depth = 1
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: object
@@ -303,7 +381,8 @@ class _Transaction:
                 store._depth -= 1
                 return
             store._depth = 0
-            conn = store._conn
+            store._owner = 0
+            conn = store._writer
             if kind is not None:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -318,43 +397,3 @@ class _Transaction:
                 raise
         finally:
             store._lock.release()
-
-
-def _check_existing(path: Path, busy_timeout_ms: int) -> None:
-    """A store opened read-only (or without ``create``) must exist and be an SQLite file."""
-    if not path.is_file():
-        raise StoreError(f"no salience store at {path}")
-    _check_magic(path, busy_timeout_ms)
-
-
-def _check_magic(path: Path, busy_timeout_ms: int) -> None:
-    """Refuse a file that is not SQLite. An empty file is refused too, unless it is new and
-    fills within the busy timeout (another process creating the store this moment)."""
-    deadline = time.monotonic() + busy_timeout_ms / 1000
-    while (status := path.stat()).st_size == 0:
-        if time.monotonic() >= deadline or time.time() - status.st_mtime > _NEW_FILE_S:
-            raise NotASalienceDatabaseError(
-                str(path), "it is empty (0 bytes); remove it to start a new store"
-            )
-        time.sleep(0.01)
-    with path.open("rb") as handle:
-        if handle.read(16) != _SQLITE_MAGIC:
-            raise NotASalienceDatabaseError(str(path), "not an SQLite file")
-
-
-def _prepare_file(path: Path, busy_timeout_ms: int) -> None:
-    """Create the home directory (owner only) and a new store's file (owner only: SQLite
-    gives its WAL and shared-memory files the same mode); refuse a file that is not SQLite
-    before SQLite touches it."""
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError:
-        raise StoreReadOnlyError(str(path.parent)) from None
-    if path.is_dir():
-        raise NotASalienceDatabaseError(str(path), "it is a directory")
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        _check_magic(path, busy_timeout_ms)
-    except OSError:
-        raise StoreReadOnlyError(str(path)) from None

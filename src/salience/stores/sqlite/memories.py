@@ -149,7 +149,7 @@ class MemoryRows(Connection):
             return []
         leave_out: set[str] = set()
         if dated:
-            with self._lock, self._errors():
+            with self._errors():
                 leave_out = self._term_counts.weightless(query_terms(query))
         expression = fts_match_expression(query, dated=dated, leave_out=leave_out)
         if expression is None:
@@ -162,7 +162,7 @@ class MemoryRows(Connection):
         )
         candidates = max(limit * 4, 64)
         while True:
-            with self._lock, self._errors():
+            with self._errors():
                 rows = self._conn.execute(sql, [expression, candidates, *params, limit]).fetchall()
                 if len(rows) >= limit:
                     break
@@ -222,11 +222,11 @@ class MemoryRows(Connection):
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        with self._lock, self._errors():
+        with self._errors():
             return [(str(name), int(n)) for name, n in self._conn.execute(sql, params)]
 
     def iter_all(self) -> Iterator[MemoryRecord]:
         """Every record in id order, read in one consistent snapshot."""
-        with self._lock, self._errors():
+        with self._errors():
             rows = self._conn.execute(f"SELECT {COLUMNS} FROM memories m ORDER BY m.id").fetchall()
         return (from_row(row) for row in rows)

@@ -29,7 +29,7 @@ class SQLiteStore(MemoryRows):
 
     def open_session(self, user: str) -> Session | None:
         """The user's most recently active session that has not ended."""
-        with self._lock, self._errors():
+        with self._errors():
             row = self._conn.execute(
                 "SELECT id, user, started_at, last_active_at, ended_at, summary_id FROM sessions "
                 "WHERE user = ? AND ended_at IS NULL ORDER BY last_active_at DESC LIMIT 1",
@@ -52,7 +52,7 @@ class SQLiteStore(MemoryRows):
 
     def sessions(self) -> builtins.list[Session]:
         """Every session, ended ones too, oldest first."""
-        with self._lock, self._errors():
+        with self._errors():
             rows = self._conn.execute(
                 "SELECT id, user, started_at, last_active_at, ended_at, summary_id FROM sessions "
                 "ORDER BY started_at, id"
@@ -99,17 +99,15 @@ class SQLiteStore(MemoryRows):
 
     def vector_state(self) -> tuple[int, int]:
         """(number of vectors, highest vseq): changes whenever any process writes vectors."""
-        with self._lock, self._errors():
+        with self._errors():
             row = self._conn.execute(
                 "SELECT count(*), coalesce(max(vseq), 0) FROM memory_vectors"
             ).fetchone()
         return int(row[0]), int(row[1])
 
     def change_marker(self) -> tuple[int, int]:
-        """Cheap to read; differs after any commit by another connection or a vector write."""
-        with self._lock, self._errors():
-            version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
-        return version, self._vector_writes
+        """Cheap to read; differs after any commit (this process's or another's)."""
+        return self.data_version(), self._vector_writes
 
     def _counters(self) -> tuple[int, int]:
         last_seq = self._conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()
@@ -128,7 +126,7 @@ class SQLiteStore(MemoryRows):
 
     def count_rows(self) -> int:
         """How many records the store holds (all users, forgotten and superseded too)."""
-        with self._lock, self._errors():
+        with self._errors():
             return int(self._conn.execute("SELECT count(*) FROM memories").fetchone()[0])
 
     def all_rows(self) -> RowChanges:
@@ -175,7 +173,7 @@ class SQLiteStore(MemoryRows):
     ) -> builtins.list[tuple[int, str, str | None, bytes]]:
         """(vseq, memory id, session id, vector) for vectors with ``vseq > after``, by vseq
         (the first ``limit``: a page)."""
-        with self._lock, self._errors():
+        with self._errors():
             rows = self._conn.execute(
                 "SELECT v.vseq, v.memory_id, m.session_id, v.vector FROM memory_vectors v "
                 "JOIN memories m ON m.id = v.memory_id WHERE v.vseq > ? ORDER BY v.vseq "
@@ -196,7 +194,7 @@ class SQLiteStore(MemoryRows):
 
     def count_without_vectors(self) -> int:
         """How many records have no embedding."""
-        with self._lock, self._errors():
+        with self._errors():
             row = self._conn.execute(
                 "SELECT count(*) FROM memories m WHERE NOT EXISTS "
                 "(SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
@@ -205,7 +203,7 @@ class SQLiteStore(MemoryRows):
 
     def importance_bases(self) -> dict[str, tuple[float, datetime]]:
         """Every stored decay base: memory id -> (importance, when it was set)."""
-        with self._lock, self._errors():
+        with self._errors():
             rows = self._conn.execute(
                 "SELECT memory_id, importance, set_at FROM importance_base"
             ).fetchall()
@@ -268,7 +266,7 @@ class SQLiteStore(MemoryRows):
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        with self._lock, self._errors():
+        with self._errors():
             rows = self._conn.execute(sql, params).fetchall()
         return [audit_of(r) for r in rows]
 
@@ -290,7 +288,7 @@ class SQLiteStore(MemoryRows):
         return found[0] if found else None
 
     def _keys(self, where: str, params: Sequence[object]) -> builtins.list[ApiKey]:
-        with self._lock, self._errors():
+        with self._errors():
             rows = self._conn.execute(
                 f"SELECT * FROM api_keys WHERE {where} ORDER BY created_at, id", params
             ).fetchall()
@@ -298,7 +296,7 @@ class SQLiteStore(MemoryRows):
 
     def get_meta(self, key: str) -> str | None:
         """A value of the store's own settings table (e.g. the embedder identity)."""
-        with self._lock, self._errors():
+        with self._errors():
             row = self._conn.execute(
                 "SELECT value FROM store_meta WHERE key = ?", (key,)
             ).fetchone()
@@ -306,7 +304,7 @@ class SQLiteStore(MemoryRows):
 
     def all_meta(self) -> dict[str, str]:
         """Every value of the store's settings table."""
-        with self._lock, self._errors():
+        with self._errors():
             rows = self._conn.execute("SELECT key, value FROM store_meta ORDER BY key").fetchall()
         return {str(k): str(v) for k, v in rows}
 
@@ -322,7 +320,7 @@ class SQLiteStore(MemoryRows):
 
     def layers(self) -> builtins.list[LayerMount]:
         """The read-only stores mounted beside this one, by name."""
-        with self._lock, self._errors():
+        with self._errors():
             rows = self._conn.execute(
                 "SELECT name, kind, path, mounted_at FROM layers ORDER BY name"
             ).fetchall()
@@ -353,7 +351,7 @@ class SQLiteStore(MemoryRows):
             f"ELSE 'current' END AS s, count(*) FROM memories WHERE {mine} GROUP BY s"
         )
         current = f"{mine} AND forget_reason IS NULL AND (valid_until IS NULL OR valid_until > ?)"
-        with self._lock, self._errors():
+        with self._errors():
             by_status = dict(self._conn.execute(status_sql, [now, *who]).fetchall())
             grouped = {
                 column: dict(

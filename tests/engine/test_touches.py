@@ -1,0 +1,41 @@
+"""Access counts: written at once when the store is free, queued when another thread writes."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from salience import Memory
+
+
+def test_a_recall_counts_its_accesses_at_once_when_nobody_writes(memory: Memory) -> None:
+    made = memory.remember("the harbour crane lifts containers", force=True)
+    assert memory.search("harbour crane", profile="salience")
+    record = memory.get(made.id)
+    assert record is not None and record.access_count == 1
+
+
+def test_a_recall_beside_a_write_does_not_wait_and_its_counts_follow(memory: Memory) -> None:
+    made = memory.remember("the harbour crane lifts containers", force=True)
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with memory.store.transaction():
+            held.set()
+            release.wait(60)
+
+    writer = threading.Thread(target=hold)
+    writer.start()
+    try:
+        assert held.wait(10)
+        with ThreadPoolExecutor(1) as pool:
+            hits = [pool.submit(memory.search, "harbour crane").result(timeout=10) for _ in "ab"]
+        assert all(h[0].record.id == made.id for h in hits)
+        still = memory.get(made.id)
+        assert still is not None and still.access_count == 0  # queued behind the write
+    finally:
+        release.set()
+        writer.join()
+    memory._touches.flush()
+    record = memory.get(made.id)
+    assert record is not None and record.access_count == 2
