@@ -6,7 +6,7 @@ All are frozen dataclasses. Embeddings are stored beside a record, never inside 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -164,6 +164,34 @@ class AuditEntry:
     detail: dict[str, Any] = field(default_factory=dict)
     seq: int = 0
     user: str | None = None  # whose memory (or write) it concerns; None: the store's own
+
+
+@dataclass(frozen=True)
+class DayCount:
+    """How many memories were created on one UTC day."""
+
+    day: date
+    created: int
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """A link of :class:`MemoryGraph`: ``source`` mentions, supersedes or is derived from
+    ``target`` (``relation``: ``mentions``, ``supersedes``, ``derived_from``)."""
+
+    source: str
+    target: str
+    relation: str
+
+
+@dataclass(frozen=True)
+class MemoryGraph:
+    """Memories, the entities they name (node id ``entity:<name folded>`` -> the name as
+    first written), and the links between them that fall inside the graph."""
+
+    memories: tuple[MemoryRecord, ...]
+    entities: dict[str, str]
+    edges: tuple[GraphEdge, ...]
 
 
 @dataclass(frozen=True)

@@ -393,3 +393,42 @@ def test_a_naive_as_of_is_utc_in_every_verb(memory: Memory, profile: str) -> Non
     assert [h.record.id for h in found] == [
         h.record.id for h in memory.search("staging", profile=profile, as_of=aware)
     ]
+
+
+def test_activity_counts_memories_per_day_every_status_and_only_the_users(
+    memory: Memory, clock: FakeClock
+) -> None:
+    old = memory.remember("the oldest note, outside the window", force=True)
+    clock.advance(days=5)
+    kept = memory.remember("the crane was serviced on Monday", force=True)
+    memory.remember("bob's note on the same day", force=True, user="bob")
+    clock.advance(days=1)
+    assert kept.id is not None and old.id is not None
+    memory.supersede(kept.id, "the crane was serviced on Tuesday")
+    memory.forget(old.id)
+    days = memory.activity(days=3)
+    assert [(d.day.isoformat(), d.created) for d in days] == [
+        ("2026-04-24", 0),
+        ("2026-04-25", 1),
+        ("2026-04-26", 1),  # the new version; the superseded one still counts on its day
+    ]
+    assert sum(d.created for d in memory.activity(days=7, user=ALL_USERS)) == 4
+    with pytest.raises(InvalidInputError):
+        memory.activity(days=0)
+
+
+def test_graph_links_versions_derivations_and_entities_inside_the_limit(memory: Memory) -> None:
+    first = memory.remember("the handler in src/app.py raised KeyError", force=True)
+    assert first.id is not None
+    second = memory.supersede(first.id, "the handler in src/app.py raised KeyError on empty")
+    assert second.id is not None
+    graph = memory.graph()
+    ids = {r.id for r in graph.memories}
+    assert ids == {first.id, second.id}
+    relations = {(e.source, e.target, e.relation) for e in graph.edges}
+    assert (second.id, first.id, "supersedes") in relations
+    assert graph.entities == {"entity:src/app.py": "src/app.py", "entity:keyerror": "KeyError"}
+    assert (second.id, "entity:keyerror", "mentions") in relations
+    one = memory.graph(limit=1)
+    assert [r.id for r in one.memories] == [second.id]
+    assert all(e.relation == "mentions" for e in one.edges)  # the old version is outside it

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -43,6 +43,9 @@ from salience.errors import (
 from salience.ids import new_ulid
 from salience.models import (
     AuditEntry,
+    DayCount,
+    GraphEdge,
+    MemoryGraph,
     MemoryRecord,
     Outcome,
     Session,
@@ -324,6 +327,46 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
         """Counts of the user's memories (every user's with :data:`ALL_USERS`) by status, type,
         user and project."""
         return self._store.stats(self.now(), self._scope(user))
+
+    def activity(self, *, days: int = 30, user: UserScope = None) -> builtins.list[DayCount]:
+        """Memories created per UTC day (every status), the last ``days`` days, oldest first,
+        days without one included: one aggregate query, whatever the store's size."""
+        if not 1 <= days <= 3660:
+            raise InvalidInputError("days must be between 1 and 3660", field="days")
+        today = self.now().astimezone(UTC).date()
+        first = today - timedelta(days=days - 1)
+        since = datetime.combine(first, time(), UTC)
+        counts = self._store.created_per_day(since, self._scope(user))
+        return [
+            DayCount(day, counts.get(day.isoformat(), 0))
+            for day in (first + timedelta(days=n) for n in range(days))
+        ]
+
+    def graph(
+        self,
+        *,
+        user: UserScope = None,
+        limit: int = 500,
+        type: str | None = None,
+        project: str | None = None,
+    ) -> MemoryGraph:
+        """The newest ``limit`` memories (superseded ones too), the entities they name, and
+        the version chains, derived-from links and mentions among them."""
+        records = self.list(
+            user=user, type=type, project=project, include_superseded=True, limit=limit
+        )
+        shown = {r.id for r in records}
+        entities: dict[str, str] = {}
+        edges: builtins.list[GraphEdge] = []
+        for r in records:
+            for name in r.entities:
+                key = "entity:" + name.casefold()
+                entities.setdefault(key, name)
+                edges.append(GraphEdge(r.id, key, "mentions"))
+            if r.parent_id in shown:
+                edges.append(GraphEdge(r.id, r.parent_id, "supersedes"))
+            edges += [GraphEdge(r.id, d, "derived_from") for d in r.derived_from if d in shown]
+        return MemoryGraph(tuple(records), entities, tuple(edges))
 
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every memory that lacks a vector; after an embedder change, all of them."""

@@ -322,8 +322,7 @@ def graph(
     caller: CallerDep, engine: EngineDep, limit: Annotated[int, Query(ge=1, le=5000)] = 200
 ) -> Any:
     """Memories as nodes, version chains and derived-from links as edges."""
-    records = engine.run(lambda m: m.list(user=caller.user, include_superseded=True, limit=limit))
-    shown = {r.id for r in records}
+    found = engine.run(lambda m: m.graph(user=caller.user, limit=limit))
     nodes = [
         {
             "id": r.id,
@@ -336,17 +335,12 @@ def graph(
             "tags": list(r.tags),
             "entities": list(r.entities),
         }
-        for r in records
+        for r in found.memories
     ]
     edges = [
-        {"from": r.id, "to": r.parent_id, "relation": "supersedes"}
-        for r in records
-        if r.parent_id in shown
-    ] + [
-        {"from": r.id, "to": d, "relation": "derived_from"}
-        for r in records
-        for d in r.derived_from
-        if d in shown
+        {"from": e.source, "to": e.target, "relation": e.relation}
+        for e in found.edges
+        if e.relation != "mentions"  # (eidet's graph has no entity nodes)
     ]
     return {"nodes": nodes, "edges": edges}
 

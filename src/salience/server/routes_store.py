@@ -4,7 +4,6 @@ import, consolidation and maintenance."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -118,28 +117,11 @@ def entities(
 def _graph(
     memory: Memory, user: UserScope, limit: int, type_: str | None, project: str | None
 ) -> dict[str, Any]:
-    records = memory.list(
-        user=user, type=type_, project=project, include_superseded=True, limit=limit
-    )
+    found = memory.graph(user=user, limit=limit, type=type_, project=project)
     now = memory.now()
-    shown = {r.id for r in records}
-    nodes: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
-    entities: dict[str, str] = {}
-    for r in records:
-        nodes.append(_memory_node(r, now))
-        for name in r.entities:
-            key = "entity:" + name.casefold()
-            entities.setdefault(key, name)
-            edges.append({"source": r.id, "target": key, "relation": "mentions"})
-        if r.parent_id in shown:
-            edges.append({"source": r.id, "target": r.parent_id, "relation": "supersedes"})
-        edges += [
-            {"source": r.id, "target": d, "relation": "derived_from"}
-            for d in r.derived_from
-            if d in shown
-        ]
-    nodes += [{"id": key, "kind": "entity", "label": name} for key, name in entities.items()]
+    nodes = [_memory_node(r, now) for r in found.memories]
+    nodes += [{"id": key, "kind": "entity", "label": name} for key, name in found.entities.items()]
+    edges = [{"source": e.source, "target": e.target, "relation": e.relation} for e in found.edges]
     return {"nodes": nodes, "edges": edges}
 
 
@@ -230,18 +212,8 @@ def activity(
     """Memories created per day, the last ``days`` days (oldest first)."""
     user = caller.acting(as_user, across=True)
 
-    def count(m: Memory) -> dict[str, Any]:
-        today = m.now().date()
-        first = today - timedelta(days=days - 1)
-        per_day = dict.fromkeys((first + timedelta(days=n) for n in range(days)), 0)
-        records = m.list(user=user, include_superseded=True, include_forgotten=True)
-        for r in records:
-            day = r.created_at.date()
-            if day in per_day:
-                per_day[day] += 1
-        return {"days": [{"date": d.isoformat(), "created": n} for d, n in per_day.items()]}
-
-    return engine.run(count)
+    counts = engine.run(lambda m: m.activity(days=days, user=user))
+    return {"days": [{"date": c.day.isoformat(), "created": c.created} for c in counts]}
 
 
 @router.get("/profiles", response_model=list[ProfileOut], responses=READ_ERRORS)

@@ -260,6 +260,11 @@ class Store(Protocol):
         """Every record, in id order."""
         ...
 
+    def created_per_day(self, since: datetime, user: str | None = None) -> dict[str, int]:
+        """How many memories (every status) were created on each UTC day from ``since`` on:
+        ``{"2026-04-20": 3, ...}``, days without one left out (one ``GROUP BY``)."""
+        ...
+
     def stats(self, as_of: datetime, user: str | None = None) -> Stats:
         """Counts by status, type, user and project (of one user's memories with ``user``)."""
         ...

@@ -248,6 +248,15 @@ class PostgresStore(VectorRows):
         with self.transaction():
             return self._exec("DELETE FROM layers WHERE name = %s", (name,)) > 0
 
+    def created_per_day(self, since: datetime, user: str | None = None) -> dict[str, int]:
+        """Memories created per UTC day from ``since`` on (see :class:`Store`)."""
+        mine, who = ('"user" = %s AND ', [user]) if user is not None else ("", [])
+        sql = (
+            "SELECT substr(created_at, 1, 10), count(*) FROM memories "
+            f"WHERE {mine}created_at >= %s GROUP BY 1"
+        )
+        return {str(day): int(n) for day, n in self._rows(sql, [*who, format_time(since)])}
+
     def stats(self, as_of: datetime, user: str | None = None) -> Stats:
         """Counts by status, type, user and project (of one user's memories with ``user``),
         and the size of the store's tables and indexes."""

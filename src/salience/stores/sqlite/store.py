@@ -340,6 +340,17 @@ class SQLiteStore(MemoryRows):
             cursor = self._conn.execute("DELETE FROM layers WHERE name = ?", (name,))
         return cursor.rowcount > 0
 
+    def created_per_day(self, since: datetime, user: str | None = None) -> dict[str, int]:
+        """Memories created per UTC day from ``since`` on (see :class:`Store`)."""
+        mine, who = ("user = ? AND ", [user]) if user is not None else ("", [])
+        sql = (
+            "SELECT substr(created_at, 1, 10), count(*) FROM memories "
+            f"WHERE {mine}created_at >= ? GROUP BY 1"
+        )
+        with self._errors():
+            rows = self._conn.execute(sql, [*who, format_time(since)]).fetchall()
+        return {str(day): int(n) for day, n in rows}
+
     def stats(self, as_of: datetime, user: str | None = None) -> Stats:
         """Counts by status, type, user and project (of one user's memories with ``user``),
         and the file's size."""
