@@ -34,15 +34,13 @@ from salience.lifecycle.consolidation import (
 )
 from salience.lifecycle.maintenance import OBSERVATION
 from salience.models import MemoryRecord, UserScope
-from salience.stores.base import MemoryFilter, RowChanges
+from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
 from salience.write.entities import extract_entities
 from salience.write.records import build_record
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
     from salience.lifecycle.llm import Summarizer
-
-_NOW_ON = 2**62  # row and change numbers above any a store reaches: "what changes from now"
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,7 @@ class Consolidating(EngineCore):
             return ConsolidationReport(
                 True, tuple(self._dry(g) for g in plan.groups), plan.candidates
             )
-        before = self._store.row_changes(_NOW_ON, _NOW_ON)  # the counters, before any read
+        before = self._store.row_changes(NOW_ON, NOW_ON)  # the counters, before any read
         plan = self._plan(scope, now, dry_run=False)
         with self._store.transaction():
             if before is None or not self._still_true(plan, before):

@@ -25,7 +25,7 @@ from salience.models import (
 from salience.sharing import jsonl
 from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
 from salience.sharing.packs import PackImport, PackManifest, pack_name, read_pack, write_pack
-from salience.stores.base import MemoryFilter
+from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
 from salience.write.gates.pipeline import screen
 
 if TYPE_CHECKING:
@@ -148,18 +148,26 @@ class Sharing(EngineCore):
             embedded = [vectors[line - 1] for line, _ in parsed]
         elif self._embedder is not None:
             embedded = self._embed_all([r.content for r in records], progress)
-        created = updated = unchanged = renamed = 0
+        created = updated = unchanged = 0
         entries: builtins.list[AuditEntry] = []
         now = self.now()
+        # Ids and the records they replace are looked up before the write lock is taken, and
+        # looked up again under it only if one of them was written meanwhile: the lock is
+        # held to write, not to read (all or nothing still: one transaction).
+        before = self._store.row_changes(NOW_ON, NOW_ON)
+        placed = self._place(records, scope, private_ids)
         with self._store.transaction():
-            if scope is not None:
-                records, renamed = self._own_ids(records, scope, private=private_ids)
+            if before is None or self._touched_since(before, placed):
+                placed = self._place(records, scope, private_ids)
+            records, renamed, known = placed
+            pairs: builtins.list[tuple[str, Vector]] = []
             for at, record in enumerate(records):
                 vector = None if embedded is None else embedded[at]
-                existing = self._store.get(record.id)
+                existing = known.get(record.id)
                 if existing is None:
                     self._store.insert(record)
-                    self._put_vector(record.id, vector)
+                    if vector is not None:
+                        pairs.append((record.id, vector))
                     entries.append(
                         AuditEntry(
                             now, record.id, "import", "import", {"created": True}, user=record.user
@@ -170,31 +178,62 @@ class Sharing(EngineCore):
                     unchanged += 1
                 else:
                     self._store.replace(record)
-                    if existing.content != record.content:
-                        self._put_vector(record.id, vector)
+                    if existing.content != record.content and vector is not None:
+                        pairs.append((record.id, vector))
                     detail = {"created": False, **changed_fields(existing, record)}
                     entries.append(
                         AuditEntry(now, record.id, "import", "import", detail, user=record.user)
                     )
                     updated += 1
+            if pairs:
+                self.vectors.put_many(pairs)
             self._store.append_audit(entries)
         if progress is not None:
             progress(total, total)
         return ImportResult(created=created, updated=updated, unchanged=unchanged, renamed=renamed)
 
+    def _place(
+        self, records: builtins.list[MemoryRecord], scope: str | None, private: bool
+    ) -> _Placed:
+        """The records under the ids they will have (see :meth:`_own_ids`), how many were
+        renamed, and the stored records of those ids (fetched in bulk)."""
+        known = self._stored([r.id for r in records])
+        renamed = 0
+        if scope is not None:
+            records, renamed = self._own_ids(records, scope, private=private, known=known)
+            known = self._stored([r.id for r in records])
+        return records, renamed, known
+
+    def _stored(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        every = MemoryFilter(as_of=self.now(), include_superseded=True, include_forgotten=True)
+        return {r.id: r for r in self._store.get_many(list(dict.fromkeys(memory_ids)), every)}
+
+    def _touched_since(self, before: RowChanges, placed: _Placed) -> bool:
+        """Whether a record of those ids was written (or any deleted) since ``before``."""
+        changes = self._store.row_changes(before.last_seq, before.last_change)
+        if changes is None or changes.deleted:
+            return True
+        ids = {r.id for r in placed[0]} | placed[2].keys()
+        return any(record.id in ids for _, record in changes.rows)
+
     def _own_ids(
-        self, records: builtins.list[MemoryRecord], user: str, *, private: bool
+        self,
+        records: builtins.list[MemoryRecord],
+        user: str,
+        *,
+        private: bool,
+        known: dict[str, MemoryRecord],
     ) -> tuple[builtins.list[MemoryRecord], int]:
         """``records`` under ids ``user`` may hold (see :meth:`import_`), with the references
         between them (``parent_id``, ``derived_from``) following; and how many were renamed.
-        Inside the import's transaction, so no id changes hands meanwhile."""
+        ``known``: stored records of the ids, as far as fetched already."""
         decided: dict[str, str] = {}
 
         def own(memory_id: str) -> str:
             if memory_id not in decided:
                 chosen = memory_id
                 for _ in range(4):  # a derived id taken too (only ever by a planted record)
-                    existing = self._store.get(chosen)
+                    existing = known[chosen] if chosen in known else self._store.get(chosen)
                     if existing is not None and existing.user == user:
                         break
                     if existing is None and (not private or chosen != memory_id):
@@ -205,15 +244,14 @@ class Sharing(EngineCore):
                 decided[memory_id] = chosen
             return decided[memory_id]
 
-        placed = [
-            replace(
-                r,
-                id=own(r.id),
-                parent_id=None if r.parent_id is None else own(r.parent_id),
-                derived_from=tuple(own(d) for d in r.derived_from),
+        placed = []
+        for r in records:
+            parent = None if r.parent_id is None else own(r.parent_id)
+            derived = tuple(own(d) for d in r.derived_from)
+            same = own(r.id) == r.id and parent == r.parent_id and derived == r.derived_from
+            placed.append(
+                r if same else replace(r, id=own(r.id), parent_id=parent, derived_from=derived)
             )
-            for r in records
-        ]
         return placed, sum(1 for old, new in zip(records, placed, strict=True) if old.id != new.id)
 
     def export_pack(
@@ -356,5 +394,6 @@ class Sharing(EngineCore):
         return np.concatenate(parts)
 
 
+_Placed = tuple[builtins.list[MemoryRecord], int, dict[str, MemoryRecord]]
 _SCANNED_ON_IMPORT = ("type", "user", "project", "topic_key", "session_id", "forget_reason")
 _PROGRESS_CHUNK = 256

@@ -114,6 +114,17 @@ class Vectors:
             self._store.set_meta(DIMENSIONS_KEY, str(embedder.dimensions))
         self._store.set_vector(memory_id, np.asarray(vector, dtype=np.float32).tobytes())
 
+    def put_many(self, pairs: Sequence[tuple[str, Vector]]) -> None:
+        """Store several vectors at once (inside the write's transaction): one check of the
+        embedder, one statement."""
+        if not pairs:
+            return
+        embedder = self._check()
+        if self.stored_identity() != embedder.identity:
+            self._store.set_meta(IDENTITY_KEY, embedder.identity)
+            self._store.set_meta(DIMENSIONS_KEY, str(embedder.dimensions))
+        self._store.set_vectors([(i, np.asarray(v, dtype=np.float32).tobytes()) for i, v in pairs])
+
     def search(
         self,
         query: Vector,

@@ -37,6 +37,11 @@ COLUMNS_KEY = "columns_key"
 (:mod:`salience.briefing.persisted`); never copied to another store."""
 
 
+NOW_ON = 2**62
+"""Row and change numbers above any a store reaches: ``row_changes(NOW_ON, NOW_ON)`` reads
+only where the store's counters stand (to ask later what was written since)."""
+
+
 @dataclass(frozen=True)
 class RowChanges:
     """Rows of a store with their row numbers, and where the store's counters stood."""
