@@ -1,0 +1,132 @@
+"""Several ``salience serve`` processes on one store (SQLite file or PostgreSQL database):
+a write acknowledged by one is recalled by another within a second, and kill -9 of one
+loses no acknowledged write and doubles none."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from salience import Client, Config, Memory
+from tests.server.test_process import ENV, _free_port
+
+pytestmark = [pytest.mark.process]
+
+
+def _env(store_url: str, *, embedder: bool = False) -> dict[str, str]:
+    env = dict(ENV)
+    if embedder:
+        env.pop("SALIENCE_EMBEDDER")  # the bundled model: vectors cross processes too
+    if store_url:
+        env["SALIENCE_STORE_URL"] = store_url
+    return env
+
+
+@contextmanager
+def server(home: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    port = _free_port()
+    log = (home.parent / f"serve-{port}.log").open("w")
+    command = [sys.executable, "-m", "salience", "serve", "--home", str(home), "--port", str(port)]
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert process.poll() is None, Path(log.name).read_text()
+            assert time.monotonic() < deadline, "the server did not start in 60 s"
+            time.sleep(0.1)
+        yield process, base
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        log.close()
+
+
+def test_a_write_in_one_process_is_recalled_in_another_within_a_second(
+    tmp_path: Path, store_url: str
+) -> None:
+    home = tmp_path / "home"
+    env = _env(store_url, embedder=True)
+    with server(home, env) as (_, first), server(home, env) as (_, second):
+        with Client(first) as writer, Client(second) as reader:
+            reader.search("warm the model up")
+            for n in range(6):
+                made = writer.remember(f"crane {n} on pier {n + 10} passed its load test")
+                assert made.ok
+                deadline = time.monotonic() + 1.0
+                while not any(
+                    h.record.id == made.id
+                    for h in reader.search(f"crane {n} pier {n + 10} load test")
+                ):
+                    assert time.monotonic() < deadline, f"write {n} not recalled within 1 s"
+                    time.sleep(0.02)
+
+
+def test_kill_9_of_one_process_loses_and_doubles_no_acknowledged_write(
+    tmp_path: Path, store_url: str
+) -> None:
+    home = tmp_path / "home"
+    env = _env(store_url)
+    acknowledged: dict[str, str] = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def write(base: str, name: str) -> None:
+        n = 0
+        with httpx.Client(base_url=base, timeout=10) as http:
+            while not stop.is_set():
+                text = f"{name} wrote note {n} about bay {n % 7}"
+                n += 1
+                try:
+                    answer = http.post("/v1/memories", json={"content": text, "force": True})
+                except httpx.HTTPError:
+                    continue  # the process is gone: this write was never acknowledged
+                if answer.status_code == 201:
+                    with lock:
+                        acknowledged[answer.json()["id"]] = text
+
+    with server(home, env) as (victim, first), server(home, env) as (_, second):
+        writers = [
+            threading.Thread(target=write, args=(base, f"w{i}"))
+            for i, base in enumerate([first, first, second, second])
+        ]
+        for thread in writers:
+            thread.start()
+        time.sleep(1.5)
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.wait()
+        time.sleep(1.0)
+        stop.set()
+        for thread in writers:
+            thread.join()
+        with Client(second) as survivor:
+            assert survivor.remember("written after the kill", force=True).ok
+    assert len(acknowledged) > 20
+    config = Config(home=home, store_url=store_url) if store_url else Config(home=home)
+    with Memory.open(config=config, embedder=None) as memory:
+        stored = [r for r in memory.list(limit=100_000) if " wrote note " in r.content]
+    by_id = {r.id: r.content for r in stored}
+    lost = [i for i, text in acknowledged.items() if by_id.get(i) != text]
+    assert lost == []
+    contents = [r.content for r in stored]
+    assert len(contents) == len(set(contents))  # nothing doubled
