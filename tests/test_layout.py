@@ -165,3 +165,18 @@ def test_the_checkout_holds_only_the_project() -> None:
         pytest.skip("not a git checkout")
     top = {line.split("/", 1)[0] for line in listed.stdout.splitlines()}
     assert top <= ROOT_ENTRIES, sorted(top - ROOT_ENTRIES)
+
+
+def test_no_two_engine_mixins_define_the_same_name() -> None:
+    """``Memory`` is assembled from mixins: a name two of them define (``_plan``, say) would
+    silently run the wrong one, whichever comes first in the method order."""
+    from salience.engine.core import EngineCore
+    from salience.engine.memory import Memory
+
+    mixins = [c for c in Memory.__mro__ if issubclass(c, EngineCore) and c is not EngineCore]
+    owners: dict[str, list[str]] = {}
+    for mixin in mixins:
+        for name in vars(mixin):
+            if not name.startswith("__"):
+                owners.setdefault(name, []).append(mixin.__name__)
+    assert {name: who for name, who in owners.items() if len(who) > 1} == {}

@@ -4,15 +4,19 @@ and requests in several threads at once lose nothing (on SQLite and on PostgreSQ
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 from fastapi.testclient import TestClient
 
-from salience import Memory
+from salience import Config, Memory
+from salience.server.app import create_app
+from tests.embedder import WordHashEmbedder
+from tests.loopback import local_client
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 BOUND_S = 10.0  # a read waiting on the write below would wait for all of HOLD_S
@@ -117,3 +121,44 @@ def test_many_clients_at_once_lose_nothing_and_double_nothing(
     # The vector index followed every write made in other threads.
     hits = engine.search("pallet 713", touch=False)
     assert hits and hits[0].record.content == "worker 7 wrote entry 13 about pallet 713"
+
+
+class SlowEmbedder(WordHashEmbedder):
+    """Embeds a text containing "slowly" only once released: a long tool call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.release = threading.Event(), threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        if any("slowly" in t for t in texts):
+            self.started.set()
+            self.release.wait(HOLD_S)
+        return super().embed(texts)
+
+
+def test_a_long_mcp_call_blocks_no_other_mcp_call_or_http_request(tmp_path: Path) -> None:
+    embedder = SlowEmbedder()
+    config = Config(home=tmp_path / "home", signal_gate=False)
+    with (
+        Memory.open(config=config, embedder=embedder) as engine,
+        local_client(create_app(engine)) as client,
+    ):
+        assert engine.remember("the harbour crane lifts 40 tonnes", force=True).ok
+        with ThreadPoolExecutor(1) as pool:
+            slow = pool.submit(
+                mcp_call, client, "remember", {"content": "written slowly by a long call"}
+            )
+            try:
+                assert embedder.started.wait(10)
+                search = within_bound(
+                    lambda: client.post("/v1/search", json={"query": "harbour crane"})
+                )
+                assert search.status_code == 200 and "crane" in search.text
+                recall = within_bound(lambda: mcp_call(client, "recall", {"query": "crane"}))
+                assert recall.status_code == 200 and "crane" in recall.text
+                assert not slow.done()  # the long call was still running all along
+            finally:
+                embedder.release.set()
+            answer = slow.result(timeout=BOUND_S)
+        assert answer.json()["result"]["isError"] is False

@@ -72,19 +72,21 @@ class Consolidating(EngineCore):
         scope = self._scope(user)
         now = self._at(as_of)
         if dry_run:
-            plan = self._plan(scope, now, dry_run=True)
+            plan = self._consolidation_plan(scope, now, dry_run=True)
             return ConsolidationReport(
-                True, tuple(self._dry(g) for g in plan.groups), plan.candidates
+                True, tuple(self._dry_group(g) for g in plan.groups), plan.candidates
             )
         before = self._store.row_changes(NOW_ON, NOW_ON)  # the counters, before any read
-        plan = self._plan(scope, now, dry_run=False)
+        plan = self._consolidation_plan(scope, now, dry_run=False)
         with self._store.transaction():
             if before is None or not self._still_true(plan, before):
-                plan = self._plan(scope, now, dry_run=False)  # written meanwhile: plan again
-            done = tuple(self._apply(group, now) for group in plan.groups)
+                plan = self._consolidation_plan(
+                    scope, now, dry_run=False
+                )  # written meanwhile: plan again
+            done = tuple(self._write_group(group, now) for group in plan.groups)
         return ConsolidationReport(False, done, plan.candidates)
 
-    def _plan(self, scope: str | None, now: datetime, *, dry_run: bool) -> _Plan:
+    def _consolidation_plan(self, scope: str | None, now: datetime, *, dry_run: bool) -> _Plan:
         """What consolidation would do now (reads only)."""
         done = {source for r in self._store.iter_all() for source in r.derived_from}
         candidates = [
@@ -138,7 +140,7 @@ class Consolidating(EngineCore):
                 return False
         return True
 
-    def _dry(self, group: _Group) -> GroupPlan:
+    def _dry_group(self, group: _Group) -> GroupPlan:
         members = tuple(r.id for r in group.records)
         if group.target is not None:
             insight, similarity = group.target
@@ -151,7 +153,7 @@ class Consolidating(EngineCore):
             members, "create", None, summary.content, importance, None, summary.method, summary.note
         )
 
-    def _apply(self, group: _Group, now: datetime) -> GroupPlan:
+    def _write_group(self, group: _Group, now: datetime) -> GroupPlan:
         """Write one group's plan (inside the consolidation's transaction)."""
         members = tuple(r.id for r in group.records)
         if group.target is not None:

@@ -5,43 +5,27 @@ consolidation (rules in :mod:`salience.lifecycle.feedback`, :mod:`salience.lifec
 from __future__ import annotations
 
 import builtins
-from dataclasses import replace
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from salience.errors import (
     InvalidInputError,
 )
 from salience.lifecycle.feedback import apply_feedback
-from salience.lifecycle.maintenance import (
-    OBSERVATION,
-    ImportanceChange,
-    MaintenanceReport,
-    decayed_importance,
-    retention_due,
-)
 from salience.models import (
     MemoryRecord,
     Outcome,
     UserScope,
     WriteResult,
 )
-from salience.sharing.jsonl import CLOCK_SKEW
-from salience.stores.base import MemoryFilter
-from salience.write.records import (
-    with_changes,
-)
 
 if TYPE_CHECKING:
     pass
 
 from salience.engine.consolidating import Consolidating
-
-DECAY_STEP = 5e-5
-"""The smallest change of importance maintenance writes: half the last digit it prints."""
+from salience.engine.maintaining import Maintaining
 
 
-class Lifecycle(Consolidating):
+class Lifecycle(Consolidating, Maintaining):
     """How memories get better with use and age: feedback, maintenance, consolidation."""
 
     def feedback(self, memory_id: str, *, used: bool, user: UserScope = None) -> WriteResult:
@@ -74,68 +58,6 @@ class Lifecycle(Consolidating):
             f"confidence {old.confidence:.2f} -> {new.confidence:.2f}"
         )
         return WriteResult(Outcome.UPDATED, memory_id, reason=reason, record=new)
-
-    def maintain(
-        self, *, dry_run: bool = False, as_of: datetime | None = None
-    ) -> MaintenanceReport:
-        """Decay importance (FadeMem, idempotent), apply retention if configured, and clean
-        orphaned index rows. ``dry_run`` reports the same plan and changes nothing.
-
-        A change of importance under :data:`DECAY_STEP` is not written (it would not show;
-        the next run computes from the same base anyway). An ``as_of`` in the future may
-        only be previewed: it would decay importances ahead of time."""
-        now = self._at(as_of)
-        if not dry_run and now > self.now() + CLOCK_SKEW:
-            raise InvalidInputError(
-                "maintenance as of a future time would decay importances ahead of time; "
-                "preview it with dry_run (--dry-run)",
-                field="as_of",
-            )
-        decayed: builtins.list[ImportanceChange] = []
-        forgotten: builtins.list[str] = []
-        days = self._config.retention_days
-        with self._store.transaction():
-            records = self._store.list(MemoryFilter(as_of=now), None)
-            bases = self._store.importance_bases()
-            consolidated = {source for r in self._store.iter_all() for source in r.derived_from}
-            for record in records:
-                if record.layer != "local":
-                    continue
-                if (
-                    record.type == OBSERVATION
-                    and record.id not in consolidated
-                    and retention_due(record.created_at, now, days)
-                ):
-                    forgotten.append(record.id)
-                    if not dry_run:
-                        reason = (
-                            f"retention: observation older than {days} days, never consolidated"
-                        )
-                        gone = with_changes(record, {"forget_reason": reason})
-                        self._store.replace(replace(gone, valid_until=now))
-                        self._audit(
-                            "retention", record.id, "maintenance", record.user, reason=reason
-                        )
-                    continue
-                base, set_at = bases.get(record.id, (record.importance, record.created_at))
-                value = decayed_importance(base, set_at, record.type, record.confidence, now)
-                if abs(value - record.importance) >= DECAY_STEP:
-                    decayed.append(ImportanceChange(record.id, record.importance, value))
-                    if not dry_run:
-                        if record.id not in bases:
-                            self._store.set_importance_base(record.id, base, set_at)
-                        self._store.replace(replace(record, importance=value))
-                        self._audit(
-                            "decay",
-                            record.id,
-                            "maintenance",
-                            record.user,
-                            importance=[record.importance, value],
-                        )
-            orphans = self._store.orphans(delete=not dry_run)
-            if orphans and not dry_run:
-                self._audit("orphans", None, "maintenance", None, removed=orphans)
-        return MaintenanceReport(dry_run, tuple(decayed), tuple(forgotten), orphans)
 
     def derived_from_this(
         self, memory_id: str, *, user: UserScope = None
