@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 SALIENCE_HOME ?= $(CURDIR)/.salience
 export SALIENCE_HOME
 
-.PHONY: run demo test test-fast lint format bench fuzz clean
+.PHONY: run demo test test-fast lint format bench fuzz clean docs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,9 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/bench_store.py
+
+docs: $(STAMP)
+	$(PY) scripts/gen_docs.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -8,7 +8,11 @@ import salience
 from salience.cli import cli
 from salience.config import describe
 
-README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CLI_DOC = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+SETTINGS_DOC = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+PROFILES_DOC = (ROOT / "docs" / "profiles.md").read_text(encoding="utf-8")
 
 
 def test_all_is_sorted_and_importable() -> None:
@@ -25,12 +29,12 @@ def test_readme_starts_with_the_two_commands() -> None:
 
 def test_every_cli_command_is_documented() -> None:
     for name in cli.commands:
-        assert f"`salience {name}" in README, f"README does not document `salience {name}`"
+        assert f"`salience {name}" in CLI_DOC, f"docs/cli.md does not document `salience {name}`"
 
 
 def test_every_setting_is_documented() -> None:
     for _, env, _ in describe():
-        assert f"`{env}`" in README, f"README does not document {env}"
+        assert f"`{env}`" in SETTINGS_DOC, f"docs/configuration.md does not document {env}"
 
 
 def test_every_profile_is_documented() -> None:
@@ -38,7 +42,7 @@ def test_every_profile_is_documented() -> None:
 
     scoring = (Path(__file__).parent.parent / "docs" / "scoring.md").read_text(encoding="utf-8")
     for name in PROFILES:
-        assert f"`{name}`" in README, f"README does not list the {name} profile"
+        assert f"`{name}`" in PROFILES_DOC, f"docs/profiles.md does not list the {name} profile"
         assert f"## {name}" in scoring, f"docs/scoring.md has no section for {name}"
 
 

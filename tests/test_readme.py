@@ -15,18 +15,20 @@ from click.testing import CliRunner
 from salience.cli import cli
 from tests.loopback import local_client
 
-README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+STORE_DOC = (ROOT / "docs" / "store.md").read_text(encoding="utf-8")
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
 
 
-def _blocks(language: str) -> list[str]:
-    return [body for lang, body in BLOCK.findall(README) if lang == language]
+def _blocks(language: str, text: str = README) -> list[str]:
+    return [body for lang, body in BLOCK.findall(text) if lang == language]
 
 
-def _command_lines(language: str = "sh") -> list[str]:
+def _command_lines(language: str = "sh", text: str = README) -> list[str]:
     """Every ``salience ...`` line of every shell block, in order, comments dropped."""
     lines = []
-    for body in _blocks(language):
+    for body in _blocks(language, text):
         for line in body.splitlines():
             command = line.split("  #", 1)[0].strip()
             if command.startswith("salience "):
@@ -124,10 +126,16 @@ def test_the_readme_http_lines_work_as_shown(
             assert answer.status_code < 300, f"{line}\n{answer.text}"
 
 
+def test_the_readme_is_a_quick_start() -> None:
+    assert len(README.splitlines()) <= 150
+    for link in re.findall(r"\]\((docs/[\w./-]+?)(?:#[\w-]+)?\)", README):
+        assert (ROOT / link).is_file(), link
+
+
 def test_the_postgresql_commands_run_as_shown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, postgres_url: str
 ) -> None:
-    """The PostgreSQL block (``bash``: it expands variables) on the test server, after a
+    """docs/store.md's PostgreSQL block (``bash``: it expands variables) on the test server, after a
     store was made in the home it migrates from."""
     home = tmp_path / ".salience"
     monkeypatch.setenv("SALIENCE_HOME", str(home))
@@ -139,7 +147,7 @@ def test_the_postgresql_commands_run_as_shown(
         ["remember", "The staging API listens on port 8080", "--store", str(home / "salience.db")],
     )
     assert made.exit_code == 0, made.output
-    commands = _command_lines("bash")
+    commands = _command_lines("bash", STORE_DOC)
     assert [c.split()[1] for c in commands] == ["migrate", "recall", "remember"]
     outputs = []
     for command in commands:

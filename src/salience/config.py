@@ -2,7 +2,8 @@
 
 Precedence, lowest first: defaults, ``$SALIENCE_HOME/config.toml`` (keys are the field names),
 environment variables. Each field documents itself (``help``) and names its variable
-(``env``); the README's settings table is checked against this metadata by a test.
+(``env``); docs/configuration.md's settings table is generated from this metadata
+(``scripts/gen_docs.py``; a test fails when it is stale).
 """
 
 from __future__ import annotations
