@@ -39,7 +39,8 @@ def test_a_memory_changed_after_the_plan_is_left_for_the_next_run(
 ) -> None:
     fact = kept.remember("the crane is rated for 40 tonnes", type="fact", importance=0.8).id
     other = kept.remember("the dock opens at six", type="fact", importance=0.8).id
-    assert fact and other
+    assert fact
+    assert other
     clock.advance(days=60)
     _after_planning(kept, monkeypatch, lambda: kept.update(fact, importance=0.9))
     report = kept.maintain()
@@ -49,7 +50,8 @@ def test_a_memory_changed_after_the_plan_is_left_for_the_next_run(
     assert kept.maintain().decayed == ()  # a person set it now: nothing to decay yet
     clock.advance(days=30)
     later = {c.memory_id: c for c in kept.maintain().decayed}
-    assert later[fact].before == 0.9 and later[fact].after < 0.9
+    assert later[fact].before == 0.9
+    assert later[fact].after < 0.9
 
 
 def test_an_observation_derived_from_meanwhile_is_not_forgotten(

@@ -403,7 +403,8 @@ def test_activity_counts_memories_per_day_every_status_and_only_the_users(
     kept = memory.remember("the crane was serviced on Monday", force=True)
     memory.remember("bob's note on the same day", force=True, user="bob")
     clock.advance(days=1)
-    assert kept.id is not None and old.id is not None
+    assert kept.id is not None
+    assert old.id is not None
     memory.supersede(kept.id, "the crane was serviced on Tuesday")
     memory.forget(old.id)
     days = memory.activity(days=3)

@@ -48,4 +48,5 @@ def test_nothing_written_meanwhile_means_one_lookup(
 
     monkeypatch.setattr(memory, "_place", counted)
     result = memory.import_([json.dumps({"content": f"pallet {n} checked"}) for n in range(5)])
-    assert result.created == 5 and len(calls) == 1
+    assert result.created == 5
+    assert len(calls) == 1

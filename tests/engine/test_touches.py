@@ -12,7 +12,8 @@ def test_a_recall_counts_its_accesses_at_once_when_nobody_writes(memory: Memory)
     made = memory.remember("the harbour crane lifts containers", force=True)
     assert memory.search("harbour crane", profile="salience")
     record = memory.get(made.id)
-    assert record is not None and record.access_count == 1
+    assert record is not None
+    assert record.access_count == 1
 
 
 def test_a_recall_beside_a_write_does_not_wait_and_its_counts_follow(memory: Memory) -> None:
@@ -32,10 +33,12 @@ def test_a_recall_beside_a_write_does_not_wait_and_its_counts_follow(memory: Mem
             hits = [pool.submit(memory.search, "harbour crane").result(timeout=10) for _ in "ab"]
         assert all(h[0].record.id == made.id for h in hits)
         still = memory.get(made.id)
-        assert still is not None and still.access_count == 0  # queued behind the write
+        assert still is not None
+        assert still.access_count == 0
     finally:
         release.set()
         writer.join()
     memory._touches.flush()
     record = memory.get(made.id)
-    assert record is not None and record.access_count == 2
+    assert record is not None
+    assert record.access_count == 2

@@ -120,7 +120,8 @@ def test_many_clients_at_once_lose_nothing_and_double_nothing(
     assert sorted(r.id for r in stored) == sorted(made)
     # The vector index followed every write made in other threads.
     hits = engine.search("pallet 713", touch=False)
-    assert hits and hits[0].record.content == "worker 7 wrote entry 13 about pallet 713"
+    assert hits
+    assert hits[0].record.content == "worker 7 wrote entry 13 about pallet 713"
 
 
 class SlowEmbedder(WordHashEmbedder):
@@ -154,9 +155,11 @@ def test_a_long_mcp_call_blocks_no_other_mcp_call_or_http_request(tmp_path: Path
                 search = within_bound(
                     lambda: client.post("/v1/search", json={"query": "harbour crane"})
                 )
-                assert search.status_code == 200 and "crane" in search.text
+                assert search.status_code == 200
+                assert "crane" in search.text
                 recall = within_bound(lambda: mcp_call(client, "recall", {"query": "crane"}))
-                assert recall.status_code == 200 and "crane" in recall.text
+                assert recall.status_code == 200
+                assert "crane" in recall.text
                 assert not slow.done()  # the long call was still running all along
             finally:
                 embedder.release.set()

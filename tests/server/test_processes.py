@@ -67,19 +67,22 @@ def test_a_write_in_one_process_is_recalled_in_another_within_a_second(
 ) -> None:
     home = tmp_path / "home"
     env = _env(store_url, embedder=True)
-    with server(home, env) as (_, first), server(home, env) as (_, second):
-        with Client(first) as writer, Client(second) as reader:
-            reader.search("warm the model up")
-            for n in range(6):
-                made = writer.remember(f"crane {n} on pier {n + 10} passed its load test")
-                assert made.ok
-                deadline = time.monotonic() + 1.0
-                while not any(
-                    h.record.id == made.id
-                    for h in reader.search(f"crane {n} pier {n + 10} load test")
-                ):
-                    assert time.monotonic() < deadline, f"write {n} not recalled within 1 s"
-                    time.sleep(0.02)
+    with (
+        server(home, env) as (_, first),
+        server(home, env) as (_, second),
+        Client(first) as writer,
+        Client(second) as reader,
+    ):
+        reader.search("warm the model up")
+        for n in range(6):
+            made = writer.remember(f"crane {n} on pier {n + 10} passed its load test")
+            assert made.ok
+            deadline = time.monotonic() + 1.0
+            while not any(
+                h.record.id == made.id for h in reader.search(f"crane {n} pier {n + 10} load test")
+            ):
+                assert time.monotonic() < deadline, f"write {n} not recalled within 1 s"
+                time.sleep(0.02)
 
 
 def test_kill_9_of_one_process_loses_and_doubles_no_acknowledged_write(
