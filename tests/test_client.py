@@ -16,7 +16,7 @@ from salience import (
     Outcome,
 )
 from salience.server.app import create_app
-from salience.server.keys import create_key
+from salience.engine.keys import create_key
 from tests.conftest import FakeClock
 from tests.loopback import local_client
 

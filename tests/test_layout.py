@@ -27,8 +27,12 @@ ROOMS: tuple[tuple[str, ...], ...] = (
     ("sharing",),
     ("lifecycle",),
     ("engine",),
+    ("wire",),
     ("cli", "server", "mcp_server", "client", "__init__", "__main__"),
 )
+FACES = ("mcp_server", "client", "server", "cli")
+"""The faces, lowest first: a face may use one listed before it (``serve`` mounts MCP, the
+CLI starts the server), never one after it."""
 VOCABULARY = ROOMS[0]
 MAX_LINES = 400
 MAX_TOP_LEVEL = 12
@@ -103,6 +107,19 @@ def test_stages_and_lower_rooms_never_import_the_engine_or_a_face() -> None:
         f"{a} imports {b}" for a, b in edges() if _rank(_room(a)) < engine <= _rank(_room(b))
     )
     assert not wrong, "\n".join(wrong)
+
+
+def test_faces_call_only_the_engine_the_wire_and_the_vocabulary() -> None:
+    allowed = {*VOCABULARY, "engine", "wire"}
+    wrong = sorted(
+        f"{a} imports {b}"
+        for a, b in edges()
+        if _room(a) in FACES
+        and b != "salience"  # (the package itself: its __version__)
+        and _room(b) not in allowed
+        and not (_room(b) in FACES and FACES.index(_room(b)) <= FACES.index(_room(a)))
+    )
+    assert not wrong, "a face past the engine:\n" + "\n".join(wrong)
 
 
 def test_vocabulary_imports_only_vocabulary() -> None:

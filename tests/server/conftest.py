@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from salience import Config, Memory
 from salience.models import ALL_USERS
 from salience.server.app import create_app
-from salience.server.keys import create_key
+from salience.engine.keys import create_key
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
 from tests.loopback import local_client

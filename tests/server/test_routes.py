@@ -174,7 +174,7 @@ def test_keys_gate_every_route_once_one_exists(client: TestClient, keys: Keys) -
 
 
 def test_revoked_keys_are_refused(client: TestClient, keys: Keys, engine: Memory) -> None:
-    from salience.server.keys import revoke_key
+    from salience.engine.keys import revoke_key
 
     key_id = keys.alice.split("_")[1]
     revoke_key(engine.store, key_id, now=engine.now())

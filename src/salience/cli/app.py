@@ -262,8 +262,8 @@ def open_memory(home: Path | None, profile: str | None = None, *, create: bool =
     from dataclasses import replace
 
     from salience.config import Config
+    from salience.engine.catalog import is_postgres_url
     from salience.engine.memory import Memory, resolve_sqlite_path
-    from salience.stores.postgres import is_postgres_url
 
     meta = click.get_current_context().meta
     config = Config.from_env() if home is None else Config.for_home(home)

@@ -9,6 +9,7 @@ import click
 from salience.cli import render
 from salience.cli.app import cli, json_option, open_memory, store_options
 from salience.models import LAYER_KINDS, LayerMount
+from salience.wire.values import format_time
 
 
 def _mount_json(mount: LayerMount) -> dict[str, str]:
@@ -16,7 +17,7 @@ def _mount_json(mount: LayerMount) -> dict[str, str]:
         "name": mount.name,
         "kind": mount.kind,
         "path": mount.path,
-        "mounted_at": mount.mounted_at.isoformat(),
+        "mounted_at": format_time(mount.mounted_at),
     }
 
 

@@ -18,6 +18,7 @@ from salience.cli.app import (
     open_memory,
     store_options,
 )
+from salience.wire.values import format_time
 
 
 @cli.command()
@@ -150,7 +151,7 @@ def log_(
             [
                 {
                     "seq": e.seq,
-                    "at": e.at.isoformat(),
+                    "at": format_time(e.at),
                     "id": e.memory_id,
                     "action": e.action,
                     "actor": e.actor,

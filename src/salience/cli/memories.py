@@ -22,7 +22,7 @@ from salience.cli.app import (
     read_text,
     store_options,
 )
-from salience.write.records import to_json_dict
+from salience.wire.values import to_json_dict
 
 
 @cli.command()

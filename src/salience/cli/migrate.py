@@ -40,8 +40,8 @@ def migrate(source_url: str, target_url: str, as_json: bool) -> None:
     """Copy every memory, version, vector, audit entry, session, key and layer of one store
     into an empty one (SQLite to PostgreSQL and back), then check the copy: the two stores'
     exports, vectors and audit logs must be identical."""
+    from salience.engine.catalog import copy as copy_store
     from salience.engine.memory import Memory
-    from salience.stores.copy import copy_store
 
     if source_url == target_url:
         raise UserError("--from and --to name the same store")

@@ -16,10 +16,9 @@ from typing import Any
 
 import click
 
-from salience.briefing.policies import Briefing, briefing_dict
 from salience.clock import format_time
 from salience.models import Hit, ImportResult, MemoryRecord, Stats, WriteResult
-from salience.write.records import to_json_dict
+from salience.wire.values import Briefing, briefing_dict, to_json_dict
 
 # C0 and C1 controls but newline and tab, DEL, and the invisible bidirectional overrides.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

@@ -19,7 +19,7 @@ from salience.cli.app import (
     read_text,
     store_options,
 )
-from salience.write.records import to_json_dict
+from salience.wire.values import to_json_dict
 
 
 @cli.command()
@@ -135,7 +135,7 @@ def session_end(
 def profiles(home: Path | None, profile: str | None, as_json: bool) -> None:
     """The scoring profiles: the five seed systems and salience's own (marks the default)."""
     from salience.config import Config
-    from salience.profiles import PROFILES, get_profile
+    from salience.engine.catalog import get_profile, profiles
 
     config = Config.from_env() if home is None else Config.for_home(home)
     default = get_profile(profile or config.profile).name
@@ -152,11 +152,11 @@ def profiles(home: Path | None, profile: str | None, as_json: bool) -> None:
                     "dedup": list(p.dedup),
                     "default": p.name == default,
                 }
-                for p in PROFILES.values()
+                for p in profiles().values()
             ]
         )
         return
-    for p in PROFILES.values():
+    for p in profiles().values():
         marker = " (default)" if p.name == default else ""
         render.say(f"{p.name:<9} {p.summary}{marker}")
         render.say(f"{'':<9} types: {', '.join(t.name for t in p.types)}; from {p.document}")

@@ -18,6 +18,7 @@ from salience.cli.app import (
     open_memory,
     store_options,
 )
+from salience.wire.values import format_time
 
 
 @cli.command()
@@ -35,8 +36,8 @@ def serve(
     """Serve the HTTP API (docs at /docs). With no API key it serves one user, on loopback."""
     import uvicorn
 
+    from salience.engine.keys import has_keys
     from salience.server.context import is_loopback
-    from salience.server.keys import has_keys
 
     with open_memory(home, profile) as memory:
         keyed = has_keys(memory.store)
@@ -81,8 +82,8 @@ def _key_json(record: Any) -> dict[str, Any]:
         "user": record.user,
         "read_only": record.read_only,
         "admin": record.admin,
-        "created_at": record.created_at.isoformat(),
-        "revoked_at": None if record.revoked_at is None else record.revoked_at.isoformat(),
+        "created_at": format_time(record.created_at),
+        "revoked_at": None if record.revoked_at is None else format_time(record.revoked_at),
         "label": record.label,
     }
 
@@ -102,7 +103,7 @@ def create(
     as_json: bool,
 ) -> None:
     """Make a key for the user named by --user and print it once (only its hash is kept)."""
-    from salience.server.keys import create_key
+    from salience.engine.keys import create_key
 
     owner = click.get_current_context().meta.get(USER_META)
     if owner is None:
@@ -146,7 +147,7 @@ def list_(home: Path | None, profile: str | None, as_json: bool) -> None:
 @store_options
 def revoke(key_id: str, home: Path | None, profile: str | None) -> None:
     """Revoke the key KEY_ID: every request with it is refused from now on."""
-    from salience.server.keys import revoke_key
+    from salience.engine.keys import revoke_key
 
     with open_memory(home, profile, create=False) as memory:
         record = revoke_key(memory.store, key_id, now=memory.now())

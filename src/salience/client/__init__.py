@@ -22,9 +22,6 @@ from typing import Any, Self
 import httpx
 
 from salience import errors
-from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
-from salience.briefing.sessions import SessionStart
-from salience.client import wire
 from salience.models import (
     AuditEntry,
     Hit,
@@ -35,6 +32,8 @@ from salience.models import (
     WriteResult,
 )
 from salience.scores import ContextScore
+from salience.wire import decode as wire
+from salience.wire.decode import Briefing, BriefingSection, ManifestEntry, SessionStart
 
 
 class Client:

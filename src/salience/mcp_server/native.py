@@ -10,12 +10,10 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from salience.mcp_server.shell import Shell
-from salience.server.schemas import (
-    BriefingOut,
-    MemoryOut,
-    RankedOut,
-    WriteOut,
+from salience.wire.models import BriefingOut, MemoryOut, RankedOut, WriteOut
+from salience.wire.values import (
     briefing_out,
+    format_time,
     hit_out,
     memory_out,
     ranked_out,
@@ -102,7 +100,7 @@ def hit_brief(hit: Any, explain: bool) -> HitBrief:
         content=r.content,
         tags=list(r.tags),
         project=r.project,
-        created_at=r.created_at.isoformat(),
+        created_at=format_time(r.created_at),
         layer=r.layer,
         explanation=explanation,
     )
@@ -118,7 +116,7 @@ def memory_brief(record: Any, now: Any) -> MemoryBrief:
         project=record.project,
         importance=record.importance,
         confidence=record.confidence,
-        created_at=record.created_at.isoformat(),
+        created_at=format_time(record.created_at),
         status=record.status(now).value,
         parent_id=record.parent_id,
     )

@@ -103,7 +103,7 @@ def _health(app: FastAPI) -> None:
 
 
 def errors_model() -> Any:
-    from salience.server.schemas import ErrorOut
+    from salience.wire.models import ErrorOut
 
     return ErrorOut
 

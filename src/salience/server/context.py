@@ -25,9 +25,9 @@ from typing import Any, TypeVar
 
 from fastapi import Request
 
+from salience.engine.keys import check_key, has_keys
 from salience.engine.memory import Memory
 from salience.models import ALL_USERS, UserScope
-from salience.server.keys import check_key, has_keys
 
 T = TypeVar("T")
 USER_HEADER = "X-Salience-User"

@@ -10,7 +10,8 @@ from fastapi.responses import JSONResponse
 from salience.models import Outcome, WriteResult
 from salience.server.context import USER_HEADER, Caller, Engine, caller_of, engine_of
 from salience.server.errors import error_response
-from salience.server.schemas import ErrorOut, WriteOut, write_out
+from salience.wire.models import ErrorOut, WriteOut
+from salience.wire.values import write_out
 
 AsUser = Annotated[
     str | None,

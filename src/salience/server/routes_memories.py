@@ -15,16 +15,9 @@ from salience.server.replies import (
     EngineDep,
     write_reply,
 )
-from salience.server.schemas import (
-    FeedbackIn,
-    ForgetIn,
-    MemoryOut,
-    RememberIn,
-    SupersedeIn,
-    UpdateIn,
-    WriteOut,
-    memory_out,
-)
+from salience.server.schemas import FeedbackIn, ForgetIn, RememberIn, SupersedeIn, UpdateIn
+from salience.wire.models import MemoryOut, WriteOut
+from salience.wire.values import memory_out
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
 MemoryId = Annotated[str, Path(min_length=1, max_length=64, description="A memory's id.")]

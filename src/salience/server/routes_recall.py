@@ -16,22 +16,9 @@ from salience.server.replies import (
     EngineDep,
     write_reply,
 )
-from salience.server.schemas import (
-    MOMENT_DOC,
-    BriefingIn,
-    BriefingOut,
-    HitOut,
-    Moment,
-    RankedOut,
-    SearchIn,
-    SessionEndIn,
-    SessionStartOut,
-    WriteOut,
-    briefing_out,
-    hit_out,
-    memory_out,
-    ranked_out,
-)
+from salience.server.schemas import MOMENT_DOC, BriefingIn, Moment, SearchIn, SessionEndIn
+from salience.wire.models import BriefingOut, HitOut, RankedOut, SessionStartOut, WriteOut
+from salience.wire.values import briefing_out, hit_out, memory_out, ranked_out
 
 router = APIRouter(prefix="/v1", tags=["recall"])
 

@@ -10,13 +10,14 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
+from salience.engine import catalog
 from salience.engine.memory import Memory
 from salience.models import ALL_USERS, MemoryRecord, UserScope
-from salience.profiles import PROFILES
 from salience.server.context import Refused
 from salience.server.replies import READ_ERRORS, WRITE_ERRORS, AsUser, CallerDep, EngineDep
-from salience.server.schemas import DryRunIn, ImportOut
-from salience.stores.postgres import is_postgres_url
+from salience.server.schemas import DryRunIn
+from salience.wire.models import ImportOut
+from salience.wire.values import format_time
 
 router = APIRouter(prefix="/v1", tags=["store"])
 
@@ -167,7 +168,7 @@ def audit(
     return [
         {
             "seq": e.seq,
-            "at": e.at.isoformat(),
+            "at": format_time(e.at),
             "memory_id": e.memory_id,
             "action": e.action,
             "actor": e.actor,
@@ -196,7 +197,7 @@ def stats(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> dict[
             "unavailable_layers": m.unavailable_layers(),
             "layers": [{"name": x.name, "kind": x.kind} for x in m.layers()],
             "embedder": None if m.vectors.embedder is None else m.vectors.embedder.identity,
-            "store": "postgresql" if is_postgres_url(m.store.location) else "sqlite",
+            "store": catalog.store_kind(m.store.location),
         }
 
     return engine.run(read)
@@ -230,7 +231,7 @@ def profiles(caller: CallerDep, engine: EngineDep) -> list[dict[str, Any]]:
             "dedup": list(p.dedup),
             "default": p.name == default,
         }
-        for p in PROFILES.values()
+        for p in catalog.profiles().values()
     ]
 
 

@@ -17,8 +17,8 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from salience.engine.keys import check_key
 from salience.server.context import CSRF_COOKIE, KEY_COOKIE, Engine, Refused, authenticate
-from salience.server.keys import check_key
 
 ASSETS = files("salience") / "web"
 router = APIRouter(prefix="/ui", tags=["web ui"], include_in_schema=False)

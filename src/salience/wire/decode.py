@@ -7,9 +7,26 @@ from typing import Any
 import httpx
 
 from salience import errors
+from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
+from salience.briefing.sessions import SessionStart
 from salience.models import Hit, MemoryRecord, Relevance
 from salience.scores import ContextScore, SearchScore
 from salience.write.records import from_json_dict
+
+__all__ = [
+    "Briefing",
+    "BriefingSection",
+    "ManifestEntry",
+    "SessionStart",
+    "error",
+    "hit",
+    "is_rejection",
+    "parts",
+    "present",
+    "ranked",
+    "record",
+    "status",
+]
 
 _ERRORS: dict[str, type[errors.SalienceError]] = {
     "invalid_input": errors.InvalidInputError,

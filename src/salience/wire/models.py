@@ -1,0 +1,133 @@
+"""The shapes of :mod:`salience.wire.values` as pydantic models: what the HTTP API's OpenAPI
+schema and the MCP tools' output schemas describe."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class MemoryOut(BaseModel):
+    id: str
+    content: str
+    type: str
+    created_at: str
+    updated_at: str
+    title: str | None
+    tags: list[str]
+    user: str
+    project: str | None
+    topic_key: str | None
+    source: str
+    importance: float
+    confidence: float
+    priority: float
+    access_count: int
+    revision_count: int
+    echo_count: int
+    fizzle_count: int
+    last_accessed_at: str | None
+    valid_until: str | None
+    parent_id: str | None
+    forget_reason: str | None
+    layer: str
+    session_id: str | None
+    entities: list[str]
+    derived_from: list[str]
+    enabled: bool
+
+
+class WriteOut(BaseModel):
+    outcome: Literal["created", "updated", "duplicate", "rejected", "forgotten", "deleted"]
+    id: str | None
+    reason: str | None = None
+    gate: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    record: MemoryOut | None = None
+
+
+class ComponentOut(BaseModel):
+    name: str
+    weight: float
+    value: float
+
+
+class RelevanceOut(BaseModel):
+    lexical: float
+    vector: float | None
+    fused: float | None
+    lexical_hit: bool
+    own: float | None = None
+    context: str | None = None
+
+
+class HitOut(BaseModel):
+    rank: int
+    score: float
+    lexical: float
+    vector: float | None
+    relevance: RelevanceOut | None
+    breakdown: list[ComponentOut]
+    note: str | None
+    record: MemoryOut
+
+
+class RankedOut(BaseModel):
+    score: float
+    breakdown: list[ComponentOut]
+    note: str | None
+    record: MemoryOut
+
+
+class SectionOut(BaseModel):
+    title: str
+    lines: list[str]
+    ids: list[str]
+
+
+class ManifestOut(BaseModel):
+    id: str
+    type: str
+    kept: bool
+    score: float | None
+    tokens: int
+    section: str | None
+    reason: str | None
+
+
+class BriefingOut(BaseModel):
+    profile: str
+    as_of: str
+    text: str
+    tokens: int
+    overflow: bool
+    sections: list[SectionOut]
+    manifest: list[ManifestOut]
+
+
+class SessionStartOut(BaseModel):
+    session_id: str
+    is_new: bool
+    closed_session_id: str | None
+    summaries: list[MemoryOut]
+    memories: list[RankedOut]
+
+
+class ImportOut(BaseModel):
+    created: int
+    updated: int
+    unchanged: int
+    renamed: int = Field(0, description="Records given an id of the importer's own.")
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="A stable machine code: not_found, invalid_input, ...")
+    message: str
+    field: str | None = None
+    gate: str | None = None
+    line: int | None = None
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
