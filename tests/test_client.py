@@ -15,8 +15,8 @@ from salience import (
     NotFoundError,
     Outcome,
 )
-from salience.server.app import create_app
 from salience.engine.keys import create_key
+from salience.server.app import create_app
 from tests.conftest import FakeClock
 from tests.loopback import local_client
 

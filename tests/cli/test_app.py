@@ -70,7 +70,7 @@ def test_recall_finds_and_ranks(run) -> None:  # type: ignore[no-untyped-def]
     best = _remember(run, "Redis holds the session cache; Redis evicts with LRU")
     _remember(run, "Postgres is the database")
     hits = json.loads(run("recall", "redis cache", "--json").stdout)
-    assert [h["id"] for h in hits] == [best]
+    assert [h["record"]["id"] for h in hits] == [best]
     assert hits[0]["rank"] == 1
     assert hits[0]["score"] > 0
     assert "Redis holds" in run("recall", "redis").stdout
@@ -241,9 +241,9 @@ def test_recall_type_filters(run) -> None:  # type: ignore[no-untyped-def]
     keep = _remember(run, "Dark mode is preferred in the editor", "--type", "preference")
     drop = _remember(run, "Dark mode broke the PDF export", "--type", "discovery")
     only = json.loads(run("recall", "dark mode", "--type", "preference", "--json").stdout)
-    assert [h["id"] for h in only] == [keep]
+    assert [h["record"]["id"] for h in only] == [keep]
     rest = json.loads(run("recall", "dark mode", "--not-type", "preference", "--json").stdout)
-    assert [h["id"] for h in rest] == [drop]
+    assert [h["record"]["id"] for h in rest] == [drop]
     both = run("recall", "dark mode", "--type", "a", "--not-type", "b")
     assert both.exit_code == 1
     assert "not both" in both.stderr

@@ -29,11 +29,11 @@ def test_mount_list_recall_unmount(tmp_path: Path) -> None:
     assert [(m["name"], m["kind"]) for m in listed] == [("team", "shared")]
     assert "team  (shared, read-only)" in run(mine, "layer", "list").stdout
     hits = json.loads(run(mine, "recall", "staging", "--json").stdout)
-    assert {h["layer"] for h in hits} == {"local", "team"}
+    assert {h["record"]["layer"] for h in hits} == {"local", "team"}
     assert "[team]" in run(mine, "recall", "staging").stdout
     assert run(mine, "layer", "unmount", "team").exit_code == 0
     hits = json.loads(run(mine, "recall", "staging", "--json").stdout)
-    assert {h["layer"] for h in hits} == {"local"}
+    assert {h["record"]["layer"] for h in hits} == {"local"}
 
 
 def test_errors_are_one_line_and_exit_1(tmp_path: Path) -> None:

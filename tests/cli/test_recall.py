@@ -35,7 +35,7 @@ def test_recall_finds_a_paraphrase_through_vectors(run) -> None:  # type: ignore
     result = run("recall", "puppy playing fetch", "--json")
     assert result.exit_code == 0, result.output
     hits = json.loads(result.stdout)
-    assert hits[0]["content"] == MEMORIES[0]
+    assert hits[0]["record"]["content"] == MEMORIES[0]
     assert hits[0]["lexical"] == 0.0  # no word in common: only the vector found it
     assert hits[0]["vector"] > 0.3
     assert hits[0]["relevance"]["fused"] is not None
@@ -54,7 +54,7 @@ def test_recall_with_no_embedder_is_full_text_only(run) -> None:  # type: ignore
     assert filled.exit_code == 0
     assert "embedded 3 memories with minilm:" in filled.stdout
     hits = json.loads(run("recall", "puppy playing fetch", "--json").stdout)
-    assert hits[0]["content"] == MEMORIES[0]
+    assert hits[0]["record"]["content"] == MEMORIES[0]
 
 
 def test_vectors_of_another_embedder_are_refused_clearly(  # type: ignore[no-untyped-def]

@@ -35,11 +35,11 @@ def _scores(run, profile: str) -> dict[str, float]:  # type: ignore[no-untyped-d
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     for row in rows:
-        assert set(row) >= {"id", "score", "breakdown"}
+        assert set(row) >= {"record", "score", "breakdown"}
         total = sum(c["contribution"] for c in row["breakdown"])
         if row["note"] is None:
             assert total == pytest.approx(row["score"])
-    return {row["content"]: row["score"] for row in rows}
+    return {row["record"]["content"]: row["score"] for row in rows}
 
 
 def test_rank_aide_prints_the_reference_scores(run) -> None:  # type: ignore[no-untyped-def]

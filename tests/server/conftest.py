@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from salience import Config, Memory
+from salience.engine.keys import create_key
 from salience.models import ALL_USERS
 from salience.server.app import create_app
-from salience.engine.keys import create_key
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
 from tests.loopback import local_client

@@ -7,9 +7,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from salience import Memory
+from salience.engine.keys import create_key, revoke_key
 from salience.server.app import create_app
 from salience.server.context import is_loopback
-from salience.engine.keys import create_key, revoke_key
 from tests.conftest import FakeClock
 from tests.loopback import BASE, PEER, local_client
 from tests.server.conftest import Keys, bearer

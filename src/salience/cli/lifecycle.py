@@ -18,7 +18,7 @@ from salience.cli.app import (
     open_memory,
     store_options,
 )
-from salience.wire.values import format_time
+from salience.wire.values import consolidation_out, format_time, maintenance_out
 
 
 @cli.command()
@@ -53,17 +53,7 @@ def maintain(
     with open_memory(home, profile) as memory:
         report = memory.maintain(dry_run=dry_run, as_of=as_of)
     if as_json:
-        render.emit_json(
-            {
-                "dry_run": report.dry_run,
-                "decayed": [
-                    {"id": c.memory_id, "before": c.before, "after": c.after}
-                    for c in report.decayed
-                ],
-                "forgotten": list(report.forgotten),
-                "orphans": report.orphans,
-            }
-        )
+        render.emit_json(maintenance_out(report))
         return
     verb = "would change" if dry_run else "changed"
     if not report.changed:
@@ -96,25 +86,7 @@ def consolidate(
     with open_memory(home, profile) as memory:
         report = memory.consolidate(dry_run=dry_run, as_of=as_of, user=chosen_user())
     if as_json:
-        render.emit_json(
-            {
-                "dry_run": report.dry_run,
-                "candidates": report.candidates,
-                "groups": [
-                    {
-                        "action": g.action,
-                        "insight": g.insight_id,
-                        "members": list(g.members),
-                        "importance": g.importance,
-                        "similarity": g.similarity,
-                        "content": g.content,
-                        "summary": g.summary,
-                        "note": g.note,
-                    }
-                    for g in report.groups
-                ],
-            }
-        )
+        render.emit_json(consolidation_out(report))
         return
     if not report.groups:
         render.say(f"nothing to consolidate ({report.candidates} candidate observations)")

@@ -22,7 +22,7 @@ from salience.cli.app import (
     read_text,
     store_options,
 )
-from salience.wire.values import to_json_dict
+from salience.wire.values import import_out, stats_of, to_json_dict
 
 
 @cli.command()
@@ -179,14 +179,7 @@ def import_(file: Any, home: Path | None, profile: str | None, as_json: bool) ->
     with open_memory(home, profile) as memory, progress_bar("importing") as advance:
         result = memory.import_(file, user=chosen_user(), progress=advance)
     if as_json:
-        render.emit_json(
-            {
-                "created": result.created,
-                "updated": result.updated,
-                "unchanged": result.unchanged,
-                "renamed": result.renamed,
-            }
-        )
+        render.emit_json(import_out(result))
     else:
         render.import_result(result)
 
@@ -199,20 +192,10 @@ def stats(home: Path | None, profile: str | None, as_json: bool) -> None:
     """Counts of memories by status, type, user and project."""
     with open_memory(home, profile, create=False) as memory:
         summary = memory.stats(user=chosen_user())
+        document = stats_of(memory, user=chosen_user()) if as_json else None
         render.warn_unavailable(memory.unavailable_layers())
-    if as_json:
-        render.emit_json(
-            {
-                "path": summary.path,
-                "schema": summary.schema,
-                "total": summary.total,
-                "by_status": summary.by_status,
-                "by_type": summary.by_type,
-                "by_user": summary.by_user,
-                "by_project": summary.by_project,
-                "size_bytes": summary.size_bytes,
-            }
-        )
+    if document is not None:
+        render.emit_json(document)
     else:
         render.stats(summary)
 

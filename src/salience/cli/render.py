@@ -16,9 +16,15 @@ from typing import Any
 
 import click
 
-from salience.clock import format_time
 from salience.models import Hit, ImportResult, MemoryRecord, Stats, WriteResult
-from salience.wire.values import Briefing, briefing_dict, to_json_dict
+from salience.wire.values import (
+    Briefing,
+    briefing_out,
+    hit_out,
+    ranked_out,
+    to_json_dict,
+    write_out,
+)
 
 # C0 and C1 controls but newline and tab, DEL, and the invisible bidirectional overrides.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -46,15 +52,8 @@ def emit_json(document: Any) -> None:
 
 
 def write_result_json(result: WriteResult) -> dict[str, Any]:
-    """A write result as JSON: outcome, id, reason, gate, and the record when there is one."""
-    return {
-        "outcome": result.outcome.value,
-        "id": result.id,
-        "reason": result.reason,
-        "gate": result.gate,
-        "notes": list(result.notes),
-        "record": to_json_dict(result.record) if result.record else None,
-    }
+    """A write result as JSON: the wire's shape (:func:`salience.wire.values.write_out`)."""
+    return write_out(result)
 
 
 class _SafeConsole:
@@ -139,28 +138,8 @@ def record_table(records: Sequence[MemoryRecord]) -> None:
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
-    """A hit as JSON: rank, score, breakdown, lexical relevance, then the record's fields."""
-    explanation = hit.explanation
-    relevance = hit.relevance
-    return {
-        "rank": hit.rank,
-        "score": hit.score,
-        "lexical": hit.lexical,
-        "vector": hit.vector,
-        "relevance": None
-        if relevance is None
-        else {
-            "lexical": relevance.lexical,
-            "vector": relevance.vector,
-            "fused": relevance.fused,
-            "lexical_hit": relevance.lexical_hit,
-            "own": relevance.own,
-            "context": relevance.context,
-        },
-        "breakdown": explanation.breakdown() if explanation else [],
-        "note": explanation.note if explanation else None,
-        **to_json_dict(hit.record),
-    }
+    """A hit as JSON: the wire's shape (:func:`salience.wire.values.hit_out`)."""
+    return hit_out(hit)
 
 
 def breakdown_line(score: Any) -> str:
@@ -227,15 +206,8 @@ def stats(s: Stats) -> None:
 
 
 def ranked_json(record: MemoryRecord, score: Any) -> dict[str, Any]:
-    """A ranked memory: id, score, breakdown (and note), type, content."""
-    return {
-        "id": record.id,
-        "score": score.value,
-        "breakdown": score.breakdown(),
-        "note": score.note,
-        "type": record.type,
-        "content": record.content,
-    }
+    """A ranked memory as JSON: the wire's shape (:func:`salience.wire.values.ranked_out`)."""
+    return ranked_out(record, score)
 
 
 def ranked_table(ranked: Sequence[tuple[MemoryRecord, Any]], *, explain: bool) -> None:
@@ -256,8 +228,8 @@ def ranked_table(ranked: Sequence[tuple[MemoryRecord, Any]], *, explain: bool) -
 
 
 def briefing_json(briefing: Briefing) -> dict[str, Any]:
-    """The briefing's text, sections and manifest."""
-    return briefing_dict(briefing, as_of=format_time(briefing.as_of))
+    """The briefing as JSON: the wire's shape (:func:`salience.wire.values.briefing_out`)."""
+    return briefing_out(briefing)
 
 
 def empty_briefing_hint(briefing: Briefing, project: str | None) -> str:

@@ -19,7 +19,7 @@ from salience.cli.app import (
     read_text,
     store_options,
 )
-from salience.wire.values import to_json_dict
+from salience.wire.values import session_start_out
 
 
 @cli.command()
@@ -95,15 +95,7 @@ def session_start(as_of: Any, home: Path | None, profile: str | None, as_json: b
     with open_memory(home, profile) as memory:
         started = memory.session_start(as_of=as_of)
     if as_json:
-        render.emit_json(
-            {
-                "session_id": started.session_id,
-                "is_new": started.is_new,
-                "closed_session_id": started.closed_session_id,
-                "summaries": [to_json_dict(r) for r in started.summaries],
-                "memories": [render.ranked_json(r, s) for r, s in started.memories],
-            }
-        )
+        render.emit_json(session_start_out(started))
         return
     state = "new" if started.is_new else "resumed"
     render.say(f"session {started.session_id} ({state})")

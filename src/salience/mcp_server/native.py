@@ -10,13 +10,18 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from salience.mcp_server.shell import Shell
-from salience.wire.models import BriefingOut, MemoryOut, RankedOut, WriteOut
+from salience.wire.models import (
+    BriefingOut,
+    SessionStartOut,
+    StatsOut,
+    WriteOut,
+)
 from salience.wire.values import (
     briefing_out,
     format_time,
     hit_out,
-    memory_out,
-    ranked_out,
+    session_start_out,
+    stats_of,
     write_out,
 )
 
@@ -122,23 +127,8 @@ def memory_brief(record: Any, now: Any) -> MemoryBrief:
     )
 
 
-class SessionOut(BaseModel):
-    session_id: str
-    is_new: bool
-    closed_session_id: str | None
-    summaries: list[MemoryOut]
-    memories: list[RankedOut]
-
-
 class EntitiesOut(BaseModel):
     entities: list[dict[str, Any]]
-
-
-class StatsOut(BaseModel):
-    total: int
-    by_status: dict[str, int]
-    by_type: dict[str, int]
-    by_project: dict[str, int]
 
 
 def register(server: MCPServer, shell: Shell) -> None:
@@ -293,27 +283,19 @@ def _reads(server: MCPServer, shell: Shell) -> None:
 
     @server.tool(annotations=READ)
     def stats() -> StatsOut:
-        """How many memories there are, by status, type and project."""
-        s = shell.run(lambda m: m.stats(user=shell.user))
-        return StatsOut(
-            total=s.total, by_status=s.by_status, by_type=s.by_type, by_project=s.by_project
-        )
+        """How many memories there are, by status, type, user and project; the store's
+        size, schema, layers and embedder."""
+        return StatsOut.model_validate(shell.run(lambda m: stats_of(m, user=shell.user)))
 
 
 def _sessions(server: MCPServer, shell: Shell) -> None:
     @server.tool(annotations=WRITE)
-    def session_start() -> SessionOut:
+    def session_start() -> SessionStartOut:
         """Start (or resume, within 24 h) a working session: recent session summaries and
         the best memories to start from."""
         shell.may_write()
         started = shell.run(lambda m: m.session_start(shell.user, profile=shell.profile))
-        return SessionOut(
-            session_id=started.session_id,
-            is_new=started.is_new,
-            closed_session_id=started.closed_session_id,
-            summaries=[MemoryOut.model_validate(memory_out(r)) for r in started.summaries],
-            memories=[RankedOut.model_validate(ranked_out(r, s)) for r, s in started.memories],
-        )
+        return SessionStartOut.model_validate(session_start_out(started))
 
     @server.tool(annotations=WRITE)
     def session_end(

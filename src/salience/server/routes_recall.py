@@ -18,7 +18,7 @@ from salience.server.replies import (
 )
 from salience.server.schemas import MOMENT_DOC, BriefingIn, Moment, SearchIn, SessionEndIn
 from salience.wire.models import BriefingOut, HitOut, RankedOut, SessionStartOut, WriteOut
-from salience.wire.values import briefing_out, hit_out, memory_out, ranked_out
+from salience.wire.values import briefing_out, hit_out, ranked_out, session_start_out
 
 router = APIRouter(prefix="/v1", tags=["recall"])
 
@@ -97,13 +97,7 @@ def session_start(
     caller.may_write()
     user = caller.acting(as_user)
     started = engine.run(lambda m: m.session_start(user, profile=profile))
-    return {
-        "session_id": started.session_id,
-        "is_new": started.is_new,
-        "closed_session_id": started.closed_session_id,
-        "summaries": [memory_out(r) for r in started.summaries],
-        "memories": [ranked_out(r, s) for r, s in started.memories],
-    }
+    return session_start_out(started)
 
 
 @router.post("/sessions/end", response_model=WriteOut, responses=WRITE_REPLIES)

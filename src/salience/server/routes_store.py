@@ -16,8 +16,14 @@ from salience.models import ALL_USERS, MemoryRecord, UserScope
 from salience.server.context import Refused
 from salience.server.replies import READ_ERRORS, WRITE_ERRORS, AsUser, CallerDep, EngineDep
 from salience.server.schemas import DryRunIn
-from salience.wire.models import ImportOut
-from salience.wire.values import format_time
+from salience.wire.models import ConsolidationOut, ImportOut, MaintenanceOut, StatsOut
+from salience.wire.values import (
+    consolidation_out,
+    format_time,
+    import_out,
+    maintenance_out,
+    stats_of,
+)
 
 router = APIRouter(prefix="/v1", tags=["store"])
 
@@ -59,20 +65,6 @@ class AuditOut(BaseModel):
     detail: dict[str, Any]
 
 
-class StatsOut(BaseModel):
-    total: int
-    by_status: dict[str, int]
-    by_type: dict[str, int]
-    by_user: dict[str, int]
-    by_project: dict[str, int]
-    size_bytes: int
-    schema_version: str
-    unavailable_layers: dict[str, str]
-    layers: list[dict[str, str]] = []
-    embedder: str | None = None
-    store: str = "sqlite"
-
-
 class DayOut(BaseModel):
     date: str
     created: int
@@ -90,15 +82,6 @@ class ProfileOut(BaseModel):
     types: list[str]
     dedup: list[str]
     default: bool
-
-
-class PlanOut(BaseModel):
-    dry_run: bool
-    groups: list[dict[str, Any]] = []
-    candidates: int = 0
-    decayed: list[dict[str, Any]] = []
-    forgotten: list[str] = []
-    orphans: dict[str, int] = {}
 
 
 @router.get("/entities", response_model=list[EntityOut], responses=READ_ERRORS)
@@ -184,23 +167,7 @@ def stats(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> dict[
     """Counts of the user's memories by status, type, user and project."""
     user = caller.acting(as_user, across=True)
 
-    def read(m: Memory) -> dict[str, Any]:
-        s = m.stats(user=user)
-        return {
-            "total": s.total,
-            "by_status": s.by_status,
-            "by_type": s.by_type,
-            "by_user": s.by_user,
-            "by_project": s.by_project,
-            "size_bytes": s.size_bytes,
-            "schema_version": s.schema,
-            "unavailable_layers": m.unavailable_layers(),
-            "layers": [{"name": x.name, "kind": x.kind} for x in m.layers()],
-            "embedder": None if m.vectors.embedder is None else m.vectors.embedder.identity,
-            "store": catalog.store_kind(m.store.location),
-        }
-
-    return engine.run(read)
+    return engine.run(lambda m: stats_of(m, user=user))
 
 
 @router.get("/activity", response_model=ActivityOut, responses=READ_ERRORS)
@@ -277,15 +244,10 @@ async def import_(
     result = await run_in_threadpool(
         engine.run, lambda m: m.import_(lines, user=user, private_ids=private)
     )
-    return {
-        "created": result.created,
-        "updated": result.updated,
-        "unchanged": result.unchanged,
-        "renamed": result.renamed,
-    }
+    return import_out(result)
 
 
-@router.post("/consolidate", response_model=PlanOut, responses=WRITE_ERRORS)
+@router.post("/consolidate", response_model=ConsolidationOut, responses=WRITE_ERRORS)
 def consolidate(
     caller: CallerDep, engine: EngineDep, body: DryRunIn | None = None, as_user: AsUser = None
 ) -> dict[str, Any]:
@@ -295,22 +257,10 @@ def consolidate(
         caller.may_write()
     user = caller.acting(as_user, across=True)
     report = engine.run(lambda m: m.consolidate(dry_run=plan.dry_run, as_of=plan.as_of, user=user))
-    groups = [
-        {
-            "action": g.action,
-            "insight": g.insight_id,
-            "members": list(g.members),
-            "importance": g.importance,
-            "similarity": g.similarity,
-            "content": g.content,
-            "summary": g.summary,
-        }
-        for g in report.groups
-    ]
-    return {"dry_run": report.dry_run, "groups": groups, "candidates": report.candidates}
+    return consolidation_out(report)
 
 
-@router.post("/maintain", response_model=PlanOut, responses=WRITE_ERRORS)
+@router.post("/maintain", response_model=MaintenanceOut, responses=WRITE_ERRORS)
 def maintain(caller: CallerDep, engine: EngineDep, body: DryRunIn | None = None) -> dict[str, Any]:
     """Decay, retention and index cleaning over the whole store: admin keys only (or local
     mode), ``dry_run`` shows the plan."""
@@ -320,14 +270,7 @@ def maintain(caller: CallerDep, engine: EngineDep, body: DryRunIn | None = None)
     if not plan.dry_run:
         caller.may_write()
     report = engine.run(lambda m: m.maintain(dry_run=plan.dry_run, as_of=plan.as_of))
-    return {
-        "dry_run": report.dry_run,
-        "decayed": [
-            {"id": c.memory_id, "before": c.before, "after": c.after} for c in report.decayed
-        ],
-        "forgotten": list(report.forgotten),
-        "orphans": report.orphans,
-    }
+    return maintenance_out(report)
 
 
 __all__ = ["ALL_USERS", "router"]

@@ -51,6 +51,7 @@ class ComponentOut(BaseModel):
     name: str
     weight: float
     value: float
+    contribution: float = Field(description="weight x value: its share of the score")
 
 
 class RelevanceOut(BaseModel):
@@ -131,3 +132,47 @@ class ErrorBody(BaseModel):
 
 class ErrorOut(BaseModel):
     error: ErrorBody
+
+
+class StatsOut(BaseModel):
+    total: int
+    by_status: dict[str, int]
+    by_type: dict[str, int]
+    by_user: dict[str, int]
+    by_project: dict[str, int]
+    size_bytes: int
+    schema_version: str
+    unavailable_layers: dict[str, str]
+    layers: list[dict[str, str]] = []
+    embedder: str | None = None
+    store: str = "sqlite"
+
+
+class GroupOut(BaseModel):
+    action: Literal["create", "boost"]
+    insight: str | None
+    members: list[str]
+    importance: float
+    similarity: float | None
+    content: str
+    summary: str
+    note: str | None
+
+
+class ConsolidationOut(BaseModel):
+    dry_run: bool
+    candidates: int
+    groups: list[GroupOut]
+
+
+class DecayOut(BaseModel):
+    id: str
+    before: float
+    after: float
+
+
+class MaintenanceOut(BaseModel):
+    dry_run: bool
+    decayed: list[DecayOut]
+    forgotten: list[str]
+    orphans: dict[str, int]

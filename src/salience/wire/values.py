@@ -3,22 +3,35 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from salience.briefing.policies import Briefing, briefing_dict
+from salience.briefing.sessions import SessionStart
 from salience.clock import format_time
-from salience.models import Hit, MemoryRecord, WriteResult
+from salience.engine import catalog
+from salience.lifecycle.consolidation import ConsolidationReport
+from salience.lifecycle.maintenance import MaintenanceReport
+from salience.models import Hit, ImportResult, MemoryRecord, Stats, UserScope, WriteResult
 from salience.write.records import to_json_dict
+
+if TYPE_CHECKING:
+    from salience.engine.memory import Memory
 
 __all__ = [
     "Briefing",
     "briefing_dict",
     "briefing_out",
     "components",
+    "consolidation_out",
     "format_time",
     "hit_out",
+    "import_out",
+    "maintenance_out",
     "memory_out",
     "ranked_out",
+    "session_start_out",
+    "stats_of",
+    "stats_out",
     "to_json_dict",
     "write_out",
 ]
@@ -42,10 +55,8 @@ def write_out(result: WriteResult) -> dict[str, Any]:
 
 
 def components(score: Any) -> list[dict[str, Any]]:
-    """A score's breakdown as :class:`ComponentOut` data."""
-    if score is None:
-        return []
-    return [{"name": c.name, "weight": c.weight, "value": c.value} for c in score.components]
+    """A score's breakdown: each component's name, weight, value and contribution."""
+    return [] if score is None else list(score.breakdown())
 
 
 def hit_out(hit: Hit) -> dict[str, Any]:
@@ -85,3 +96,92 @@ def ranked_out(record: MemoryRecord, score: Any) -> dict[str, Any]:
 def briefing_out(briefing: Briefing) -> dict[str, Any]:
     """A :class:`Briefing` as :class:`BriefingOut` data."""
     return briefing_dict(briefing, as_of=format_time(briefing.as_of))
+
+
+def session_start_out(started: SessionStart) -> dict[str, Any]:
+    """A started (or resumed) session: its id, the summaries and memories to brief on."""
+    return {
+        "session_id": started.session_id,
+        "is_new": started.is_new,
+        "closed_session_id": started.closed_session_id,
+        "summaries": [memory_out(r) for r in started.summaries],
+        "memories": [ranked_out(r, s) for r, s in started.memories],
+    }
+
+
+def import_out(result: ImportResult) -> dict[str, Any]:
+    """What an import did, counted."""
+    return {
+        "created": result.created,
+        "updated": result.updated,
+        "unchanged": result.unchanged,
+        "renamed": result.renamed,
+    }
+
+
+def consolidation_out(report: ConsolidationReport) -> dict[str, Any]:
+    """A consolidation (or its plan): every group of 3+ and what happened to it."""
+    groups = [
+        {
+            "action": g.action,
+            "insight": g.insight_id,
+            "members": list(g.members),
+            "importance": g.importance,
+            "similarity": g.similarity,
+            "content": g.content,
+            "summary": g.summary,
+            "note": g.note,
+        }
+        for g in report.groups
+    ]
+    return {"dry_run": report.dry_run, "candidates": report.candidates, "groups": groups}
+
+
+def maintenance_out(report: MaintenanceReport) -> dict[str, Any]:
+    """A maintenance run (or its plan): decays, retention, orphaned rows removed."""
+    return {
+        "dry_run": report.dry_run,
+        "decayed": [
+            {"id": c.memory_id, "before": c.before, "after": c.after} for c in report.decayed
+        ],
+        "forgotten": list(report.forgotten),
+        "orphans": report.orphans,
+    }
+
+
+def stats_out(
+    stats: Stats,
+    *,
+    layers: list[dict[str, str]],
+    unavailable: dict[str, str],
+    embedder: str | None,
+    store: str,
+) -> dict[str, Any]:
+    """A store's counts (by status, type, user, project), size and schema, with its mounted
+    layers (and those that cannot be opened), its embedder and the kind of store. The file's
+    path is not in it: a server does not tell its clients where it keeps their memories."""
+    return {
+        "total": stats.total,
+        "by_status": stats.by_status,
+        "by_type": stats.by_type,
+        "by_user": stats.by_user,
+        "by_project": stats.by_project,
+        "size_bytes": stats.size_bytes,
+        "schema_version": stats.schema,
+        "unavailable_layers": unavailable,
+        "layers": layers,
+        "embedder": embedder,
+        "store": store,
+    }
+
+
+def stats_of(memory: Memory, *, user: UserScope = None) -> dict[str, Any]:
+    """The store's statistics for ``user`` as every face shows them (the wire's shape)."""
+    embedder = memory.vectors.embedder
+    return stats_out(
+        memory.stats(user=user),
+        layers=[{"name": x.name, "kind": x.kind} for x in memory.layers()],
+        unavailable=memory.unavailable_layers(),
+        embedder=None if embedder is None else embedder.identity,
+        store=catalog.store_kind(memory.store.location),
+    )
