@@ -7,10 +7,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.server.test_process import _salience, serving
-from tests.web.conftest import WITH_VECTORS, XSS, seed, shot, until
+from tests.web.conftest import WITH_VECTORS, XSS, expect_failure, seed, shot, until
 
 
 def _open(page: Any, base: str, hash_: str = "#/") -> None:
@@ -196,3 +197,54 @@ def test_every_profiles_types_are_filters_with_colours_of_their_own(page: Any, s
     )
     assert len(colours) == len(options)  # every type, and "entity" (the "any" option aside)
     assert len(set(colours)) >= len(colours) - 2  # told apart (hues may meet once or twice)
+
+
+def test_remember_from_the_ui_then_delete_it_for_good(page: Any, seeded: str) -> None:
+    _open(page, seeded, "#/memories")
+    page.get_by_text("Remember something new").click()
+    page.get_by_label("new memory", exact=True).fill(
+        "The loading dock scale is calibrated every March"
+    )
+    page.get_by_label("new memory type").select_option("fact")
+    page.get_by_label("new memory tags").fill("project:dock, scales")
+    page.get_by_role("button", name="Remember", exact=True).click()
+    made = page.locator("#created .outcome.ok")
+    made.wait_for()
+    assert made.inner_text().startswith("created ")
+    shot(page, "remember")
+    made.locator("a").click()
+    page.wait_for_selector("#memory-content")
+    memory_id = page.locator("h1 .muted").inner_text()
+    assert "project:dock" in page.locator("dl.fields").inner_text()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete for good…").click()
+    until(page, "location.hash === '#/memories'")
+    page.wait_for_selector("#outcome .outcome.ok")
+    assert page.locator("#outcome").inner_text() == f"deleted {memory_id}"
+    assert httpx.get(f"{seeded}/v1/memories/{memory_id}").status_code == 404
+
+
+def test_a_refused_write_in_the_ui_names_the_gate(page: Any, seeded: str) -> None:
+    expect_failure(page, 422)
+    _open(page, seeded, "#/memories")
+    page.get_by_text("Remember something new").click()
+    page.get_by_label("new memory", exact=True).fill(
+        "deploy with the key AKIAQ7EXAMPLE3KX4Z7B and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLE"
+    )
+    page.get_by_role("button", name="Remember", exact=True).click()
+    refused = page.locator("#created .outcome.bad")
+    refused.wait_for()
+    text = refused.inner_text()
+    assert text.startswith("rejected by the secret gate")
+    assert "AKIAQ7EXAMPLE3KX4Z7B" not in text
+
+
+def test_graph_labels_never_overlap(page: Any, seeded: str) -> None:
+    _open(page, seeded, "#/graph")
+    until(page, "document.getElementById('graph').graphLabels !== undefined")
+    boxes = page.evaluate("document.getElementById('graph').graphLabels()")
+    assert len(boxes) >= 3
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, (a, b)

@@ -164,6 +164,26 @@ async function dashboard() {
         h("div", { class: "row" }, lifecycle("/v1/consolidate", "Consolidate"), lifecycle("/v1/maintain", "Maintain")), plan)));
 }
 
+function createPanel() {
+  const answer = h("div", { id: "created" });
+  const text = h("textarea", { "aria-label": "new memory", placeholder: "What should be remembered? (secrets are refused)" });
+  const type = h("select", { "aria-label": "new memory type" }, TYPES.map((t) => h("option", { value: t, selected: t === "observation" }, t)));
+  const tags = h("input", { "aria-label": "new memory tags", placeholder: "tags, comma separated", size: 28 });
+  const remember = async () => {
+    if (!text.value.trim()) { answer.replaceChildren(outcomeBox("Write something to remember first.", false)); return; }
+    const body = { content: text.value, type: type.value, tags: tags.value.split(",").map((t) => t.trim()).filter(Boolean) };
+    try {
+      const made = await api("POST", "/v1/memories", body);
+      const said = `${made.outcome}${made.reason ? ` (${made.reason})` : ""}`;
+      answer.replaceChildren(h("div", { class: `outcome ${made.outcome === "created" ? "ok" : "bad"}`, role: "status" },
+        said, " ", made.id ? h("a", { href: `#/memory/${made.id}` }, made.id) : null));
+      if (made.outcome === "created") { text.value = ""; tags.value = ""; }
+    } catch (error) { answer.replaceChildren(failure(error)); }
+  };
+  return h("details", { class: "panel" }, h("summary", {}, "Remember something new"), text,
+    h("div", { class: "row", style: "margin-top:8px" }, type, tags, h("button", { class: "primary", onclick: remember }, "Remember")), answer);
+}
+
 async function memories(query) {
   const state = { q: query.get("q") || "", type: query.get("type") || "", tag: query.get("tag") || "", project: query.get("project") || "",
     status: query.get("status") || "current", profile: query.get("profile") || "salience", offset: Number(query.get("offset") || 0), user: query.get("user") || "" };
@@ -184,7 +204,9 @@ async function memories(query) {
     session.admin ? field("user", "User (admin)", text("user", "* for everyone")) : null,
     h("button", { class: "primary", type: "submit" }, "Show"));
   const list = h("div", { class: "panel" }, h("p", { class: "muted" }, "Loading…"));
-  show(h("h1", {}, "Memories"), form, list);
+  const done = h("div", { id: "outcome" }, flash ? outcomeBox(flash, true) : null);
+  flash = null;
+  show(h("h1", {}, "Memories"), done, createPanel(), form, list);
   const headers = state.user ? { "X-Salience-User": state.user } : {};
   try {
     if (state.q) {
@@ -248,6 +270,15 @@ async function memory(id) {
           const reason = prompt("Forget this memory? Give a reason:", "no longer true");
           if (reason) act(() => api("POST", `/v1/memories/${id}/forget`, { reason }));
         } }, "Forget…"))) : h("p", { class: "muted" }, `This memory is ${record.forget_reason ? "forgotten" : "superseded"}.`),
+    h("div", { class: "row", style: "margin-top:8px" },
+      h("button", { class: "danger", onclick: async () => {
+        if (!confirm("Delete this memory for good? It cannot be undone (forget keeps it readable).")) return;
+        try {
+          const answer = await api("DELETE", `/v1/memories/${id}`);
+          flash = `${answer.outcome} ${answer.id}`;
+          location.hash = "#/memories";
+        } catch (error) { result.replaceChildren(failure(error)); }
+      } }, "Delete for good…")),
     h("div", { class: "grid", style: "margin-top:16px" },
       h("div", { class: "panel" }, h("h2", {}, "Versions (newest first)"), h("div", { id: "chain" }, chain.map((r) => memoryRow(r)))),
       h("div", { class: "panel" }, h("h2", {}, "Derived from / derives"),
@@ -314,6 +345,8 @@ function drawGraph(canvas, data, info) {
   const index = new Map(nodes.map((n) => [n.id, n]));
   const edges = data.edges.map((e) => ({ ...e, a: index.get(e.source), b: index.get(e.target) })).filter((e) => e.a && e.b);
   const radius = (n) => n.kind === "entity" ? 4 : 4 + 8 * (n.importance || 0);
+  const byImportance = [...nodes].sort((a, b) => (b.kind === "memory") - (a.kind === "memory") || (b.importance || 0) - (a.importance || 0));
+  let labelBoxes = [];
   const CELL = 120;  // repulsion reaches one cell around a node: a grid keeps it near-linear
   const STEPS = 200;
   for (let step = 0; step < STEPS; step += 1) {  // a force layout, cooled
@@ -362,15 +395,20 @@ function drawGraph(canvas, data, info) {
       ctx.beginPath(); ctx.arc(x, y, radius(n) * Math.sqrt(view.k), 0, Math.PI * 2); ctx.fill();
     }
     ctx.globalAlpha = 1;
-    if (nodes.length <= 80 || view.k >= 2) {  // labels while they stay readable
-      ctx.fillStyle = "#1f2328"; ctx.font = "11px system-ui, sans-serif";
-      for (const n of nodes) {
-        const [x, y] = toScreen(n);
-        if (x < -50 || y < 0 || x > width || y > height) continue;
-        const label = n.label.length > 32 ? `${n.label.slice(0, 31)}…` : n.label;
-        ctx.fillText(label, x + radius(n) * Math.sqrt(view.k) + 3, y + 4);
-      }
+    // Labels, most important first, each only where it overlaps no label already drawn: at
+    // any zoom every label shown is readable; zooming in makes room for more.
+    ctx.fillStyle = "#1f2328"; ctx.font = "11px system-ui, sans-serif";
+    const placed = [];
+    for (const n of byImportance) {
+      const [x, y] = toScreen(n);
+      if (x < -50 || y < 0 || x > width || y > height) continue;
+      const label = n.label.length > 32 ? `${n.label.slice(0, 31)}…` : n.label;
+      const left = x + radius(n) * Math.sqrt(view.k) + 3, box = [left, y - 8, left + ctx.measureText(label).width, y + 5];
+      if (placed.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) continue;
+      placed.push(box);
+      ctx.fillText(label, left, y + 4);
     }
+    labelBoxes = placed;
   }
   const hit = (mx, my) => nodes.find((n) => { const [x, y] = toScreen(n); return (x - mx) ** 2 + (y - my) ** 2 <= (radius(n) * Math.sqrt(view.k) + 3) ** 2; });
   let drag = null, moved = false;
@@ -389,6 +427,7 @@ function drawGraph(canvas, data, info) {
     view.x = event.offsetX - ((event.offsetX - view.x) * k) / view.k; view.y = event.offsetY - ((event.offsetY - view.y) * k) / view.k; view.k = k; paint();
   };
   canvas.graphNodes = () => nodes.map((n) => ({ id: n.id, kind: n.kind, xy: toScreen(n) }));  // for tests and tools
+  canvas.graphLabels = () => labelBoxes.map((b) => [...b]);
   paint();
   info.textContent = `${nodes.filter((n) => n.kind === "memory").length} memories, ${nodes.filter((n) => n.kind === "entity").length} entities, ${edges.length} links. Drag to pan, wheel to zoom, click a memory to open it.`;
 }
