@@ -57,6 +57,13 @@ __version__ = "0.1.0"
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from salience.client import Client
+    from salience.wire.verbs import Verbs
+
+    def _a_memory_answers_every_verb(memory: Memory) -> Verbs:
+        return memory  # mypy: Memory satisfies the protocol
+
+    def _a_client_answers_every_verb(client: Client) -> Verbs:
+        return client  # mypy: Client satisfies the protocol
 
 
 def __getattr__(name: str) -> object:

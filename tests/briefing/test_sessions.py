@@ -66,7 +66,7 @@ def test_a_stale_session_is_closed_with_an_automatic_summary(
 
 def test_end_stores_the_summary_and_closes(memory: Memory, clock: FakeClock) -> None:
     started = memory.session_start("alice")
-    result = memory.session_end("alice", "Refactored the auth module")
+    result = memory.session_end("Refactored the auth module", user="alice")
     assert result.ok
     summary = memory.get(result.id or "", user="alice")
     assert (summary.type, summary.session_id, summary.user) == (
@@ -76,7 +76,7 @@ def test_end_stores_the_summary_and_closes(memory: Memory, clock: FakeClock) -> 
     )
     assert f"session:{started.session_id}" in summary.tags
     with pytest.raises(ConflictError, match="no open session"):
-        memory.session_end("alice", "again")
+        memory.session_end("again", user="alice")
     clock.advance(minutes=5)
     nxt = memory.session_start("alice")
     assert nxt.is_new
@@ -88,7 +88,7 @@ def test_start_returns_about_ten_memories_and_five_summaries(
 ) -> None:
     for i in range(7):
         memory.session_start("alice")
-        memory.session_end("alice", f"summary number {i}")
+        memory.session_end(f"summary number {i}", user="alice")
         clock.advance(minutes=1)
     for i in range(12):
         memory.remember(f"memory number {i} for alice", user="alice")
@@ -102,4 +102,4 @@ def test_start_returns_about_ten_memories_and_five_summaries(
 def test_end_refuses_an_empty_summary(memory: Memory) -> None:
     memory.session_start("alice")
     with pytest.raises(Exception, match="empty"):
-        memory.session_end("alice", "  ")
+        memory.session_end("  ", user="alice")

@@ -97,9 +97,9 @@ def test_import_redacts_private_spans(gated: Memory) -> None:
 
 def test_session_summary_is_scanned(gated: Memory) -> None:
     gated.session_start("alice")
-    result = gated.session_end("alice", f"Rotated the bot token to {SECRET}")
+    result = gated.session_end(f"Rotated the bot token to {SECRET}", user="alice")
     assert result.gate == "secret"
-    assert gated.session_end("alice", "Rotated the bot token (stored in the vault)").ok
+    assert gated.session_end("Rotated the bot token (stored in the vault)", user="alice").ok
 
 
 def test_entities_are_extracted_stored_and_searchable(gated: Memory) -> None:

@@ -99,6 +99,6 @@ def test_a_pack_cannot_carry_a_secret_in(memory: Memory, tmp_path: Path, clock: 
 
 def test_a_session_summary_is_scanned(memory: Memory) -> None:
     memory.session_start("alice")
-    refused = memory.session_end("alice", f"Deployed with {TOKEN}")
+    refused = memory.session_end(f"Deployed with {TOKEN}", user="alice")
     assert refused.outcome is Outcome.REJECTED
     assert memory.log(user="alice", limit=1)[0].action == "reject"

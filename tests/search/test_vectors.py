@@ -57,7 +57,7 @@ def test_every_write_path_stores_a_vector(memory: Memory) -> None:
     b = memory.supersede(a, "the deploy runs on tuesdays").id or ""
     memory.import_(['{"content": "imported line about kettles"}'])
     memory.session_start("default")
-    memory.session_end("default", "we talked about kettles")
+    memory.session_end("we talked about kettles", user="default")
     assert memory.store.count_without_vectors() == 0
     state = memory.store.vector_state()
     assert state[0] == len(memory.list(include_superseded=True))

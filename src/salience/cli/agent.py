@@ -104,7 +104,7 @@ def session_end(home: Path | None, profile: str | None) -> None:
         raise click.UsageError("the hook input must be a JSON object")
     with open_memory(home, profile) as memory:
         memory.session_start()
-        result = memory.session_end(None, _summary(data))
+        result = memory.session_end(_summary(data))
     render.emit_write(result, as_json=False)
 
 

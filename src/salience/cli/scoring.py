@@ -117,7 +117,7 @@ def session_end(
     """Close the open session with a summary, stored as a summary memory."""
     text = read_text(summary)
     with open_memory(home, profile) as memory:
-        result = memory.session_end(None, text, as_of=as_of)
+        result = memory.session_end(text, as_of=as_of)
     render.emit_write(result, as_json)
 
 

@@ -24,8 +24,10 @@ import httpx
 from salience import errors
 from salience.models import (
     AuditEntry,
+    DayCount,
     Hit,
     ImportResult,
+    MemoryGraph,
     MemoryRecord,
     Outcome,
     Stats,
@@ -33,7 +35,14 @@ from salience.models import (
 )
 from salience.scores import ContextScore
 from salience.wire import decode as wire
-from salience.wire.decode import Briefing, BriefingSection, ManifestEntry, SessionStart
+from salience.wire.decode import (
+    Briefing,
+    BriefingSection,
+    ConsolidationReport,
+    MaintenanceReport,
+    ManifestEntry,
+    SessionStart,
+)
 
 
 class Client:
@@ -320,6 +329,50 @@ class Client:
             size_bytes=data["size_bytes"],
         )
 
+    def consolidate(
+        self, *, dry_run: bool = False, as_of: datetime | None = None
+    ) -> ConsolidationReport:
+        """Groups of 3+ tag-sharing observations become insights (see
+        :meth:`salience.Memory.consolidate`)."""
+        body = wire.present({"dry_run": dry_run, "as_of": _time(as_of)})
+        return wire.consolidation(self._json("POST", "/v1/consolidate", json=body))
+
+    def maintain(
+        self, *, dry_run: bool = False, as_of: datetime | None = None
+    ) -> MaintenanceReport:
+        """Decay, retention and index cleaning (an admin key, or local mode)."""
+        body = wire.present({"dry_run": dry_run, "as_of": _time(as_of)})
+        return wire.maintenance(self._json("POST", "/v1/maintain", json=body))
+
+    def activity(self, *, days: int = 30) -> builtins.list[DayCount]:
+        """Memories created per UTC day, the last ``days`` days, oldest first."""
+        return wire.days(self._json("GET", "/v1/activity", params={"days": days}))
+
+    def graph(
+        self, *, limit: int = 500, type: str | None = None, project: str | None = None
+    ) -> MemoryGraph:
+        """The newest ``limit`` memories, their entities and the links among them."""
+        params = wire.present({"limit": limit, "type": type, "project": project})
+        data = self._json("GET", "/v1/graph", params=params)
+        wanted = {n["id"] for n in data["nodes"] if n["kind"] == "memory"}
+        found: dict[str, MemoryRecord] = {}
+        offset = 0
+        while len(found) < len(wanted):  # the nodes' records, a page of every status at a time
+            page = self.list(
+                type=type,
+                project=project,
+                include_superseded=True,
+                include_forgotten=True,
+                limit=1000,
+                offset=offset,
+            )
+            found |= {r.id: r for r in page if r.id in wanted}
+            if len(page) < 1000:
+                break
+            offset += 1000
+        shown = list(found.values()) + [self.get(i) for i in wanted - found.keys()]
+        return wire.graph(data, {r.id: r for r in shown})
+
     def export_lines(self) -> Iterator[str]:
         """The user's memories as JSON Lines."""
         with self._http.stream("GET", "/v1/export") as response:
@@ -327,3 +380,7 @@ class Client:
                 response.read()
                 raise wire.error(response, "/v1/export")
             yield from (line for line in response.iter_lines() if line)
+
+
+def _time(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()

@@ -247,7 +247,7 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
         return SessionStart(session.id, is_new, tuple(summaries), tuple(ranked), closed)
 
     def session_end(
-        self, user: UserScope, summary: str, *, as_of: datetime | None = None
+        self, summary: str, *, user: UserScope = None, as_of: datetime | None = None
     ) -> WriteResult:
         """Close the user's open session with a summary (stored as a ``summary`` memory)."""
         user = self._one_user(user, "a session")

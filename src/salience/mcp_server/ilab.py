@@ -202,7 +202,7 @@ def _sessions(server: MCPServer, shell: Shell) -> None:
     def mem_session_end(user_id: str, summary: str) -> SessionOut:
         """Close the user's active session with a (non-empty) summary."""
         user = _user(shell, user_id)
-        result = shell.write(lambda m: m.session_end(user, summary))
+        result = shell.write(lambda m: m.session_end(summary, user=user))
         record = result.record
         session = "" if record is None or record.session_id is None else record.session_id
         return SessionOut(session_id=session, summary_id=result.id, ended=True)

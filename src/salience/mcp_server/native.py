@@ -302,5 +302,5 @@ def _sessions(server: MCPServer, shell: Shell) -> None:
         summary: Annotated[str, Field(description="What this session did and learned.")],
     ) -> WriteOut:
         """Close the session with a summary; the next session_start shows it."""
-        result = shell.write(lambda m: m.session_end(shell.user, summary))
+        result = shell.write(lambda m: m.session_end(summary, user=shell.user))
         return WriteOut.model_validate(write_out(result))

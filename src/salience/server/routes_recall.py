@@ -111,4 +111,4 @@ def session_end(
     """Close the user's open session with a summary (stored as a summary memory)."""
     caller.may_write()
     user = caller.acting(as_user)
-    return write_reply(request, engine.run(lambda m: m.session_end(user, body.summary)))
+    return write_reply(request, engine.run(lambda m: m.session_end(body.summary, user=user)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import httpx
@@ -9,18 +10,26 @@ import httpx
 from salience import errors
 from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
 from salience.briefing.sessions import SessionStart
-from salience.models import Hit, MemoryRecord, Relevance
+from salience.lifecycle.consolidation import ConsolidationReport, GroupPlan
+from salience.lifecycle.maintenance import ImportanceChange, MaintenanceReport
+from salience.models import DayCount, GraphEdge, Hit, MemoryGraph, MemoryRecord, Relevance
 from salience.scores import ContextScore, SearchScore
 from salience.write.records import from_json_dict
 
 __all__ = [
     "Briefing",
     "BriefingSection",
+    "ConsolidationReport",
+    "MaintenanceReport",
     "ManifestEntry",
     "SessionStart",
+    "consolidation",
+    "days",
     "error",
+    "graph",
     "hit",
     "is_rejection",
+    "maintenance",
     "parts",
     "present",
     "ranked",
@@ -111,3 +120,41 @@ def error(response: httpx.Response, path: str) -> errors.SalienceError:
     if issubclass(kind, errors.InvalidInputError):
         return errors.InvalidInputError(message, field=error.get("field"))
     return kind(message)
+
+
+def consolidation(data: dict[str, Any]) -> ConsolidationReport:
+    """:func:`salience.wire.values.consolidation_out`, back."""
+    groups = tuple(
+        GroupPlan(
+            tuple(g["members"]),
+            g["action"],
+            g["insight"],
+            g["content"],
+            g["importance"],
+            g["similarity"],
+            g["summary"],
+            g["note"],
+        )
+        for g in data["groups"]
+    )
+    return ConsolidationReport(data["dry_run"], groups, data["candidates"])
+
+
+def maintenance(data: dict[str, Any]) -> MaintenanceReport:
+    """:func:`salience.wire.values.maintenance_out`, back."""
+    decayed = tuple(ImportanceChange(c["id"], c["before"], c["after"]) for c in data["decayed"])
+    return MaintenanceReport(data["dry_run"], decayed, tuple(data["forgotten"]), data["orphans"])
+
+
+def days(data: dict[str, Any]) -> list[DayCount]:
+    """``/v1/activity``'s days, back."""
+    return [DayCount(date.fromisoformat(d["date"]), d["created"]) for d in data["days"]]
+
+
+def graph(data: dict[str, Any], memories: dict[str, MemoryRecord]) -> MemoryGraph:
+    """``/v1/graph``, back, with its memory nodes' records from ``memories`` (the graph's
+    nodes carry a summary of each memory, not the memory)."""
+    ordered = tuple(memories[n["id"]] for n in data["nodes"] if n["kind"] == "memory")
+    entities = {n["id"]: n["label"] for n in data["nodes"] if n["kind"] == "entity"}
+    edges = tuple(GraphEdge(e["source"], e["target"], e["relation"]) for e in data["edges"])
+    return MemoryGraph(ordered, entities, edges)

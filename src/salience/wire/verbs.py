@@ -1,0 +1,181 @@
+"""The verbs a memory answers on every face: :class:`Verbs`, which both
+:class:`salience.Memory` (in process) and :class:`salience.Client` (over HTTP) satisfy, as
+mypy checks (``salience/__init__.py``). Code written against it runs on either: the same
+arguments, the same return types, the same errors."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any, Protocol
+
+from salience.models import (
+    AuditEntry,
+    DayCount,
+    Hit,
+    ImportResult,
+    MemoryGraph,
+    MemoryRecord,
+    Stats,
+    WriteResult,
+)
+from salience.scores import ContextScore
+from salience.wire.decode import (
+    Briefing,
+    ConsolidationReport,
+    MaintenanceReport,
+    SessionStart,
+)
+
+
+class Verbs(Protocol):
+    """What a memory answers, in process or over HTTP (the user is the client's key's, or
+    the library's configured one)."""
+
+    def activity(self, *, days: int = 30) -> builtins.list[DayCount]:
+        """Memories created per UTC day, the last ``days`` days, oldest first."""
+        ...
+
+    def briefing(
+        self,
+        profile: str | None = None,
+        *,
+        project: str | None = None,
+        session_id: str | None = None,
+        budget: int | None = None,
+        as_of: datetime | None = None,
+    ) -> Briefing:
+        """The text to inject at session start, with its manifest."""
+        ...
+
+    def consolidate(
+        self, *, dry_run: bool = False, as_of: datetime | None = None
+    ) -> ConsolidationReport:
+        """Groups of 3+ tag-sharing observations become insights."""
+        ...
+
+    def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
+        """The insights derived from a memory."""
+        ...
+
+    def entities(
+        self, *, project: str | None = None, top: int | None = None
+    ) -> builtins.list[tuple[str, int]]:
+        """Entities named by current memories, with how many mention each."""
+        ...
+
+    def export_lines(self) -> Iterator[str]:
+        """The user's memories as JSON Lines."""
+        ...
+
+    def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
+        """The memory helped (echo) or did not (fizzle)."""
+        ...
+
+    def forget(self, memory_id: str, reason: str = "forgotten on request") -> WriteResult:
+        """Forget a memory softly."""
+        ...
+
+    def get(self, memory_id: str) -> MemoryRecord:
+        """One memory, whatever its status."""
+        ...
+
+    def graph(
+        self, *, limit: int = 500, type: str | None = None, project: str | None = None
+    ) -> MemoryGraph:
+        """The newest ``limit`` memories, their entities and the links among them."""
+        ...
+
+    def history(self, memory_id: str) -> builtins.list[MemoryRecord]:
+        """The version chain, newest first."""
+        ...
+
+    def import_(self, lines: Iterable[str]) -> ImportResult:
+        """Import JSON Lines, all or nothing."""
+        ...
+
+    def list(
+        self,
+        *,
+        project: str | None = None,
+        type: str | None = None,
+        tags: Iterable[str] = (),
+        session_id: str | None = None,
+        entity: str | None = None,
+        include_superseded: bool = False,
+        include_forgotten: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> builtins.list[MemoryRecord]:
+        """The user's memories, newest first (every page up to ``limit``)."""
+        ...
+
+    def log(
+        self, memory_id: str | None = None, *, limit: int | None = None
+    ) -> builtins.list[AuditEntry]:
+        """The user's part of the audit log, newest first."""
+        ...
+
+    def maintain(
+        self, *, dry_run: bool = False, as_of: datetime | None = None
+    ) -> MaintenanceReport:
+        """Decay, retention and index cleaning (an admin key, or local mode)."""
+        ...
+
+    def purge(self, memory_id: str) -> WriteResult:
+        """Delete a memory for good."""
+        ...
+
+    def rank(
+        self,
+        profile: str | None = None,
+        *,
+        project: str | None = None,
+        as_of: datetime | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[tuple[MemoryRecord, ContextScore]]:
+        """Current memories by context score, best first."""
+        ...
+
+    def remember(
+        self, content: str, *, profile: str | None = None, force: bool = False, **fields: Any
+    ) -> WriteResult:
+        """Store a memory (see :meth:`salience.Memory.remember`)."""
+        ...
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        *,
+        profile: str | None = None,
+        project: str | None = None,
+        types: Iterable[str] = (),
+        types_exclude: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        as_of: datetime | None = None,
+        touch: bool | None = None,
+    ) -> builtins.list[Hit]:
+        """Recall memories for a query, each hit explained."""
+        ...
+
+    def session_end(self, summary: str) -> WriteResult:
+        """Close the user's session with a summary."""
+        ...
+
+    def session_start(self, *, profile: str | None = None) -> SessionStart:
+        """Resume or open the user's session."""
+        ...
+
+    def stats(self) -> Stats:
+        """Counts of the user's memories."""
+        ...
+
+    def supersede(self, old_id: str, content: str, **fields: Any) -> WriteResult:
+        """Replace a memory with a new version."""
+        ...
+
+    def update(self, memory_id: str, **changes: Any) -> WriteResult:
+        """Change fields of a memory in place."""
+        ...
