@@ -40,9 +40,11 @@ def _salience(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 
 
 @contextmanager
-def serving(
+def running(
     home: Path, *extra: str, env: dict[str, str] | None = None, host: str = "127.0.0.1"
-) -> Iterator[str]:
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``salience serve`` on a free port, once it answers: the process and its base URL
+    (stopped at the end, unless a test killed it already)."""
     port = _free_port()
     log = (home.parent / f"serve-{port}.log").open("w")
     process = subprocess.Popen(
@@ -75,15 +77,25 @@ def serving(
             assert process.poll() is None, Path(log.name).read_text()
             assert time.monotonic() < deadline, "the server did not start in 60 s"
             time.sleep(0.1)
-        yield base
+        yield process, base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         log.close()
+
+
+@contextmanager
+def serving(
+    home: Path, *extra: str, env: dict[str, str] | None = None, host: str = "127.0.0.1"
+) -> Iterator[str]:
+    """:func:`running`, for a test that needs only the base URL."""
+    with running(home, *extra, env=env, host=host) as (_, base):
+        yield base
 
 
 def test_serve_on_another_loopback_address_answers(tmp_path: Path) -> None:

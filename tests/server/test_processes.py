@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from salience import Client, Config, Memory
-from tests.server.test_process import ENV, _free_port
+from tests.server.test_process import ENV, running
 
 pytestmark = [pytest.mark.process]
 
@@ -32,34 +29,8 @@ def _env(store_url: str, *, embedder: bool = False) -> dict[str, str]:
     return env
 
 
-@contextmanager
-def server(home: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    port = _free_port()
-    log = (home.parent / f"serve-{port}.log").open("w")
-    command = [sys.executable, "-m", "salience", "serve", "--home", str(home), "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert process.poll() is None, Path(log.name).read_text()
-            assert time.monotonic() < deadline, "the server did not start in 60 s"
-            time.sleep(0.1)
-        yield process, base
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        log.close()
+def server(home: Path, env: dict[str, str]) -> Any:
+    return running(home, env=env)
 
 
 def test_a_write_in_one_process_is_recalled_in_another_within_a_second(
