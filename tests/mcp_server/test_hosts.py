@@ -108,3 +108,25 @@ def test_session_end_stores_a_summary_from_the_hook_input(tmp_path: Path) -> Non
     bad = runner.invoke(cli, ["hook", "session-end"], input="not json")
     assert bad.exit_code == 2
     assert "Traceback" not in bad.output
+
+
+def test_session_end_with_nothing_to_say_stores_nothing_and_says_so(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    runner = CliRunner(env={"SALIENCE_EMBEDDER": "none", "SALIENCE_HOME": str(home)})
+    assert runner.invoke(cli, ["remember", "Deploys go through ops/deploy.sh"]).exit_code == 0
+    hook_input = {"session_id": "abc", "transcript_path": str(tmp_path / "gone.jsonl")}
+    result = runner.invoke(cli, ["hook", "session-end"], input=json.dumps(hook_input))
+    assert result.exit_code == 0, result.output
+    assert "nothing stored" in result.stderr
+    with Memory.open(home, embedder=None) as memory:
+        assert memory.list(type="summary") == []
+
+
+def test_session_start_on_a_missing_store_creates_none(tmp_path: Path) -> None:
+    home = tmp_path / "mistyped"
+    runner = CliRunner(env={"SALIENCE_EMBEDDER": "none", "SALIENCE_HOME": str(home)})
+    result = runner.invoke(cli, ["hook", "session-start"])
+    assert result.exit_code == 0, result.output  # the host's session goes on
+    assert json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"] == ""
+    assert "no salience store at" in result.stderr
+    assert not home.exists()

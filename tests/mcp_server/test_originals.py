@@ -142,8 +142,16 @@ def test_aide_tools(memory: Memory) -> None:
         assert none == "No decision found for topic: nope"
         error = await client.call_tool("memory_add", {"content": f"key {SECRET}"})
         assert error.content[0].text.startswith("Error: ")  # type: ignore[union-attr]
+        odd = await client.call_tool(
+            "memory_add", {"content": "a note in no category", "category": "musing"}
+        )
+        assert odd.is_error
+        text = odd.content[0].text  # type: ignore[union-attr]
+        assert text.startswith("Error: unknown category 'musing'")
+        assert "abandoned, blocker, issue, gotcha, discovery, decision, learning" in text
 
     _run(create_mcp_server(memory, tools="aide"), session)
+    assert all(r.type != "musing" for r in memory.list())
 
 
 def test_eidet_tools(memory: Memory, tmp_path: Path) -> None:
@@ -191,6 +199,9 @@ def test_eidet_tools(memory: Memory, tmp_path: Path) -> None:
         assert "[" in _text(await client.call_tool("eidet_context", {}))
         intake = json.loads(_text(await client.call_tool("eidet_intake", {"path": str(notes)})))
         assert (intake["files"], intake["new"]) == (1, 2)
+        missing = await client.call_tool("eidet_intake", {"path": str(tmp_path / "nowhere")})
+        assert missing.is_error
+        assert "no such file or directory" in missing.content[0].text  # type: ignore[union-attr]
         assert _text(
             await client.call_tool("eidet_recall", {"query": "rollbacks image tag"})
         ).startswith("[O] Deploys: Rollbacks")

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from salience.cli import render
-from salience.cli.app import cli, open_memory, store_options
+from salience.cli.app import UserError, cli, open_memory, store_options
 
 
 @cli.command()
@@ -42,9 +42,16 @@ def hook() -> None:
 @click.option("--project", default=None, help="The project the session works on.")
 @store_options
 def session_start(project: str | None, home: Path | None, profile: str | None) -> None:
-    """Print the JSON a SessionStart hook returns: the briefing as additional context."""
-    with open_memory(home, profile) as memory:
-        text = memory.briefing(profile, project=project).text
+    """Print the JSON a SessionStart hook returns: the briefing as additional context (empty,
+    with a note on stderr, when there is no store yet: reading never creates one)."""
+    try:
+        memory = open_memory(home, profile, create=False)
+    except UserError as exc:
+        render.say(str(exc), err=True)
+        text = ""
+    else:
+        with memory:
+            text = memory.briefing(profile, project=project).text
     out = {
         "continue": True,
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text},
@@ -79,15 +86,18 @@ def _last_assistant_text(transcript: Path) -> str | None:
     return last
 
 
-def _summary(data: dict[str, Any]) -> str:
+def _summary(data: dict[str, Any]) -> str | None:
+    """The hook input's summary, else the transcript's last assistant message (None: there
+    is nothing to say, and a bare "Session ended" would be a memory of nothing)."""
     given = data.get("summary")
     if isinstance(given, str) and given.strip():
         return given.strip()
     path = data.get("transcript_path")
     said = _last_assistant_text(Path(path)) if isinstance(path, str) else None
+    if not said:
+        return None
     reason = data.get("reason") or "ended"
-    head = f"Session ended ({reason})."
-    return f"{head} Last: {' '.join(said.split())[:600]}" if said else head
+    return f"Session ended ({reason}). Last: {' '.join(said.split())[:600]}"
 
 
 @hook.command(name="session-end")
@@ -102,9 +112,16 @@ def session_end(home: Path | None, profile: str | None) -> None:
         raise click.UsageError(f"the hook input is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise click.UsageError("the hook input must be a JSON object")
+    summary = _summary(data)
+    if summary is None:
+        render.say(
+            "nothing stored: the hook input has no summary and no readable transcript",
+            err=True,
+        )
+        return
     with open_memory(home, profile) as memory:
         memory.session_start()
-        result = memory.session_end(_summary(data))
+        result = memory.session_end(summary)
     render.emit_write(result, as_json=False)
 
 

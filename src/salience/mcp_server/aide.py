@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Annotated
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -45,6 +46,20 @@ def decision_markdown(decision: Decision, heading: str) -> str:
     if decision.precedence:
         lines += ["", f"**Precedence:** {decision.precedence}"]
     return "\n".join(lines)
+
+
+CATEGORIES = (
+    "abandoned",
+    "blocker",
+    "issue",
+    "gotcha",
+    "discovery",
+    "decision",
+    "learning",
+    "pattern",
+    "session",
+)
+"""aide's nine memory categories (FACES.md), in its own order."""
 
 
 def register(server: MCPServer, shell: Shell) -> None:
@@ -92,6 +107,10 @@ def register(server: MCPServer, shell: Shell) -> None:
         """Store a memory (a learning, gotcha, pattern, ...); answers its id as JSON."""
 
         def answer() -> str:
+            if category not in CATEGORIES:
+                raise ToolError(
+                    f"unknown category {category!r}; aide's categories are " + ", ".join(CATEGORIES)
+                )
             result = shell.write(
                 lambda m: m.remember(
                     content,

@@ -269,6 +269,8 @@ def _file_tools(server: MCPServer, shell: Shell) -> None:
 
         def answer() -> str:
             root = Path(path).expanduser()
+            if not root.exists():
+                raise ToolError(f"{root}: no such file or directory")
             files = (
                 sorted(root.rglob(pattern) if recursive else root.glob(pattern))
                 if root.is_dir()
