@@ -251,6 +251,8 @@ def test_ilab_tools(memory: Memory) -> None:
             )
         ).structured_content
         assert saved["outcome"] == "created"
+        assert saved["session_id"] == started["session_id"]  # filed under the open session
+        assert memory.get(saved["id"], user="alice").session_id == started["session_id"]
         again = (
             await client.call_tool(
                 "mem_save",

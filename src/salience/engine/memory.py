@@ -246,6 +246,12 @@ class Memory(Decisions, Recall, Lifecycle, Sharing):
         ranked = self._ranked(profile, user, None, now, START_MEMORIES, (SUMMARY_TYPE,))
         return SessionStart(session.id, is_new, tuple(summaries), tuple(ranked), closed)
 
+    def current_session(self, *, user: UserScope = None) -> Session | None:
+        """The user's open session if it was active in the last 24 h (what a write made
+        now belongs to), else None."""
+        session = self._store.open_session(self._one_user(user, "a session"))
+        return None if session is None or is_stale(session, self.now()) else session
+
     def session_end(
         self, summary: str, *, user: UserScope = None, as_of: datetime | None = None
     ) -> WriteResult:

@@ -12,9 +12,10 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
+from salience.engine.memory import Memory
 from salience.mcp_server.native import READ, WRITE
 from salience.mcp_server.shell import CALLER, Shell
-from salience.models import MemoryRecord, Outcome
+from salience.models import MemoryRecord, Outcome, WriteResult
 
 PROFILE = "ilab"
 ObsType = Literal["profile", "preference", "decision", "discovery", "pattern"]
@@ -107,17 +108,21 @@ def register(server: MCPServer, shell: Shell) -> None:
         """Save an observation; the same topic_key updates it, the same text is deduped;
         <private>...</private> spans are redacted."""
         user = _user(shell, user_id)
-        result = shell.write(
-            lambda m: m.remember(
+
+        def save(m: Memory) -> WriteResult:
+            session = m.current_session(user=user)  # iLAB files it under the open session
+            return m.remember(
                 content,
                 profile=PROFILE,
                 user=user,
                 type=type,
                 title=title,
                 topic_key=topic_key,
+                session_id=None if session is None else session.id,
                 force=True,
             )
-        )
+
+        result = shell.write(save)
         outcome = {Outcome.CREATED: "created", Outcome.UPDATED: "updated"}.get(
             result.outcome, "deduped"
         )
