@@ -236,7 +236,7 @@ class Client:
             "types": builtins.list(types),
             "types_exclude": builtins.list(types_exclude),
             "tags": builtins.list(tags),
-            "as_of": None if as_of is None else as_of.isoformat(),
+            "as_of": _time(as_of),
             "touch": touch,
         }
         return [wire.hit(h) for h in self._json("POST", "/v1/search", json=wire.present(body))]
@@ -253,7 +253,7 @@ class Client:
         params = {
             "profile": profile,
             "project": project,
-            "as_of": None if as_of is None else as_of.isoformat(),
+            "as_of": _time(as_of),
             "limit": limit or 1000,
         }
         return [wire.ranked(r) for r in self._json("GET", "/v1/rank", params=wire.present(params))]
@@ -273,7 +273,7 @@ class Client:
             "project": project,
             "session_id": session_id,
             "budget": budget,
-            "as_of": None if as_of is None else as_of.isoformat(),
+            "as_of": _time(as_of),
         }
         data = self._json("POST", "/v1/briefing", json=wire.present(body))
         return Briefing(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from salience.engine.core import EngineCore
+from salience.engine.core import EngineCore, changed_since
 from salience.ids import new_ulid
 from salience.lifecycle.consolidation import (
     BOOST_PER_MEMBER,
@@ -134,7 +134,7 @@ class Consolidating(EngineCore):
         members = {r.id for g in plan.groups for r in g.records}
         for _, record in changes.rows:
             seen = planned.get(record.id)
-            if seen is not None and _without_access(record, seen) != seen:
+            if seen is not None and changed_since(record, seen):
                 return False
             if seen is None and members.intersection(record.derived_from):
                 return False
@@ -229,8 +229,3 @@ class Consolidating(EngineCore):
                 if self._llm == "config":
                     self._llm = load_llm(self._config)
         return self._llm
-
-
-def _without_access(record: MemoryRecord, like: MemoryRecord) -> MemoryRecord:
-    """``record`` with ``like``'s access count and time (a recall's touch changes no plan)."""
-    return replace(record, access_count=like.access_count, last_accessed_at=like.last_accessed_at)

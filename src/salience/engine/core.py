@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -313,3 +314,12 @@ def changed_fields(old: MemoryRecord, new: MemoryRecord) -> dict[str, Any]:
             else:
                 out[name] = [list(v) if isinstance(v, tuple) else v for v in (before, after)]
     return out
+
+
+def changed_since(current: MemoryRecord, planned: MemoryRecord) -> bool:
+    """Whether ``current`` differs from the version a plan was made from, access counts
+    aside (a recall's touch changes no plan)."""
+    unchanged = replace(
+        current, access_count=planned.access_count, last_accessed_at=planned.last_accessed_at
+    )
+    return unchanged != planned

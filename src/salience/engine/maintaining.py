@@ -13,7 +13,7 @@ import builtins
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from salience.engine.core import EngineCore
+from salience.engine.core import EngineCore, changed_since
 from salience.errors import InvalidInputError
 from salience.lifecycle.maintenance import (
     OBSERVATION,
@@ -127,7 +127,7 @@ class Maintaining(EngineCore):
         for change in chunk:
             record = change.record
             found = current.get(record.id)
-            if found is None or _without_access(found, record) != record:
+            if found is None or changed_since(found, record):
                 continue  # written meanwhile: the next run looks at it again
             if change.value is None:
                 if record.id in derived:
@@ -159,8 +159,3 @@ def _decay(change: _Change) -> ImportanceChange:
 
 def _counters(changes: RowChanges) -> tuple[int, int]:
     return changes.last_seq, changes.last_change
-
-
-def _without_access(record: MemoryRecord, like: MemoryRecord) -> MemoryRecord:
-    """``record`` with ``like``'s access count and time (a recall's touch changes no plan)."""
-    return replace(record, access_count=like.access_count, last_accessed_at=like.last_accessed_at)
