@@ -16,6 +16,7 @@ from salience.models import ApiKey, AuditEntry, LayerMount, Session
 from salience.stores.base import MemoryFilter, Store
 from salience.stores.migrations import MIGRATION_NAMES
 from salience.stores.postgres.schema import MIGRATIONS as POSTGRES_MIGRATIONS
+from salience.stores.rows import stage
 from tests.factory import NOW, record
 
 ALL = MemoryFilter(as_of=NOW, include_forgotten=True, include_superseded=True)
@@ -70,6 +71,37 @@ def test_insert_get_replace_and_delete(store: Store) -> None:
     assert store.delete(first.id) is False
     with pytest.raises(StoreError):
         store.replace(changed)
+
+
+def test_insert_many_writes_rows_indexes_tags_and_entities_at_once(store: Store) -> None:
+    store.insert(record("written first, one at a time"))
+    many = [
+        record(
+            f"Bulk note {i} about the staging cluster",
+            tags=("infra", f"batch:{i % 2}"),
+            entities=("Staging", "staging", f"Host{i}"),  # one key per casefolded name
+            age=i,
+        )
+        for i in range(5)
+    ]
+    before = store.row_changes(2**62, 2**62)
+    assert before is not None
+    store.insert_many([stage(r) for r in many])
+    store.insert_many([])  # nothing: no error
+    assert [store.get(r.id) for r in many] == many
+    assert {r.id for r in store.list(MemoryFilter(as_of=NOW, tags=("batch:1",)), None)} == {
+        many[1].id,
+        many[3].id,
+    }
+    assert [r.id for r, _ in store.search("cluster", CURRENT, 10)] != []
+    assert {r.id for r, _ in store.search("cluster", CURRENT, 10)} == {r.id for r in many}
+    assert dict(store.entity_counts(CURRENT, None))["Staging"] == 5
+    changes = store.row_changes(before.last_seq, before.last_change)
+    assert changes is not None
+    assert [r.id for _, r in sorted(changes.rows, key=lambda row: row[0])] == [r.id for r in many]
+    with pytest.raises(StoreError):  # an id that exists refuses the whole batch
+        store.insert_many([stage(record("new")), stage(many[0])])
+    assert store.stats(NOW).total == 6
 
 
 def test_list_filters_and_orders_newest_first(store: Store) -> None:
@@ -220,6 +252,8 @@ def test_many_vectors_at_once_and_a_bulk_load(store: Store) -> None:
         after = page[-1][0]
     ids = [r.id for r in records]
     assert pages == [ids[:2], [ids[3], ids[4]], [ids[2]]]
+    store.set_vectors([(ids[1], vector(9, 9, 9, 9)), (ids[1], exact[1])])  # the last one wins
+    assert store.vector_rows(after)[0][1:] == (ids[1], "s1", exact[1])
 
 
 def test_the_change_marker_moves_with_another_writer_and_with_vectors(

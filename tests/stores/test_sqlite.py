@@ -201,3 +201,33 @@ def test_a_new_store_uses_small_pages_and_an_old_one_keeps_its_own(tmp_path: Pat
         "still works with 4 KiB pages"
     ]
     old.close()
+
+
+def test_the_wal_is_checkpointed_after_the_write_lock_is_let_go(tmp_path: Path) -> None:
+    from salience.stores.rows import stage
+    from salience.stores.sqlite.transaction import CHECKPOINT_CHANGES
+
+    store = SQLiteStore(tmp_path / "s.db")
+    holding: list[bool] = []
+    checkpoint = store._checkpoint
+
+    def watched() -> None:
+        holding.append(store._lock._is_owned())  # type: ignore[attr-defined]
+        checkpoint()
+
+    store._checkpoint = watched  # type: ignore[method-assign]
+    wal = tmp_path / "s.db-wal"
+    try:
+        assert store._writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        batch = max(1, CHECKPOINT_CHANGES // 4)  # a record changes at least 4 rows here
+        store.insert_many([stage(record(f"note {i}", tags=("a", "b"))) for i in range(batch)])
+        assert holding == [False]  # checkpointed once, by the writer's thread, lock let go
+        size = wal.stat().st_size
+        store.insert_many([stage(record(f"more {i}", tags=("a", "b"))) for i in range(batch)])
+        assert holding == [False, False]
+        # The checkpoint copied every page back, so the second batch reused the WAL's start.
+        assert wal.stat().st_size <= size * 1.1
+        store.insert(record("a small write"))
+        assert len(holding) == 2  # small writes wait for enough changes
+    finally:
+        store.close()

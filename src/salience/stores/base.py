@@ -52,6 +52,17 @@ class RowChanges:
     last_change: int  # the highest change number
 
 
+@dataclass(frozen=True, slots=True)
+class StagedRow:
+    """A new record with its row (``to_row``) and its index text (``dated_text``), computed
+    before a write takes the lock (:func:`salience.stores.rows.stage`), so that the lock is
+    held to write, not to convert."""
+
+    record: MemoryRecord
+    values: builtins.list[object]
+    dated: str
+
+
 class Store(Protocol):
     """Persistence of memory records, their full-text index and their derived tables.
 
@@ -84,6 +95,10 @@ class Store(Protocol):
 
     def insert(self, record: MemoryRecord) -> None:
         """Add a new record (its id must not exist yet)."""
+        ...
+
+    def insert_many(self, rows: Sequence[StagedRow]) -> None:
+        """Add new records at once, in order, atomically (none of their ids may exist)."""
         ...
 
     def replace(self, record: MemoryRecord) -> None:

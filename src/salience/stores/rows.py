@@ -23,7 +23,7 @@ from salience.models import (
     MemoryRecord,
     Session,
 )
-from salience.stores.base import MemoryFilter
+from salience.stores.base import MemoryFilter, StagedRow
 from salience.text import content_hash
 from salience.text_dates import day_words, resolve
 
@@ -66,6 +66,11 @@ def to_row(record: MemoryRecord) -> list[object]:
     row[_ENABLED_AT] = int(bool(row[_ENABLED_AT]))
     row.append(content_hash(record.content))
     return row
+
+
+def stage(record: MemoryRecord) -> StagedRow:
+    """The record's row and index text, for :meth:`~salience.stores.base.Store.insert_many`."""
+    return StagedRow(record, to_row(record), dated_text(record))
 
 
 def from_row(row: Sequence[Any]) -> MemoryRecord:

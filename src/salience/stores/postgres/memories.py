@@ -28,7 +28,7 @@ from datetime import datetime
 from salience.clock import format_time
 from salience.errors import StoreError
 from salience.models import MemoryRecord
-from salience.stores.base import MemoryFilter
+from salience.stores.base import MemoryFilter, StagedRow
 from salience.stores.fts_terms import MIN_ROWS
 from salience.stores.postgres.connection import Connection
 from salience.stores.rows import (
@@ -81,6 +81,25 @@ class MemoryRows(Connection):
             found = self._rows(_INSERT, [*to_row(record), dated_text(record)])
             self._link(int(found[0][0]), record)
 
+    def insert_many(self, rows: Sequence[StagedRow]) -> None:
+        """Add new records at once, atomically: the rows in one pipelined statement, their
+        tags and entities in one each."""
+        if not rows:
+            return
+        with self.transaction():
+            seqs = []
+            with self._errors(), self._local.conn.cursor() as cursor:
+                cursor.executemany(
+                    _INSERT, [[*row.values, row.dated] for row in rows], returning=True
+                )
+                while True:
+                    found = cursor.fetchone()
+                    assert found is not None
+                    seqs.append(int(found[0]))
+                    if not cursor.nextset():
+                        break
+            self._link_many(list(zip(seqs, (row.record for row in rows), strict=True)))
+
     def replace(self, record: MemoryRecord) -> None:
         """Overwrite the record with ``record.id`` and its tag and entity rows."""
         with self.transaction():
@@ -93,14 +112,21 @@ class MemoryRows(Connection):
             self._link(seq, record)
 
     def _link(self, seq: int, record: MemoryRecord) -> None:
+        self._link_many([(seq, record)])
+
+    def _link_many(self, placed: Sequence[tuple[int, MemoryRecord]]) -> None:
+        """The tag and entity rows of records at their row numbers (inside a transaction)."""
         self._execmany(
             "INSERT INTO memory_tags (seq, tag) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-            [(seq, tag) for tag in record.tags],
+            [(seq, tag) for seq, record in placed for tag in record.tags],
         )
-        names = {entity.casefold(): entity for entity in reversed(record.entities)}
         self._execmany(
             "INSERT INTO memory_entities (seq, entity_key, name) VALUES (%s, %s, %s)",
-            [(seq, key, name) for key, name in names.items()],
+            [
+                (seq, key, name)
+                for seq, record in placed
+                for key, name in {e.casefold(): e for e in reversed(record.entities)}.items()
+            ],
         )
 
     def touch(self, memory_ids: builtins.list[str], now: datetime) -> None:

@@ -77,6 +77,7 @@ class VectorRows(MemoryRows):
         own wire format), in one transaction."""
         if not pairs:
             return
+        pairs = list(dict(pairs).items())  # an id given twice keeps its last vector
         with self.transaction():
             self._exec(
                 "DELETE FROM memory_vectors WHERE memory_id = ANY(%s)", ([i for i, _ in pairs],)

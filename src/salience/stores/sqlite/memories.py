@@ -9,7 +9,7 @@ from datetime import datetime
 from salience.clock import format_time
 from salience.errors import StoreError
 from salience.models import FIELD_NAMES, MemoryRecord
-from salience.stores.base import MemoryFilter
+from salience.stores.base import MemoryFilter, StagedRow
 from salience.stores.sqlite.connection import Connection
 from salience.stores.sqlite.rows import (
     COLUMNS,
@@ -37,6 +37,48 @@ class MemoryRows(Connection):
             )
             assert cursor.lastrowid is not None
             self._index(cursor.lastrowid, record)
+
+    def insert_many(self, rows: Sequence[StagedRow]) -> None:
+        """Add new records at once, atomically: one statement per table, row numbers given
+        (the next free ones, as SQLite would choose them), so no row is read back."""
+        if not rows:
+            return
+        columns = ("seq", *INSERT_COLUMNS)
+        marks = ", ".join("?" for _ in columns)
+        with self.transaction(), self._errors():
+            top = self._conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()[0]
+            seqs = range(top + 1, top + 1 + len(rows))
+            self._conn.executemany(
+                f"INSERT INTO memories ({', '.join(columns)}) VALUES ({marks})",
+                [(seq, *row.values) for seq, row in zip(seqs, rows, strict=True)],
+            )
+            self._conn.executemany(
+                "INSERT INTO memory_fts (rowid, content, title, tags, entities, dated) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        seq,
+                        row.record.content,
+                        row.record.title or "",
+                        " ".join(row.record.tags),
+                        " ".join(row.record.entities),
+                        row.dated,
+                    )
+                    for seq, row in zip(seqs, rows, strict=True)
+                ],
+            )
+            self._conn.executemany(
+                "INSERT INTO memory_tags (seq, tag) VALUES (?, ?)",
+                [(seq, t) for seq, row in zip(seqs, rows, strict=True) for t in row.record.tags],
+            )
+            self._conn.executemany(
+                "INSERT INTO memory_entities (seq, entity_key, name) VALUES (?, ?, ?)",
+                [
+                    (seq, key, name)
+                    for seq, row in zip(seqs, rows, strict=True)
+                    for key, name in _entity_names(row.record).items()
+                ],
+            )
 
     def replace(self, record: MemoryRecord) -> None:
         """Overwrite the record with ``record.id``; reindex only if indexed text changed."""
@@ -74,10 +116,9 @@ class MemoryRows(Connection):
                 "INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags]
             )
         if record.entities:
-            names = {entity.casefold(): entity for entity in reversed(record.entities)}
             self._conn.executemany(
                 "INSERT INTO memory_entities (seq, entity_key, name) VALUES (?, ?, ?)",
-                [(seq, key, name) for key, name in names.items()],
+                [(seq, key, name) for key, name in _entity_names(record).items()],
             )
 
     def _unindex(self, seq: int) -> None:
@@ -230,3 +271,8 @@ class MemoryRows(Connection):
         with self._errors():
             rows = self._conn.execute(f"SELECT {COLUMNS} FROM memories m ORDER BY m.id").fetchall()
         return (from_row(row) for row in rows)
+
+
+def _entity_names(record: MemoryRecord) -> dict[str, str]:
+    """The record's entities by their index key (casefolded; the first spelling wins)."""
+    return {entity.casefold(): entity for entity in reversed(record.entities)}

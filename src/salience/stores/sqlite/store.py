@@ -78,13 +78,14 @@ class SQLiteStore(MemoryRows):
 
     def set_vectors(self, pairs: Sequence[tuple[str, bytes]]) -> None:
         """:meth:`set_vector` for many memories at once, in one transaction (in order)."""
+        latest = list(dict(pairs).items())  # an id given twice keeps its last vector
         with self.transaction(), self._errors():
-            for memory_id, vector in pairs:
-                self._conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
-                self._conn.execute(
-                    "INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)",
-                    (memory_id, vector),
-                )
+            self._conn.executemany(
+                "DELETE FROM memory_vectors WHERE memory_id = ?", [(i,) for i, _ in latest]
+            )
+            self._conn.executemany(
+                "INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)", latest
+            )
             self._vector_writes += 1
 
     def bulk_load(self) -> AbstractContextManager[None]:
