@@ -28,14 +28,20 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 from bench_store import TextMaker
 from common import machine, print_table, write_results
 from salience import Memory
-from salience.stores.sqlite import transaction as sqlite_transaction
+
+try:
+    from salience.stores.sqlite.transaction import Transaction
+except ImportError:  # code before 2026-11-26 (to measure it side by side)
+    from salience.stores.sqlite.connection import (  # type: ignore[attr-defined,no-redef]
+        _Transaction as Transaction,
+    )
 
 HOLDS: list[float] = []
 
 
 def instrument() -> None:
     """Time every outermost write transaction of every SQLite store of this process."""
-    cls = sqlite_transaction.Transaction
+    cls = Transaction
     enter, leave = cls.__enter__, cls.__exit__
     started: dict[int, float] = {}
 

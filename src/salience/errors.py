@@ -51,9 +51,10 @@ class ImportFormatError(InvalidInputError):
 class NotFoundError(SalienceError, LookupError):
     """No memory has the given id."""
 
-    def __init__(self, memory_id: str) -> None:
+    def __init__(self, memory_id: str, message: str | None = None) -> None:
+        """``message`` says what is missing when it is not a memory (a decision's topic)."""
         shown = memory_id if len(memory_id) <= 80 else memory_id[:79] + "…"
-        super().__init__(f"no memory with id {shown!r}")
+        super().__init__(message or f"no memory with id {shown!r}")
         self.memory_id = memory_id
 
 

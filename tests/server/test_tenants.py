@@ -4,12 +4,16 @@ hers, and a read-only key never writes. A route missing from the table fails the
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from salience import ALL_USERS, Memory, NotFoundError
+from salience.sharing.packs import write_pack
+from tests.conftest import T0
 from tests.server.conftest import Keys, bearer, fingerprint
 
 pytestmark = [pytest.mark.slow]  # every route against every key: run by make test
@@ -18,6 +22,20 @@ MARKER = "ALICEMARKER"
 ALICE_TEXT = f"{MARKER} deploys use the blue cluster and src/deploy.py on port 9443"
 
 Body = dict[str, Any] | bytes | None
+
+
+def _pack() -> bytes:
+    """A one-memory knowledge pack, as a client would upload it."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bob.pack"
+        line = json.dumps({"content": "bob imports a memory from a pack"})
+        write_pack(path, [line], ["observation"], vectors=None, embedder=None, filters={}, now=T0)
+        return path.read_bytes()
+
+
+PACK = _pack()
+MISSING = {"/v1/decision?topic=blue-deploys", "/v1/decision/history?topic=blue-deploys"}
+"""Reads of a topic alice never decided: a 404 is their answer."""
 # (method, path template) -> (body, whether it writes). {id} is alice's memory id.
 ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("POST", "/v1/memories"): ({"content": "bob writes his own memory here"}, True),
@@ -45,6 +63,18 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("POST", "/v1/import"): (b'{"content": "bob imports a memory"}\n', True),
     ("POST", "/v1/consolidate"): ({}, True),
     ("POST", "/v1/maintain"): ({}, True),
+    ("GET", "/v1/decisions"): (None, False),
+    ("POST", "/v1/decisions"): ({"topic": "bob-topic", "decision": "bob decides"}, True),
+    ("GET", "/v1/decision?topic=blue-deploys"): (None, False),
+    ("GET", "/v1/decision/history?topic=blue-deploys"): (None, False),
+    ("POST", "/v1/duplicate"): ({"content": ALICE_TEXT}, False),
+    ("GET", "/v1/sessions/current"): (None, False),
+    ("GET", "/v1/layers"): (None, False),
+    ("POST", "/v1/layers"): ({"path": "/tmp/elsewhere.db", "kind": "shared"}, True),
+    ("DELETE", "/v1/layers/{name}"): (None, True),
+    ("GET", "/v1/packs/export"): (None, False),
+    ("POST", "/v1/packs/import"): (PACK, True),
+    ("POST", "/v1/reindex"): (None, True),
     ("GET", "/healthz"): (None, False),
     ("GET", "/readyz"): (None, False),
     ("GET", "/metrics"): (None, False),
@@ -95,7 +125,8 @@ def _call(client: TestClient, method: str, path: str, body: Body, key: str, alic
     if isinstance(body, dict):
         payload = json.loads(json.dumps(body).replace("{memory_id}", alice))
         return client.request(method, url, json=payload, headers=bearer(key))
-    lines = {"Content-Type": "application/x-ndjson"} if body else {}
+    kind = "application/zip" if body == PACK else "application/x-ndjson"
+    lines = {"Content-Type": kind} if body else {}
     return client.request(method, url, content=body, headers={**bearer(key), **lines})
 
 
@@ -180,7 +211,7 @@ def test_a_read_only_key_changes_no_stored_value_on_any_read_route(
     before = fingerprint(engine)
     body, _ = ROUTES[(method, path)]
     answer = _call(client, method, path, body, keys.alice_read_only, alice_memory)
-    assert answer.status_code < 400 or path == "/metrics", answer.text  # (admin only)
+    assert answer.status_code < 400 or path == "/metrics" or path in MISSING, answer.text
     assert fingerprint(engine) == before
 
 
@@ -194,7 +225,7 @@ def test_a_get_changes_no_stored_value(
     answer = _call(client, method, path, None, keys.admin, alice_memory)
     assert answer.status_code < 500, answer.text
     answer = _call(client, method, path, None, keys.alice, alice_memory)
-    assert answer.status_code < 400 or path == "/metrics", answer.text  # (admin only)
+    assert answer.status_code < 400 or path == "/metrics" or path in MISSING, answer.text
     assert fingerprint(engine) == before
 
 

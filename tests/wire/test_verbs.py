@@ -1,36 +1,72 @@
-"""The same scenarios on :class:`salience.Memory` and on :class:`salience.Client` (through
-the real app): both answer :class:`salience.wire.verbs.Verbs`, with the same values."""
+"""The same scenarios on :class:`salience.Memory`, on :class:`salience.Client` through the
+app in process, and on a Client of a live ``salience serve`` process: all answer
+:class:`salience.wire.verbs.Verbs`, with the same values."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from salience import Client, Memory, NotFoundError, Outcome
 from salience.server.app import create_app
 from salience.wire.verbs import Verbs
-from tests.conftest import T0, FakeClock
+from tests.conftest import FakeClock
 from tests.loopback import local_client
+from tests.server.test_process import ENV, running
 
 
-@pytest.fixture(params=["memory", "client"])
-def verbs(request: pytest.FixtureRequest, memory: Memory) -> Iterator[Verbs]:
+class Stage:
+    """The time of the scenario: the test clock in process, the real one for a live server
+    (which only moves by itself)."""
+
+    def __init__(self, clock: FakeClock | None) -> None:
+        self.clock = clock
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) if self.clock is None else self.clock.now
+
+    def advance(self, **delta: Any) -> None:
+        if self.clock is not None:
+            self.clock.advance(**delta)
+
+
+@pytest.fixture(params=["memory", "client", pytest.param("served", marks=pytest.mark.process)])
+def face(
+    request: pytest.FixtureRequest, memory: Memory, clock: FakeClock, tmp_path: Path
+) -> Iterator[tuple[Verbs, Stage]]:
     if request.param == "memory":
-        yield memory
+        yield memory, Stage(clock)
         return
-    with local_client(create_app(memory)) as http, Client("http://127.0.0.1", http=http) as c:
-        yield c
+    if request.param == "client":
+        with local_client(create_app(memory)) as http, Client("http://127.0.0.1", http=http) as c:
+            yield c, Stage(clock)
+        return
+    env = {**ENV, "SALIENCE_EMBEDDER": "minilm"}
+    with running(tmp_path / "served", env=env) as (_, base), Client(base) as c:
+        yield c, Stage(None)
 
 
-def test_a_memorys_life(verbs: Verbs, clock: FakeClock) -> None:
+@pytest.fixture
+def verbs(face: tuple[Verbs, Stage]) -> Verbs:
+    return face[0]
+
+
+@pytest.fixture
+def stage(face: tuple[Verbs, Stage]) -> Stage:
+    return face[1]
+
+
+def test_a_memorys_life(verbs: Verbs, stage: Stage) -> None:
     made = verbs.remember("The staging API listens on 8080", tags=["project:api"])
     assert made.outcome is Outcome.CREATED
     assert made.id is not None
     assert verbs.get(made.id).content == "The staging API listens on 8080"
     assert verbs.remember("the staging api listens on 8080").outcome is Outcome.DUPLICATE
-    clock.advance(minutes=1)
+    stage.advance(minutes=1)
     new = verbs.supersede(made.id, "The staging API listens on 8443")
     assert new.id is not None
     assert [r.id for r in verbs.history(new.id)] == [new.id, made.id]
@@ -42,7 +78,7 @@ def test_a_memorys_life(verbs: Verbs, clock: FakeClock) -> None:
         verbs.get(new.id)
 
 
-def test_reads_and_counts(verbs: Verbs) -> None:
+def test_reads_and_counts(verbs: Verbs, stage: Stage) -> None:
     for text in ("Deploys go through ops/deploy.sh", "The billing service retries 3 times"):
         verbs.remember(text, tags=["project:api"])
     assert [h.record.content for h in verbs.search("billing retries", touch=False)][:1] == [
@@ -53,11 +89,11 @@ def test_reads_and_counts(verbs: Verbs) -> None:
     assert "ops/deploy.sh" in verbs.briefing().text
     assert verbs.stats().total == 2
     assert [d.created for d in verbs.activity(days=1)] == [2]
-    assert verbs.activity(days=3)[-1].day == T0.date()
+    assert verbs.activity(days=3)[-1].day == stage.now().date()
     assert len(list(verbs.export_lines())) == 2
 
 
-def test_consolidation_maintenance_and_the_graph(verbs: Verbs, clock: FakeClock) -> None:
+def test_consolidation_maintenance_and_the_graph(verbs: Verbs, stage: Stage) -> None:
     members = [
         verbs.remember(text, type="observation", tags=["scanner"]).id
         for text in (
@@ -76,7 +112,63 @@ def test_consolidation_maintenance_and_the_graph(verbs: Verbs, clock: FakeClock)
     graph = verbs.graph()
     links = {(e.source, e.target) for e in graph.edges if e.relation == "derived_from"}
     assert links == {(insight, m) for m in members}
-    clock.advance(days=60)
-    report = verbs.maintain(dry_run=True, as_of=T0 + timedelta(days=60))
+    later = stage.now() + timedelta(days=60)
+    stage.advance(days=60)
+    report = verbs.maintain(dry_run=True, as_of=later)
     assert report.dry_run
     assert report.decayed
+
+
+def test_decisions_duplicates_and_the_open_session(verbs: Verbs, stage: Stage) -> None:
+    assert verbs.decide("db-engine", "Use PostgreSQL", rationale="we need JSONB").ok
+    stage.advance(minutes=1)
+    assert verbs.decide("db-engine", "Use SQLite", precedence=2).ok
+    assert verbs.decide("auth", "Tokens expire after 1 hour").ok
+    current = verbs.decision("db-engine")
+    assert (current.decision, current.rationale, current.precedence) == ("Use SQLite", None, 2)
+    history = verbs.decision_history("db-engine")
+    assert [(d.decision, d.rationale) for d in history] == [
+        ("Use PostgreSQL", "we need JSONB"),
+        ("Use SQLite", None),
+    ]
+    assert [d.topic for d in verbs.decisions()] == ["auth", "db-engine"]
+    with pytest.raises(NotFoundError):
+        verbs.decision("caching")
+    made = verbs.remember("The cache holds sessions for ten minutes")
+    found = verbs.duplicate_of("  the cache holds SESSIONS for ten minutes ")
+    assert found is not None
+    assert found.id == made.id
+    assert verbs.duplicate_of("something never said") is None
+    assert verbs.current_session() is None
+    started = verbs.session_start()
+    session = verbs.current_session()
+    assert session is not None
+    assert session.id == started.session_id
+    assert session.ended_at is None
+
+
+def test_packs_layers_and_reindex(verbs: Verbs, tmp_path: Path) -> None:
+    for text in ("Deploys go through ops/deploy.sh", "The billing service retries 3 times"):
+        verbs.remember(text, tags=["team:ops"])
+    verbs.remember("Lunch is at noon", tags=["team:people"])
+    key = b"a shared secret of 32 bytes or more!"
+    pack = tmp_path / "ops.pack"
+    manifest = verbs.export_pack(pack, tags=["team:ops"], key=key)
+    assert (manifest.records, manifest.by_type) == (2, {"observation": 2})
+    again = verbs.import_pack(pack, key=key)  # the same memories: nothing new
+    assert (again.result.created, again.result.unchanged, again.mount) == (0, 2, None)
+    assert again.manifest.records == 2
+    mounted = verbs.import_pack(pack, mount_as="shared", name="ops")
+    assert mounted.mount is not None
+    assert (mounted.mount.name, mounted.mount.kind, mounted.result.created) == ("ops", "shared", 2)
+    assert [(m.name, m.kind) for m in verbs.layers()] == [("ops", "shared")]
+    assert verbs.unavailable_layers() == {}
+    hits = [h.record.content for h in verbs.search("billing retries", touch=False)]
+    assert hits.count("The billing service retries 3 times") == 1  # in two layers, once
+    assert verbs.unmount("ops").name == "ops"
+    assert verbs.layers() == []
+    layer = Path(mounted.mount.path) if mounted.mount.path else None
+    if layer is not None:  # the file stays; mount it again by path
+        assert verbs.mount(layer, kind="base", name="again").kind == "base"
+        assert [m.name for m in verbs.layers()] == ["again"]
+    assert verbs.reindex() == 0  # every memory has its vector already

@@ -14,14 +14,12 @@ closer one. A refused write is a ``rejected`` :class:`WriteResult`, as in the li
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import datetime
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
-import httpx
-
-from salience import errors
+from salience.client.sharing import Sharing
+from salience.client.transport import iso
 from salience.models import (
     AuditEntry,
     DayCount,
@@ -29,7 +27,6 @@ from salience.models import (
     ImportResult,
     MemoryGraph,
     MemoryRecord,
-    Outcome,
     Stats,
     WriteResult,
 )
@@ -45,71 +42,10 @@ from salience.wire.decode import (
 )
 
 
-class Client:
-    """A salience server, as a :class:`Memory` (see the module docstring)."""
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        api_key: str | None = None,
-        user: str | None = None,
-        timeout: float = 30.0,
-        http: httpx.Client | None = None,
-    ) -> None:
-        """``http`` is an httpx client to send through (tests pass one bound to an app)."""
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        if user is not None:  # an admin key acting for another user
-            headers["X-Salience-User"] = user
-        self._http = http or httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
-        self._http.headers.update(headers)
-
-    def close(self) -> None:
-        """Close the connection pool."""
-        self._http.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    # -- transport ------------------------------------------------------------------------------
-
-    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            response = self._http.request(method, path, **kwargs)
-        except httpx.HTTPError as exc:
-            raise errors.RemoteError(
-                f"cannot reach the salience server: {exc}", status=0, code="unreachable"
-            ) from None
-        if response.status_code >= 400 and not wire.is_rejection(response):
-            raise wire.error(response, path)
-        return response
-
-    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        return self._send(method, path, **kwargs).json()
-
-    def _write(self, method: str, path: str, **kwargs: Any) -> WriteResult:
-        response = self._send(method, path, **kwargs)
-        body = response.json()
-        if wire.is_rejection(response):
-            error = body["error"]
-            return WriteResult(Outcome.REJECTED, None, error["message"], error.get("gate"))
-        record = body.get("record")
-        return WriteResult(
-            Outcome(body["outcome"]),
-            body["id"],
-            body.get("reason"),
-            body.get("gate"),
-            None if record is None else wire.record(record),
-            tuple(body.get("notes", ())),
-        )
+class Client(Sharing):
+    """A salience server, as a :class:`Memory` (see the module docstring). Only what needs
+    the local store has no counterpart: ``open``, ``config``, ``store``, ``vectors``,
+    ``profile`` and ``now``."""
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -236,7 +172,7 @@ class Client:
             "types": builtins.list(types),
             "types_exclude": builtins.list(types_exclude),
             "tags": builtins.list(tags),
-            "as_of": _time(as_of),
+            "as_of": iso(as_of),
             "touch": touch,
         }
         return [wire.hit(h) for h in self._json("POST", "/v1/search", json=wire.present(body))]
@@ -253,7 +189,7 @@ class Client:
         params = {
             "profile": profile,
             "project": project,
-            "as_of": _time(as_of),
+            "as_of": iso(as_of),
             "limit": limit or 1000,
         }
         return [wire.ranked(r) for r in self._json("GET", "/v1/rank", params=wire.present(params))]
@@ -273,7 +209,7 @@ class Client:
             "project": project,
             "session_id": session_id,
             "budget": budget,
-            "as_of": _time(as_of),
+            "as_of": iso(as_of),
         }
         data = self._json("POST", "/v1/briefing", json=wire.present(body))
         return Briefing(
@@ -334,14 +270,14 @@ class Client:
     ) -> ConsolidationReport:
         """Groups of 3+ tag-sharing observations become insights (see
         :meth:`salience.Memory.consolidate`)."""
-        body = wire.present({"dry_run": dry_run, "as_of": _time(as_of)})
+        body = wire.present({"dry_run": dry_run, "as_of": iso(as_of)})
         return wire.consolidation(self._json("POST", "/v1/consolidate", json=body))
 
     def maintain(
         self, *, dry_run: bool = False, as_of: datetime | None = None
     ) -> MaintenanceReport:
         """Decay, retention and index cleaning (an admin key, or local mode)."""
-        body = wire.present({"dry_run": dry_run, "as_of": _time(as_of)})
+        body = wire.present({"dry_run": dry_run, "as_of": iso(as_of)})
         return wire.maintenance(self._json("POST", "/v1/maintain", json=body))
 
     def activity(self, *, days: int = 30) -> builtins.list[DayCount]:
@@ -372,15 +308,3 @@ class Client:
             offset += 1000
         shown = list(found.values()) + [self.get(i) for i in wanted - found.keys()]
         return wire.graph(data, {r.id: r for r in shown})
-
-    def export_lines(self) -> Iterator[str]:
-        """The user's memories as JSON Lines."""
-        with self._http.stream("GET", "/v1/export") as response:
-            if response.status_code >= 400:
-                response.read()
-                raise wire.error(response, "/v1/export")
-            yield from (line for line in response.iter_lines() if line)
-
-
-def _time(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat()

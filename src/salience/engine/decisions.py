@@ -86,7 +86,8 @@ class Decisions(Writes):
         """The current decision on ``topic``; :class:`NotFoundError` if there is none."""
         current = self._current_decision(topic, self._one_user(user, "a decision"))
         if current is None:
-            raise NotFoundError(topic)
+            shown = topic if len(topic) <= 80 else topic[:79] + "…"
+            raise NotFoundError(topic, f"no decision on the topic {shown!r}")
         return as_decision(current)
 
     def decision_history(self, topic: str, *, user: UserScope = None) -> builtins.list[Decision]:

@@ -15,6 +15,7 @@ from salience.sharing import jsonl
 from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
 from salience.sharing.packs import PackImport, PackManifest, pack_name, read_pack, write_pack
 from salience.stores.base import MemoryFilter
+from salience.stores.postgres import is_postgres_url
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Matrix
@@ -170,7 +171,11 @@ class Sharing(Importing):
             raise LayerError(
                 f"a layer named {name!r} is already mounted; choose another name with --name"
             )
-        target = Path(self._store.location).parent / "layers" / f"{name}.db"
+        # Beside the store file; a PostgreSQL store's layers live in the home directory
+        # (its location is a URL, not a place on this machine).
+        postgres = is_postgres_url(self._store.location)
+        beside = self._config.home if postgres else Path(self._store.location).parent
+        target = beside / "layers" / f"{name}.db"
         if target.exists():
             raise LayerError(f"{target} exists already; choose another name with --name")
         from salience.stores.sqlite import SQLiteStore

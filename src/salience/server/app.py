@@ -26,6 +26,7 @@ from salience.server import (
     mcp_http,
     routes_memories,
     routes_recall,
+    routes_sharing,
     routes_store,
     ui,
 )
@@ -58,7 +59,7 @@ def create_app(memory: Memory) -> FastAPI:
     app.state.engine = engine
     app.state.metrics = Metrics()
     errors.install(app)
-    for native in (routes_memories, routes_recall, routes_store):
+    for native in (routes_memories, routes_recall, routes_store, routes_sharing):
         app.include_router(native.router)
     for compat in (compat_rae, compat_eidet):
         app.include_router(compat.router, responses=compat.RESPONSES)

@@ -9,7 +9,8 @@ Plain ASGI, in front of everything (the API, the originals' faces, ``/mcp``, the
   the same site, not the same origin). Clients that are not browsers send neither header
   and are not affected; the web UI's own requests are same-origin.
 * **Declared media types only.** A request with a body must say it is JSON (``/v1/import``
-  also takes JSON Lines); anything else, ``text/plain`` and HTML forms included, is a 415.
+  also takes JSON Lines; ``/v1/packs/import`` takes a zip file only); anything else,
+  ``text/plain`` and HTML forms included, is a 415.
   A form or a ``no-cors`` fetch can send only ``text/plain``, form or multipart bodies.
 * **A size limit on every body.** A body over the limit is a 413, whether it says its
   length or is streamed in chunks (then it is read, up to the limit, before the route runs).
@@ -28,7 +29,11 @@ from salience.server.middleware import App, Message, Receive, Scope, Send
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 JSON_TYPES = frozenset({"application/json"})
 LINES_TYPES = frozenset({"application/x-ndjson", "application/jsonl", "application/json"})
-LINES_PATHS = frozenset({"/v1/import"})
+OWN_TYPES = {
+    "/v1/import": LINES_TYPES,
+    "/v1/packs/import": frozenset({"application/zip"}),
+}
+"""Routes whose body is not JSON, and the media types each takes."""
 """Routes whose body is JSON Lines (the export format) as well as JSON."""
 CROSS_SITE = frozenset({"cross-site", "same-site"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -106,8 +111,8 @@ def cross_site(scope: Scope, headers: dict[bytes, bytes]) -> str | None:
 def body_error(path: str, headers: dict[bytes, bytes]) -> str | None:
     """Why the body's media type is not one the route takes, or None."""
     kind = media_type(headers.get(b"content-type", b"").decode("latin-1"))
-    allowed = LINES_TYPES if path in LINES_PATHS else JSON_TYPES
-    if kind in allowed or (path not in LINES_PATHS and is_json(kind)):
+    allowed = OWN_TYPES.get(path, JSON_TYPES)
+    if kind in allowed or (path not in OWN_TYPES and is_json(kind)):
         return None
     named = " or ".join(sorted(allowed))
     said = f"{kind!r}" if kind else "no Content-Type"

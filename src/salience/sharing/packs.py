@@ -229,6 +229,22 @@ def read_pack(path: str | Path, *, key: bytes | None = None) -> Pack:
     return Pack(manifest, lines, vectors, signed=key is not None)
 
 
+def sign_pack(path: str | Path, key: bytes) -> PackManifest:
+    """Sign an unsigned pack in place with ``key`` (what a client does with a pack a server
+    exported: the key never leaves the machine); the pack is verified first."""
+    source = Path(path)
+    manifest = read_pack(source).manifest
+    with zipfile.ZipFile(source) as archive:
+        if SIGNATURE in archive.namelist():
+            raise PackError(f"{source} is signed already")
+        document = archive.read(MANIFEST)
+    with zipfile.ZipFile(source, "a") as archive:
+        info = zipfile.ZipInfo(SIGNATURE, date_time=_EPOCH)
+        info.external_attr = 0o644 << 16
+        archive.writestr(info, _signature(key, document).encode())
+    return manifest
+
+
 def _verify(archive: zipfile.ZipFile, manifest: bytes, key: bytes, source: Path) -> None:
     """Refuse a pack whose signature is missing or was not made with ``key``."""
     if SIGNATURE not in archive.namelist():
@@ -256,6 +272,12 @@ def _manifest(data: bytes, source: Path) -> PackManifest:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PackError(f"{source}: {MANIFEST} is not valid JSON ({exc})") from None
+    return manifest_from_json(document, source)
+
+
+def manifest_from_json(document: Any, source: str | Path) -> PackManifest:
+    """The manifest a ``manifest.json`` document describes (:class:`PackError` if it is not
+    one this version reads); ``source`` names where it came from in the error."""
     if not isinstance(document, dict) or document.get("format") != PACK_FORMAT:
         raise PackError(f"{source} is not a salience pack (format is not {PACK_FORMAT!r})")
     version = document.get("version")

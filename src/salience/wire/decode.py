@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import httpx
@@ -10,10 +10,22 @@ import httpx
 from salience import errors
 from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
 from salience.briefing.sessions import SessionStart
+from salience.engine.decisions import Decision
 from salience.lifecycle.consolidation import ConsolidationReport, GroupPlan
 from salience.lifecycle.maintenance import ImportanceChange, MaintenanceReport
-from salience.models import DayCount, GraphEdge, Hit, MemoryGraph, MemoryRecord, Relevance
+from salience.models import (
+    DayCount,
+    GraphEdge,
+    Hit,
+    ImportResult,
+    LayerMount,
+    MemoryGraph,
+    MemoryRecord,
+    Relevance,
+    Session,
+)
 from salience.scores import ContextScore, SearchScore
+from salience.sharing.packs import PackImport, PackManifest, manifest_from_json
 from salience.write.records import from_json_dict
 
 __all__ = [
@@ -110,8 +122,9 @@ def error(response: httpx.Response, path: str) -> errors.SalienceError:
         code, message = str(error["code"]), str(error["message"])
     except (ValueError, KeyError, TypeError):
         error, code, message = {}, "http", f"HTTP {response.status_code} from the server"
-    if code == "not_found" and path.startswith("/v1/memories/"):
-        return errors.NotFoundError(path.split("/")[3])
+    if code == "not_found":
+        named = path.split("/")[3] if path.startswith("/v1/memories/") else ""
+        return errors.NotFoundError(named, message)
     if response.status_code in (401, 403):
         return errors.AccessError(message, status=response.status_code, code=code)
     kind = _ERRORS.get(code)
@@ -158,3 +171,44 @@ def graph(data: dict[str, Any], memories: dict[str, MemoryRecord]) -> MemoryGrap
     entities = {n["id"]: n["label"] for n in data["nodes"] if n["kind"] == "entity"}
     edges = tuple(GraphEdge(e["source"], e["target"], e["relation"]) for e in data["edges"])
     return MemoryGraph(ordered, entities, edges)
+
+
+def imported(data: dict[str, Any]) -> ImportResult:
+    return ImportResult(data["created"], data["updated"], data["unchanged"], data.get("renamed", 0))
+
+
+def decision(data: dict[str, Any]) -> Decision:
+    memory = record(data["memory"])
+    return Decision(data["topic"], data["decision"], data["rationale"], data["precedence"], memory)
+
+
+def layer(data: dict[str, Any]) -> LayerMount:
+    return LayerMount(
+        data["name"], data["kind"], data["path"] or "", datetime.fromisoformat(data["mounted_at"])
+    )
+
+
+def manifest(data: dict[str, Any]) -> PackManifest:
+    return manifest_from_json(data, "the server's answer")
+
+
+def pack_import(data: dict[str, Any]) -> PackImport:
+    mount = data["layer"]
+    return PackImport(
+        imported(data),
+        manifest(data["manifest"]),
+        data["vectors"],
+        None if mount is None else layer(mount),
+    )
+
+
+def session(data: dict[str, Any]) -> Session:
+    ended = data["ended_at"]
+    return Session(
+        data["id"],
+        data["user"],
+        datetime.fromisoformat(data["started_at"]),
+        datetime.fromisoformat(data["last_active_at"]),
+        None if ended is None else datetime.fromisoformat(ended),
+        data["summary_id"],
+    )

@@ -3,7 +3,7 @@ schema and the MCP tools' output schemas describe."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -176,3 +176,50 @@ class MaintenanceOut(BaseModel):
     decayed: list[DecayOut]
     forgotten: list[str]
     orphans: dict[str, int]
+
+
+class DecisionOut(BaseModel):
+    topic: str
+    decision: str
+    rationale: str | None
+    precedence: int
+    memory: MemoryOut
+
+
+class LayerOut(BaseModel):
+    name: str
+    kind: Literal["base", "shared"]
+    path: str | None = Field(description="Where the layer lives (null unless admin).")
+    mounted_at: str
+    unavailable: str | None = Field(description="Why it cannot be opened now (null: it can).")
+
+
+class PackImportOut(BaseModel):
+    created: int
+    updated: int
+    unchanged: int
+    renamed: int
+    vectors: Literal["kept", "embedded", "none"]
+    layer: LayerOut | None
+    manifest: dict[str, Any] = Field(description="The pack's manifest.json document.")
+
+
+class ReindexOut(BaseModel):
+    embedded: int = Field(description="Memories given a vector.")
+
+
+class SessionOut(BaseModel):
+    id: str
+    user: str
+    started_at: str
+    last_active_at: str
+    ended_at: str | None
+    summary_id: str | None
+
+
+class CurrentSessionOut(BaseModel):
+    session: SessionOut | None = Field(description="The open session (null: none is open).")
+
+
+class DuplicateOut(BaseModel):
+    memory: MemoryOut | None = Field(description="The current memory with this content, if any.")

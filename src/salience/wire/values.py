@@ -11,10 +11,21 @@ from salience.clock import format_time
 from salience.engine import catalog
 from salience.lifecycle.consolidation import ConsolidationReport
 from salience.lifecycle.maintenance import MaintenanceReport
-from salience.models import Hit, ImportResult, MemoryRecord, Stats, UserScope, WriteResult
+from salience.models import (
+    Hit,
+    ImportResult,
+    LayerMount,
+    MemoryRecord,
+    Session,
+    Stats,
+    UserScope,
+    WriteResult,
+)
+from salience.sharing.packs import PackImport, PackManifest
 from salience.write.records import to_json_dict
 
 if TYPE_CHECKING:
+    from salience.engine.decisions import Decision
     from salience.engine.memory import Memory
 
 __all__ = [
@@ -23,12 +34,17 @@ __all__ = [
     "briefing_out",
     "components",
     "consolidation_out",
+    "decision_out",
     "format_time",
     "hit_out",
     "import_out",
+    "layer_out",
     "maintenance_out",
     "memory_out",
+    "pack_import_out",
+    "pack_manifest_out",
     "ranked_out",
+    "session_out",
     "session_start_out",
     "stats_of",
     "stats_out",
@@ -185,3 +201,57 @@ def stats_of(memory: Memory, *, user: UserScope = None) -> dict[str, Any]:
         embedder=None if embedder is None else embedder.identity,
         store=catalog.store_kind(memory.store.location),
     )
+
+
+def decision_out(decision: Decision) -> dict[str, Any]:
+    """A decision: its topic, what was decided and why, its precedence, and the memory."""
+    return {
+        "topic": decision.topic,
+        "decision": decision.decision,
+        "rationale": decision.rationale,
+        "precedence": decision.precedence,
+        "memory": memory_out(decision.memory),
+    }
+
+
+def layer_out(
+    mount: LayerMount, *, unavailable: str | None = None, path: bool = True
+) -> dict[str, Any]:
+    """A mounted layer; ``unavailable`` says why it cannot be opened now. ``path=False``
+    leaves out where it lives (a server tells only its admins)."""
+    return {
+        "name": mount.name,
+        "kind": mount.kind,
+        "path": mount.path if path else None,
+        "mounted_at": format_time(mount.mounted_at),
+        "unavailable": unavailable,
+    }
+
+
+def pack_manifest_out(manifest: PackManifest) -> dict[str, Any]:
+    """A pack's manifest document, as the pack holds it."""
+    return manifest.to_json()
+
+
+def pack_import_out(done: PackImport, *, path: bool = True) -> dict[str, Any]:
+    """What a pack import did: its counts, what became of the vectors, the layer it was
+    mounted as (or null), and the pack's manifest."""
+    return {
+        **import_out(done.result),
+        "vectors": done.vectors,
+        "layer": None if done.mount is None else layer_out(done.mount, path=path),
+        "manifest": pack_manifest_out(done.manifest),
+    }
+
+
+def session_out(session: Session) -> dict[str, Any]:
+    """A working session: its id, user, when it started and was last active, and how it
+    ended (the summary memory's id) if it has."""
+    return {
+        "id": session.id,
+        "user": session.user,
+        "started_at": format_time(session.started_at),
+        "last_active_at": format_time(session.last_active_at),
+        "ended_at": None if session.ended_at is None else format_time(session.ended_at),
+        "summary_id": session.summary_id,
+    }

@@ -6,21 +6,26 @@ arguments, the same return types, the same errors."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol, TextIO
 
+from salience.engine.decisions import Decision
 from salience.models import (
     AuditEntry,
     DayCount,
     Hit,
     ImportResult,
+    LayerMount,
     MemoryGraph,
     MemoryRecord,
+    Session,
     Stats,
     WriteResult,
 )
 from salience.scores import ContextScore
+from salience.sharing.packs import PackImport, PackManifest
 from salience.wire.decode import (
     Briefing,
     ConsolidationReport,
@@ -178,4 +183,80 @@ class Verbs(Protocol):
 
     def update(self, memory_id: str, **changes: Any) -> WriteResult:
         """Change fields of a memory in place."""
+        ...
+
+    # -- beyond memories: decisions, sessions, layers, packs, reindexing ------------------------
+
+    def current_session(self) -> Session | None:
+        """The user's open session if it was active in the last 24 h."""
+        ...
+
+    def decide(
+        self, topic: str, decision: str, *, rationale: str | None = None, precedence: int = 0
+    ) -> WriteResult:
+        """Record the decision on a topic; a current one is superseded."""
+        ...
+
+    def decision(self, topic: str) -> Decision:
+        """The current decision on a topic."""
+        ...
+
+    def decision_history(self, topic: str) -> builtins.list[Decision]:
+        """Every decision on a topic, oldest first."""
+        ...
+
+    def decisions(self) -> builtins.list[Decision]:
+        """The current decision of every topic."""
+        ...
+
+    def duplicate_of(self, content: str) -> MemoryRecord | None:
+        """The current memory with this content, if any."""
+        ...
+
+    def export(self, out: TextIO) -> int:
+        """The user's memories as JSON Lines into ``out``; how many."""
+        ...
+
+    def export_pack(
+        self,
+        path: str | Path,
+        *,
+        tags: Iterable[str] = (),
+        type: str | None = None,
+        project: str | None = None,
+        key: bytes | None = None,
+    ) -> PackManifest:
+        """The user's current memories matching the filters as a pack file."""
+        ...
+
+    def import_pack(
+        self,
+        path: str | Path,
+        *,
+        mount_as: str | None = None,
+        name: str | None = None,
+        key: bytes | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> PackImport:
+        """Import a pack file (or mount it as a layer)."""
+        ...
+
+    def layers(self) -> builtins.list[LayerMount]:
+        """The read-only layers mounted beside the store."""
+        ...
+
+    def mount(self, path: str | Path, *, kind: str, name: str | None = None) -> LayerMount:
+        """Mount another store read-only as a layer."""
+        ...
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every memory that lacks a vector."""
+        ...
+
+    def unavailable_layers(self) -> dict[str, str]:
+        """Mounted layers that cannot be opened now (name -> why)."""
+        ...
+
+    def unmount(self, name: str) -> LayerMount:
+        """Stop searching a mounted layer."""
         ...

@@ -1,0 +1,165 @@
+"""The Client's verbs beyond memories: decisions, the duplicate lookup, the open session,
+layers, knowledge packs, reindexing and export to a file (as :class:`salience.Memory` has
+them)."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+from salience.client.transport import Transport
+from salience.engine.decisions import Decision
+from salience.errors import PackError
+from salience.models import LayerMount, MemoryRecord, Session, WriteResult
+from salience.sharing.packs import PackImport, PackManifest, check_key, read_pack, sign_pack
+from salience.wire import decode as wire
+
+
+class Sharing(Transport):
+    """decide, decisions, duplicate_of, current_session, layers, mount, unmount, packs,
+    reindex, export."""
+
+    def export_lines(self) -> Iterator[str]:
+        """The user's memories as JSON Lines."""
+        with self._http.stream("GET", "/v1/export") as response:
+            if response.status_code >= 400:
+                response.read()
+                raise wire.error(response, "/v1/export")
+            yield from (line for line in response.iter_lines() if line)
+
+    def export(self, out: TextIO) -> int:
+        """Write :meth:`export_lines` to ``out``; return how many records were written."""
+        count = 0
+        for line in self.export_lines():
+            out.write(line + "\n")
+            count += 1
+        return count
+
+    # -- decisions ------------------------------------------------------------------------------
+
+    def decide(
+        self, topic: str, decision: str, *, rationale: str | None = None, precedence: int = 0
+    ) -> WriteResult:
+        """Record the decision on ``topic``; a current one is superseded."""
+        body = {"topic": topic, "decision": decision, "precedence": precedence}
+        if rationale is not None:
+            body["rationale"] = rationale
+        return self._write("POST", "/v1/decisions", json=body)
+
+    def decision(self, topic: str) -> Decision:
+        """The current decision on ``topic``; :class:`NotFoundError` if there is none."""
+        return wire.decision(self._json("GET", "/v1/decision", params={"topic": topic}))
+
+    def decision_history(self, topic: str) -> builtins.list[Decision]:
+        """Every decision on ``topic``, oldest first; the last is current."""
+        found = self._json("GET", "/v1/decision/history", params={"topic": topic})
+        return [wire.decision(d) for d in found]
+
+    def decisions(self) -> builtins.list[Decision]:
+        """The current decision of every topic, by topic."""
+        return [wire.decision(d) for d in self._json("GET", "/v1/decisions")]
+
+    def duplicate_of(self, content: str) -> MemoryRecord | None:
+        """The user's current memory with this content, if any."""
+        found = self._json("POST", "/v1/duplicate", json={"content": content})["memory"]
+        return None if found is None else wire.record(found)
+
+    def current_session(self) -> Session | None:
+        """The user's open session if it was active in the last 24 h, else None."""
+        found = self._json("GET", "/v1/sessions/current")["session"]
+        return None if found is None else wire.session(found)
+
+    # -- layers ---------------------------------------------------------------------------------
+
+    def layers(self) -> builtins.list[LayerMount]:
+        """The read-only layers mounted beside the server's store (paths for admins only)."""
+        return [wire.layer(x) for x in self._json("GET", "/v1/layers")]
+
+    def unavailable_layers(self) -> dict[str, str]:
+        """Mounted layers that cannot be opened now (name -> why)."""
+        return {
+            x["name"]: x["unavailable"] for x in self._json("GET", "/v1/layers") if x["unavailable"]
+        }
+
+    def mount(self, path: str | Path, *, kind: str, name: str | None = None) -> LayerMount:
+        """Mount a store on the server (``path`` is the server's) as a layer (admin)."""
+        body = wire.present({"path": str(path), "kind": kind, "name": name})
+        return wire.layer(self._json("POST", "/v1/layers", json=body))
+
+    def unmount(self, name: str) -> LayerMount:
+        """Stop searching a mounted layer (admin)."""
+        return wire.layer(self._json("DELETE", f"/v1/layers/{name}"))
+
+    # -- packs ----------------------------------------------------------------------------------
+
+    def export_pack(
+        self,
+        path: str | Path,
+        *,
+        tags: Iterable[str] = (),
+        type: str | None = None,
+        project: str | None = None,
+        key: bytes | None = None,
+    ) -> PackManifest:
+        """Write the user's current memories matching the filters as a pack at ``path`` (a
+        local file). With ``key`` it is signed here: the key is never sent."""
+        if key is not None:
+            check_key(key)
+        params = wire.present({"type": type, "project": project})
+        params["tag"] = builtins.list(tags)
+        data = self._send("GET", "/v1/packs/export", params=params).content
+        target = Path(path)
+        _write_atomically(target, data)
+        return sign_pack(target, key) if key is not None else read_pack(target).manifest
+
+    def import_pack(
+        self,
+        path: str | Path,
+        *,
+        mount_as: str | None = None,
+        name: str | None = None,
+        key: bytes | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> PackImport:
+        """Import the local pack at ``path`` into the user's memories on the server, or
+        (admin) mount it there as a layer. With ``key`` the signature is verified here first
+        (the key is never sent); the server checks the checksums again."""
+        pack = read_pack(path, key=key)  # a damaged or unsigned pack is refused before sending
+        if progress is not None:
+            progress(0, pack.manifest.records)
+        params = wire.present({"mount_as": mount_as, "name": name})
+        data = self._json(
+            "POST",
+            "/v1/packs/import",
+            params=params,
+            content=Path(path).read_bytes(),
+            headers={"Content-Type": "application/zip"},
+        )
+        if progress is not None:
+            progress(pack.manifest.records, pack.manifest.records)
+        return wire.pack_import(data)
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every memory on the server that lacks a vector (admin)."""
+        done: int = self._json("POST", "/v1/reindex")["embedded"]
+        if progress is not None:
+            progress(done, done)
+        return done
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".pack-", dir=target.parent or ".")
+    except OSError as exc:
+        raise PackError(f"cannot write the pack to {target}: {exc.strerror}") from None
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
