@@ -41,7 +41,7 @@ def test_mcp_over_http_in_local_mode(tmp_path: Path) -> None:
     async def session(client: Client) -> None:
         assert {t.name for t in (await client.list_tools()).tools} == TOOLS
         hits = _structured(await client.call_tool("recall", {"query": "staging port"}))["hits"]
-        assert hits[0]["content"] == "The staging API listens on port 8080"
+        assert hits[0]["record"]["content"] == "The staging API listens on port 8080"
 
     with serving(home) as base:
         _over_http(f"{base}/mcp", None, session)
@@ -97,7 +97,7 @@ def test_each_key_is_its_own_tenant_over_mcp(tmp_path: Path) -> None:
             assert refused.is_error
             assert "read-only" in refused.content[0].text  # type: ignore[union-attr]
             hits = _structured(await client.call_tool("recall", {"query": "vault"}))["hits"]
-            assert "ALICEMARKER" in hits[0]["content"]
+            assert "ALICEMARKER" in hits[0]["record"]["content"]
 
         _over_http(url, keys["reader"], reader)
         unauthenticated = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})

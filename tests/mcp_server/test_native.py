@@ -87,11 +87,15 @@ def test_every_tool_works_on_a_real_store(memory: Memory) -> None:
             )
         )
         assert (again["outcome"], again["id"]) == ("duplicate", memory_id)
-        hits = _structured(
-            await client.call_tool("recall", {"query": "how do we deploy", "explain": True})
-        )["hits"]
-        assert hits[0]["id"] == memory_id
-        assert hits[0]["explanation"]["breakdown"]
+        recalled = await client.call_tool("recall", {"query": "how do we deploy", "explain": True})
+        hits = _structured(recalled)["hits"]
+        assert hits[0]["record"]["id"] == memory_id  # the wire's hit, as POST /v1/search has it
+        assert hits[0]["breakdown"]
+        brief = json.loads(recalled.content[0].text)["hits"]  # what the model reads: compact
+        assert (brief[0]["id"], brief[0]["content"]) == (memory_id, hits[0]["record"]["content"])
+        assert brief[0]["explanation"]["breakdown"] == hits[0]["breakdown"]
+        assert "access_count" not in brief[0]
+        assert len(recalled.content[0].text) < len(json.dumps(_structured(recalled))) / 2
         assert (
             _structured(await client.call_tool("feedback", {"memory_id": memory_id, "used": True}))[
                 "record"
@@ -108,8 +112,14 @@ def test_every_tool_works_on_a_real_store(memory: Memory) -> None:
                 {"memory_id": memory_id, "content": "Deploys go through GitHub Actions now"},
             )
         )
-        chain = _structured(await client.call_tool("history", {"memory_id": new["id"]}))["memories"]
+        history = await client.call_tool("history", {"memory_id": new["id"]})
+        chain = _structured(history)["memories"]
         assert [m["id"] for m in chain] == [new["id"], memory_id]
+        assert "revision_count" in chain[0]  # the wire's full memory
+        assert [m["id"] for m in json.loads(history.content[0].text)["memories"]] == [
+            new["id"],
+            memory_id,
+        ]
         listed = _structured(await client.call_tool("list", {}))["memories"]
         assert [m["id"] for m in listed] == [new["id"]]
         assert _structured(await client.call_tool("entities", {}))["entities"]
@@ -183,7 +193,7 @@ def test_over_stdio_as_a_desktop_host_runs_it(tmp_path: Path, mode: str) -> None
         )
         assert made["outcome"] == "created"
         hits = _structured(await client.call_tool("recall", {"query": "staging port"}))["hits"]
-        assert hits[0]["content"] == "The staging API listens on port 8080"
+        assert hits[0]["record"]["content"] == "The staging API listens on port 8080"
 
     _run(_stdio(home), session, mode=mode)
     with Memory.open(home, embedder=None) as memory:

@@ -136,3 +136,35 @@ def test_the_client_decodes_the_wire_back_to_the_same_values(
     over_http = client.post("/v1/search", json={"query": "crane", "touch": False}).json()
     local = memory.search("crane", touch=False)
     assert [hit_out(h) for h in local] == over_http
+
+
+def test_mcp_answers_hits_and_memories_in_the_wires_shape(
+    faces: tuple[Memory, TestClient],
+) -> None:
+    _, client = faces
+    over_http = client.post("/v1/search", json={"query": "crane dock 3", "touch": False}).json()
+    over_mcp = mcp(client, "recall", {"query": "crane dock 3"})["hits"]
+    assert shape(over_mcp) == shape(over_http)
+    assert [h["record"]["id"] for h in over_mcp] == [h["record"]["id"] for h in over_http]
+    listed = client.get("/v1/memories").json()
+    assert mcp(client, "list")["memories"] == listed[:20]
+    first = listed[0]["id"]
+    chain = client.get(f"/v1/memories/{first}/history").json()
+    assert mcp(client, "history", {"memory_id": first})["memories"] == chain
+
+
+def test_layers_and_packs_are_one_shape(faces: tuple[Memory, TestClient], tmp_path: Path) -> None:
+    _, client = faces
+    pack = tmp_path / "cranes.pack"
+    exported = cli_json("pack", "export", str(pack), "--tag", "cranes")
+    assert exported["counts"]["records"] == 3
+    on_cli = cli_json("pack", "import", str(pack), "--mount-as", "shared", "--name", "cranes")
+    assert on_cli["layer"]["name"] == "cranes"
+    over_http = client.post(
+        "/v1/packs/import?mount_as=base&name=again",
+        content=pack.read_bytes(),
+        headers={"Content-Type": "application/zip"},
+    ).json()
+    assert shape(on_cli) == shape(over_http)
+    assert on_cli["manifest"] == over_http["manifest"] == exported
+    assert cli_json("layer", "list") == client.get("/v1/layers").json()

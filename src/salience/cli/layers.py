@@ -8,17 +8,8 @@ import click
 
 from salience.cli import render
 from salience.cli.app import cli, json_option, open_memory, store_options
-from salience.models import LAYER_KINDS, LayerMount
-from salience.wire.values import format_time
-
-
-def _mount_json(mount: LayerMount) -> dict[str, str]:
-    return {
-        "name": mount.name,
-        "kind": mount.kind,
-        "path": mount.path,
-        "mounted_at": format_time(mount.mounted_at),
-    }
+from salience.models import LAYER_KINDS
+from salience.wire.values import layer_out
 
 
 @cli.group()
@@ -41,7 +32,7 @@ def mount(
     with open_memory(home, profile) as memory:
         mounted = memory.mount(path, kind=kind, name=name)
     if as_json:
-        render.emit_json(_mount_json(mounted))
+        render.emit_json(layer_out(mounted))
     else:
         render.say(f"mounted {mounted.path} as {mounted.kind} layer {mounted.name!r}")
 
@@ -55,7 +46,7 @@ def list_(home: Path | None, profile: str | None, as_json: bool) -> None:
         mounts = memory.layers()
         problems = memory.unavailable_layers()
     if as_json:
-        render.emit_json([{**_mount_json(m), "unavailable": problems.get(m.name)} for m in mounts])
+        render.emit_json([layer_out(m, unavailable=problems.get(m.name)) for m in mounts])
         return
     render.say("local   (read-write)")
     for m in mounts:
@@ -72,6 +63,6 @@ def unmount(name: str, home: Path | None, profile: str | None, as_json: bool) ->
     with open_memory(home, profile) as memory:
         gone = memory.unmount(name)
     if as_json:
-        render.emit_json(_mount_json(gone))
+        render.emit_json(layer_out(gone))
     else:
         render.say(f"unmounted layer {gone.name!r} ({gone.path})")

@@ -17,6 +17,7 @@ from salience.cli.app import (
     store_options,
 )
 from salience.models import LAYER_KINDS
+from salience.wire.values import pack_import_out, pack_manifest_out
 
 
 @cli.group()
@@ -56,7 +57,7 @@ def export_(
             file, tags=tags, type=type_, project=project, user=chosen_user(), key=key
         )
     if as_json:
-        render.emit_json(manifest.to_json())
+        render.emit_json(pack_manifest_out(manifest))
         return
     vectors = f"vectors of {manifest.embedder}" if manifest.embedder else "no vectors"
     signed = ", signed" if key is not None else ""
@@ -96,16 +97,7 @@ def import_(
         done = memory.import_pack(file, mount_as=mount_as, name=name, key=key, progress=advance)
     result = done.result
     if as_json:
-        render.emit_json(
-            {
-                "created": result.created,
-                "updated": result.updated,
-                "unchanged": result.unchanged,
-                "vectors": done.vectors,
-                "layer": None if done.mount is None else done.mount.name,
-                "manifest": done.manifest.to_json(),
-            }
-        )
+        render.emit_json(pack_import_out(done))
         return
     render.import_result(result)
     render.say(

@@ -3,15 +3,18 @@ history, session_start, session_end, list, entities, stats."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from salience.mcp_server.shell import Shell
 from salience.wire.models import (
     BriefingOut,
+    HitOut,
+    MemoryOut,
     SessionStartOut,
     StatsOut,
     WriteOut,
@@ -20,6 +23,7 @@ from salience.wire.values import (
     briefing_out,
     format_time,
     hit_out,
+    memory_out,
     session_start_out,
     stats_of,
     write_out,
@@ -76,11 +80,26 @@ class MemoryBrief(BaseModel):
 
 
 class Hits(BaseModel):
-    hits: list[HitBrief]
+    """A recall's hits in the wire's shape (what ``POST /v1/search`` answers)."""
+
+    hits: list[HitOut]
 
 
 class Memories(BaseModel):
-    memories: list[MemoryBrief]
+    """Memories in the wire's shape (what ``GET /v1/memories`` answers)."""
+
+    memories: list[MemoryOut]
+
+
+def answer(structured: BaseModel, brief: Any) -> CallToolResult:
+    """A tool's result: the wire's shape as structured content (what a program reads, the
+    same as every other face), and for the model a compact JSON text of what it needs
+    (about a third of the bytes: an agent's context is its budget)."""
+    text = json.dumps(brief, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=structured.model_dump(mode="json"),
+    )
 
 
 def hit_brief(hit: Any, explain: bool) -> HitBrief:
@@ -124,6 +143,13 @@ def memory_brief(record: Any, now: Any) -> MemoryBrief:
         created_at=format_time(record.created_at),
         status=record.status(now).value,
         parent_id=record.parent_id,
+    )
+
+
+def _memories(records: Any, now: Any) -> CallToolResult:
+    return answer(
+        Memories.model_validate({"memories": [memory_out(r) for r in records]}),
+        {"memories": [memory_brief(r, now).model_dump() for r in records]},
     )
 
 
@@ -218,7 +244,7 @@ def _reads(server: MCPServer, shell: Shell) -> None:
         limit: Limit = 10,
         explain: Annotated[bool, Field(description="Include each hit's score breakdown")] = False,
         types: list[str] | None = None,
-    ) -> Hits:
+    ) -> Annotated[CallToolResult, Hits]:
         """Search memory before answering from it: hybrid full-text and semantic search,
         best first. Each hit has its score; with explain, why (BM25, cosine, breakdown)."""
         hits = shell.run(
@@ -232,7 +258,10 @@ def _reads(server: MCPServer, shell: Shell) -> None:
                 touch=shell.touch,
             )
         )
-        return Hits(hits=[hit_brief(h, explain) for h in hits])
+        return answer(
+            Hits.model_validate({"hits": [hit_out(h) for h in hits]}),
+            {"hits": [hit_brief(h, explain).model_dump(exclude_none=True) for h in hits]},
+        )
 
     @server.tool(annotations=READ)
     def briefing(budget: Annotated[int, Field(ge=50, le=100_000)] | None = None) -> BriefingOut:
@@ -246,11 +275,10 @@ def _reads(server: MCPServer, shell: Shell) -> None:
         return BriefingOut.model_validate(briefing_out(result))
 
     @server.tool(annotations=READ)
-    def history(memory_id: MemoryId) -> Memories:
+    def history(memory_id: MemoryId) -> Annotated[CallToolResult, Memories]:
         """A memory's versions, newest first (what it said before each supersede)."""
         chain = shell.run(lambda m: m.history(memory_id, user=shell.user))
-        now = shell.memory.now()
-        return Memories(memories=[memory_brief(r, now) for r in chain])
+        return _memories(chain, shell.memory.now())
 
     @server.tool(name="list", annotations=READ)
     def list_memories(
@@ -258,7 +286,7 @@ def _reads(server: MCPServer, shell: Shell) -> None:
         tag: str | None = None,
         status: Literal["current", "all"] = "current",
         limit: Limit = 20,
-    ) -> Memories:
+    ) -> Annotated[CallToolResult, Memories]:
         """Memories, newest first (current ones, or all with their superseded and forgotten
         versions)."""
         records = shell.run(
@@ -272,8 +300,7 @@ def _reads(server: MCPServer, shell: Shell) -> None:
                 limit=limit,
             )
         )
-        now = shell.memory.now()
-        return Memories(memories=[memory_brief(r, now) for r in records])
+        return _memories(records, shell.memory.now())
 
     @server.tool(annotations=READ)
     def entities(top: Limit = 20) -> EntitiesOut:
