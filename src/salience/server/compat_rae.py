@@ -16,7 +16,6 @@ from fastapi import APIRouter, Depends, Header, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from salience.engine.memory import Memory
 from salience.models import MemoryRecord, Outcome
 from salience.server.compat import DetailOut, documented, shaped_route
 from salience.server.context import Caller, Engine, caller_of, engine_of
@@ -25,7 +24,56 @@ PROFILE = "rae"
 
 
 def _detail(status: int, message: str, extra: dict[str, Any]) -> JSONResponse:
-    return JSONResponse({"detail": message}, status_code=status)
+    """FastAPI's error body: a request that does not validate is a list of ``{loc, msg,
+    type}`` (never the input: it may hold a secret), anything else a message."""
+    errors = extra.get("errors")
+    if errors is None:
+        return JSONResponse({"detail": message}, status_code=status)
+    listed = [
+        {"loc": e.get("loc", []), "msg": e.get("msg", ""), "type": e.get("type", "")}
+        for e in errors
+    ]
+    return JSONResponse({"detail": listed}, status_code=status)
+
+
+FILTERS = ("layer", "tags", "source", "project")
+"""The fields a query's ``filters`` may name: every one must match."""
+
+
+class _BadFilter(Exception):
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _filter_tags(filters: dict[str, Any] | None) -> tuple[list[str], str | None]:
+    """A query's ``filters`` as the tags every hit must carry, and its project."""
+    tags: list[str] = []
+    project = None
+    for key, value in (filters or {}).items():
+        if key not in FILTERS:
+            raise _BadFilter(key, f"unknown filter {key!r}; filters are {', '.join(FILTERS)}")
+        if key == "tags":
+            values = [value] if isinstance(value, str) else value
+            if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+                raise _BadFilter(key, "tags is a tag or a list of tags")
+            tags += values
+        elif not isinstance(value, str):
+            raise _BadFilter(key, f"{key} is a string")
+        elif key == "layer":
+            tags.append(f"rae-layer:{value}")
+        elif key == "source":
+            tags.append(f"source:{value}")
+        else:
+            project = value
+    return tags, project
+
+
+def _bad_filter(exc: _BadFilter) -> JSONResponse:
+    where = ["body", "filters", exc.key]
+    return JSONResponse(
+        {"detail": [{"loc": where, "msg": str(exc), "type": "value_error"}]}, status_code=422
+    )
 
 
 router = APIRouter(
@@ -221,11 +269,26 @@ class _Rejected(Exception):
 
 
 def _query(
-    memory: Memory, caller: Caller, user: str, text: str, k: int, project: str | None
+    engine: Engine,
+    caller: Caller,
+    user: str,
+    text: str,
+    k: int,
+    project: str | None,
+    filters: dict[str, Any] | None,
 ) -> list[Any]:
-    """RAE's query; it counts an access, except for a read-only key (which changes nothing)."""
+    """RAE's query, every filter applied (all must match); it counts an access, except for
+    a read-only key (which changes nothing)."""
+    tags, filtered_project = _filter_tags(filters)
+    if filtered_project is not None and project is not None and filtered_project != project:
+        return []  # two projects asked at once: none matches both
+    project = project or filtered_project
     touch = False if caller.read_only else None
-    return memory.search(text, k, profile=PROFILE, user=user, project=project, touch=touch)
+    return engine.run(
+        lambda m: m.search(
+            text, k, profile=PROFILE, user=user, project=project, tags=tags, touch=touch
+        )
+    )
 
 
 @router.post("/v1/memory/store", response_model=StoredV1)
@@ -241,7 +304,10 @@ def store_v1(body: StoreV1, user: Writer, engine: EngineDep) -> Any:
 @router.post("/v1/memory/query", response_model=ResultsV1)
 def query_v1(body: QueryV1, caller: CallerDep, user: Tenant, engine: EngineDep) -> Any:
     """RAE's query: ``{results: [{...record, score}]}``, best first."""
-    hits = engine.run(lambda m: _query(m, caller, user, body.query_text, body.k, body.project))
+    try:
+        hits = _query(engine, caller, user, body.query_text, body.k, body.project, body.filters)
+    except _BadFilter as exc:
+        return _bad_filter(exc)
     return {"results": [rae_record(h.record, h.score) for h in hits]}
 
 
@@ -289,7 +355,10 @@ def store_v2(body: StoreV2, user: Writer, engine: EngineDep) -> Any:
 def query_v2(body: QueryV2, caller: CallerDep, user: Tenant, engine: EngineDep) -> Any:
     """RAE v2's query: ``{results: [{id, content, score, layer, importance, timestamp, tags,
     metadata}], total_count}``."""
-    hits = engine.run(lambda m: _query(m, caller, user, body.query, body.k, body.project))
+    try:
+        hits = _query(engine, caller, user, body.query, body.k, body.project, body.filters)
+    except _BadFilter as exc:
+        return _bad_filter(exc)
     keys = ("id", "content", "score", "layer", "importance", "timestamp", "tags", "metadata")
     results = [{k: rae_record(h.record, h.score)[k] for k in keys} for h in hits]
     return {"results": results, "total_count": len(results)}
