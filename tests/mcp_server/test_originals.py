@@ -216,15 +216,22 @@ def test_eidet_tools(memory: Memory, tmp_path: Path) -> None:
             _text(
                 await client.call_tool(
                     "eidet_pack_export",
-                    {"pack_id": "team", "name": "Team", "version": "1", "output_path": str(pack)},
+                    {
+                        "pack_id": "team-kb",
+                        "name": "Team",
+                        "version": "2.1.0",
+                        "output_path": str(pack),
+                    },
                 )
             )
         )
         assert exported["memories"] >= 3
+        assert (exported["pack"], exported["version"]) == ("team-kb", "2.1.0")
         imported = json.loads(
             _text(await client.call_tool("eidet_pack_import", {"path": str(pack)}))
         )
-        assert imported["layer"] == "team"
+        assert imported["layer"] == "team"  # (named after the file, as every pack import)
+        assert (imported["pack"], imported["version"]) == ("team-kb", "2.1.0")
         assert (
             _text(await client.call_tool("eidet_forget", {"id": edited["id"], "reason": "moved"}))
             == f"Forgotten: {edited['id']}"

@@ -106,6 +106,11 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/compat/eidet/api/eidet/browse"): (None, False),
     ("GET", "/compat/eidet/api/eidet/graph"): (None, False),
     ("GET", "/compat/eidet/api/eidet/stats"): (None, False),
+    ("POST", "/compat/eidet/api/eidet/consolidate"): ({}, True),
+    ("POST", "/compat/eidet/api/eidet/maintenance"): ({}, True),
+    ("GET", "/compat/eidet/api/eidet/layers"): (None, False),
+    ("GET", "/compat/eidet/api/eidet/packs/export?packId=p&name=n&version=1"): (None, False),
+    ("POST", "/compat/eidet/api/eidet/packs/import"): (PACK, True),
 }
 
 

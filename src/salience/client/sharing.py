@@ -13,9 +13,16 @@ from typing import TextIO
 
 from salience.client.transport import Transport
 from salience.engine.decisions import Decision
+from salience.engine.packs import (
+    PackIdentity,
+    PackImport,
+    PackManifest,
+    check_key,
+    read_pack,
+    sign_pack,
+)
 from salience.errors import PackError
 from salience.models import LayerMount, MemoryRecord, Session, WriteResult
-from salience.sharing.packs import PackImport, PackManifest, check_key, read_pack, sign_pack
 from salience.wire import decode as wire
 
 
@@ -104,6 +111,7 @@ class Sharing(Transport):
         type: str | None = None,
         project: str | None = None,
         key: bytes | None = None,
+        identity: PackIdentity | None = None,
     ) -> PackManifest:
         """Write the user's current memories matching the filters as a pack at ``path`` (a
         local file). With ``key`` it is signed here: the key is never sent."""
@@ -111,6 +119,8 @@ class Sharing(Transport):
             check_key(key)
         params = wire.present({"type": type, "project": project})
         params["tag"] = builtins.list(tags)
+        if identity is not None:
+            params |= {f"pack_{k}": v for k, v in identity.to_json().items()}
         data = self._send("GET", "/v1/packs/export", params=params).content
         target = Path(path)
         _write_atomically(target, data)

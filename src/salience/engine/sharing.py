@@ -13,7 +13,14 @@ from salience.errors import LayerError
 from salience.models import LayerMount, MemoryRecord, UserScope
 from salience.sharing import jsonl
 from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
-from salience.sharing.packs import PackImport, PackManifest, pack_name, read_pack, write_pack
+from salience.sharing.packs import (
+    PackIdentity,
+    PackImport,
+    PackManifest,
+    pack_name,
+    read_pack,
+    write_pack,
+)
 from salience.stores.base import MemoryFilter
 from salience.stores.postgres import is_postgres_url
 
@@ -91,29 +98,32 @@ class Sharing(Importing):
         project: str | None = None,
         user: UserScope = None,
         key: bytes | None = None,
+        identity: PackIdentity | None = None,
     ) -> PackManifest:
         """Write the current memories matching the filters as a knowledge pack.
 
         See :mod:`salience.sharing.packs`; vectors go along when all have vectors of one model.
         Only the user's memories go in (every user's with :data:`ALL_USERS`). With ``key``
         the manifest is signed (HMAC-SHA256), so an importer holding the key can tell the
-        pack was not changed by anyone without it.
+        pack was not changed by anyone without it. ``identity`` names the pack (its id, name
+        and version) in the manifest.
         """
         tags = tuple(tags)
         now = self.now()
         flt = MemoryFilter(as_of=now, user=self._scope(user), project=project, type=type, tags=tags)
         records = sorted(self._store.list(flt, None), key=lambda r: r.id)
-        matrix, identity = self._pack_vectors(records)
+        matrix, model = self._pack_vectors(records)
         filters = {"tags": list(tags), "type": type, "project": project}
         return write_pack(
             path,
             [jsonl.dump(r) for r in records],
             [r.type for r in records],
             vectors=matrix,
-            embedder=identity,
+            embedder=model,
             filters={k: v for k, v in filters.items() if v},
             now=now,
             key=key,
+            identity=identity,
         )
 
     def _pack_vectors(self, records: Sequence[MemoryRecord]) -> tuple[Matrix | None, str | None]:

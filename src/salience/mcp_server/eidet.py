@@ -15,6 +15,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from salience.engine.packs import PackIdentity
+from salience.mcp_server.eidet_shapes import consolidated, exported, imported, maintained
 from salience.mcp_server.native import CHANGE, READ, WRITE
 from salience.mcp_server.shell import Shell, text_result
 from salience.models import MemoryRecord, Outcome
@@ -222,16 +224,7 @@ def _life_tools(server: MCPServer, shell: Shell) -> None:
             if not dry_run:
                 shell.may_write()
             report = shell.run(lambda m: m.consolidate(dry_run=dry_run, user=shell.user))
-            created = sum(g.action == "create" for g in report.groups)
-            boosted = sum(g.action == "boost" for g in report.groups)
-            return json.dumps(
-                {
-                    "candidates": report.candidates,
-                    "insightsCreated": created,
-                    "insightsBoosted": boosted,
-                    "dryRun": dry_run,
-                }
-            )
+            return json.dumps(consolidated(report))
 
         return text_result(answer)
 
@@ -243,14 +236,7 @@ def _life_tools(server: MCPServer, shell: Shell) -> None:
             if not dry_run:
                 shell.may_write()
             report = shell.run(lambda m: m.maintain(dry_run=dry_run))
-            return json.dumps(
-                {
-                    "decayed": len(report.decayed),
-                    "forgotten": len(report.forgotten),
-                    "orphans": sum(report.orphans.values()),
-                    "dryRun": dry_run,
-                }
-            )
+            return json.dumps(maintained(report))
 
         return text_result(answer)
 
@@ -305,20 +291,17 @@ def _file_tools(server: MCPServer, shell: Shell) -> None:
             if types and len(types) > 1:
                 raise ToolError("export one type at a time (or none)")
             target = Path(output_path or f"{pack_id}-{version}.pack").expanduser()
+            identity = PackIdentity(pack_id, name, version)
             manifest = shell.run(
                 lambda m: m.export_pack(
-                    target, tags=tags or (), type=types[0] if types else None, user=shell.user
+                    target,
+                    tags=tags or (),
+                    type=types[0] if types else None,
+                    user=shell.user,
+                    identity=identity,
                 )
             )
-            return json.dumps(
-                {
-                    "pack": pack_id,
-                    "name": name,
-                    "version": version,
-                    "path": str(target),
-                    "memories": manifest.records,
-                }
-            )
+            return json.dumps(exported(manifest, target))
 
         return text_result(answer)
 
@@ -328,16 +311,9 @@ def _file_tools(server: MCPServer, shell: Shell) -> None:
 
         def answer() -> str:
             shell.may_write()
-            done = shell.run(lambda m: m.import_pack(Path(path).expanduser(), mount_as="base"))
-            layer = None if done.mount is None else done.mount.name
-            return json.dumps(
-                {
-                    "imported": done.result.created,
-                    "pack": Path(path).name,
-                    "version": done.manifest.version,
-                    "layer": layer,
-                }
-            )
+            source = Path(path).expanduser()
+            done = shell.run(lambda m: m.import_pack(source, mount_as="base"))
+            return json.dumps(imported(done, source))
 
         return text_result(answer)
 

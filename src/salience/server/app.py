@@ -21,6 +21,7 @@ from salience import __version__
 from salience.engine.memory import Memory
 from salience.server import (
     compat_eidet,
+    compat_eidet_upkeep,
     compat_rae,
     errors,
     mcp_http,
@@ -61,7 +62,7 @@ def create_app(memory: Memory) -> FastAPI:
     errors.install(app)
     for native in (routes_memories, routes_recall, routes_store, routes_sharing):
         app.include_router(native.router)
-    for compat in (compat_rae, compat_eidet):
+    for compat in (compat_rae, compat_eidet, compat_eidet_upkeep):
         app.include_router(compat.router, responses=compat.RESPONSES)
     _health(app)
     _docs(app)

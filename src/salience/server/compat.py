@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException
 
 from salience.errors import SalienceError
 from salience.server.context import Refused
-from salience.server.errors import salience_error
+from salience.server.errors import salience_error, validation_message
 
 Shape = Callable[[int, str, dict[str, Any]], JSONResponse]
 
@@ -41,9 +41,12 @@ def shaped_route(shape: Shape) -> type[APIRoute]:
                     status = 422 if exc.status_code == 400 else exc.status_code
                     return shape(status, str(exc.detail), {})
                 except RequestValidationError as exc:
-                    details = jsonable_encoder(exc.errors())
-                    first = details[0] if details else {}
-                    message = str(first.get("msg", "invalid request"))
+                    # Never the input back: a refused value may be a secret.
+                    details = [
+                        {k: v for k, v in e.items() if k in ("loc", "msg", "type")}
+                        for e in jsonable_encoder(exc.errors())
+                    ]
+                    message, _ = validation_message(exc)  # names the field: "version: ..."
                     return shape(422, message, {"errors": details})
 
             return handler

@@ -24,16 +24,9 @@ PROFILE = "rae"
 
 
 def _detail(status: int, message: str, extra: dict[str, Any]) -> JSONResponse:
-    """FastAPI's error body: a request that does not validate is a list of ``{loc, msg,
-    type}`` (never the input: it may hold a secret), anything else a message."""
-    errors = extra.get("errors")
-    if errors is None:
-        return JSONResponse({"detail": message}, status_code=status)
-    listed = [
-        {"loc": e.get("loc", []), "msg": e.get("msg", ""), "type": e.get("type", "")}
-        for e in errors
-    ]
-    return JSONResponse({"detail": listed}, status_code=status)
+    """FastAPI's error body: a request that does not validate gives its errors' list of
+    ``{loc, msg, type}`` (compat.py leaves the input out), anything else a message."""
+    return JSONResponse({"detail": extra.get("errors", message)}, status_code=status)
 
 
 FILTERS = ("layer", "tags", "source", "project")

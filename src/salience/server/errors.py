@@ -55,12 +55,22 @@ def salience_error(exc: errors.SalienceError) -> JSONResponse:
     )
 
 
-def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
+def validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
     first = exc.errors()[0] if exc.errors() else {}
     where = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
     field = ".".join(where) or None
     message = str(first.get("msg", "invalid request")).removeprefix("Value error, ")
     return (f"{field}: {message}" if field else message), field
+
+
+def face_error(path: str, status: int, code: str, message: str) -> dict[str, Any]:
+    """An error body in the shape of the face ``path`` belongs to: RAE's ``{detail}``,
+    eidet's ``{error}``, else salience's ``{error: {code, message}}``."""
+    if path.startswith("/compat/rae"):
+        return {"detail": message}
+    if path.startswith("/compat/eidet"):
+        return {"error": message, "status": status}
+    return {"error": {"code": code, "message": message}}
 
 
 def install(app: FastAPI) -> None:
@@ -76,7 +86,7 @@ def install(app: FastAPI) -> None:
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        message, field = _validation_message(exc)
+        message, field = validation_message(exc)
         return error_response(422, "invalid_request", message, field=field)
 
     async def on_http(request: Request, exc: Exception) -> JSONResponse:
@@ -84,7 +94,9 @@ def install(app: FastAPI) -> None:
         if exc.status_code == 400:  # a body that is not JSON (or not UTF-8) at all
             return error_response(422, "invalid_request", f"the body cannot be read: {exc.detail}")
         code = CODES.get(exc.status_code, f"http_{exc.status_code}")
-        return error_response(exc.status_code, code, str(exc.detail))
+        # An unknown route or method under an original's prefix answers in its shape.
+        body = face_error(request.url.path, exc.status_code, code, str(exc.detail))
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     async def on_anything(request: Request, exc: Exception) -> JSONResponse:
         log.error("internal error on %s %s: %s", request.method, request.url.path, type(exc))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
+from salience.server.errors import face_error
 from salience.server.middleware import App, Message, Receive, Scope, Send
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -32,20 +33,16 @@ LINES_TYPES = frozenset({"application/x-ndjson", "application/jsonl", "applicati
 OWN_TYPES = {
     "/v1/import": LINES_TYPES,
     "/v1/packs/import": frozenset({"application/zip"}),
+    "/compat/eidet/api/eidet/packs/import": frozenset({"application/zip"}),
 }
-"""Routes whose body is not JSON, and the media types each takes."""
-"""Routes whose body is JSON Lines (the export format) as well as JSON."""
+"""Routes whose body is not (only) JSON, and the media types each takes."""
 CROSS_SITE = frozenset({"cross-site", "same-site"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _shape(path: str, status: int, code: str, message: str) -> bytes:
     """An error body in the shape of the face ``path`` belongs to."""
-    if path.startswith("/compat/rae"):
-        return json.dumps({"detail": message}).encode()
-    if path.startswith("/compat/eidet"):
-        return json.dumps({"error": message, "status": status}).encode()
-    return json.dumps({"error": {"code": code, "message": message}}).encode()
+    return json.dumps(face_error(path, status, code, message)).encode()
 
 
 async def refuse(

@@ -16,6 +16,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import Field
 
+from salience.engine.packs import PackIdentity
+from salience.errors import InvalidInputError, PackError
 from salience.server.context import Caller, Refused
 from salience.server.replies import (
     READ_ERRORS,
@@ -65,6 +67,18 @@ class MountIn(Body):
     path: str = Field(min_length=1, max_length=4096, description="A store on the server.")
     kind: str = Field(description="base or shared")
     name: ShortText | None = None
+
+
+def named_pack(pack_id: str | None, name: str | None, version: str | None) -> PackIdentity | None:
+    """A pack's identity from its three parts (all three, or none: a 422 otherwise)."""
+    if pack_id is None and name is None and version is None:
+        return None
+    if pack_id is None or name is None or version is None:
+        raise InvalidInputError("a pack is named by pack_id, pack_name and pack_version together")
+    try:
+        return PackIdentity(pack_id, name, version)
+    except PackError as exc:
+        raise InvalidInputError(str(exc)) from None
 
 
 def admin_only(caller: Caller, what: str) -> None:
@@ -171,13 +185,22 @@ def export_pack(
     tag: Annotated[list[str], Query(max_length=32)] = [],  # noqa: B006 (FastAPI's way)
     type: Annotated[str | None, Query(max_length=512)] = None,
     project: Annotated[str | None, Query(max_length=512)] = None,
+    pack_id: Annotated[str | None, Query(max_length=200)] = None,
+    pack_name: Annotated[str | None, Query(max_length=200)] = None,
+    pack_version: Annotated[str | None, Query(max_length=200)] = None,
     as_user: AsUser = None,
 ) -> Response:
-    """The user's current memories matching the filters as a knowledge pack (a zip file)."""
+    """The user's current memories matching the filters as a knowledge pack (a zip file);
+    ``pack_id``, ``pack_name`` and ``pack_version`` (all three, or none) name it."""
     user = caller.acting(as_user, across=True)
+    identity = named_pack(pack_id, pack_name, pack_version)
     with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
         path = Path(folder) / "export.pack"
-        engine.run(lambda m: m.export_pack(path, tags=tag, type=type, project=project, user=user))
+        engine.run(
+            lambda m: m.export_pack(
+                path, tags=tag, type=type, project=project, user=user, identity=identity
+            )
+        )
         data = path.read_bytes()
     return Response(data, media_type=PACK_TYPE)
 

@@ -54,6 +54,24 @@ _MAX_MEMBER_BYTES = 2 << 30  # refuse absurd members (a damaged or hostile file)
 
 
 @dataclass(frozen=True)
+class PackIdentity:
+    """What a pack is, as its author names it (eidet's ``pack_id``, ``name``, ``version``):
+    kept in the manifest, so an importer can tell which pack and which version it holds."""
+
+    id: str
+    name: str
+    version: str
+
+    def __post_init__(self) -> None:
+        for label, value in (("id", self.id), ("name", self.name), ("version", self.version)):
+            if not isinstance(value, str) or not value.strip() or len(value) > 200:
+                raise PackError(f"a pack's {label} is 1 to 200 characters of text")
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "name": self.name, "version": self.version}
+
+
+@dataclass(frozen=True)
 class PackManifest:
     """What a pack says about itself."""
 
@@ -65,12 +83,15 @@ class PackManifest:
     dimensions: int | None
     filters: dict[str, Any] = field(default_factory=dict)
     checksums: dict[str, str] = field(default_factory=dict)
+    identity: PackIdentity | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The manifest document, keys in a fixed order."""
+        """The manifest document, keys in a fixed order (``pack`` only when it has one)."""
+        named = {} if self.identity is None else {"pack": self.identity.to_json()}
         return {
             "format": PACK_FORMAT,
             "version": self.version,
+            **named,
             "created_at": self.created_at,
             "filters": self.filters,
             "counts": {"records": self.records, "by_type": self.by_type},
@@ -136,6 +157,7 @@ def write_pack(
     filters: dict[str, Any],
     now: datetime,
     key: bytes | None = None,
+    identity: PackIdentity | None = None,
 ) -> PackManifest:
     """Write a pack atomically (a temporary file renamed into place) and return its manifest.
 
@@ -163,6 +185,7 @@ def write_pack(
         dimensions=dimensions,
         filters=filters,
         checksums={name: _sha256(data) for name, data in members.items()},
+        identity=identity,
     )
     document = (json.dumps(manifest.to_json(), indent=2, ensure_ascii=False) + "\n").encode()
     extra = {} if key is None else {SIGNATURE: _signature(key, document).encode()}
@@ -298,10 +321,17 @@ def manifest_from_json(document: Any, source: str | Path) -> PackManifest:
             dimensions=None if embedder is None else int(embedder["dimensions"]),
             filters=dict(document.get("filters") or {}),
             checksums={str(k): str(v) for k, v in dict(document["checksums"]).items()},
+            identity=_identity(document.get("pack")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise PackError(f"{source}: {MANIFEST} is incomplete ({exc!r})") from None
     return manifest
+
+
+def _identity(named: Any) -> PackIdentity | None:
+    if named is None:
+        return None
+    return PackIdentity(str(named["id"]), str(named["name"]), str(named["version"]))
 
 
 def _vectors(data: bytes | None, manifest: PackManifest, source: Path) -> Matrix:

@@ -25,7 +25,7 @@ from salience.models import (
     WriteResult,
 )
 from salience.scores import ContextScore
-from salience.sharing.packs import PackImport, PackManifest
+from salience.sharing.packs import PackIdentity, PackImport, PackManifest
 from salience.wire.decode import (
     Briefing,
     ConsolidationReport,
@@ -225,6 +225,7 @@ class Verbs(Protocol):
         type: str | None = None,
         project: str | None = None,
         key: bytes | None = None,
+        identity: PackIdentity | None = None,
     ) -> PackManifest:
         """The user's current memories matching the filters as a pack file."""
         ...
