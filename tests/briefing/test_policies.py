@@ -28,9 +28,12 @@ def test_estimate_tokens_is_ceil_of_a_quarter() -> None:
     assert [estimate_tokens("x" * n) for n in (0, 1, 4, 5, 100, 120)] == [0, 1, 1, 2, 25, 30]
 
 
-def test_one_line_prefers_the_title_and_folds_spacing() -> None:
+def test_one_line_leads_with_the_title_and_folds_spacing() -> None:
     assert one_line(record(content="a\n  b\tc")) == "a b c"
-    assert one_line(record(content="long text", title="Short title")) == "Short title"
+    assert one_line(record(content="long  text", title="Short title")) == "Short title: long text"
+    assert one_line(record(content="Short title says it", title="short TITLE")) == (
+        "Short title says it"
+    )
 
 
 def test_the_first_decision_about_a_candidate_wins() -> None:

@@ -227,3 +227,38 @@ def test_a_view_in_use_never_sees_a_later_change(engine: Memory) -> None:
     assert decoded(before) == expected
     assert 0.9 in after.importance.tolist()
     assert 0.9 not in before.importance.tolist()
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_a_memory_a_mounted_pack_holds_too_is_briefed_once(
+    engine: Memory, tmp_path: Path, profile: str
+) -> None:
+    """A pack exported from this store and mounted beside it holds the same memories: the
+    briefing shows each once, the local copy."""
+    engine.remember("Deploys go through ops/deploy.sh, never by hand", tags=["ops"])
+    engine.remember("The billing service retries three times", tags=["ops"])
+    engine.export_pack(tmp_path / "ops.pack", tags=["ops"])
+    engine.import_pack(tmp_path / "ops.pack", mount_as="shared", name="ops")
+    briefing = engine.briefing(profile)
+    named = [e.id for e in briefing.manifest]
+    assert len(named) == len(set(named)) == 2  # each memory one candidate
+    shown = [i for section in briefing.sections for i in section.ids]
+    assert len(shown) == len(set(shown))
+    assert briefing.text.count("ops/deploy.sh") <= 1
+
+
+@pytest.mark.parametrize("profile", ["aide", "salience", "ilab", "rae"])
+def test_a_titled_decision_is_briefed_with_what_was_decided(engine: Memory, profile: str) -> None:
+    engine.remember(
+        "We chose Redis for the queue because it is simple",
+        type="decision",
+        title="Queue choice",
+        topic_key="queue",
+    )
+    engine.remember(
+        "Deploys go through ops/deploy.sh", type="decision", title="Deploys go", topic_key="ops"
+    )
+    text = engine.briefing(profile).text
+    assert "Queue choice: We chose Redis for the queue because it is simple" in text
+    assert "Deploys go: Deploys go" not in text  # a title the content starts with: once
+    assert "Deploys go through ops/deploy.sh" in text

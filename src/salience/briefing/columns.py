@@ -48,8 +48,14 @@ def micros(moment: datetime) -> int:
 
 
 def one_line(record: MemoryRecord) -> str:
-    """A memory as one line: its title if it has one, else its content with spacing folded."""
-    return record.title or " ".join(record.content.split())
+    """A memory as one line: its content with spacing folded, led by its title when it has
+    one that the content does not start with (``Queue choice: We chose Redis ...``). A
+    title alone would brief a titled decision as its name, not what was decided."""
+    content = " ".join(record.content.split())
+    title = record.title
+    if not title or content.casefold().startswith(title.casefold()):
+        return content
+    return f"{title}: {content}"
 
 
 def tag_value(tags: Iterable[str], prefix: str) -> str | None:

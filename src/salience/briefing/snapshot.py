@@ -225,6 +225,22 @@ class Vanished(StoreError):
     """A memory chosen for a briefing was deleted before it could be read; try again."""
 
 
+def _first_copies(parts: list[Columns]) -> list[Columns]:
+    """The parts without a memory an earlier part holds already (a pack exported from this
+    store and mounted beside it holds the same ids): local first, each memory briefed once."""
+    if len(parts) < 2:
+        return parts
+    kept = [parts[0]]
+    seen = parts[0].ids
+    for part in parts[1:]:
+        again = np.isin(part.ids, seen)
+        if again.any():
+            part = part.take(~again)
+        kept.append(part)
+        seen = np.concatenate([seen, part.ids])
+    return kept
+
+
 class BriefingSource:
     """The candidates of a user's briefing: the local store's and every mounted layer's
     memories as one set of columns, records fetched from their own store when shown."""
@@ -247,6 +263,7 @@ class BriefingSource:
         """Every memory of ``user`` that is not forgotten, local first, each part newest first."""
         with self._lock:
             snapshots, parts = self._views(user, layers)
+        parts = _first_copies(parts)
         columns = parts[0]
         for part in parts[1:]:
             columns = columns.extended(part)
