@@ -79,6 +79,14 @@ def ulid_for(owner: str, memory_id: str) -> str:
     return memory_id[:10] + _encode(int.from_bytes(digest[:10], "big") >> 1)[10:]
 
 
+def stable_ulid(moment: datetime, *keys: str) -> str:
+    """A ULID of ``moment`` whose random part is drawn from ``keys``: the same every time
+    (what makes a second import of another system's store add nothing)."""
+    ms = max(0, int(moment.timestamp() * 1000))
+    digest = hashlib.sha256("\0".join(("salience-import", *keys)).encode()).digest()
+    return _encode((ms << _RANDOM_BITS) | int.from_bytes(digest[:10], "big"))
+
+
 def ulid_time(text: str) -> datetime:
     """The time part of a ULID."""
     value = 0

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from salience.cli import render
 from salience.cli.app import (
     LIMIT,
+    UserError,
     all_users_option,
     as_of_option,
     chosen_user,
@@ -22,7 +26,11 @@ from salience.cli.app import (
     read_text,
     store_options,
 )
-from salience.wire.values import import_out, stats_of, to_json_dict
+from salience.engine.migrating import SYSTEMS
+
+if TYPE_CHECKING:
+    from salience.engine.memory import Memory
+from salience.wire.values import import_out, migration_out, stats_of, to_json_dict
 
 
 @cli.command()
@@ -170,18 +178,78 @@ def export_(file: str, home: Path | None, profile: str | None) -> None:
 
 
 @cli.command(name="import")
-@click.argument("file", type=click.File("rb"))
-@all_users_option
+@click.argument("source", type=click.Path(allow_dash=True, path_type=str))
+@click.option(
+    "--from",
+    "system",
+    type=click.Choice(SYSTEMS),
+    default=None,
+    help="SOURCE is this system's store or export: bring its memories over.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="With --from: report what would come; change nothing."
+)
 @store_options
 @json_option
-def import_(file: Any, home: Path | None, profile: str | None, as_json: bool) -> None:
-    """Import JSON Lines from FILE (- for stdin). All or nothing: a bad line changes nothing."""
-    with open_memory(home, profile) as memory, progress_bar("importing") as advance:
-        result = memory.import_(file, user=chosen_user(), progress=advance)
+def import_(
+    source: str,
+    system: str | None,
+    dry_run: bool,
+    home: Path | None,
+    profile: str | None,
+    as_json: bool,
+) -> None:
+    """Import JSON Lines from SOURCE (- for stdin), all or nothing: a bad line changes
+    nothing. With --from, SOURCE is another memory system's store or export (a file or a
+    folder): every memory is mapped, screened for secrets, merged with what you have, and
+    imported; running it again adds nothing."""
+    if system is None:
+        if dry_run:
+            raise click.UsageError("--dry-run goes with --from")
+        try:
+            lines = click.open_file(source, "rb")
+        except OSError as exc:
+            raise UserError(f"cannot read {source}: {exc.strerror}") from None
+        with lines, open_memory(home, profile) as memory, progress_bar("importing") as advance:
+            result = memory.import_(lines, user=chosen_user(), progress=advance)
+        if as_json:
+            render.emit_json(import_out(result))
+        else:
+            render.import_result(result)
+        return
+    with _importing_into(home, profile, dry_run) as memory, progress_bar("importing") as advance:
+        report = memory.import_from(
+            system, Path(source), dry_run=dry_run, user=chosen_user(), progress=advance
+        )
     if as_json:
-        render.emit_json(import_out(result))
+        render.emit_json(migration_out(report))
     else:
-        render.import_result(result)
+        render.migration(report)
+
+
+@contextmanager
+def _importing_into(home: Path | None, profile: str | None, dry_run: bool) -> Iterator[Memory]:
+    """The store to import into; for a dry run with no store yet, an empty one in a
+    temporary folder (a dry run creates nothing where it was pointed)."""
+    if not dry_run:
+        with open_memory(home, profile) as memory:
+            yield memory
+        return
+    try:
+        memory = open_memory(home, profile, create=False)
+    except UserError:
+        render.say("no store yet: the plan is for an empty one", err=True)
+        from salience.config import Config
+        from salience.engine.memory import Memory
+
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            Memory.open(config=Config.for_home(Path(folder)), embedder=None) as empty,
+        ):
+            yield empty
+        return
+    with memory:
+        yield memory
 
 
 @cli.command()

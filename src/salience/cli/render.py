@@ -12,11 +12,14 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from salience.models import Hit, ImportResult, MemoryRecord, Stats, WriteResult
+
+if TYPE_CHECKING:
+    from salience.engine.migrating import MigrationReport
 from salience.wire.values import (
     Briefing,
     briefing_out,
@@ -192,6 +195,29 @@ def import_result(result: ImportResult) -> None:
         f"imported {result.total}: {result.created} created, "
         f"{result.updated} updated, {result.unchanged} unchanged{renamed}"
     )
+
+
+def migration(report: MigrationReport) -> None:
+    """What an import from another system found and did, and what it left behind."""
+    from rich.markup import escape
+
+    kinds = ", ".join(f"{n} {t}" for t, n in report.by_type.items()) or "nothing"
+    if report.dry_run:
+        say(f"{report.system}: {report.found} found; would import {kinds} (dry run: no change)")
+    else:
+        say(
+            f"{report.system}: {report.found} found; {report.created} created, "
+            f"{report.updated} updated, {report.unchanged} unchanged ({kinds})"
+        )
+    for source, into in report.merged:
+        say(f"  merged    {escape(source)} (the same text as {into})")
+    for source, reason in report.refused:
+        say(f"  refused   {escape(source)}: {escape(reason)}")
+    for what, reason in report.skipped:
+        say(f"  skipped   {escape(what)}: {escape(reason)}")
+    for name, count in report.unmappable.items():
+        records = f"{count} record{'s' if count != 1 else ''}"
+        say(f"  not kept  {escape(name)} ({records}): no place in salience")
 
 
 def stats(s: Stats) -> None:

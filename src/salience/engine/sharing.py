@@ -27,10 +27,10 @@ from salience.stores.postgres import is_postgres_url
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Matrix
 
-from salience.engine.importing import Importing
+from salience.engine.migrating import Migrating
 
 
-class Sharing(Importing):
+class Sharing(Migrating):
     """Memories in and out of a store: export, import, layers, packs."""
 
     def layers(self) -> builtins.list[LayerMount]:

@@ -27,6 +27,7 @@ from salience.write.records import to_json_dict
 if TYPE_CHECKING:
     from salience.engine.decisions import Decision
     from salience.engine.memory import Memory
+    from salience.engine.migrating import MigrationReport
 
 __all__ = [
     "Briefing",
@@ -41,6 +42,7 @@ __all__ = [
     "layer_out",
     "maintenance_out",
     "memory_out",
+    "migration_out",
     "pack_import_out",
     "pack_manifest_out",
     "ranked_out",
@@ -254,4 +256,22 @@ def session_out(session: Session) -> dict[str, Any]:
         "last_active_at": format_time(session.last_active_at),
         "ended_at": None if session.ended_at is None else format_time(session.ended_at),
         "summary_id": session.summary_id,
+    }
+
+
+def migration_out(report: MigrationReport) -> dict[str, Any]:
+    """An import from another system: what it found, by type, what it did, and what it
+    merged, refused (a secret's kind, never the text), skipped or could not map."""
+    return {
+        "system": report.system,
+        "dry_run": report.dry_run,
+        "found": report.found,
+        "by_type": report.by_type,
+        "created": report.created,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "merged": [{"source_id": s, "into": i} for s, i in report.merged],
+        "refused": [{"source_id": s, "reason": r} for s, r in report.refused],
+        "skipped": [{"what": w, "reason": r} for w, r in report.skipped],
+        "unmappable": report.unmappable,
     }

@@ -1,0 +1,169 @@
+"""``Memory.import_from``: every memory another system keeps, brought over in one call
+(:mod:`salience.sharing.importers` reads them).
+
+Each memory passes the gates any write passes: a secret refuses that memory (named in the
+report by its kind, never stored), a text the user already has is merged into it (counted,
+not doubled). The rest is imported all or nothing, through :meth:`import_`, under ids made
+from the source's own (:func:`salience.ids.stable_ulid`), so a second run adds nothing.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from salience.engine.importing import Importing
+from salience.ids import stable_ulid
+from salience.models import MemoryRecord, UserScope
+from salience.sharing import jsonl
+from salience.sharing.importers import SYSTEMS, Item, harvest
+from salience.stores.base import MemoryFilter
+from salience.text import content_hash
+from salience.write.gates.pipeline import Screened, screen
+
+__all__ = ["SYSTEMS", "Migrating", "MigrationReport"]
+
+
+@dataclass(frozen=True)
+class MigrationReport:
+    """What an import from another system found and did (or, dry, would do).
+
+    ``by_type``: the memories imported (or to be), by salience type; ``merged``: (source id,
+    the id of the memory it duplicates); ``refused``: (source id, why: a secret's kind);
+    ``skipped``: (what, why) the source held but could not be read; ``unmappable``: source
+    fields that held values salience has no place for, with how many records had one."""
+
+    system: str
+    dry_run: bool
+    found: int
+    by_type: dict[str, int]
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    merged: tuple[tuple[str, str], ...] = ()
+    refused: tuple[tuple[str, str], ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
+    unmappable: dict[str, int] = field(default_factory=dict)
+
+
+class Migrating(Importing):
+    """import_from: another system's memories, mapped, screened, deduplicated, imported."""
+
+    def import_from(
+        self,
+        system: str,
+        path: str | Path,
+        *,
+        dry_run: bool = False,
+        user: UserScope = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> MigrationReport:
+        """Import every memory ``system`` keeps at ``path`` (its store, read-only, or its
+        export; see ``salience.sharing.importers.SYSTEMS``) as the user's. ``dry_run``
+        reports what would be imported and changes nothing."""
+        owner = self._one_user(user, "an import")
+        found = harvest(system, Path(path).expanduser())
+        ids = {
+            item.external_id: stable_ulid(item.created_at, owner, item.external_id)
+            for item in found.items
+        }
+        ends = {  # a version another replaced ends when its successor begins
+            item.supersedes: item.created_at for item in found.items if item.supersedes
+        }
+        now = self.now()
+        records: builtins.list[MemoryRecord] = []
+        refused: builtins.list[tuple[str, str]] = []
+        merged: builtins.list[tuple[str, str]] = []
+        texts: dict[str, str] = {}
+        for item in found.items:
+            screened = screen(item.content, title=item.title, tags=item.tags)
+            if screened.rejected:
+                refused.append((item.external_id, str(screened.reason)))
+                continue
+            record = self._imported(item, screened, owner, ids, ends.get(item.external_id), system)
+            if record.is_current(now):
+                twin = self._twin(record, texts)
+                if twin is not None:
+                    merged.append((item.external_id, twin))
+                    continue
+                texts[content_hash(record.content)] = record.id
+            records.append(record)
+        kept = {r.id for r in records}
+        records = [
+            r if r.parent_id is None or r.parent_id in kept else _without_parent(r) for r in records
+        ]
+        report = MigrationReport(
+            system=found.system,
+            dry_run=dry_run,
+            found=len(found.items),
+            by_type=dict(sorted(Counter(r.type for r in records).items())),
+            merged=tuple(merged),
+            refused=tuple(refused),
+            skipped=tuple(found.skipped),
+            unmappable=dict(sorted(found.unmappable.items())),
+        )
+        if dry_run or not records:
+            return report
+        done = self.import_([jsonl.dump(r) for r in records], user=owner, progress=progress)
+        return MigrationReport(
+            **{
+                **report.__dict__,
+                "created": done.created,
+                "updated": done.updated,
+                "unchanged": done.unchanged,
+            }
+        )
+
+    def _twin(self, record: MemoryRecord, texts: dict[str, str]) -> str | None:
+        """The id of a current memory of the user (stored, or earlier in this import) with
+        the same text, other than this record's own."""
+        key = content_hash(record.content)
+        if key in texts:
+            return texts[key]
+        flt = MemoryFilter(as_of=self.now(), user=record.user, content_hash=key)
+        return next((r.id for r in self._store.list(flt, 2) if r.id != record.id), None)
+
+    @staticmethod
+    def _imported(
+        item: Item,
+        screened: Screened,
+        owner: str,
+        ids: dict[str, str],
+        ended: datetime | None,
+        system: str,
+    ) -> MemoryRecord:
+        """The record an item becomes: the user's, its text screened, its origin tagged
+        (``from:SYSTEM``, ``origin:SYSTEM:ID``), a replaced version ending when the next began."""
+        origin = [f"from:{system}", f"origin:{item.external_id}"]
+        who = [f"source-user:{item.source_user}"] if item.source_user else []
+        return MemoryRecord(
+            id=ids[item.external_id],
+            content=screened.content,
+            type=item.type,
+            created_at=item.created_at,
+            updated_at=max(item.updated_at or item.created_at, item.created_at),
+            title=screened.title,
+            tags=tuple(dict.fromkeys([*screened.tags, *origin, *who])),
+            user=owner,
+            project=item.project,
+            topic_key=item.topic_key,
+            source="import",
+            importance=0.5 if item.importance is None else item.importance,
+            confidence=0.5 if item.confidence is None else item.confidence,
+            access_count=item.access_count,
+            revision_count=max(1, item.revision_count),
+            last_accessed_at=item.last_accessed_at,
+            valid_until=item.valid_until or ended,
+            parent_id=ids.get(item.supersedes) if item.supersedes else None,
+            forget_reason=item.forgotten,
+            session_id=item.session_id,
+        )
+
+
+def _without_parent(record: MemoryRecord) -> MemoryRecord:
+    """A version whose predecessor was refused: it starts the chain."""
+    return replace(record, parent_id=None)

@@ -1,0 +1,40 @@
+"""Importers: the memories another system keeps, read from its own store or export, as
+:class:`~salience.sharing.importers.base.Item` values for ``Memory.import_from``.
+
+Each reads files only (a database is opened read-only) and never runs the other system."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from salience.errors import InvalidInputError
+from salience.sharing.importers import basic_memory, claude_code, engram, mem0, talome
+from salience.sharing.importers.base import Harvest, Item
+
+READERS: dict[str, Callable[[Path], Harvest]] = {
+    "basic-memory": basic_memory.read,
+    "claude-code": claude_code.read,
+    "engram": engram.read,
+    "ilab": lambda path: engram.read(path, "ilab"),
+    "mem0": mem0.read,
+    "talome": talome.read,
+}
+"""Every system ``salience import --from`` reads (iLAB Memory keeps Engram's store)."""
+
+SYSTEMS = tuple(sorted(READERS))
+
+
+def harvest(system: str, path: Path) -> Harvest:
+    """What ``system``'s store or export at ``path`` holds."""
+    reader = READERS.get(system)
+    if reader is None:
+        raise InvalidInputError(
+            f"no importer for {system!r}; one of: {', '.join(SYSTEMS)}", field="from"
+        )
+    if not path.exists():
+        raise InvalidInputError(f"{path} does not exist", field="path")
+    return reader(path)
+
+
+__all__ = ["SYSTEMS", "Harvest", "Item", "harvest"]

@@ -1,0 +1,99 @@
+"""What every importer gives: the memories it found in another system's store, in salience's
+terms, with what it could not map and what it had to leave out."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from salience.errors import InvalidInputError
+
+
+@dataclass
+class Item:
+    """One memory of the source system. ``external_id`` is ``SYSTEM:ID`` (the same on every
+    run: it makes a second import a no-op); ``supersedes`` is the external id of the version
+    this one replaced; ``forgotten`` says why the source deleted or disabled it."""
+
+    external_id: str
+    content: str
+    type: str
+    created_at: datetime
+    updated_at: datetime | None = None
+    title: str | None = None
+    tags: list[str] = field(default_factory=list)
+    importance: float | None = None
+    confidence: float | None = None
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    revision_count: int = 1
+    project: str | None = None
+    topic_key: str | None = None
+    session_id: str | None = None
+    source_user: str | None = None
+    forgotten: str | None = None
+    supersedes: str | None = None
+    valid_until: datetime | None = None
+
+
+@dataclass
+class Harvest:
+    """What an importer read: the items, each source field that had values it could not map
+    (with how many records had one), and the records it left out (external id, why)."""
+
+    system: str
+    items: list[Item] = field(default_factory=list)
+    unmappable: Counter[str] = field(default_factory=Counter)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def unmapped(self, name: str, value: object) -> None:
+        """Count a field with a value that has no meaning in salience."""
+        if value not in (None, "", [], {}, 0, False):
+            self.unmappable[name] += 1
+
+
+def moment(value: object, *, file_time: float | None = None) -> datetime:
+    """A source's time as an aware UTC datetime: ISO 8601 (``Z``, an offset, or none: UTC),
+    SQLite's ``YYYY-MM-DD HH:MM:SS``, or a file's mtime when the source has no time."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, str) and value.strip():
+        text = value.strip().replace(" ", "T", 1)
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            raise InvalidInputError(f"{value!r} is not a time this importer reads") from None
+        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    if file_time is not None:
+        return datetime.fromtimestamp(file_time, UTC)
+    raise InvalidInputError("a record has no time")
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """A SQLite store of another system, read-only (its WAL, if any, read, never written)."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        raise InvalidInputError(f"{path} cannot be read as a SQLite database: {exc}") from None
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    """The columns a table has (the importer reads only those it knows)."""
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def is_sqlite(path: Path) -> bool:
+    """Whether ``path`` is a SQLite database file (by its header)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False

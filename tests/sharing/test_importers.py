@@ -1,0 +1,173 @@
+"""Each importer on its fixture (tests/data/importers), field by field."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from salience.errors import InvalidInputError
+from salience.sharing.importers import SYSTEMS, harvest
+from salience.sharing.importers.base import Item
+
+DATA = Path(__file__).parent.parent / "data" / "importers"
+
+
+def _by_id(items: list[Item]) -> dict[str, Item]:
+    return {i.external_id: i for i in items}
+
+
+@pytest.mark.parametrize("source", ["engram/engram.db", "engram/engram-export.json"])
+def test_engram_observations_sessions_and_deletions(source: str) -> None:
+    found = harvest("engram", DATA / source)
+    items = _by_id(found.items)
+    decision = items["engram:obs-4f1c2a9e0b7d46c1a3e5f7091b2d4c6e"]
+    assert (decision.type, decision.title) == ("decision", "Switched from sessions to JWT")
+    assert decision.content.startswith("**What**: Replaced express-session with jsonwebtoken")
+    assert (decision.project, decision.topic_key) == ("demo-app", "architecture/auth-model")
+    assert (decision.session_id, decision.revision_count) == ("sess-7c1e9a0b", 2)
+    assert decision.created_at == datetime(2026, 3, 10, 9, 20, tzinfo=UTC)
+    assert decision.updated_at == datetime(2026, 3, 10, 10, 5, tzinfo=UTC)
+    assert decision.tags == ["kind:decision", "scope:project"]
+    pinned = items["engram:obs-1b2c3d4e5f60718293a4b5c6d7e8f901"]
+    pins = source.endswith(".db")  # (``engram export`` leaves ``pinned`` out)
+    assert (pinned.importance, pinned.project) == (1.0 if pins else None, None)
+    assert "scope:global" in pinned.tags  # Engram's personal scope
+    deleted = items["engram:obs-3d4e5f60718293a4b5c6d7e8f9012a3b"]
+    assert deleted.forgotten == "deleted in engram at 2026-03-12 07:00:00"
+    assert "tool:Bash" in deleted.tags
+    assert items["engram:obs-2c3d4e5f60718293a4b5c6d7e8f9012"].type == "summary"
+    assert not any(i.startswith("engram:session:") for i in items)  # summarised already
+    assert found.unmappable["prompts"] == 2
+    assert found.unmappable["last_seen_at"] == 1
+
+
+def test_ilab_reads_engrams_store_under_its_own_name() -> None:
+    found = harvest("ilab", DATA / "engram")
+    assert found.system == "ilab"
+    assert all(i.external_id.startswith("ilab:") for i in found.items)
+    assert len(found.items) == 5
+
+
+@pytest.mark.parametrize("source", ["talome/talome.db", "talome/api-memories.json"])
+def test_talome_memories(source: str) -> None:
+    items = _by_id(harvest("talome", DATA / source).items)
+    assert sorted(items) == ["talome:1", "talome:2", "talome:3", "talome:4"]
+    first = items["talome:1"]
+    assert (first.type, first.confidence, first.access_count) == ("preference", 1.0, 4)
+    assert first.content == "User prefers Jellyfin over Plex for media streaming."
+    assert first.created_at == datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+    assert (items["talome:2"].session_id, items["talome:2"].confidence) == ("conv-7f3a2b", 0.9)
+    assert (items["talome:3"].type, items["talome:3"].tags) == ("observation", ["kind:context"])
+    assert items["talome:4"].forgotten == "disabled in talome"
+    assert items["talome:4"].updated_at == datetime(2026, 3, 5, 7, 12, 33, 900000, tzinfo=UTC)
+
+
+def test_mem0_listing_history_versions_and_deletions() -> None:
+    found = harvest("mem0", DATA / "mem0")
+    items = _by_id(found.items)
+    current = items["mem0:7b1e4a2c-5d6f-4e8a-b9c0-2d3e4f5a6b7c"]
+    assert current.content == "Is training for a half marathon in May"
+    assert (current.session_id, current.source_user) == ("run-42", "alice")
+    assert set(current.tags) == {"agent:coach-bot", "category:fitness"}
+    assert current.supersedes == "mem0:7b1e4a2c-5d6f-4e8a-b9c0-2d3e4f5a6b7c~0"
+    assert current.revision_count == 2
+    older = items["mem0:7b1e4a2c-5d6f-4e8a-b9c0-2d3e4f5a6b7c~0"]
+    assert older.content == "Is training for a 10k race"
+    deleted = items["mem0:0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"]
+    assert deleted.content == "Lives in Lisbon"
+    assert deleted.forgotten is not None
+    assert deleted.forgotten.startswith("deleted in mem0")
+    only_in_history = items["mem0:c9d8e7f6-a5b4-4c3d-8e2f-0a1b2c3d4e5f"]
+    assert only_in_history.forgotten is None
+    vegetarian = items["mem0:3f6c2d1e-8a4b-4c7d-9e2f-1a5b6c7d8e90"]
+    assert set(vegetarian.tags) == {"actor:alice", "role:user"}
+    assert vegetarian.created_at == datetime(2026, 3, 1, 10, 15, 0, 123456, tzinfo=UTC)
+    assert len(found.items) == 5  # the platform listing in the folder repeats two: once each
+    assert found.unmappable["messages"] == 2
+
+
+def test_mem0s_platform_listing() -> None:
+    items = harvest("mem0", DATA / "mem0" / "platform-get-all.json").items
+    assert [i.content for i in items] == [
+        "Prefers vegetarian restaurants",
+        "Is training for a half marathon in May",
+    ]
+
+
+def test_claude_codes_typed_and_free_form_memory() -> None:
+    found = harvest("claude-code", DATA / "claude-code" / "home" / ".claude")
+    items = _by_id(found.items)
+    typed = items["claude-code:projects/-home-dev-demo-app/memory/feedback_no_db_mocks.md"]
+    assert typed.type == "preference"
+    assert typed.title == "Integration tests must hit a real database, not mocks"
+    assert typed.content.startswith("Integration tests must run against the real Postgres")
+    assert "**How to apply:**" in typed.content
+    assert typed.project == "demo-app"
+    assert "name:no-db-mocks-in-integration-tests" in typed.tags
+    role = items["claude-code:projects/-home-dev-demo-app/memory/user_role.md"]
+    assert role.type == "profile"
+    freeze = items["claude-code:projects/-home-dev-demo-app/memory/project_release_freeze.md"]
+    assert (freeze.type, freeze.title) == (
+        "fact",
+        "Merge freeze for the mobile release starting 2026-04-02",
+    )
+    texts = [i.content for i in found.items]
+    assert "User wants small PRs (under ~300 changed lines)" in texts
+    assert not any(t.startswith("[User role]") for t in texts)  # MEMORY.md's index lines
+    flaky = next(i for i in found.items if i.content.startswith("`ws_reconnect_test`"))
+    assert (flaky.project, flaky.type) == ("other-app", "observation")
+    assert "section:Flaky websocket test" in flaky.tags
+    personal = next(i for i in found.items if i.content.startswith("Prefer concise answers"))
+    assert (personal.type, personal.project) == ("preference", None)
+    assert "scope:global" in personal.tags
+
+
+def test_claude_codes_project_instructions() -> None:
+    items = harvest("claude-code", DATA / "claude-code" / "project").items
+    assert [i.content for i in items] == [
+        "Install with `pnpm install`; build everything with `pnpm -r build`",
+        "Run integration tests with `PGPORT=5433 pnpm test:int`",
+        "TypeScript strict mode; 2-space indentation",
+        "Conventional commit messages (`feat:`, `fix:`, `chore:`)",
+        "Do not edit files under `legacy/`",
+        "My staging URL is https://staging.demo-app.example.test",
+    ]
+    assert {i.type for i in items} == {"preference"}
+    assert items[0].tags == ["kind:instruction", "section:Build & test"]
+    assert {i.project for i in items} == {"project"}
+
+
+def test_basic_memory_observations_notes_and_relations() -> None:
+    found = harvest("basic-memory", DATA / "basic-memory" / "basic-memory")
+    by_text = {i.content: i for i in found.items}
+    water = next(t for t in found.items if t.content.startswith("Water just off the boil"))
+    assert water.content.endswith("#brewing #temperature (tested with light roasts)")
+    assert (water.type, water.title) == ("procedure", "Coffee Brewing Methods")
+    assert water.tags == [
+        "kind:technique",
+        "note:notes/coffee-brewing-methods",
+        "coffee",
+        "brewing",
+        "temperature",
+    ]
+    assert water.created_at == datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
+    assert water.updated_at == datetime(2026, 3, 4, 18, 0, tzinfo=UTC)
+    burrs = by_text["Grinder burrs need replacing every two years #maintenance"]
+    assert burrs.tags[0] == "kind:note"  # a tag-only item is an observation of category Note
+    assert by_text["Prefers a 1:16 coffee-to-water ratio"].type == "preference"
+    assert by_text["Notes on brewing at home."].type == "observation"  # the note's prose
+    assert found.unmappable["relations"] == 4
+    assert found.unmappable["front matter status"] == 1
+
+
+def test_an_unknown_system_or_a_missing_path_is_named(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="no importer for 'letta'"):
+        harvest("letta", tmp_path)
+    with pytest.raises(InvalidInputError, match="does not exist"):
+        harvest("talome", tmp_path / "nowhere.db")
+    (tmp_path / "notes.json").write_text("[1, 2]")
+    with pytest.raises(InvalidInputError):
+        harvest("mem0", tmp_path / "notes.json")
+    assert set(SYSTEMS) >= {"engram", "ilab", "talome", "mem0", "claude-code", "basic-memory"}
