@@ -10,6 +10,7 @@ from salience.briefing.sessions import SessionStart
 from salience.config import Config
 from salience.engine.decisions import Decision
 from salience.engine.memory import Memory
+from salience.engine.migrating import MigrationReport
 from salience.errors import (
     AccessError,
     ConfigError,
@@ -102,6 +103,7 @@ __all__ = [
     "Memory",
     "MemoryGraph",
     "MemoryRecord",
+    "MigrationReport",
     "NotASalienceDatabaseError",
     "NotFoundError",
     "Outcome",

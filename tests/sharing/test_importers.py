@@ -171,3 +171,59 @@ def test_an_unknown_system_or_a_missing_path_is_named(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError):
         harvest("mem0", tmp_path / "notes.json")
     assert set(SYSTEMS) >= {"engram", "ilab", "talome", "mem0", "claude-code", "basic-memory"}
+
+
+@pytest.mark.parametrize("source", ["aide", "aide/.aide/shared"])
+def test_aides_store_and_shared_tree(source: str) -> None:
+    found = harvest("aide", DATA / source)
+    items = _by_id(found.items)
+    learning = items["aide:01KKBGEFKB18DJRFAEBXG730MK"]
+    assert (learning.type, learning.project, learning.session_id) == (
+        "insight",
+        "demo-app",
+        "s-20260310-a",
+    )
+    assert learning.tags == [
+        "kind:learning",
+        "project:demo-app",
+        "session:s-20260310-a",
+        "source:user",
+    ]
+    assert learning.created_at == datetime(2026, 3, 10, 9, 15, 2, 123456, tzinfo=UTC)
+    newest = items["aide:decision:cache-backend:1773216390500000000"]
+    assert newest.content == (
+        "Use SQLite for the cache\nRationale: JSON files were corrupted by concurrent writers."
+        "\nDetails: One table `entries(key TEXT PRIMARY KEY, value BLOB, expires_at TEXT)`."
+    )
+    assert newest.topic_key == "cache-backend"
+    assert newest.supersedes == "aide:decision:cache-backend:1773057600000000000"
+    assert {"precedence:100", "decided-by:user", "ref:docs/cache.md"} <= set(newest.tags)
+    ((gone, why),) = found.skipped
+    assert gone == "aide:memory:01KK97FTG0BSQQ10CJ0CA2ADJ7"
+    assert why.startswith("deleted in aide at 2026-03-12")
+
+
+def test_aides_store_holds_what_its_export_leaves_out() -> None:
+    items = _by_id(harvest("aide", DATA / "aide" / ".aide" / "memory" / "memory.db").items)
+    forgotten = items["aide:01KKGQT8809NF6YW41J81H899P"]
+    assert forgotten.forgotten == "tagged forget in aide"
+    assert "forget" not in forgotten.tags
+    gotcha = items["aide:01KKC31VQC38NKRKAYDXR834G3"]
+    assert (gotcha.priority, gotcha.type) == (0.8, "heuristic")
+    learning = items["aide:01KKBGEFKB18DJRFAEBXG730MK"]
+    assert (learning.access_count, learning.updated_at) == (3, None)  # Go's zero time: never
+    assert learning.last_accessed_at == datetime(2026, 3, 12, 8, 0, tzinfo=UTC)
+    exported = harvest("aide", DATA / "aide" / "exports" / "export-json" / "memories.json")
+    assert len(exported.items) == 4  # the export leaves the forgotten one out
+    assert exported.items[0].content == learning.content
+
+
+def test_a_damaged_bbolt_file_is_named(tmp_path: Path) -> None:
+    broken = tmp_path / "memory.db"
+    broken.write_bytes((DATA / "aide" / ".aide" / "memory" / "memory.db").read_bytes()[:5000])
+    with pytest.raises(InvalidInputError):
+        harvest("aide", broken)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"\x00" * 9000)
+    with pytest.raises(InvalidInputError, match="not a bbolt database"):
+        harvest("aide", junk)

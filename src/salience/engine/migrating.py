@@ -154,6 +154,7 @@ class Migrating(Importing):
             source="import",
             importance=0.5 if item.importance is None else item.importance,
             confidence=0.5 if item.confidence is None else item.confidence,
+            priority=0.0 if item.priority is None else item.priority,
             access_count=item.access_count,
             revision_count=max(1, item.revision_count),
             last_accessed_at=item.last_accessed_at,

@@ -9,10 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from salience.errors import InvalidInputError
-from salience.sharing.importers import basic_memory, claude_code, engram, mem0, talome
+from salience.sharing.importers import aide, basic_memory, claude_code, engram, mem0, talome
 from salience.sharing.importers.base import Harvest, Item
 
 READERS: dict[str, Callable[[Path], Harvest]] = {
+    "aide": aide.read,
     "basic-memory": basic_memory.read,
     "claude-code": claude_code.read,
     "engram": engram.read,

@@ -3,6 +3,7 @@ terms, with what it could not map and what it had to leave out."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ class Item:
     tags: list[str] = field(default_factory=list)
     importance: float | None = None
     confidence: float | None = None
+    priority: float | None = None
     access_count: int = 0
     last_accessed_at: datetime | None = None
     revision_count: int = 1
@@ -97,3 +99,20 @@ def is_sqlite(path: Path) -> bool:
             return handle.read(16) == b"SQLite format 3\x00"
     except OSError:
         return False
+
+
+def read_json(path: Path, what: str) -> object:
+    """A JSON file; a clear error naming ``what`` it should have been if it is not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(f"{path} is not {what}: {exc}") from None
+
+
+def read_note(file: Path, harvest: Harvest) -> str | None:
+    """A text file's content; one that cannot be read is reported as skipped (None)."""
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        harvest.skipped.append((str(file), f"cannot be read: {exc}"))
+        return None

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from salience.errors import InvalidInputError
-from salience.sharing.importers.base import Harvest, Item, moment
+from salience.sharing.importers.base import Harvest, Item, moment, read_note
 from salience.sharing.importers.markdown import bullets, front_matter
 
 SYSTEM = "basic-memory"
@@ -46,10 +46,8 @@ def read(path: Path) -> Harvest:
 
 
 def _note(file: Path, root: Path, harvest: Harvest) -> None:
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        harvest.skipped.append((str(file), f"cannot be read: {exc}"))
+    text = read_note(file, harvest)
+    if text is None:
         return
     meta, body = front_matter(text)
     stat = file.stat()

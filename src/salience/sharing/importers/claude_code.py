@@ -14,7 +14,7 @@ import hashlib
 from pathlib import Path
 
 from salience.errors import InvalidInputError
-from salience.sharing.importers.base import Harvest, Item, moment
+from salience.sharing.importers.base import Harvest, Item, moment, read_note
 from salience.sharing.importers.markdown import bullets, front_matter, paragraphs
 
 SYSTEM = "claude-code"
@@ -70,10 +70,8 @@ def _slug_name(slug: str) -> str:
 
 
 def _read_file(file: Path, root: Path, harvest: Harvest) -> None:
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        harvest.skipped.append((str(file), f"cannot be read: {exc}"))
+    text = read_note(file, harvest)
+    if text is None:
         return
     when = moment(None, file_time=file.stat().st_mtime)
     meta, body = front_matter(text)

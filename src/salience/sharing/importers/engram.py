@@ -10,7 +10,6 @@ salience (counted as unmappable)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from salience.sharing.importers.base import (
     is_sqlite,
     moment,
     open_read_only,
+    read_json,
 )
 
 SYSTEM = "engram"
@@ -52,14 +52,10 @@ def read(path: Path, system: str = SYSTEM) -> Harvest:
         finally:
             conn.close()
     else:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InvalidInputError(
-                f"{path} is neither an Engram store nor its export: {exc}"
-            ) from None
-        if not isinstance(data, dict) or "observations" not in data:
+        exported = read_json(path, "an Engram store or its export")
+        if not isinstance(exported, dict) or "observations" not in exported:
             raise InvalidInputError(f"{path} is not an Engram export (no observations)")
+        data = exported
     summarised = {
         o.get("session_id") for o in data["observations"] if o.get("type") == "session_summary"
     }

@@ -11,13 +11,19 @@ pickles and are not read (they would need unpickling); chat ``messages`` are not
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from salience.errors import InvalidInputError
-from salience.sharing.importers.base import Harvest, Item, is_sqlite, moment, open_read_only
+from salience.sharing.importers.base import (
+    Harvest,
+    Item,
+    is_sqlite,
+    moment,
+    open_read_only,
+    read_json,
+)
 
 SYSTEM = "mem0"
 TYPES = {
@@ -58,10 +64,7 @@ def read(path: Path) -> Harvest:
 
 
 def _listed(file: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInputError(f"{file} is not mem0's get_all JSON: {exc}") from None
+    data = read_json(file, "mem0's get_all JSON")
     results = data.get("results") if isinstance(data, dict) else data
     if not isinstance(results, list) or not all(
         isinstance(r, dict) and "memory" in r for r in results

@@ -8,12 +8,18 @@ history."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from salience.errors import InvalidInputError
-from salience.sharing.importers.base import Harvest, Item, is_sqlite, moment, open_read_only
+from salience.sharing.importers.base import (
+    Harvest,
+    Item,
+    is_sqlite,
+    moment,
+    open_read_only,
+    read_json,
+)
 
 SYSTEM = "talome"
 TYPES = {
@@ -50,14 +56,10 @@ def read(path: Path) -> Harvest:
         finally:
             conn.close()
     else:
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InvalidInputError(
-                f"{path} is neither a Talome store nor its API's JSON: {exc}"
-            ) from None
-        if not isinstance(rows, list):
+        listed = read_json(path, "a Talome store or its API's JSON")
+        if not isinstance(listed, list):
             raise InvalidInputError(f"{path} is not the JSON of Talome's GET /api/memories")
+        rows = listed
     harvest = Harvest(SYSTEM)
     for row in rows:
         harvest.items.append(_memory(row))
