@@ -227,3 +227,80 @@ def test_a_damaged_bbolt_file_is_named(tmp_path: Path) -> None:
     junk.write_bytes(b"\x00" * 9000)
     with pytest.raises(InvalidInputError, match="not a bbolt database"):
         harvest("aide", junk)
+
+
+def test_eidets_json_pack_carries_every_field() -> None:
+    found = harvest("eidet", DATA / "eidet" / "pack.json")
+    items = _by_id(found.items)
+    first = items["eidet:memories/-home-dev-demo-app/insight/8b4e9c55cfea"]
+    assert (first.type, first.title, first.project) == (
+        "insight",
+        "Integration tests need PGPORT=5433",
+        "demo-app",
+    )
+    assert (first.importance, first.confidence) == (0.85, 0.75)
+    assert first.entities == ["PostgreSQL", "PGPORT"]
+    assert first.tags == [
+        "kind:insight",
+        "testing",
+        "postgres",
+        "valence:cautionary",
+        "stage:test",
+        "provenance:userStated",
+        "pack:demo-app-testing",
+    ]
+    assert first.created_at == datetime(2026, 3, 5, 14, 20, tzinfo=UTC)
+    checklist = items["eidet:memories/-home-dev-demo-app/procedure/ea923764995f"]
+    assert checklist.derived_from == [
+        "eidet:memories/-home-dev-demo-app/observation/0a1b2c3d4e5f",
+        "eidet:memories/-home-dev-demo-app/observation/5f4e3d2c1b0a",
+    ]
+    assert found.unmappable == {"summary": 1, "links": 1, "foresightHint": 1}
+
+
+def test_eidets_markdown_pack_and_export() -> None:
+    pack = harvest("eidet", DATA / "eidet" / "pack.md").items
+    assert [(i.type, i.title, i.importance) for i in pack] == [
+        ("insight", "Integration tests need PGPORT=5433", 0.85),
+        ("insight", "Cache is SQLite, not JSON files", 0.6),
+        ("procedure", "Release checklist", 0.7),
+        ("heuristic", "Do not mock the database in integration tests", 0.9),
+    ]
+    assert pack[2].content.startswith("1. Bump the version in package.json\n2. Run pnpm -r build")
+    assert pack[0].created_at == datetime(2026, 3, 12, 10, 0, tzinfo=UTC)  # the pack's time
+    exported = _by_id(harvest("eidet", DATA / "eidet" / "export.md").items)
+    heuristic = exported["eidet:memories/-home-dev-demo-app/heuristic/740856339ad3"]
+    assert (heuristic.importance, heuristic.tags) == (0.9, ["kind:heuristic", "testing"])
+    assert heuristic.created_at == datetime(2026, 3, 8, tzinfo=UTC)
+    assert heuristic.content.startswith("Do not mock the database in integration tests;")
+    with pytest.raises(InvalidInputError, match="RavenDB"):
+        harvest("eidet", DATA / "eidet")
+
+
+def test_raes_csv_dump_and_lite_store() -> None:
+    found = harvest("rae", DATA / "rae" / "memories.csv")
+    items = _by_id(found.items)
+    first = items["rae:6a0c3c1e-1f2b-4c3d-9e4f-5a6b7c8d9e01"]
+    assert (first.type, first.title, first.importance) == ("fact", "python-pref", 0.8)
+    assert (first.project, first.session_id, first.access_count) == ("demo-app", "sess-001", 5)
+    assert first.source_user == "11111111-2222-4333-8444-555555555555"
+    assert first.tags == [
+        "preference",
+        "programming",
+        "rae-layer:semantic",
+        "source:user_input",
+        "agent:agent_456",
+        "meta:instance_id=local-node",
+        "meta:last_sync_instance=local-node",
+    ]
+    working = items["rae:6a0c3c1e-1f2b-4c3d-9e4f-5a6b7c8d9e03"]
+    assert working.valid_until == datetime(2026, 3, 3, 10, 0, tzinfo=UTC)
+    assert "info-class:confidential" in working.tags
+    assert items["rae:6a0c3c1e-1f2b-4c3d-9e4f-5a6b7c8d9e04"].type == "insight"
+    assert found.unmappable["embedding"] == 2
+    lite = harvest("rae", DATA / "rae" / "rae_lite.db").items
+    assert [i.content for i in lite] == [
+        "User prefers Python over JavaScript for backend work.",
+        "Deployed v2.3 to staging; smoke tests passed.",
+        "Currently editing src/api/routes.py lines 40-80.",
+    ]

@@ -93,9 +93,7 @@ class Migrating(Importing):
                 texts[content_hash(record.content)] = record.id
             records.append(record)
         kept = {r.id for r in records}
-        records = [
-            r if r.parent_id is None or r.parent_id in kept else _without_parent(r) for r in records
-        ]
+        records = [_within(r, kept) for r in records]
         report = MigrationReport(
             system=found.system,
             dry_run=dry_run,
@@ -162,9 +160,16 @@ class Migrating(Importing):
             parent_id=ids.get(item.supersedes) if item.supersedes else None,
             forget_reason=item.forgotten,
             session_id=item.session_id,
+            entities=tuple(dict.fromkeys(item.entities)),
+            derived_from=tuple(ids[d] for d in item.derived_from if d in ids),
         )
 
 
-def _without_parent(record: MemoryRecord) -> MemoryRecord:
-    """A version whose predecessor was refused: it starts the chain."""
-    return replace(record, parent_id=None)
+def _within(record: MemoryRecord, kept: set[str]) -> MemoryRecord:
+    """The record without links to memories this import leaves out (refused, merged): a
+    version whose predecessor was refused starts its chain."""
+    parent = record.parent_id if record.parent_id in kept else None
+    derived = tuple(d for d in record.derived_from if d in kept)
+    if parent == record.parent_id and derived == record.derived_from:
+        return record
+    return replace(record, parent_id=parent, derived_from=derived)

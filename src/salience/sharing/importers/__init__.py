@@ -9,16 +9,27 @@ from collections.abc import Callable
 from pathlib import Path
 
 from salience.errors import InvalidInputError
-from salience.sharing.importers import aide, basic_memory, claude_code, engram, mem0, talome
+from salience.sharing.importers import (
+    aide,
+    basic_memory,
+    claude_code,
+    eidet,
+    engram,
+    mem0,
+    rae,
+    talome,
+)
 from salience.sharing.importers.base import Harvest, Item
 
 READERS: dict[str, Callable[[Path], Harvest]] = {
     "aide": aide.read,
     "basic-memory": basic_memory.read,
     "claude-code": claude_code.read,
+    "eidet": eidet.read,
     "engram": engram.read,
     "ilab": lambda path: engram.read(path, "ilab"),
     "mem0": mem0.read,
+    "rae": rae.read,
     "talome": talome.read,
 }
 """Every system ``salience import --from`` reads (iLAB Memory keeps Engram's store)."""

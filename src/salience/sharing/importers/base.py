@@ -39,6 +39,8 @@ class Item:
     forgotten: str | None = None
     supersedes: str | None = None
     valid_until: datetime | None = None
+    entities: list[str] = field(default_factory=list)
+    derived_from: list[str] = field(default_factory=list)  # external ids
 
 
 @dataclass
@@ -116,3 +118,13 @@ def read_note(file: Path, harvest: Harvest) -> str | None:
     except (OSError, UnicodeDecodeError) as exc:
         harvest.skipped.append((str(file), f"cannot be read: {exc}"))
         return None
+
+
+def slug_name(slug: str) -> str:
+    """A project's name from a path written with every separator as ``-`` (Claude Code's
+    project folders, eidet's repo ids): what follows ``home/<user>`` or ``Users/<user>``
+    (``-home-dev-demo-app`` is ``demo-app``; a ``-`` cannot be told from a separator, so a
+    deeper path keeps its folders joined)."""
+    parts = [p for p in slug.split("-") if p]
+    start = 2 if len(parts) > 2 and parts[0] in ("home", "Users") else 0
+    return "-".join(parts[start:]) or slug

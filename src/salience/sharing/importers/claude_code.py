@@ -14,7 +14,7 @@ import hashlib
 from pathlib import Path
 
 from salience.errors import InvalidInputError
-from salience.sharing.importers.base import Harvest, Item, moment, read_note
+from salience.sharing.importers.base import Harvest, Item, moment, read_note, slug_name
 from salience.sharing.importers.markdown import bullets, front_matter, paragraphs
 
 SYSTEM = "claude-code"
@@ -54,19 +54,10 @@ def _files(path: Path) -> list[Path]:
 def _project(file: Path) -> str | None:
     parent = file.parent
     if parent.name == "memory" and parent.parent.parent.name == "projects":
-        return _slug_name(parent.parent.name)
+        return slug_name(parent.parent.name)
     if file.name in INSTRUCTIONS and parent.name != ".claude":
         return parent.name
     return None
-
-
-def _slug_name(slug: str) -> str:
-    """A project's name from its slug (its path with every separator a ``-``): what
-    follows ``home/<user>`` or ``Users/<user>`` (``-home-dev-demo-app`` is ``demo-app``; a
-    ``-`` cannot be told from a separator, so a deeper path keeps its folders joined)."""
-    parts = [p for p in slug.split("-") if p]
-    start = 2 if len(parts) > 2 and parts[0] in ("home", "Users") else 0
-    return "-".join(parts[start:]) or slug
 
 
 def _read_file(file: Path, root: Path, harvest: Harvest) -> None:
