@@ -51,9 +51,18 @@ def _app() -> object:
     return on_loopback(create_app(memory))
 
 
-@schemathesis.serializer("application/x-ndjson")
-def _ndjson(ctx: object, value: object) -> bytes:
-    """The import route's body is JSON Lines: send what was generated as text lines."""
+@schemathesis.serializer(
+    "application/x-ndjson",
+    "application/zip",
+    "application/octet-stream",
+    "application/x-sqlite3",
+    "application/vnd.sqlite3",
+    "text/csv",
+    "text/markdown",
+)
+def _as_bytes(ctx: object, value: object) -> bytes:
+    """Bodies that are not JSON (JSON Lines, a pack's zip): what was generated, as bytes
+    (a file that is not one is a documented refusal, never a 500)."""
     return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else str(value).encode()
 
 

@@ -34,6 +34,7 @@ def _pack() -> bytes:
 
 
 PACK = _pack()
+TALOME = (Path(__file__).parent.parent / "data" / "importers" / "talome" / "talome.db").read_bytes()
 MISSING = {"/v1/decision?topic=blue-deploys", "/v1/decision/history?topic=blue-deploys"}
 """Reads of a topic alice never decided: a 404 is their answer."""
 # (method, path template) -> (body, whether it writes). {id} is alice's memory id.
@@ -61,6 +62,7 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/v1/activity"): (None, False),
     ("GET", "/v1/export"): (None, False),
     ("POST", "/v1/import"): (b'{"content": "bob imports a memory"}\n', True),
+    ("POST", "/v1/import/{system}"): (TALOME, True),
     ("POST", "/v1/consolidate"): ({}, True),
     ("POST", "/v1/maintain"): ({}, True),
     ("GET", "/v1/decisions"): (None, False),
@@ -130,7 +132,9 @@ def _call(client: TestClient, method: str, path: str, body: Body, key: str, alic
     if isinstance(body, dict):
         payload = json.loads(json.dumps(body).replace("{memory_id}", alice))
         return client.request(method, url, json=payload, headers=bearer(key))
-    kind = "application/zip" if body == PACK else "application/x-ndjson"
+    url = url.replace("{system}", "talome")
+    kinds = {PACK: "application/zip", TALOME: "application/octet-stream"}
+    kind = kinds.get(body, "application/x-ndjson") if isinstance(body, bytes) else ""
     lines = {"Content-Type": kind} if body else {}
     return client.request(method, url, content=body, headers={**bearer(key), **lines})
 

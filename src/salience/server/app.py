@@ -29,6 +29,7 @@ from salience.server import (
     routes_recall,
     routes_sharing,
     routes_store,
+    routes_switching,
     ui,
 )
 from salience.server.context import Engine, Refused, authenticate
@@ -60,7 +61,7 @@ def create_app(memory: Memory) -> FastAPI:
     app.state.engine = engine
     app.state.metrics = Metrics()
     errors.install(app)
-    for native in (routes_memories, routes_recall, routes_store, routes_sharing):
+    for native in (routes_memories, routes_recall, routes_store, routes_sharing, routes_switching):
         app.include_router(native.router)
     for compat in (compat_rae, compat_eidet, compat_eidet_upkeep):
         app.include_router(compat.router, responses=compat.RESPONSES)

@@ -36,6 +36,20 @@ OWN_TYPES = {
     "/compat/eidet/api/eidet/packs/import": frozenset({"application/zip"}),
 }
 """Routes whose body is not (only) JSON, and the media types each takes."""
+UPLOAD_PREFIX = "/v1/import/"
+UPLOAD_TYPES = frozenset(
+    {
+        "application/json",
+        "application/zip",
+        "application/octet-stream",
+        "application/x-sqlite3",
+        "application/vnd.sqlite3",
+        "text/csv",
+        "text/markdown",
+    }
+)
+"""What ``POST /v1/import/{system}`` takes: none is a type an HTML form or a ``no-cors``
+fetch can send, so a page elsewhere cannot make a browser upload one unasked."""
 CROSS_SITE = frozenset({"cross-site", "same-site"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -108,8 +122,11 @@ def cross_site(scope: Scope, headers: dict[bytes, bytes]) -> str | None:
 def body_error(path: str, headers: dict[bytes, bytes]) -> str | None:
     """Why the body's media type is not one the route takes, or None."""
     kind = media_type(headers.get(b"content-type", b"").decode("latin-1"))
-    allowed = OWN_TYPES.get(path, JSON_TYPES)
-    if kind in allowed or (path not in OWN_TYPES and is_json(kind)):
+    own = OWN_TYPES.get(path)
+    if own is None and path.startswith(UPLOAD_PREFIX) and path.count("/") == 3:
+        own = UPLOAD_TYPES  # /v1/import/{system}: another system's store or export
+    allowed = own or JSON_TYPES
+    if kind in allowed or (own is None and is_json(kind)):
         return None
     named = " or ".join(sorted(allowed))
     said = f"{kind!r}" if kind else "no Content-Type"

@@ -223,3 +223,32 @@ class CurrentSessionOut(BaseModel):
 
 class DuplicateOut(BaseModel):
     memory: MemoryOut | None = Field(description="The current memory with this content, if any.")
+
+
+class MergedOut(BaseModel):
+    source_id: str
+    into: str = Field(description="The id of the memory it repeats (kept, not doubled).")
+
+
+class RefusedOut(BaseModel):
+    source_id: str
+    reason: str = Field(description="Why: a secret's kind, never its text.")
+
+
+class SkippedOut(BaseModel):
+    what: str
+    reason: str
+
+
+class MigrationOut(BaseModel):
+    system: str
+    dry_run: bool
+    found: int
+    by_type: dict[str, int]
+    created: int
+    updated: int
+    unchanged: int
+    merged: list[MergedOut]
+    refused: list[RefusedOut]
+    skipped: list[SkippedOut]
+    unmappable: dict[str, int] = Field(description="Source fields with no place in salience.")

@@ -1,0 +1,121 @@
+"""``POST /v1/import/{system}``: another memory system's store or export, uploaded, brought
+over as the caller's memories (what ``salience import --from`` does on the command line).
+
+The body is the file: a SQLite store (``application/octet-stream``), a JSON, CSV or markdown
+export, or a zip of a folder (``application/zip``: Claude Code's ``~/.claude``, a basic-memory
+project, aide's ``.aide``, a mem0 folder). A zip is unpacked into a private temporary folder,
+member by member: absolute paths, ``..``, links and more than :data:`MAX_MEMBERS` members or
+:data:`MAX_UNPACKED` bytes unpacked are refused before anything is imported. Nothing on the
+server's own disk is read: a path is never taken from the request."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from salience.engine.migrating import SYSTEMS
+from salience.errors import InvalidInputError
+from salience.server.guard import UPLOAD_TYPES
+from salience.server.replies import WRITE_ERRORS, AsUser, CallerDep, EngineDep
+from salience.wire.models import MigrationOut
+from salience.wire.values import migration_out
+
+router = APIRouter(prefix="/v1", tags=["store"])
+MAX_MEMBERS = 10_000
+MAX_UNPACKED = 512 * 1024 * 1024
+NAMES = {"text/csv": "memories.csv", "text/markdown": "notes.md", "application/json": "export.json"}
+
+
+@router.post(
+    "/import/{system}",
+    response_model=MigrationOut,
+    responses=WRITE_ERRORS,
+    openapi_extra={
+        "requestBody": {
+            "content": {kind: {"schema": {"type": "string"}} for kind in sorted(UPLOAD_TYPES)}
+        }
+    },
+)
+async def import_from(
+    system: str,
+    request: Request,
+    caller: CallerDep,
+    engine: EngineDep,
+    dry_run: Annotated[bool, Query(description="Report what would come; change nothing.")] = False,
+    as_user: AsUser = None,
+) -> Any:
+    """Bring every memory of ``system`` (one of ``SYSTEMS``) over from the uploaded store
+    or export: each screened for secrets, merged with what the user has, all or nothing, a
+    second upload adding nothing. The report names every field not kept."""
+    if not dry_run:
+        caller.may_write()
+    if system not in SYSTEMS:
+        known = ", ".join(SYSTEMS)
+        raise InvalidInputError(f"no importer for {system!r}; one of: {known}", field="system")
+    user = caller.acting(as_user)
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    data = await request.body()
+    if not data:
+        raise InvalidInputError("the body is empty: upload the store or export file")
+
+    def run() -> Any:
+        with tempfile.TemporaryDirectory(prefix="salience-import-") as folder:
+            root = Path(folder)
+            if kind == "application/zip":
+                source = unpack(data, root / "upload")
+            else:
+                source = root / NAMES.get(kind, "store.db")
+                source.write_bytes(data)
+            report = engine.run(lambda m: m.import_from(system, source, dry_run=dry_run, user=user))
+        return migration_out(report)
+
+    return await run_in_threadpool(run)
+
+
+def unpack(data: bytes, target: Path) -> Path:
+    """Unpack a zip into ``target`` (refusing anything that would land outside it, links,
+    and archives too large unpacked); the folder to import: the zip's one top folder, if it
+    has only one, else ``target``."""
+    import io
+
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise InvalidInputError(f"the body is not a zip file: {exc}") from None
+    members = archive.infolist()
+    if len(members) > MAX_MEMBERS:
+        raise InvalidInputError(f"the zip holds {len(members)} members; at most {MAX_MEMBERS}")
+    if sum(m.file_size for m in members) > MAX_UNPACKED:
+        raise InvalidInputError(f"the zip unpacks to more than {MAX_UNPACKED} bytes")
+    target.mkdir(parents=True)
+    for member in members:
+        name = PurePosixPath(member.filename)
+        if name.is_absolute() or ".." in name.parts or "\\" in member.filename:
+            raise InvalidInputError(f"the zip member {member.filename!r} points outside the zip")
+        if stat.S_ISLNK(member.external_attr >> 16):
+            raise InvalidInputError(f"the zip member {member.filename!r} is a link")
+        if member.is_dir():
+            (target / name).mkdir(parents=True, exist_ok=True)
+            continue
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(member) as source, (target / name).open("wb") as out:
+            copied = 0
+            while chunk := source.read(1 << 20):
+                copied += len(chunk)
+                if copied > member.file_size:  # a member that lies about its size
+                    raise InvalidInputError(f"the zip member {member.filename!r} is damaged")
+                out.write(chunk)
+        # The file's time as the zip keeps it (read as UTC): a system that keeps no times of
+        # its own (Claude Code, basic-memory without dates) is dated by its files.
+        written = datetime(*member.date_time, tzinfo=UTC).timestamp()
+        os.utime(target / name, (written, written))
+    tops = list(target.iterdir())
+    return tops[0] if len(tops) == 1 and tops[0].is_dir() else target
