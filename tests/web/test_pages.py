@@ -248,3 +248,26 @@ def test_graph_labels_never_overlap(page: Any, seeded: str) -> None:
         for b in boxes[i + 1 :]:
             apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
             assert apart, (a, b)
+
+
+def test_memories_are_brought_over_from_another_system(page: Any, seeded: str) -> None:
+    talome = Path(__file__).parent.parent / "data" / "importers" / "talome" / "api-memories.json"
+    _open(page, seeded, "#/memories")
+    page.get_by_text("Bring memories over from another system").click()
+    page.get_by_label("import from").select_option("talome")
+    page.get_by_label("store or export file").set_input_files(str(talome))
+    page.get_by_role("button", name="Preview").click()
+    planned = page.locator("#imported .outcome.ok")
+    planned.wait_for()
+    assert planned.inner_text().startswith("4 found; would import 1 correction, 1 fact,")
+    page.get_by_role("button", name="Import", exact=True).click()
+    said = "document.querySelector('#imported .outcome.ok').textContent"
+    until(page, f"{said}.includes('created')")
+    assert "4 created" in page.locator("#imported .outcome.ok").inner_text()
+    shot(page, "import")
+    found = httpx.post(f"{seeded}/v1/search", json={"query": "Jellyfin Plex", "touch": False})
+    assert any("Jellyfin" in h["record"]["content"] for h in found.json())
+    page.get_by_role("button", name="Import", exact=True).click()  # twice: nothing doubles
+    until(
+        page, "document.querySelector('#imported .outcome.ok').textContent.includes('4 unchanged')"
+    )

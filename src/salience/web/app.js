@@ -41,6 +41,23 @@ function cookie(name) {
   return found ? decodeURIComponent(found.slice(name.length + 1)) : "";
 }
 
+// Another memory system's store or export, uploaded as it is (a folder: as a zip).
+const SYSTEMS = ["aide", "basic-memory", "claude-code", "eidet", "engram", "ilab", "mem0", "rae", "talome"];
+const UPLOADS = { zip: "application/zip", json: "application/json", csv: "text/csv", md: "text/markdown" };
+
+async function upload(path, file) {
+  const ending = file.name.includes(".") ? file.name.split(".").pop().toLowerCase() : "";
+  const headers = { "X-CSRF-Token": cookie("salience_csrf"), "Content-Type": UPLOADS[ending] || "application/octet-stream" };
+  const answer = await fetch(path, { method: "POST", headers, body: file, credentials: "same-origin" });
+  const data = await answer.json().catch(() => ({}));
+  if (!answer.ok) {
+    const error = new Error((data.error && data.error.message) || `HTTP ${answer.status}`);
+    error.status = answer.status;
+    throw error;
+  }
+  return data;
+}
+
 async function api(method, path, body) {
   const headers = { "X-CSRF-Token": cookie("salience_csrf") };
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -184,6 +201,32 @@ function createPanel() {
     h("div", { class: "row", style: "margin-top:8px" }, type, tags, h("button", { class: "primary", onclick: remember }, "Remember")), answer);
 }
 
+function importPanel() {
+  const answer = h("div", { id: "imported" });
+  const system = h("select", { "aria-label": "import from" }, SYSTEMS.map((name) => h("option", { value: name }, name)));
+  const file = h("input", { type: "file", "aria-label": "store or export file" });
+  const run = (dryRun) => async () => {
+    if (!file.files.length) { answer.replaceChildren(outcomeBox("Choose the store or export file first (a folder: zip it).", false)); return; }
+    try {
+      const report = await upload(`/v1/import/${encodeURIComponent(system.value)}${dryRun ? "?dry_run=true" : ""}`, file.files[0]);
+      const kinds = Object.entries(report.by_type).map(([t, n]) => `${n} ${t}`).join(", ") || "nothing";
+      const head = dryRun ? `${report.found} found; would import ${kinds}` :
+        `${report.found} found: ${report.created} created, ${report.updated} updated, ${report.unchanged} unchanged (${kinds})`;
+      const lines = [
+        ...report.merged.map((m) => `merged ${m.source_id} (the same text as ${m.into})`),
+        ...report.refused.map((r) => `refused ${r.source_id}: ${r.reason}`),
+        ...report.skipped.map((r) => `skipped ${r.what}: ${r.reason}`),
+        ...Object.entries(report.unmappable).map(([name, n]) => `not kept: ${name} (${n})`),
+      ];
+      answer.replaceChildren(outcomeBox(head, true), lines.length ? h("ul", { class: "report" }, lines.map((l) => h("li", {}, l))) : null);
+    } catch (error) { answer.replaceChildren(failure(error)); }
+  };
+  return h("details", { class: "panel" }, h("summary", {}, "Bring memories over from another system"),
+    h("div", { class: "muted" }, "Upload its store or export (a folder as a zip). Secrets are refused, what you have already is merged, and importing twice adds nothing."),
+    h("div", { class: "row" }, system, file,
+      h("button", { onclick: run(true) }, "Preview"), h("button", { class: "primary", onclick: run(false) }, "Import")), answer);
+}
+
 async function memories(query) {
   const state = { q: query.get("q") || "", type: query.get("type") || "", tag: query.get("tag") || "", project: query.get("project") || "",
     status: query.get("status") || "current", profile: query.get("profile") || "salience", offset: Number(query.get("offset") || 0), user: query.get("user") || "" };
@@ -206,7 +249,7 @@ async function memories(query) {
   const list = h("div", { class: "panel" }, h("p", { class: "muted" }, "Loading…"));
   const done = h("div", { id: "outcome" }, flash ? outcomeBox(flash, true) : null);
   flash = null;
-  show(h("h1", {}, "Memories"), done, createPanel(), form, list);
+  show(h("h1", {}, "Memories"), done, createPanel(), importPanel(), form, list);
   const headers = state.user ? { "X-Salience-User": state.user } : {};
   try {
     if (state.q) {
