@@ -304,3 +304,24 @@ def test_raes_csv_dump_and_lite_store() -> None:
         "Deployed v2.3 to staging; smoke tests passed.",
         "Currently editing src/api/routes.py lines 40-80.",
     ]
+
+
+@pytest.mark.postgres
+def test_raes_database_by_url(postgres_url: str) -> None:
+    import psycopg
+
+    dump = (DATA / "rae" / "memories.sql").read_text()
+    dump = "\n".join(line for line in dump.splitlines() if not line.startswith("CREATE EXTENSION"))
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(dump)  # (the dump, restored: what a user's RAE database holds)
+    found = harvest("rae", postgres_url)
+    by_csv = _by_id(harvest("rae", DATA / "rae" / "memories.csv").items)
+    items = _by_id(found.items)
+    assert sorted(items) == sorted(by_csv)
+    for key, item in items.items():
+        assert item == by_csv[key], key  # the database and its CSV dump give the same memories
+    with pytest.raises(InvalidInputError, match="cannot read RAE's memories") as refused:
+        harvest("rae", postgres_url.replace("postgresql://", "postgresql://nobody:hunter2@"))
+    assert "hunter2" not in str(refused.value)
+    with pytest.raises(InvalidInputError, match="keeps no PostgreSQL database"):
+        harvest("talome", postgres_url)

@@ -219,7 +219,7 @@ def import_(
         return
     with _importing_into(home, profile, dry_run) as memory, progress_bar("importing") as advance:
         report = memory.import_from(
-            system, Path(source), dry_run=dry_run, user=chosen_user(), progress=advance
+            system, source, dry_run=dry_run, user=chosen_user(), progress=advance
         )
     if as_json:
         render.emit_json(migration_out(report))

@@ -63,10 +63,11 @@ class Migrating(Importing):
         progress: Callable[[int, int], None] | None = None,
     ) -> MigrationReport:
         """Import every memory ``system`` keeps at ``path`` (its store, read-only, or its
-        export; see ``salience.sharing.importers.SYSTEMS``) as the user's. ``dry_run``
+        export, or RAE's database by ``postgresql://`` URL; see
+        ``salience.sharing.importers.SYSTEMS``) as the user's. ``dry_run``
         reports what would be imported and changes nothing."""
         owner = self._one_user(user, "an import")
-        found = harvest(system, Path(path).expanduser())
+        found = harvest(system, path)
         ids = {
             item.external_id: stable_ulid(item.created_at, owner, item.external_id)
             for item in found.items

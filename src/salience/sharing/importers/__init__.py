@@ -37,13 +37,19 @@ READERS: dict[str, Callable[[Path], Harvest]] = {
 SYSTEMS = tuple(sorted(READERS))
 
 
-def harvest(system: str, path: Path) -> Harvest:
-    """What ``system``'s store or export at ``path`` holds."""
+def harvest(system: str, path: Path | str) -> Harvest:
+    """What ``system``'s store or export at ``path`` holds (for RAE, a ``postgresql://``
+    URL too)."""
     reader = READERS.get(system)
     if reader is None:
         raise InvalidInputError(
             f"no importer for {system!r}; one of: {', '.join(SYSTEMS)}", field="from"
         )
+    if isinstance(path, str) and path.startswith(("postgresql://", "postgres://")):
+        if system != "rae":
+            raise InvalidInputError(f"{system} keeps no PostgreSQL database; give a file")
+        return rae.read(path)
+    path = Path(path).expanduser()
     if not path.exists():
         raise InvalidInputError(f"{path} does not exist", field="path")
     return reader(path)

@@ -1,6 +1,8 @@
-"""RAE's memories: a CSV dump of its PostgreSQL ``memories`` table (``\\copy (SELECT * FROM
-memories) TO 'memories.csv' CSV HEADER``) or its lite SQLite store (``rae_lite.db``). RAE
-has no export of its own.
+"""RAE's memories: its PostgreSQL database by URL (read with one ``SELECT``, in a read-only
+transaction; needs ``pip install 'salience[postgres]'``), a CSV dump of its ``memories``
+table (``\\copy (SELECT * FROM memories) TO 'memories.csv' CSV HEADER``; an SQL dump is
+restored first, then read by URL), or its lite SQLite store (``rae_lite.db``). RAE has no
+export of its own.
 
 A memory keeps its content, label (the title), importance, times, usage (access count), TTL
 (``valid_until``), project and session; its layer is kept as RAE's face keeps it
@@ -24,9 +26,13 @@ TYPES = {"semantic": "fact", "reflective": "insight"}
 KEPT = ("id", "content", "layer", "tags", "metadata", "importance", "created_at", "timestamp")
 
 
-def read(path: Path) -> Harvest:
-    """RAE's memories from a CSV dump of ``memories`` or a lite SQLite store."""
+def read(path: Path | str) -> Harvest:
+    """RAE's memories from its database (a ``postgresql://`` URL), a CSV dump of
+    ``memories`` or a lite SQLite store."""
     harvest = Harvest(SYSTEM)
+    if isinstance(path, str):
+        harvest.items += [_memory(row, harvest) for row in _from_postgres(path)]
+        return harvest
     if path.is_dir():
         path = path / "rae_lite.db" if (path / "rae_lite.db").exists() else path / "memories.csv"
     if is_sqlite(path):
@@ -47,6 +53,26 @@ def read(path: Path) -> Harvest:
             raise InvalidInputError(f"{path} is not a CSV dump of RAE's memories (no id, content)")
     harvest.items += [_memory(row, harvest) for row in rows]
     return harvest
+
+
+def _from_postgres(url: str) -> list[dict[str, Any]]:
+    """Every row of RAE's ``memories`` table (read-only; the URL's password never shown)."""
+    try:
+        import psycopg
+        from psycopg.rows import dict_row
+    except ImportError:
+        raise InvalidInputError(
+            "reading RAE's PostgreSQL database needs psycopg: pip install 'salience[postgres]'"
+        ) from None
+    from salience.stores.postgres.connection import redact
+
+    try:
+        with psycopg.connect(url, row_factory=dict_row, connect_timeout=10) as conn:
+            conn.read_only = True
+            return list(conn.execute("SELECT * FROM memories ORDER BY created_at, id"))
+    except psycopg.Error as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InvalidInputError(f"cannot read RAE's memories at {redact(url)}: {first}") from None
 
 
 def _array(value: object) -> list[str]:
