@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -79,13 +81,49 @@ def test_mem0_listing_history_versions_and_deletions() -> None:
     assert deleted.content == "Lives in Lisbon"
     assert deleted.forgotten is not None
     assert deleted.forgotten.startswith("deleted in mem0")
-    only_in_history = items["mem0:c9d8e7f6-a5b4-4c3d-8e2f-0a1b2c3d4e5f"]
-    assert only_in_history.forgotten is None
+    procedure = items["mem0:c9d8e7f6-a5b4-4c3d-8e2f-0a1b2c3d4e5f"]  # (its Qdrant point)
+    assert (procedure.forgotten, procedure.type) == (None, "procedure")
+    assert "agent:travel-bot" in procedure.tags
     vegetarian = items["mem0:3f6c2d1e-8a4b-4c7d-9e2f-1a5b6c7d8e90"]
     assert set(vegetarian.tags) == {"actor:alice", "role:user"}
     assert vegetarian.created_at == datetime(2026, 3, 1, 10, 15, 0, 123456, tzinfo=UTC)
     assert len(found.items) == 5  # the platform listing in the folder repeats two: once each
     assert found.unmappable["messages"] == 2
+    assert found.unmappable["vectors"] == 3  # made anew by salience's embedder
+
+
+def test_mem0s_qdrant_store_is_read_without_running_its_pickles(tmp_path: Path) -> None:
+    points = harvest("mem0", DATA / "mem0" / "qdrant").items
+    assert sorted(i.content for i in points) == [
+        "Is training for a half marathon in May",
+        "Prefers vegetarian restaurants",
+        "Procedure: when booking travel, check loyalty accounts first",
+    ]
+    marathon = next(i for i in points if "marathon" in i.content)
+    assert (marathon.session_id, marathon.source_user) == ("run-42", "alice")
+    assert "category:fitness" in marathon.tags
+    hostile = tmp_path / "qdrant" / "collection" / "mem0"
+    hostile.mkdir(parents=True)
+    (hostile / "storage.sqlite").write_bytes(
+        (DATA / "mem0" / "qdrant" / "collection" / "mem0" / "storage.sqlite").read_bytes()
+    )
+    ran = tmp_path / "ran"
+    payload = pickle.dumps(_Hostile(str(ran)))
+    with sqlite3.connect(hostile / "storage.sqlite") as conn:
+        conn.execute("UPDATE points SET point = ? WHERE rowid = 1", (payload,))
+    with pytest.raises(InvalidInputError, match="cannot be read safely"):
+        harvest("mem0", tmp_path / "qdrant")
+    assert not ran.exists()  # the pickle's code never ran
+
+
+class _Hostile:
+    """A pickle that would create a file when loaded by the standard unpickler."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (self.path, "w"))
 
 
 def test_mem0s_platform_listing() -> None:

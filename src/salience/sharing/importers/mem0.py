@@ -6,8 +6,9 @@ A memory keeps its text, times, ``memory_type`` (semantic: ``fact``, episodic:
 ``run_id`` is the session; ``agent_id``, ``role``, ``actor_id`` and metadata become tags. The
 history adds what ``get_all`` cannot show: each ``UPDATE`` makes the text it replaced a
 superseded version, and a ``DELETE`` brings the deleted text back as forgotten. A memory the
-history holds but the JSON does not is imported from the history. Its local Qdrant points are
-pickles and are not read (they would need unpickling); chat ``messages`` are not memories."""
+history holds but the JSON does not is imported from the history. A folder may also hold its
+local Qdrant store (``qdrant/``), read with an unpickler that refuses every class but a
+point's (:mod:`qdrant`); chat ``messages`` are not memories."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from salience.errors import InvalidInputError
+from salience.sharing.importers import qdrant
 from salience.sharing.importers.base import (
     Harvest,
     Item,
@@ -34,12 +36,20 @@ TYPES = {
 
 
 def read(path: Path) -> Harvest:
-    """mem0's memories from a get_all JSON, a history database, or a directory of them."""
+    """mem0's memories from a get_all JSON, a history database, its local Qdrant store, or
+    a directory of them."""
     files = sorted(path.iterdir()) if path.is_dir() else [path]
     listed: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
     harvest = Harvest(SYSTEM)
+    for folder in [path, path / "qdrant"] if path.is_dir() else []:
+        if (folder / "collection").is_dir():  # its local Qdrant store (vectors: made anew)
+            found = qdrant.points(folder)
+            harvest.unmappable["vectors"] += len(found)
+            listed += found
     for file in files:
+        if file.is_dir() or (file.name == "meta.json" and (path / "collection").is_dir()):
+            continue  # (a Qdrant store's own configuration)
         if is_sqlite(file):
             events += _history(file, harvest)
         elif file.suffix == ".json" or not path.is_dir():
