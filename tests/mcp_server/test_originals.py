@@ -275,25 +275,25 @@ def test_ilab_tools(memory: Memory) -> None:
         found = (
             await client.call_tool("mem_search", {"user_id": "alice", "query": "spaces"})
         ).structured_content
-        assert found["results"][0]["id"] == saved["id"]
+        assert found["result"][0]["id"] == saved["id"]  # (a list: the SDK wraps it in "result")
         got = (
             await client.call_tool(
                 "mem_get_observation", {"user_id": "alice", "observation_id": saved["id"]}
             )
         ).structured_content
-        assert got["observation"]["content"] == "Alice prefers spaces now"
+        assert got["result"]["content"] == "Alice prefers spaces now"
         theirs = (
             await client.call_tool(
                 "mem_get_observation", {"user_id": "bob", "observation_id": saved["id"]}
             )
         ).structured_content
-        assert theirs["observation"] is None
+        assert theirs == {"result": None}
         timeline = (
             await client.call_tool(
                 "mem_timeline", {"user_id": "alice", "observation_id": saved["id"]}
             )
         ).structured_content
-        assert [o["id"] for o in timeline["observations"]] == [saved["id"]]
+        assert [o["id"] for o in timeline["result"]] == [saved["id"]]
         summary = (
             await client.call_tool(
                 "mem_session_summary",

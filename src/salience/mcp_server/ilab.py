@@ -13,6 +13,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from salience.engine.memory import Memory
+from salience.errors import NotFoundError
 from salience.mcp_server.native import READ, WRITE
 from salience.mcp_server.shell import CALLER, Shell
 from salience.models import MemoryRecord, Outcome, WriteResult
@@ -35,16 +36,16 @@ class SaveOut(BaseModel):
     topic_key: str | None
 
 
-class SearchOut(BaseModel):
-    results: list[dict[str, Any]]
+class SearchHit(BaseModel):
+    """One hit of ``mem_search``: the documented answer is a list of these."""
 
-
-class ObservationOut(BaseModel):
-    observation: dict[str, Any] | None
-
-
-class TimelineOut(BaseModel):
-    observations: list[dict[str, Any]]
+    id: str
+    type: str
+    title: str | None
+    topic_key: str | None
+    score: float
+    snippet: str
+    updated_at: str
 
 
 class SessionOut(BaseModel):
@@ -141,7 +142,7 @@ def register(server: MCPServer, shell: Shell) -> None:
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
         types: list[str] | None = None,
         types_exclude: list[str] | None = None,
-    ) -> SearchOut:
+    ) -> list[SearchHit]:
         """Search observations by SearchScore (never comparable with ContextScore)."""
         user = _user(shell, user_id)
         hits = shell.run(
@@ -155,40 +156,42 @@ def register(server: MCPServer, shell: Shell) -> None:
                 touch=shell.touch,
             )
         )
-        return SearchOut(
-            results=[
-                {
-                    "id": h.record.id,
-                    "type": h.record.type,
-                    "title": h.record.title,
-                    "topic_key": h.record.topic_key,
-                    "score": h.score,
-                    "snippet": " ".join(h.record.content.split())[:200],
-                    "updated_at": h.record.updated_at.isoformat(),
-                }
-                for h in hits
-            ]
-        )
+        return [
+            SearchHit(
+                id=h.record.id,
+                type=h.record.type,
+                title=h.record.title,
+                topic_key=h.record.topic_key,
+                score=h.score,
+                snippet=" ".join(h.record.content.split())[:200],
+                updated_at=h.record.updated_at.isoformat(),
+            )
+            for h in hits
+        ]
 
     @server.tool(annotations=READ)
-    def mem_get_observation(user_id: str, observation_id: str) -> ObservationOut:
+    def mem_get_observation(user_id: str, observation_id: str) -> dict[str, Any] | None:
         """One observation, or null (also for another user's id)."""
         user = _user(shell, user_id)
-        found = shell.run(
-            lambda m: m.list(user=user, include_superseded=True, include_forgotten=True)
-        )
-        record = next((r for r in found if r.id == observation_id), None)
-        return ObservationOut(observation=None if record is None else observation(record))
+
+        def one(m: Memory) -> MemoryRecord | None:
+            try:
+                return m.get(observation_id, user=user)
+            except NotFoundError:
+                return None
+
+        record = shell.run(one)
+        return None if record is None else observation(record)
 
     @server.tool(annotations=READ)
-    def mem_timeline(user_id: str, observation_id: str) -> TimelineOut:
+    def mem_timeline(user_id: str, observation_id: str) -> list[dict[str, Any]]:
         """The observations around one, in time order."""
         user = _user(shell, user_id)
         ordered = list(reversed(shell.run(lambda m: m.list(user=user))))
         at = next((i for i, r in enumerate(ordered) if r.id == observation_id), None)
         if at is None:
             raise ToolError(f"no observation with id {observation_id!r}")
-        return TimelineOut(observations=[observation(r) for r in ordered[max(0, at - 5) : at + 6]])
+        return [observation(r) for r in ordered[max(0, at - 5) : at + 6]]
 
     _sessions(server, shell)
 
