@@ -139,3 +139,25 @@ def test_a_copied_store_is_read_and_left_as_it_was(memory: Memory, tmp_path: Pat
     memory.import_from("talome", store)
     assert store.read_bytes() == before
     assert not (tmp_path / "talome.db-wal").exists()
+
+
+def test_with_every_user_each_memory_is_its_source_users(memory: Memory) -> None:
+    report = memory.import_from("mem0", DATA / "mem0", user=ALL_USERS)
+    assert report.created == 5
+    alices = memory.list(user="alice", include_forgotten=True, include_superseded=True)
+    assert {r.content for r in alices} >= {
+        "Prefers vegetarian restaurants",
+        "Is training for a half marathon in May",
+        "Is training for a 10k race",
+    }
+    assert not any(t.startswith("source-user:") for r in alices for t in r.tags)
+    mine = memory.list(include_forgotten=True)  # no user named: the default user's
+    assert [r.content for r in mine if "loyalty" in r.content] == [
+        "Procedure: when booking travel, check loyalty accounts first"
+    ]
+    again = memory.import_from("mem0", DATA / "mem0", user=ALL_USERS)
+    assert (again.created, again.unchanged) == (0, 5)
+    one = memory.import_from("mem0", DATA / "mem0")  # one user's: tagged, not mapped
+    assert (one.created, one.unchanged) == (4, 1)  # (the default user's memory is there)
+    tagged = [r for r in memory.list() if "source-user:alice" in r.tags]
+    assert tagged

@@ -189,6 +189,7 @@ def export_(file: str, home: Path | None, profile: str | None) -> None:
 @click.option(
     "--dry-run", is_flag=True, help="With --from: report what would come; change nothing."
 )
+@all_users_option
 @store_options
 @json_option
 def import_(
@@ -202,7 +203,8 @@ def import_(
     """Import JSON Lines from SOURCE (- for stdin), all or nothing: a bad line changes
     nothing. With --from, SOURCE is another memory system's store or export (a file or a
     folder): every memory is mapped, screened for secrets, merged with what you have, and
-    imported; running it again adds nothing."""
+    imported; running it again adds nothing. With --all-users, each memory becomes its
+    source user's (mem0's user_id, RAE's tenant)."""
     if system is None:
         if dry_run:
             raise click.UsageError("--dry-run goes with --from")

@@ -17,13 +17,15 @@ from datetime import datetime
 from pathlib import Path
 
 from salience.engine.importing import Importing
+from salience.errors import InvalidInputError
 from salience.ids import stable_ulid
-from salience.models import MemoryRecord, UserScope
+from salience.models import ALL_USERS, MemoryRecord, UserScope
 from salience.sharing import jsonl
 from salience.sharing.importers import SYSTEMS, Item, harvest
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
 from salience.write.gates.pipeline import Screened, screen
+from salience.write.records import validate_field
 
 __all__ = ["SYSTEMS", "Migrating", "MigrationReport"]
 
@@ -64,12 +66,19 @@ class Migrating(Importing):
     ) -> MigrationReport:
         """Import every memory ``system`` keeps at ``path`` (its store, read-only, or its
         export, or RAE's database by ``postgresql://`` URL; see
-        ``salience.sharing.importers.SYSTEMS``) as the user's. ``dry_run``
-        reports what would be imported and changes nothing."""
-        owner = self._one_user(user, "an import")
+        ``salience.sharing.importers.SYSTEMS``) as the user's; with :data:`ALL_USERS`, each
+        as its source user's (mem0's ``user_id``, RAE's tenant; the default user where the
+        source names none). ``dry_run`` reports what would be imported and changes nothing."""
+        scope = self._scope(user)
         found = harvest(system, path)
+        owners = {
+            item.external_id: scope or _user_named(item.source_user) or self._config.user
+            for item in found.items
+        }
         ids = {
-            item.external_id: stable_ulid(item.created_at, owner, item.external_id)
+            item.external_id: stable_ulid(
+                item.created_at, owners[item.external_id], item.external_id
+            )
             for item in found.items
         }
         ends = {  # a version another replaced ends when its successor begins
@@ -85,13 +94,14 @@ class Migrating(Importing):
             if screened.rejected:
                 refused.append((item.external_id, str(screened.reason)))
                 continue
+            owner = owners[item.external_id]
             record = self._imported(item, screened, owner, ids, ends.get(item.external_id), system)
             if record.is_current(now):
                 twin = self._twin(record, texts)
                 if twin is not None:
                     merged.append((item.external_id, twin))
                     continue
-                texts[content_hash(record.content)] = record.id
+                texts[f"{record.user}\0{content_hash(record.content)}"] = record.id
             records.append(record)
         kept = {r.id for r in records}
         records = [_within(r, kept) for r in records]
@@ -107,7 +117,8 @@ class Migrating(Importing):
         )
         if dry_run or not records:
             return report
-        done = self.import_([jsonl.dump(r) for r in records], user=owner, progress=progress)
+        every = ALL_USERS if scope is None else scope
+        done = self.import_([jsonl.dump(r) for r in records], user=every, progress=progress)
         return MigrationReport(
             **{
                 **report.__dict__,
@@ -121,8 +132,8 @@ class Migrating(Importing):
         """The id of a current memory of the user (stored, or earlier in this import) with
         the same text, other than this record's own."""
         key = content_hash(record.content)
-        if key in texts:
-            return texts[key]
+        if f"{record.user}\0{key}" in texts:
+            return texts[f"{record.user}\0{key}"]
         flt = MemoryFilter(as_of=self.now(), user=record.user, content_hash=key)
         return next((r.id for r in self._store.list(flt, 2) if r.id != record.id), None)
 
@@ -138,7 +149,8 @@ class Migrating(Importing):
         """The record an item becomes: the user's, its text screened, its origin tagged
         (``from:SYSTEM``, ``origin:SYSTEM:ID``), a replaced version ending when the next began."""
         origin = [f"from:{system}", f"origin:{item.external_id}"]
-        who = [f"source-user:{item.source_user}"] if item.source_user else []
+        mapped = _user_named(item.source_user) == owner
+        who = [f"source-user:{item.source_user}"] if item.source_user and not mapped else []
         return MemoryRecord(
             id=ids[item.external_id],
             content=screened.content,
@@ -164,6 +176,18 @@ class Migrating(Importing):
             entities=tuple(dict.fromkeys(item.entities)),
             derived_from=tuple(ids[d] for d in item.derived_from if d in ids),
         )
+
+
+def _user_named(name: str | None) -> str | None:
+    """A source's user as a salience user, if it can be one (short text, no control
+    characters); else None (the memory stays the importer's, tagged ``source-user:``)."""
+    if not name:
+        return None
+    try:
+        checked = validate_field("user", name)
+    except InvalidInputError:
+        return None
+    return str(checked)
 
 
 def _within(record: MemoryRecord, kept: set[str]) -> MemoryRecord:
