@@ -8,8 +8,6 @@ the whole store: an admin key, or local mode.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -21,7 +19,7 @@ from salience.errors import InvalidInputError, PackError
 from salience.mcp_server.eidet_shapes import consolidated, imported, maintained
 from salience.server.compat import EidetErrorOut, documented, shaped_route
 from salience.server.compat_eidet import CallerDep, EngineDep, _error
-from salience.server.routes_sharing import PACK_TYPE, admin_only
+from salience.server.routes_sharing import PACK_TYPE, admin_only, pack_bytes, uploaded_pack
 from salience.wire.values import format_time
 
 router = APIRouter(
@@ -126,14 +124,7 @@ def pack_export(
     except PackError as exc:
         raise InvalidInputError(str(exc)) from None
     wanted = [t for t in (tags or "").split(",") if t]
-    with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
-        path = Path(folder) / f"{packId}.pack"
-        engine.run(
-            lambda m: m.export_pack(
-                path, tags=wanted, type=type, user=caller.user, identity=identity
-            )
-        )
-        data = path.read_bytes()
+    data = pack_bytes(engine, tags=wanted, type=type, user=caller.user, identity=identity)
     return Response(data, media_type=PACK_TYPE)
 
 
@@ -151,9 +142,7 @@ async def pack_import(request: Request, caller: CallerDep, engine: EngineDep) ->
     from starlette.concurrency import run_in_threadpool
 
     def run() -> Any:
-        with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
-            path = Path(folder) / "upload.pack"
-            path.write_bytes(data)
+        with uploaded_pack(data) as path:
             named = read_pack(path).manifest.identity  # the layer is named after the pack
             name = "pack" if named is None else named.id
             done = engine.run(lambda m: m.import_pack(path, mount_as="base", name=name))

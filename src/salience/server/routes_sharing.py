@@ -9,6 +9,8 @@ tenant's key lists the layers without their paths.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,7 +20,7 @@ from pydantic import Field
 
 from salience.engine.packs import PackIdentity
 from salience.errors import InvalidInputError, PackError
-from salience.server.context import Caller, Refused
+from salience.server.context import Caller, Engine, Refused
 from salience.server.replies import (
     READ_ERRORS,
     WRITE_ERRORS,
@@ -79,6 +81,23 @@ def named_pack(pack_id: str | None, name: str | None, version: str | None) -> Pa
         return PackIdentity(pack_id, name, version)
     except PackError as exc:
         raise InvalidInputError(str(exc)) from None
+
+
+def pack_bytes(engine: Engine, **filters: Any) -> bytes:
+    """``export_pack(**filters)`` as the pack file's bytes (written to a private folder)."""
+    with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
+        path = Path(folder) / "export.pack"
+        engine.run(lambda m: m.export_pack(path, **filters))
+        return path.read_bytes()
+
+
+@contextmanager
+def uploaded_pack(data: bytes) -> Iterator[Path]:
+    """An uploaded pack as a file in a private folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
+        path = Path(folder) / "upload.pack"
+        path.write_bytes(data)
+        yield path
 
 
 def admin_only(caller: Caller, what: str) -> None:
@@ -194,14 +213,7 @@ def export_pack(
     ``pack_id``, ``pack_name`` and ``pack_version`` (all three, or none) name it."""
     user = caller.acting(as_user, across=True)
     identity = named_pack(pack_id, pack_name, pack_version)
-    with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
-        path = Path(folder) / "export.pack"
-        engine.run(
-            lambda m: m.export_pack(
-                path, tags=tag, type=type, project=project, user=user, identity=identity
-            )
-        )
-        data = path.read_bytes()
+    data = pack_bytes(engine, tags=tag, type=type, project=project, user=user, identity=identity)
     return Response(data, media_type=PACK_TYPE)
 
 
@@ -229,15 +241,10 @@ async def import_pack(
     from starlette.concurrency import run_in_threadpool
 
     def run() -> Any:
-        with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
-            path = Path(folder) / "upload.pack"
-            path.write_bytes(data)
+        layer = (name or "pack") if mount_as is not None else None  # (names a mount only)
+        with uploaded_pack(data) as path:
             done = engine.run(
-                lambda m: (
-                    m.import_pack(path, mount_as=mount_as, name=name or "pack", user=user)
-                    if mount_as is not None
-                    else m.import_pack(path, user=user)
-                )
+                lambda m: m.import_pack(path, mount_as=mount_as, name=layer, user=user)
             )
         return pack_import_out(done, path=caller.key_id is None or caller.admin)
 
