@@ -284,3 +284,34 @@ class ApiKey:
     created_at: datetime
     revoked_at: datetime | None = None
     label: str | None = None
+
+
+class JobState(StrEnum):
+    """Where a job is: running, or finished one way or the other."""
+
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Job:
+    """Long work (an import, a consolidation, a reindex) run beside the requests that asked
+    for it: how far it is (``done`` of ``total``), and when finished its ``result`` (the
+    answer the verb gives, as the API shapes it) or its ``error`` (``kind``, ``message`` and
+    any ``field`` or ``line``: never stored or refused text). ``updated_at`` is the heartbeat
+    of the process running it (``owner``): one that stopped beating, or a process of this
+    host that no longer runs, means it died before the job finished."""
+
+    id: str
+    user: str
+    kind: str
+    state: JobState
+    created_at: datetime
+    updated_at: datetime
+    done: int = 0
+    total: int = 0
+    finished_at: datetime | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    owner: str = ""  # the process running it: "host:pid"

@@ -35,8 +35,12 @@ def _pack() -> bytes:
 
 PACK = _pack()
 TALOME = (Path(__file__).parent.parent / "data" / "importers" / "talome" / "talome.db").read_bytes()
-MISSING = {"/v1/decision?topic=blue-deploys", "/v1/decision/history?topic=blue-deploys"}
-"""Reads of a topic alice never decided: a 404 is their answer."""
+MISSING = {
+    "/v1/decision?topic=blue-deploys",
+    "/v1/decision/history?topic=blue-deploys",
+    "/v1/jobs/{job_id}",
+}
+"""Reads of a topic alice never decided, of a job nobody started: a 404 is their answer."""
 # (method, path template) -> (body, whether it writes). {id} is alice's memory id.
 ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("POST", "/v1/memories"): ({"content": "bob writes his own memory here"}, True),
@@ -77,6 +81,8 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/v1/packs/export"): (None, False),
     ("POST", "/v1/packs/import"): (PACK, True),
     ("POST", "/v1/reindex"): (None, True),
+    ("GET", "/v1/jobs"): (None, False),
+    ("GET", "/v1/jobs/{job_id}"): (None, False),
     ("GET", "/healthz"): (None, False),
     ("GET", "/readyz"): (None, False),
     ("GET", "/metrics"): (None, False),

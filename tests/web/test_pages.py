@@ -261,13 +261,13 @@ def test_memories_are_brought_over_from_another_system(page: Any, seeded: str) -
     planned.wait_for()
     assert planned.inner_text().startswith("4 found; would import 1 correction, 1 fact,")
     page.get_by_role("button", name="Import", exact=True).click()
-    said = "document.querySelector('#imported .outcome.ok').textContent"
-    until(page, f"{said}.includes('created')")
+    said = "document.querySelector('#imported .outcome.ok')?.textContent"  # (progress first)
+    until(page, f"{said}?.includes('created')")
     assert "4 created" in page.locator("#imported .outcome.ok").inner_text()
     shot(page, "import")
     found = httpx.post(f"{seeded}/v1/search", json={"query": "Jellyfin Plex", "touch": False})
     assert any("Jellyfin" in h["record"]["content"] for h in found.json())
     page.get_by_role("button", name="Import", exact=True).click()  # twice: nothing doubles
     until(
-        page, "document.querySelector('#imported .outcome.ok').textContent.includes('4 unchanged')"
+        page, "document.querySelector('#imported .outcome.ok')?.textContent.includes('4 unchanged')"
     )

@@ -172,3 +172,46 @@ def test_packs_layers_and_reindex(verbs: Verbs, tmp_path: Path) -> None:
         assert verbs.mount(layer, kind="base", name="again").kind == "base"
         assert [m.name for m in verbs.layers()] == ["again"]
     assert verbs.reindex() == 0  # every memory has its vector already
+
+
+IMPORTERS = Path(__file__).parent.parent / "data" / "importers"
+
+
+def test_bringing_another_systems_memories_over(verbs: Verbs, stage: Stage) -> None:
+    """A store file and a folder (sent as a zip by the client): the same report on each face,
+    and a second run adds nothing."""
+    stage.advance(seconds=(datetime.now(UTC) - stage.now()).total_seconds() + 60)  # mtimes
+    talome = verbs.import_from("talome", IMPORTERS / "talome" / "talome.db", dry_run=True)
+    assert (talome.dry_run, talome.found, talome.created) == (True, 4, 0)
+    assert verbs.list(limit=None) == []
+    done = verbs.import_from("talome", IMPORTERS / "talome" / "talome.db")
+    assert (done.found, done.created, done.refused) == (4, sum(done.by_type.values()), ())
+    notes = verbs.import_from("basic-memory", IMPORTERS / "basic-memory" / "basic-memory")
+    assert notes.created > 0
+    assert notes.system == "basic-memory"
+    again = verbs.import_from("talome", IMPORTERS / "talome" / "talome.db")
+    assert (again.created, again.updated) == (0, 0)
+    every = verbs.list(limit=None, include_superseded=True, include_forgotten=True)
+    assert len(every) == done.created + notes.created
+
+
+def test_long_work_is_followed_as_a_job(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that answers every long request at once with 202: the client follows the
+    job and gives the same values, progress reported, and a failed job's error raised."""
+    from salience.errors import InvalidInputError
+    from salience.server import jobs
+
+    monkeypatch.setattr(jobs, "WAIT", 0.0)
+    seen: list[tuple[int, int]] = []
+    with local_client(create_app(memory)) as http, Client("http://127.0.0.1", http=http) as c:
+        lines = [f'{{"content": "note {i} about the crane inspection"}}' for i in range(3)]
+        assert c.import_(lines).created == 3
+        assert c.consolidate(dry_run=True).dry_run is True
+        report = c.import_from(
+            "talome", IMPORTERS / "talome" / "talome.db", progress=lambda d, t: seen.append((d, t))
+        )
+        assert report.created == 4
+        assert seen
+        assert seen[-1][0] == seen[-1][1]
+        with pytest.raises(InvalidInputError, match="line 2"):
+            c.import_(['{"content": "fine"}', "{broken"])

@@ -95,7 +95,7 @@ class Client(Sharing):
     def import_(self, lines: Iterable[str]) -> ImportResult:
         """Import JSON Lines, all or nothing."""
         body = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-        data = self._json(
+        data = self._job(
             "POST",
             "/v1/import",
             content=body.encode("utf-8"),
@@ -271,7 +271,7 @@ class Client(Sharing):
         """Groups of 3+ tag-sharing observations become insights (see
         :meth:`salience.Memory.consolidate`)."""
         body = wire.present({"dry_run": dry_run, "as_of": iso(as_of)})
-        return wire.consolidation(self._json("POST", "/v1/consolidate", json=body))
+        return wire.consolidation(self._job("POST", "/v1/consolidate", json=body))
 
     def maintain(
         self, *, dry_run: bool = False, as_of: datetime | None = None

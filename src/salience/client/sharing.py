@@ -5,14 +5,17 @@ them)."""
 from __future__ import annotations
 
 import builtins
+import io
 import os
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
 from salience.client.transport import Transport
 from salience.engine.decisions import Decision
+from salience.engine.migrating import MigrationReport
 from salience.engine.packs import (
     PackIdentity,
     PackImport,
@@ -21,14 +24,14 @@ from salience.engine.packs import (
     read_pack,
     sign_pack,
 )
-from salience.errors import PackError
+from salience.errors import InvalidInputError, PackError
 from salience.models import LayerMount, MemoryRecord, Session, WriteResult
 from salience.wire import decode as wire
 
 
 class Sharing(Transport):
     """decide, decisions, duplicate_of, current_session, layers, mount, unmount, packs,
-    reindex, export."""
+    imports from other systems, reindex, export."""
 
     def export_lines(self) -> Iterator[str]:
         """The user's memories as JSON Lines."""
@@ -142,9 +145,10 @@ class Sharing(Transport):
         if progress is not None:
             progress(0, pack.manifest.records)
         params = wire.present({"mount_as": mount_as, "name": name})
-        data = self._json(
+        data = self._job(
             "POST",
             "/v1/packs/import",
+            progress=progress,
             params=params,
             content=Path(path).read_bytes(),
             headers={"Content-Type": "application/zip"},
@@ -153,12 +157,55 @@ class Sharing(Transport):
             progress(pack.manifest.records, pack.manifest.records)
         return wire.pack_import(data)
 
+    def import_from(
+        self,
+        system: str,
+        path: str | Path,
+        *,
+        dry_run: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> MigrationReport:
+        """Bring another memory system's store or export (a file, or a folder: sent as a
+        zip) over as the user's memories on the server (see
+        :meth:`salience.Memory.import_from`); a long one is followed as a job."""
+        source = Path(path)
+        if source.is_dir():
+            content, kind = _zipped(source), "application/zip"
+        elif source.is_file():
+            content = source.read_bytes()
+            kind = UPLOAD_KINDS.get(source.suffix.lower(), "application/octet-stream")
+        else:
+            raise InvalidInputError(f"{source} is neither a file nor a folder", field="path")
+        data = self._job(
+            "POST",
+            f"/v1/import/{system}",
+            progress=progress,
+            params={"dry_run": "true" if dry_run else "false"},
+            content=content,
+            headers={"Content-Type": kind},
+        )
+        return wire.migration(data)
+
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every memory on the server that lacks a vector (admin)."""
-        done: int = self._json("POST", "/v1/reindex")["embedded"]
+        done: int = self._job("POST", "/v1/reindex", progress=progress)["embedded"]
         if progress is not None:
             progress(done, done)
         return done
+
+
+UPLOAD_KINDS = {".csv": "text/csv", ".md": "text/markdown", ".json": "application/json"}
+"""How a file is sent to ``POST /v1/import/{system}`` by its suffix (a store otherwise)."""
+
+
+def _zipped(folder: Path) -> bytes:
+    """A folder's files as a zip (links left out: the server refuses them anyway)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(folder.rglob("*")):
+            if file.is_file() and not file.is_symlink():
+                archive.write(file, file.relative_to(folder).as_posix())
+    return buffer.getvalue()
 
 
 def _write_atomically(target: Path, data: bytes) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
@@ -62,6 +64,37 @@ class Transport:
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         return self._send(method, path, **kwargs).json()
+
+    def _job(
+        self,
+        method: str,
+        path: str,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """The answer of a request the server may run as a job: at once if it finished
+        within the server's wait, else the job's result once it is done (its error raised),
+        with ``progress(done, total)`` reported meanwhile (asked for at once then)."""
+        headers = dict(kwargs.pop("headers", None) or {})
+        if progress is not None:
+            headers["Prefer"] = "respond-async"
+        response = self._send(method, path, headers=headers, **kwargs)
+        if response.status_code != 202:
+            return response.json()
+        job = response.json()
+        pause = 0.05
+        while job["state"] == "running":
+            if progress is not None and job["total"]:
+                progress(job["done"], job["total"])
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+            job = self._json("GET", job["href"])
+        if job["state"] == "failed":
+            raise wire.error_of(job["error"], int(job["error"]["status"]), path)
+        if progress is not None and job["total"]:
+            progress(job["total"], job["total"])
+        return job["result"]
 
     def _write(self, method: str, path: str, **kwargs: Any) -> WriteResult:
         response = self._send(method, path, **kwargs)

@@ -74,6 +74,8 @@ class EngineCore:
         self._unavailable: dict[str, str] = {}  # mounted layers that would not open, and why
         self._state_lock = threading.RLock()  # the lazily made parts above, for every thread
         self._touches = Touches(store)
+        self._stopping = threading.Event()  # set on close: running jobs stop (see .jobs)
+        self._started: builtins.set[str] = set()  # the jobs this engine started
 
     @property
     def store(self) -> Store:

@@ -31,6 +31,7 @@ from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
 from salience.embeddings import Embedder
 from salience.engine.decisions import Decisions
+from salience.engine.jobs import Jobs
 from salience.engine.lifecycle import Lifecycle
 from salience.engine.recall import Recall
 from salience.engine.sharing import Sharing
@@ -81,7 +82,7 @@ def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
     return path / DB_FILENAME if path.is_dir() else path
 
 
-class Memory(Decisions, Recall, Lifecycle, Sharing):
+class Memory(Decisions, Recall, Lifecycle, Sharing, Jobs):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
     @classmethod

@@ -24,6 +24,7 @@ from salience.server import (
     compat_eidet_upkeep,
     compat_rae,
     errors,
+    jobs,
     mcp_http,
     routes_memories,
     routes_recall,
@@ -61,7 +62,8 @@ def create_app(memory: Memory) -> FastAPI:
     app.state.engine = engine
     app.state.metrics = Metrics()
     errors.install(app)
-    for native in (routes_memories, routes_recall, routes_store, routes_sharing, routes_switching):
+    natives = (routes_memories, routes_recall, routes_store, routes_sharing, routes_switching, jobs)
+    for native in natives:
         app.include_router(native.router)
     for compat in (compat_rae, compat_eidet, compat_eidet_upkeep):
         app.include_router(compat.router, responses=compat.RESPONSES)

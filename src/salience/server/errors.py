@@ -17,23 +17,10 @@ from starlette.exceptions import HTTPException
 
 from salience import errors
 from salience.server.context import Refused
+from salience.wire.errors import status_of
 
 log = logging.getLogger("salience.server")
 
-# Most specific first: the first class an error is an instance of decides.
-STATUS: tuple[tuple[type[errors.SalienceError], int, str], ...] = (
-    (errors.ImportFormatError, 422, "invalid_import"),
-    (errors.InvalidInputError, 422, "invalid_input"),
-    (errors.NotFoundError, 404, "not_found"),
-    (errors.ConflictError, 409, "conflict"),
-    (errors.ReadOnlyLayerError, 409, "read_only_layer"),
-    (errors.LayerError, 409, "layer"),
-    (errors.PackError, 400, "invalid_pack"),
-    (errors.ConfigError, 400, "config"),
-    (errors.EmbedderError, 503, "embedder_unavailable"),
-    (errors.StoreBusyError, 503, "busy"),
-    (errors.StoreError, 500, "store"),
-)
 CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large", 401: "unauthorized"}
 
 
@@ -45,7 +32,7 @@ def error_response(status: int, code: str, message: str, **extra: Any) -> JSONRe
 
 def salience_error(exc: errors.SalienceError) -> JSONResponse:
     """A library error as its status and code."""
-    status, code = next(((s, c) for kind, s, c in STATUS if isinstance(exc, kind)), (500, "error"))
+    status, code = status_of(exc)
     return error_response(
         status,
         code,

@@ -18,8 +18,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import Field
 
+from salience.engine.jobs import Progress
 from salience.engine.packs import PackIdentity
 from salience.errors import InvalidInputError, PackError
+from salience.server import jobs
 from salience.server.context import Caller, Engine, Refused
 from salience.server.replies import (
     READ_ERRORS,
@@ -220,7 +222,7 @@ def export_pack(
 @router.post(
     "/packs/import",
     response_model=PackImportOut,
-    responses=WRITE_ERRORS,
+    responses=WRITE_ERRORS | jobs.ACCEPTED,
     openapi_extra={"requestBody": {"content": {PACK_TYPE: {"schema": {"type": "string"}}}}},
 )
 async def import_pack(
@@ -238,22 +240,27 @@ async def import_pack(
         admin_only(caller, "mounting a pack")
     user = caller.acting(as_user)
     data = await request.body()
-    from starlette.concurrency import run_in_threadpool
 
-    def run() -> Any:
+    def work(progress: Progress) -> dict[str, Any]:
         layer = (name or "pack") if mount_as is not None else None  # (names a mount only)
         with uploaded_pack(data) as path:
             done = engine.run(
-                lambda m: m.import_pack(path, mount_as=mount_as, name=layer, user=user)
+                lambda m: m.import_pack(
+                    path, mount_as=mount_as, name=layer, user=user, progress=progress
+                )
             )
         return pack_import_out(done, path=caller.key_id is None or caller.admin)
 
-    return await run_in_threadpool(run)
+    return await jobs.answer(request, engine, caller, "import_pack", work)
 
 
-@router.post("/reindex", response_model=ReindexOut, responses=WRITE_ERRORS)
-def reindex(caller: CallerDep, engine: EngineDep) -> dict[str, int]:
+@router.post("/reindex", response_model=ReindexOut, responses=WRITE_ERRORS | jobs.ACCEPTED)
+async def reindex(request: Request, caller: CallerDep, engine: EngineDep) -> Any:
     """Embed every memory that lacks a vector (all of them after an embedder change)."""
     admin_only(caller, "reindexing")
     caller.may_write()
-    return {"embedded": engine.run(lambda m: m.reindex())}
+
+    def work(progress: Progress) -> dict[str, Any]:
+        return {"embedded": engine.run(lambda m: m.reindex(progress=progress))}
+
+    return await jobs.answer(request, engine, caller, "reindex", work)

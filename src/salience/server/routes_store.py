@@ -11,8 +11,10 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from salience.engine import catalog
+from salience.engine.jobs import Progress
 from salience.engine.memory import Memory
 from salience.models import ALL_USERS, MemoryRecord, UserScope
+from salience.server import jobs
 from salience.server.context import Refused
 from salience.server.replies import READ_ERRORS, WRITE_ERRORS, AsUser, CallerDep, EngineDep
 from salience.server.schemas import DryRunIn
@@ -222,42 +224,56 @@ def export(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> Stre
 @router.post(
     "/import",
     response_model=ImportOut,
-    responses=WRITE_ERRORS,
+    responses=WRITE_ERRORS | jobs.ACCEPTED,
     openapi_extra={
         "requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}
     },
 )
 async def import_(
     request: Request, caller: CallerDep, engine: EngineDep, as_user: AsUser = None
-) -> dict[str, int]:
+) -> Any:
     """Import JSON Lines (the export format), all or nothing: a bad line is named (422).
     With a tenant's key, a record keeps its id only if that memory is already the tenant's;
     any other gets an id of the tenant's own, the same on every run (``renamed``)."""
     caller.may_write()
     user = caller.acting(as_user, across=True)
     lines = (await request.body()).splitlines()
-    from starlette.concurrency import run_in_threadpool
-
     # A tenant's key keeps only the ids of its own memories: whether an id exists elsewhere
     # changes nothing in the answer (no existence oracle).
     private = caller.key_id is not None and not caller.admin
-    result = await run_in_threadpool(
-        engine.run, lambda m: m.import_(lines, user=user, private_ids=private)
-    )
-    return import_out(result)
+
+    def work(progress: Progress) -> dict[str, Any]:
+        return import_out(
+            engine.run(
+                lambda m: m.import_(lines, user=user, private_ids=private, progress=progress)
+            )
+        )
+
+    return await jobs.answer(request, engine, caller, "import", work)
 
 
-@router.post("/consolidate", response_model=ConsolidationOut, responses=WRITE_ERRORS)
-def consolidate(
-    caller: CallerDep, engine: EngineDep, body: DryRunIn | None = None, as_user: AsUser = None
-) -> dict[str, Any]:
+@router.post(
+    "/consolidate", response_model=ConsolidationOut, responses=WRITE_ERRORS | jobs.ACCEPTED
+)
+async def consolidate(
+    request: Request,
+    caller: CallerDep,
+    engine: EngineDep,
+    body: DryRunIn | None = None,
+    as_user: AsUser = None,
+) -> Any:
     """Groups of 3+ tag-sharing observations become insights (``dry_run``: the plan only)."""
     plan = body or DryRunIn()
     if not plan.dry_run:
         caller.may_write()
     user = caller.acting(as_user, across=True)
-    report = engine.run(lambda m: m.consolidate(dry_run=plan.dry_run, as_of=plan.as_of, user=user))
-    return consolidation_out(report)
+
+    def work(progress: Progress) -> dict[str, Any]:
+        return consolidation_out(
+            engine.run(lambda m: m.consolidate(dry_run=plan.dry_run, as_of=plan.as_of, user=user))
+        )
+
+    return await jobs.answer(request, engine, caller, "consolidate", work)
 
 
 @router.post("/maintain", response_model=MaintenanceOut, responses=WRITE_ERRORS)

@@ -19,10 +19,11 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from starlette.concurrency import run_in_threadpool
 
+from salience.engine.jobs import Progress
 from salience.engine.migrating import SYSTEMS
 from salience.errors import InvalidInputError
+from salience.server import jobs
 from salience.server.guard import UPLOAD_TYPES
 from salience.server.replies import WRITE_ERRORS, AsUser, CallerDep, EngineDep
 from salience.wire.models import MigrationOut
@@ -37,7 +38,7 @@ NAMES = {"text/csv": "memories.csv", "text/markdown": "notes.md", "application/j
 @router.post(
     "/import/{system}",
     response_model=MigrationOut,
-    responses=WRITE_ERRORS,
+    responses=WRITE_ERRORS | jobs.ACCEPTED,
     openapi_extra={
         "requestBody": {
             "content": {kind: {"schema": {"type": "string"}} for kind in sorted(UPLOAD_TYPES)}
@@ -66,7 +67,7 @@ async def import_from(
     if not data:
         raise InvalidInputError("the body is empty: upload the store or export file")
 
-    def run() -> Any:
+    def work(progress: Progress) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="salience-import-") as folder:
             root = Path(folder)
             if kind == "application/zip":
@@ -74,10 +75,14 @@ async def import_from(
             else:
                 source = root / NAMES.get(kind, "store.db")
                 source.write_bytes(data)
-            report = engine.run(lambda m: m.import_from(system, source, dry_run=dry_run, user=user))
+            report = engine.run(
+                lambda m: m.import_from(
+                    system, source, dry_run=dry_run, user=user, progress=progress
+                )
+            )
         return migration_out(report)
 
-    return await run_in_threadpool(run)
+    return await jobs.answer(request, engine, caller, "import_from", work)
 
 
 def unpack(data: bytes, target: Path) -> Path:

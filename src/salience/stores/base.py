@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
+from salience.models import ApiKey, AuditEntry, Job, LayerMount, MemoryRecord, Session, Stats
 
 
 @dataclass(frozen=True)
@@ -222,6 +222,22 @@ class Store(Protocol):
 
     def api_key(self, key_id: str) -> ApiKey | None:
         """The API key record with this public id, or None."""
+        ...
+
+    def save_job(self, job: Job) -> None:
+        """Insert or overwrite a job (its progress, heartbeat or outcome)."""
+        ...
+
+    def job(self, job_id: str) -> Job | None:
+        """The job with this id, or None."""
+        ...
+
+    def jobs(self, user: str | None, limit: int) -> builtins.list[Job]:
+        """The newest jobs first, of one user with ``user``, at most ``limit``."""
+        ...
+
+    def delete_jobs(self, finished_before: datetime) -> int:
+        """Forget the jobs that finished before ``finished_before``; how many."""
         ...
 
     def get_meta(self, key: str) -> str | None:

@@ -189,10 +189,33 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0010_jobs",
+        """
+        -- Long work run beside requests: its progress, heartbeat and outcome (no text).
+        CREATE TABLE jobs (
+            id TEXT PRIMARY KEY,
+            user TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            state TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            done INTEGER NOT NULL,
+            total INTEGER NOT NULL,
+            finished_at TEXT,
+            result TEXT,
+            error TEXT,
+            owner TEXT NOT NULL
+        );
+        CREATE INDEX jobs_by_user ON jobs (user, created_at);
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
 
-READABLE_WITHOUT = frozenset({"0007_memory_changes", "0008_audit_user", "0009_api_keys"})
+READABLE_WITHOUT = frozenset(
+    {"0007_memory_changes", "0008_audit_user", "0009_api_keys", "0010_jobs"}
+)
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs
 them (without a change log, a reader reloads instead of catching up)."""

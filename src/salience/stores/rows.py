@@ -20,6 +20,8 @@ from salience.models import (
     TIME_FIELDS,
     ApiKey,
     AuditEntry,
+    Job,
+    JobState,
     MemoryRecord,
     Session,
 )
@@ -169,3 +171,45 @@ def key_of(row: Sequence[Any]) -> ApiKey:
     revoked = datetime.fromisoformat(row[6]) if row[6] else None
     created = datetime.fromisoformat(row[5])
     return ApiKey(row[0], row[1], row[2], bool(row[3]), bool(row[4]), created, revoked, row[7])
+
+
+JOB_COLUMNS = (
+    "id, user, kind, state, created_at, updated_at, done, total, finished_at, result, error, owner"
+)
+"""The jobs table's columns in :func:`job_row`'s order (PostgreSQL quotes ``user``)."""
+
+
+def job_row(job: Job) -> tuple[object, ...]:
+    """A job in the jobs table's column order (its result and error as JSON)."""
+    return (
+        job.id,
+        job.user,
+        job.kind,
+        job.state.value,
+        format_time(job.created_at),
+        format_time(job.updated_at),
+        job.done,
+        job.total,
+        None if job.finished_at is None else format_time(job.finished_at),
+        None if job.result is None else json.dumps(job.result, sort_keys=True),
+        None if job.error is None else json.dumps(job.error, sort_keys=True),
+        job.owner,
+    )
+
+
+def job_of(row: Sequence[Any]) -> Job:
+    """A job from a row in :data:`JOB_COLUMNS` order."""
+    return Job(
+        id=row[0],
+        user=row[1],
+        kind=row[2],
+        state=JobState(row[3]),
+        created_at=datetime.fromisoformat(row[4]),
+        updated_at=datetime.fromisoformat(row[5]),
+        done=int(row[6]),
+        total=int(row[7]),
+        finished_at=None if row[8] is None else datetime.fromisoformat(row[8]),
+        result=None if row[9] is None else json.loads(row[9]),
+        error=None if row[10] is None else json.loads(row[10]),
+        owner=row[11],
+    )

@@ -45,9 +45,11 @@ function cookie(name) {
 const SYSTEMS = ["aide", "basic-memory", "claude-code", "eidet", "engram", "ilab", "mem0", "rae", "talome"];
 const UPLOADS = { zip: "application/zip", json: "application/json", csv: "text/csv", md: "text/markdown" };
 
-async function upload(path, file) {
+// A long upload runs as a job on the server: it answers 202 at once (we ask it to) and the
+// job is followed until it is done, its progress shown through onProgress(done, total).
+async function upload(path, file, onProgress) {
   const ending = file.name.includes(".") ? file.name.split(".").pop().toLowerCase() : "";
-  const headers = { "X-CSRF-Token": cookie("salience_csrf"), "Content-Type": UPLOADS[ending] || "application/octet-stream" };
+  const headers = { "X-CSRF-Token": cookie("salience_csrf"), "Content-Type": UPLOADS[ending] || "application/octet-stream", "Prefer": "respond-async" };
   const answer = await fetch(path, { method: "POST", headers, body: file, credentials: "same-origin" });
   const data = await answer.json().catch(() => ({}));
   if (!answer.ok) {
@@ -55,7 +57,21 @@ async function upload(path, file) {
     error.status = answer.status;
     throw error;
   }
-  return data;
+  return answer.status === 202 ? followJob(data, onProgress) : data;
+}
+
+async function followJob(job, onProgress) {
+  while (job.state === "running") {
+    if (onProgress) onProgress(job.done, job.total);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    job = await api("GET", job.href);
+  }
+  if (job.state === "failed") {
+    const error = new Error(job.error.message);
+    error.status = job.error.status;
+    throw error;
+  }
+  return job.result;
 }
 
 async function api(method, path, body) {
@@ -208,7 +224,10 @@ function importPanel() {
   const run = (dryRun) => async () => {
     if (!file.files.length) { answer.replaceChildren(outcomeBox("Choose the store or export file first (a folder: zip it).", false)); return; }
     try {
-      const report = await upload(`/v1/import/${encodeURIComponent(system.value)}${dryRun ? "?dry_run=true" : ""}`, file.files[0]);
+      const shown = (done, total) => answer.replaceChildren(h("div", { class: "muted", role: "status" },
+        total ? `Importing… ${done} of ${total}` : "Importing…"));
+      shown(0, 0);
+      const report = await upload(`/v1/import/${encodeURIComponent(system.value)}${dryRun ? "?dry_run=true" : ""}`, file.files[0], shown);
       const kinds = Object.entries(report.by_type).map(([t, n]) => `${n} ${t}`).join(", ") || "nothing";
       const head = dryRun ? `${report.found} found; would import ${kinds}` :
         `${report.found} found: ${report.created} created, ${report.updated} updated, ${report.unchanged} unchanged (${kinds})`;

@@ -11,6 +11,7 @@ from salience import errors
 from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
 from salience.briefing.sessions import SessionStart
 from salience.engine.decisions import Decision
+from salience.engine.migrating import MigrationReport
 from salience.lifecycle.consolidation import ConsolidationReport, GroupPlan
 from salience.lifecycle.maintenance import ImportanceChange, MaintenanceReport
 from salience.models import (
@@ -38,6 +39,7 @@ __all__ = [
     "consolidation",
     "days",
     "error",
+    "error_of",
     "graph",
     "hit",
     "is_rejection",
@@ -118,20 +120,27 @@ def is_rejection(response: httpx.Response) -> bool:
 def error(response: httpx.Response, path: str) -> errors.SalienceError:
     """The library's error for a server's error answer."""
     try:
-        error = dict(response.json()["error"])
-        code, message = str(error["code"]), str(error["message"])
+        body = dict(response.json()["error"])
+        str(body["code"]), str(body["message"])
     except (ValueError, KeyError, TypeError):
-        error, code, message = {}, "http", f"HTTP {response.status_code} from the server"
+        body = {"code": "http", "message": f"HTTP {response.status_code} from the server"}
+    return error_of(body, response.status_code, path)
+
+
+def error_of(body: dict[str, Any], status: int, path: str = "") -> errors.SalienceError:
+    """The library's error for an error body (``{code, message, field?}``) of ``status``
+    (a failed job's error carries its own)."""
+    code, message = str(body["code"]), str(body["message"])
     if code == "not_found":
         named = path.split("/")[3] if path.startswith("/v1/memories/") else ""
         return errors.NotFoundError(named, message)
-    if response.status_code in (401, 403):
-        return errors.AccessError(message, status=response.status_code, code=code)
+    if status in (401, 403):
+        return errors.AccessError(message, status=status, code=code)
     kind = _ERRORS.get(code)
     if kind is None:
-        return errors.RemoteError(message, status=response.status_code, code=code)
+        return errors.RemoteError(message, status=status, code=code)
     if issubclass(kind, errors.InvalidInputError):
-        return errors.InvalidInputError(message, field=error.get("field"))
+        return errors.InvalidInputError(message, field=body.get("field"))
     return kind(message)
 
 
@@ -199,6 +208,23 @@ def pack_import(data: dict[str, Any]) -> PackImport:
         manifest(data["manifest"]),
         data["vectors"],
         None if mount is None else layer(mount),
+    )
+
+
+def migration(data: dict[str, Any]) -> MigrationReport:
+    """:func:`salience.wire.values.migration_out`, back."""
+    return MigrationReport(
+        data["system"],
+        data["dry_run"],
+        data["found"],
+        dict(data["by_type"]),
+        data["created"],
+        data["updated"],
+        data["unchanged"],
+        tuple((m["source_id"], m["into"]) for m in data["merged"]),
+        tuple((r["source_id"], r["reason"]) for r in data["refused"]),
+        tuple((s["what"], s["reason"]) for s in data["skipped"]),
+        dict(data["unmappable"]),
     )
 
 

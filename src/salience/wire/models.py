@@ -252,3 +252,23 @@ class MigrationOut(BaseModel):
     refused: list[RefusedOut]
     skipped: list[SkippedOut]
     unmappable: dict[str, int] = Field(description="Source fields with no place in salience.")
+
+
+class JobErrorOut(ErrorBody):
+    status: int = Field(description="The status the request would have answered.")
+
+
+class JobOut(BaseModel):
+    id: str
+    kind: str = Field(description="import, import_from, import_pack, consolidate, reindex")
+    state: Literal["running", "done", "failed"]
+    done: int = Field(description="Items done so far (0 while unknown).")
+    total: int = Field(description="Items in all (0 while unknown).")
+    created_at: str
+    updated_at: str = Field(description="The heartbeat of the process running it.")
+    finished_at: str | None
+    result: dict[str, Any] | None = Field(
+        description="What the request answers when it waits: the same shape."
+    )
+    error: JobErrorOut | None
+    href: str = Field(description="Where to follow it: GET this path.")

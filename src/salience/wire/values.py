@@ -14,6 +14,7 @@ from salience.lifecycle.maintenance import MaintenanceReport
 from salience.models import (
     Hit,
     ImportResult,
+    Job,
     LayerMount,
     MemoryRecord,
     Session,
@@ -22,6 +23,7 @@ from salience.models import (
     WriteResult,
 )
 from salience.sharing.packs import PackImport, PackManifest
+from salience.wire.errors import job_error
 from salience.write.records import to_json_dict
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ __all__ = [
     "format_time",
     "hit_out",
     "import_out",
+    "job_out",
     "layer_out",
     "maintenance_out",
     "memory_out",
@@ -274,4 +277,22 @@ def migration_out(report: MigrationReport) -> dict[str, Any]:
         "refused": [{"source_id": s, "reason": r} for s, r in report.refused],
         "skipped": [{"what": w, "reason": r} for w, r in report.skipped],
         "unmappable": report.unmappable,
+    }
+
+
+def job_out(job: Job) -> dict[str, Any]:
+    """A job as it stands: its progress, and once finished its result (the answer the
+    request would have given) or its error (the API's error shape, with its status)."""
+    return {
+        "id": job.id,
+        "kind": job.kind,
+        "state": job.state.value,
+        "done": job.done,
+        "total": job.total,
+        "created_at": format_time(job.created_at),
+        "updated_at": format_time(job.updated_at),
+        "finished_at": None if job.finished_at is None else format_time(job.finished_at),
+        "result": job.result,
+        "error": None if job.error is None else job_error(job.error),
+        "href": f"/v1/jobs/{job.id}",
     }

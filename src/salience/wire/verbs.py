@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from salience.engine.decisions import Decision
+from salience.engine.migrating import MigrationReport
 from salience.models import (
     AuditEntry,
     DayCount,
@@ -228,6 +229,17 @@ class Verbs(Protocol):
         identity: PackIdentity | None = None,
     ) -> PackManifest:
         """The user's current memories matching the filters as a pack file."""
+        ...
+
+    def import_from(
+        self,
+        system: str,
+        path: str | Path,
+        *,
+        dry_run: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> MigrationReport:
+        """Bring another memory system's store or export over, all or nothing."""
         ...
 
     def import_pack(

@@ -284,6 +284,26 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0010_jobs",
+        """
+        CREATE TABLE jobs (
+            id TEXT PRIMARY KEY,
+            "user" TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            state TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            done BIGINT NOT NULL,
+            total BIGINT NOT NULL,
+            finished_at TEXT,
+            result TEXT,
+            error TEXT,
+            owner TEXT NOT NULL
+        );
+        CREATE INDEX jobs_by_user ON jobs ("user", created_at);
+        """,
+    ),
 )
 
 # Text compares and sorts byte by byte, as in SQLite, whatever the database's locale: ids,

@@ -8,18 +8,23 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from salience.clock import format_time
-from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
+from salience.models import ApiKey, AuditEntry, Job, LayerMount, MemoryRecord, Session, Stats
 from salience.stores.base import RowChanges
 from salience.stores.postgres.vectors import VectorRows
 from salience.stores.rows import (
     COLUMNS,
+    JOB_COLUMNS,
     audit_of,
     audit_row,
     from_row,
+    job_of,
+    job_row,
     key_of,
     key_row,
     session_of,
 )
+
+_JOB_COLUMNS = JOB_COLUMNS.replace("user", '"user"')
 
 
 class PostgresStore(VectorRows):
@@ -206,6 +211,42 @@ class PostgresStore(VectorRows):
             params,
         )
         return [key_of(r) for r in rows]
+
+    def save_job(self, job: Job) -> None:
+        """Insert or overwrite a job."""
+        marks = ", ".join("%s" for _ in job_row(job))
+        with self.transaction():
+            self._exec(
+                f"INSERT INTO jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT (id) DO UPDATE "
+                "SET state = excluded.state, updated_at = excluded.updated_at, "
+                "done = excluded.done, total = excluded.total, "
+                "finished_at = excluded.finished_at, result = excluded.result, "
+                "error = excluded.error, owner = excluded.owner",
+                job_row(job),
+            )
+
+    def job(self, job_id: str) -> Job | None:
+        """The job with this id, or None."""
+        rows = self._rows(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = %s", (job_id,))
+        return job_of(rows[0]) if rows else None
+
+    def jobs(self, user: str | None, limit: int) -> builtins.list[Job]:
+        """The newest jobs first, of one user with ``user``, at most ``limit``."""
+        where, params = ('"user" = %s', [user]) if user is not None else ("TRUE", [])
+        rows = self._rows(
+            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {where} "
+            "ORDER BY created_at DESC, id DESC LIMIT %s",
+            [*params, limit],
+        )
+        return [job_of(row) for row in rows]
+
+    def delete_jobs(self, finished_before: datetime) -> int:
+        """Forget the jobs that finished before ``finished_before``; how many."""
+        with self.transaction():
+            return self._exec(
+                "DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < %s",
+                (format_time(finished_before),),
+            )
 
     def get_meta(self, key: str) -> str | None:
         """A value of the store's own settings table (e.g. the embedder identity)."""

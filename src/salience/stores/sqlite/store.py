@@ -1,9 +1,9 @@
 """The embedded default store: one SQLite file with WAL, FTS5 and derived lookup tables.
 
 :class:`SQLiteStore` is built in parts: the connection (:mod:`.connection`), the memory rows
-and their full-text index (:mod:`.memories`), and here everything kept beside them —
-sessions, vectors, the change log briefings catch up from, decay bases, the audit log, the
-store's settings and mounted layers, and statistics.
+and their full-text index (:mod:`.memories`), jobs (:mod:`.jobs`), and here everything kept
+beside them — sessions, vectors, the change log briefings catch up from, decay bases, the
+audit log, the store's settings and mounted layers, and statistics.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from salience.clock import format_time
 from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
 from salience.stores.base import RowChanges
 from salience.stores.rows import audit_of, audit_row, key_of, key_row, session_of
-from salience.stores.sqlite.memories import MemoryRows
+from salience.stores.sqlite.jobs import JobRows
 from salience.stores.sqlite.rows import COLUMNS, from_row
 
 
-class SQLiteStore(MemoryRows):
+class SQLiteStore(JobRows):
     """A salience store in one SQLite file (see :mod:`.connection` for concurrency)."""
 
     def open_session(self, user: str) -> Session | None:

@@ -1,0 +1,246 @@
+"""Jobs: long work (an import, a consolidation, a reindex) run on a thread of its own, its
+progress and outcome kept in the store, so that whoever asked for it need not wait for it
+(the server answers ``202`` and a job id; ``GET /v1/jobs/{id}`` follows it, from any server
+process of the store).
+
+One thread per job does the work; a second beats its heart: every :data:`HEARTBEAT` seconds
+(sooner after progress) it writes the job's progress and the time. It is the only writer of
+a running job's row (the work's progress callback only updates memory), so the two never
+wait on each other's store lock. When the work ends, its result or error is written once.
+
+A job is reported failed, never left "running", when the process running it stopped: its
+heartbeat is older than :data:`STALE` seconds, or it names a process of this host that no
+longer runs. Each job's work keeps its own promise about a stop midway: an import or a
+consolidation writes in one transaction at its end, so it applied nothing; a reindex keeps
+what it embedded (run it again to finish).
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from typing import Any
+
+from salience.engine.core import EngineCore
+from salience.errors import NotFoundError, SalienceError
+from salience.ids import new_ulid
+from salience.models import ALL_USERS, Job, JobState, UserScope
+
+log = logging.getLogger("salience.jobs")
+
+HEARTBEAT = 2.0
+"""Seconds between a running job's heartbeats (progress is written as often, at most)."""
+STALE = 60.0
+"""Seconds without a heartbeat after which a running job is reported failed."""
+KEPT = timedelta(days=7)
+"""How long a finished job is kept (older ones go when a new job starts)."""
+CLOSE_WAIT = 10.0
+"""Seconds :meth:`Jobs.close` waits for running jobs to stop."""
+INTERRUPTED = "the process running this job stopped before it finished"
+
+Progress = Callable[[int, int], None]
+Work = Callable[[Progress], dict[str, Any]]
+
+
+class JobStopped(SalienceError):
+    """The engine is closing: a job's work stops at its next progress report."""
+
+
+@dataclass
+class _Run:
+    """A job running in this process: its latest state and the events of its life."""
+
+    job: Job
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    moved: threading.Event = field(default_factory=threading.Event)  # progress to write
+    finished: threading.Event = field(default_factory=threading.Event)  # the work ended
+    written: threading.Event = field(default_factory=threading.Event)  # and its outcome too
+
+
+_RUNNING: dict[str, _Run] = {}
+"""The jobs running in this process, whichever engine started them."""
+_RUNNING_LOCK = threading.Lock()
+
+
+class Jobs(EngineCore):
+    """Long work beside the requests: :meth:`start_job`, :meth:`job`, :meth:`jobs`."""
+
+    def start_job(self, kind: str, work: Work, *, user: UserScope = None) -> Job:
+        """Run ``work(progress)`` on a thread of its own as a job of ``user`` (``*`` for a
+        whole-store job of an admin): it returns the job's result (a JSON object); its
+        :class:`~salience.errors.SalienceError` is the job's error. Returns the job as
+        started; :meth:`job` follows it, :meth:`wait_job` waits for it here."""
+        scope = self._scope(user)
+        now = self.now()
+        self._store.delete_jobs(now - KEPT)
+        job = Job(
+            new_ulid(now),
+            "*" if scope is None else scope,
+            kind,
+            JobState.RUNNING,
+            now,
+            now,
+            owner=_process(),
+        )
+        self._store.save_job(job)
+        run = _Run(job)
+        with _RUNNING_LOCK:
+            _RUNNING[job.id] = run
+            self._started.add(job.id)
+        for target, args, name in (
+            (self._beat, (run,), f"job-beat-{job.id}"),
+            (self._work, (run, work), f"job-{job.id}"),
+        ):
+            threading.Thread(target=target, args=args, name=name, daemon=True).start()
+        return job
+
+    def job(self, job_id: str, *, user: UserScope = None) -> Job:
+        """The job with this id as it stands (a job of another user is not found)."""
+        scope = self._scope(user)
+        run = _RUNNING.get(job_id)
+        found = self._store.job(job_id) if run is None else run.job
+        if found is None or (scope is not None and found.user != scope):
+            raise NotFoundError(job_id, "no job with that id (or not yours)")
+        return self._judged(found)
+
+    def jobs(self, *, user: UserScope = None, limit: int = 50) -> builtins.list[Job]:
+        """The user's jobs (everyone's with :data:`ALL_USERS`), newest first."""
+        scope = self._scope(user)
+        return [
+            self._judged(_RUNNING[j.id].job if j.id in _RUNNING else j)
+            for j in self._store.jobs(scope, limit)
+        ]
+
+    def wait_job(self, job_id: str, timeout: float | None = None) -> Job:
+        """Wait (at most ``timeout`` seconds) for a job of this engine to finish; the job."""
+        run = _RUNNING.get(job_id)
+        if run is not None:
+            run.written.wait(timeout)
+        return self.job(job_id, user=ALL_USERS)
+
+    def close(self) -> None:
+        """Ask this engine's running jobs to stop (at their next progress report), wait for
+        them (at most :data:`CLOSE_WAIT` seconds in all), then close the engine."""
+        self._stopping.set()
+        with _RUNNING_LOCK:
+            runs = [_RUNNING[i] for i in self._started if i in _RUNNING]
+        deadline = time.monotonic() + CLOSE_WAIT
+        for run in runs:
+            run.finished.wait(max(0.0, deadline - time.monotonic()))
+            run.written.wait(max(0.0, deadline - time.monotonic()))
+        super().close()
+
+    # -- the job's two threads --------------------------------------------------------------
+
+    def _work(self, run: _Run, work: Work) -> None:
+        def progress(done: int, total: int) -> None:
+            if self._stopping.is_set():
+                raise JobStopped("the server shut down before the job finished")
+            with run.lock:
+                run.job = replace(run.job, done=done, total=total)
+            run.moved.set()
+
+        result: dict[str, Any] | None = None
+        error: dict[str, Any] | None = None
+        try:
+            result = work(progress)
+        except SalienceError as exc:
+            error = _error_of(exc)
+        except Exception:
+            log.exception("job %s (%s) failed", run.job.id, run.job.kind)
+            error = {"kind": "Internal", "message": "the job failed unexpectedly"}
+        state = JobState.FAILED if error is not None else JobState.DONE
+        with run.lock:
+            now = self.now()
+            run.job = replace(
+                run.job, state=state, result=result, error=error, updated_at=now, finished_at=now
+            )
+        run.moved.set()
+        run.finished.set()
+
+    def _beat(self, run: _Run) -> None:
+        """Write the job's progress and heartbeat until it finishes, then its outcome."""
+        written = None
+        while not run.finished.is_set():
+            run.moved.wait(HEARTBEAT)
+            run.moved.clear()
+            with run.lock:
+                current = replace(run.job, updated_at=self.now())
+            if run.finished.is_set():
+                break
+            if current != written:
+                self._persist(current)
+                written = current
+            run.finished.wait(0.5)  # progress is written twice a second at most
+        with run.lock:
+            final = run.job
+        self._persist(final)
+        with _RUNNING_LOCK:
+            _RUNNING.pop(final.id, None)
+            self._started.discard(final.id)
+        run.written.set()
+
+    def _persist(self, job: Job) -> None:
+        try:
+            self._store.save_job(job)
+        except SalienceError:  # the store closed under the job: it reads as interrupted
+            log.warning("job %s: could not record its state", job.id)
+
+    def _judged(self, job: Job) -> Job:
+        """The job, failed if the process running it has stopped (see the module)."""
+        if job.state is not JobState.RUNNING or job.id in _RUNNING:
+            return job
+        age = (self.now() - job.updated_at).total_seconds()
+        if age <= STALE and _alive(job.owner):
+            return job
+        failed = replace(
+            job,
+            state=JobState.FAILED,
+            finished_at=self.now(),
+            error={"kind": "Interrupted", "message": INTERRUPTED},
+        )
+        self._persist(failed)
+        return failed
+
+
+def _error_of(exc: SalienceError) -> dict[str, Any]:
+    """A job's error: the kind of error, its message (the library's: never stored text) and
+    the field or line it names."""
+    error: dict[str, Any] = {"kind": type(exc).__name__, "message": str(exc)}
+    for name in ("field", "line"):
+        value = getattr(exc, name, None)
+        if value is not None:
+            error[name] = value
+    return error
+
+
+_HOST = socket.gethostname()
+
+
+def _process() -> str:
+    """This process, as a job's ``owner`` names it."""
+    return f"{_HOST}:{os.getpid()}"
+
+
+def _alive(owner: str) -> bool:
+    """Whether the process ``owner`` names may still run: False only for this host's
+    processes that do not (another host's cannot be seen: its heartbeat decides)."""
+    host, _, pid = owner.rpartition(":")
+    if host != _HOST or not pid.isdigit():
+        return True
+    if int(pid) == os.getpid():
+        return False  # this process's running jobs are in ``_RUNNING``: an earlier life's
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

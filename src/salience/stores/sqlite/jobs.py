@@ -1,0 +1,51 @@
+"""The jobs table of a SQLite store: long work's progress, heartbeat and outcome."""
+
+from __future__ import annotations
+
+import builtins
+from datetime import datetime
+
+from salience.clock import format_time
+from salience.models import Job
+from salience.stores.rows import JOB_COLUMNS, job_of, job_row
+from salience.stores.sqlite.memories import MemoryRows
+
+
+class JobRows(MemoryRows):
+    """Jobs beside the memory rows (see :class:`salience.models.Job`)."""
+
+    def save_job(self, job: Job) -> None:
+        """Insert or overwrite a job."""
+        marks = ", ".join("?" for _ in job_row(job))
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                f"INSERT OR REPLACE INTO jobs ({JOB_COLUMNS}) VALUES ({marks})", job_row(job)
+            )
+
+    def job(self, job_id: str) -> Job | None:
+        """The job with this id, or None."""
+        with self._errors():
+            row = self._conn.execute(
+                f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)
+            ).fetchone()
+        return None if row is None else job_of(row)
+
+    def jobs(self, user: str | None, limit: int) -> builtins.list[Job]:
+        """The newest jobs first, of one user with ``user``, at most ``limit``."""
+        where, params = ("user = ?", [user]) if user is not None else ("1", [])
+        with self._errors():
+            rows = self._conn.execute(
+                f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} "
+                "ORDER BY created_at DESC, id DESC LIMIT ?",
+                [*params, limit],
+            ).fetchall()
+        return [job_of(row) for row in rows]
+
+    def delete_jobs(self, finished_before: datetime) -> int:
+        """Forget the jobs that finished before ``finished_before``; how many."""
+        with self.transaction(), self._errors():
+            cursor = self._conn.execute(
+                "DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?",
+                (format_time(finished_before),),
+            )
+        return int(cursor.rowcount)

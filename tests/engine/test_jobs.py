@@ -1,0 +1,157 @@
+"""Jobs: long work on a thread of its own, followed in the store, never left "running" when
+the process that ran it is gone (on SQLite and on PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from salience import Config, Memory
+from salience.engine import jobs
+from salience.errors import InvalidInputError, NotFoundError
+from salience.models import ALL_USERS, Job, JobState
+from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
+
+LINES = [json.dumps({"content": f"imported note number {i} about the crane"}) for i in range(5)]
+
+
+def _held(release: threading.Event, started: threading.Event) -> Any:
+    def work(progress: Any) -> dict[str, Any]:
+        progress(1, 4)
+        started.set()
+        assert release.wait(10)
+        progress(4, 4)
+        return {"answer": 42}
+
+    return work
+
+
+def test_a_job_runs_beside_the_caller_and_keeps_its_result(memory: Memory) -> None:
+    release, started = threading.Event(), threading.Event()
+    job = memory.start_job("test", _held(release, started))
+    assert job.state is JobState.RUNNING
+    assert job.user == memory.config.user
+    assert started.wait(10)
+    running = memory.job(job.id)
+    assert (running.state, running.done, running.total) == (JobState.RUNNING, 1, 4)
+    release.set()
+    done = memory.wait_job(job.id, 10)
+    assert done.state is JobState.DONE
+    assert done.result == {"answer": 42}
+    assert (done.done, done.total) == (4, 4)
+    assert done.finished_at is not None
+    assert done.error is None
+    stored = memory.store.job(job.id)  # what another process reads
+    assert stored is not None
+    assert stored.state is JobState.DONE
+    assert stored.result == done.result
+    assert [j.id for j in memory.jobs()] == [job.id]
+
+
+def test_a_job_is_its_users_alone(memory: Memory) -> None:
+    job = memory.start_job("test", lambda progress: {}, user="alice")
+    memory.wait_job(job.id, 10)
+    with pytest.raises(NotFoundError, match="no job"):
+        memory.job(job.id, user="bob")
+    assert memory.jobs(user="bob") == []
+    assert memory.job(job.id, user="alice").state is JobState.DONE
+    assert [j.id for j in memory.jobs(user=ALL_USERS)] == [job.id]
+
+
+def test_a_failed_job_keeps_the_error_never_the_text(memory: Memory) -> None:
+    def refuse(progress: Any) -> dict[str, Any]:
+        raise InvalidInputError("line 3: content is empty", field="content")
+
+    def crash(progress: Any) -> dict[str, Any]:
+        raise RuntimeError("secret-looking internal detail sk-live-abc")
+
+    refused = memory.wait_job(memory.start_job("test", refuse).id, 10)
+    assert refused.state is JobState.FAILED
+    assert refused.result is None
+    assert refused.error == {
+        "kind": "InvalidInputError",
+        "message": "line 3: content is empty",
+        "field": "content",
+    }
+    crashed = memory.wait_job(memory.start_job("test", crash).id, 10)
+    assert crashed.state is JobState.FAILED
+    assert crashed.error == {"kind": "Internal", "message": "the job failed unexpectedly"}
+    stored = memory.store.job(crashed.id)
+    assert stored is not None
+    assert "sk-live" not in json.dumps(stored.error)
+
+
+def _orphan(memory: Memory, owner: str, beat: timedelta) -> Job:
+    now = memory.now()
+    job = Job("01JOBORPHAN0000000000000000", memory.config.user, "import", JobState.RUNNING,
+              now - beat, now - beat, done=3, total=9, owner=owner)  # fmt: skip
+    memory.store.save_job(job)
+    return job
+
+
+def test_a_job_whose_process_died_reads_as_failed_and_stays_so(memory: Memory) -> None:
+    gone_pid = 2**22 + 17  # above Linux's default pid_max: no such process
+    job = _orphan(memory, f"{jobs._HOST}:{gone_pid}", timedelta(seconds=1))
+    failed = memory.job(job.id)
+    assert failed.state is JobState.FAILED
+    assert failed.error == {"kind": "Interrupted", "message": jobs.INTERRUPTED}
+    stored = memory.store.job(job.id)
+    assert stored is not None
+    assert stored.state is JobState.FAILED
+    assert [j.state for j in memory.jobs()] == [JobState.FAILED]
+
+
+def test_another_hosts_job_fails_only_when_its_heartbeat_stops(
+    memory: Memory, clock: FakeClock
+) -> None:
+    job = _orphan(memory, "elsewhere:1234", timedelta(seconds=5))
+    assert memory.job(job.id).state is JobState.RUNNING
+    clock.advance(seconds=jobs.STALE)
+    assert memory.job(job.id).state is JobState.FAILED
+
+
+def test_this_processes_job_not_running_here_is_from_an_earlier_life(memory: Memory) -> None:
+    job = _orphan(memory, jobs._process(), timedelta(seconds=1))
+    assert memory.job(job.id).state is JobState.FAILED
+
+
+def test_closing_stops_an_import_job_before_it_writes_anything(
+    config: Config, clock: FakeClock
+) -> None:
+    release, started = threading.Event(), threading.Event()
+    memory = Memory.open(config=config, clock=clock, embedder=WordHashEmbedder())
+
+    def work(progress: Any) -> dict[str, Any]:
+        started.set()
+        assert release.wait(10)
+        memory.import_(LINES, progress=progress)
+        return {"imported": True}
+
+    job = memory.start_job("import", work)
+    assert started.wait(10)
+    closing = threading.Thread(target=memory.close)
+    closing.start()
+    assert memory._stopping.wait(10)
+    release.set()
+    closing.join(20)
+    assert not closing.is_alive()
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as again:
+        stopped = again.job(job.id)
+        assert stopped.state is JobState.FAILED
+        assert stopped.error is not None
+        assert stopped.error["kind"] == "JobStopped"
+        assert again.list(limit=None) == []
+
+
+def test_a_finished_job_is_kept_a_week(memory: Memory, clock: FakeClock) -> None:
+    old = memory.wait_job(memory.start_job("test", lambda progress: {}).id, 10)
+    clock.advance(days=8)
+    new = memory.wait_job(memory.start_job("test", lambda progress: {}).id, 10)
+    assert [j.id for j in memory.jobs()] == [new.id]
+    assert memory.store.job(old.id) is None
+    assert new.state is JobState.DONE

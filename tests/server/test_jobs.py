@@ -1,0 +1,127 @@
+"""Long requests as jobs: ``202`` and ``GET /v1/jobs/{id}``, the same answer as a request
+that waited, the caller's own jobs only, and other requests served meanwhile."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from salience import Memory
+from salience.server import jobs
+from tests.server.conftest import Keys, bearer
+
+LINES = "".join(
+    json.dumps({"content": f"the crane inspection number {i} passed on the north site"}) + "\n"
+    for i in range(6)
+)
+NDJSON = {"Content-Type": "application/x-ndjson"}
+ASYNC = {**NDJSON, "Prefer": "respond-async"}
+
+
+def _follow(client: TestClient, href: str, headers: dict[str, str] | None = None) -> Any:
+    for _ in range(200):
+        job = client.get(href, headers=headers or {}).json()
+        if job["state"] != "running":
+            return job
+        time.sleep(0.05)
+    raise AssertionError("the job never finished")
+
+
+def test_a_request_that_waits_answers_as_before(client: TestClient, engine: Memory) -> None:
+    answer = client.post("/v1/import", content=LINES, headers=NDJSON)
+    assert answer.status_code == 200
+    assert answer.json() == {"created": 6, "updated": 0, "unchanged": 0, "renamed": 0}
+
+
+def test_respond_async_answers_202_and_the_job_gives_the_same_answer(
+    client: TestClient, engine: Memory
+) -> None:
+    accepted = client.post("/v1/import", content=LINES, headers=ASYNC)
+    assert accepted.status_code == 202, accepted.text
+    job = accepted.json()
+    assert accepted.headers["location"] == job["href"] == f"/v1/jobs/{job['id']}"
+    assert job["kind"] == "import"
+    assert job["state"] in ("running", "done")
+    done = _follow(client, job["href"])
+    assert done["state"] == "done"
+    assert done["error"] is None
+    assert done["result"] == {"created": 6, "updated": 0, "unchanged": 0, "renamed": 0}
+    assert (done["done"], done["total"]) == (6, 6)
+    assert len(engine.list(limit=None)) == 6
+    assert [j["id"] for j in client.get("/v1/jobs").json()] == [job["id"]]
+
+
+def test_a_failed_job_carries_the_error_the_request_would_have_given(
+    client: TestClient,
+) -> None:
+    bad = LINES + "{not json\n"
+    waited = client.post("/v1/import", content=bad, headers=NDJSON)
+    assert waited.status_code == 422
+    job = _follow(client, client.post("/v1/import", content=bad, headers=ASYNC).json()["href"])
+    assert job["state"] == "failed"
+    assert job["result"] is None
+    given = {k: v for k, v in job["error"].items() if v is not None}
+    assert given == {**waited.json()["error"], "status": 422}
+    assert job["error"]["code"] == "invalid_import"
+    assert job["error"]["line"] == 7
+
+
+def test_long_work_answers_202_after_the_wait_and_others_are_served_meanwhile(
+    client: TestClient, engine: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine.remember("the north crane was serviced in spring", type="fact")
+    release = threading.Event()
+    real = engine.consolidate
+
+    def slow(**kwargs: Any) -> Any:
+        assert release.wait(20)
+        return real(**kwargs)
+
+    monkeypatch.setattr(engine, "consolidate", slow)
+    accepted = client.post("/v1/consolidate", json={}, headers={"Prefer": "wait=0.3"})
+    assert accepted.status_code == 202
+    assert accepted.json()["state"] == "running"
+    found = client.post("/v1/search", json={"query": "north crane"})
+    assert found.status_code == 200
+    assert found.json()
+    still = client.get(accepted.headers["location"]).json()
+    assert still["state"] == "running"
+    assert still["finished_at"] is None
+    release.set()
+    done = _follow(client, accepted.headers["location"])
+    assert done["state"] == "done"
+    assert done["result"]["dry_run"] is False
+
+
+def test_a_job_is_the_callers_alone(client: TestClient, keys: Keys) -> None:
+    accepted = client.post("/v1/import", content=LINES, headers={**ASYNC, **bearer(keys.alice)})
+    href = accepted.json()["href"]
+    assert _follow(client, href, bearer(keys.alice))["state"] == "done"
+    stranger = client.get(href, headers=bearer(keys.bob))
+    assert stranger.status_code == 404
+    assert accepted.json()["id"] not in stranger.text
+    assert client.get("/v1/jobs", headers=bearer(keys.bob)).json() == []
+    assert client.get(href, headers=bearer(keys.admin)).json()["state"] == "done"
+
+
+@pytest.mark.parametrize(
+    ("prefer", "wait"),
+    [
+        ("", jobs.WAIT),
+        ("respond-async", 0.0),
+        ("respond-async, wait=5", 5.0),
+        ("wait=100000", jobs.MAX_WAIT),
+        ("wait=soon", jobs.WAIT),
+        ("handling=lenient", jobs.WAIT),
+    ],
+)
+def test_prefer_chooses_how_long_a_request_waits(prefer: str, wait: float) -> None:
+    from starlette.requests import Request
+
+    scope = {"type": "http", "headers": [(b"prefer", prefer.encode())]}
+    assert jobs.wait_of(Request(scope)) == wait

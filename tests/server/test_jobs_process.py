@@ -1,0 +1,72 @@
+"""Jobs of a real ``salience serve`` process: a job outlives the client that gave up on it,
+and a server killed mid-job reports the job failed after a restart, with nothing applied."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.server.test_process import ENV, running
+
+pytestmark = [pytest.mark.process]
+
+EMBEDDING = {**ENV, "SALIENCE_EMBEDDER": "minilm"}  # real work: about 60 lines a second here
+
+
+def _lines(count: int) -> bytes:
+    return "".join(
+        json.dumps({"content": f"site report {i}: crane {i % 13} passed its load test"}) + "\n"
+        for i in range(count)
+    ).encode()
+
+
+def _follow(base: str, href: str, until: Any, seconds: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + seconds
+    while True:
+        job: dict[str, Any] = httpx.get(base + href).json()
+        if until(job):
+            return job
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)
+
+
+def test_a_job_goes_on_when_its_client_gives_up(tmp_path: Path) -> None:
+    with running(tmp_path / "home", env=EMBEDDING) as (_, base):
+        with pytest.raises(httpx.TimeoutException):
+            httpx.post(
+                f"{base}/v1/import",
+                content=_lines(300),
+                headers={"Content-Type": "application/x-ndjson"},
+                timeout=0.5,
+            )
+        listed = _follow(base, "/v1/jobs", lambda jobs: len(jobs) == 1, 10)
+        job = _follow(base, listed[0]["href"], lambda j: j["state"] != "running")  # type: ignore[index]
+        assert job["state"] == "done", job
+        assert job["result"]["created"] == 300
+        assert httpx.get(f"{base}/v1/stats").json()["total"] == 300
+
+
+def test_a_server_killed_mid_job_reports_it_failed_and_applied_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with running(home, env=EMBEDDING) as (process, base):
+        accepted = httpx.post(
+            f"{base}/v1/import",
+            content=_lines(2000),
+            headers={"Content-Type": "application/x-ndjson", "Prefer": "respond-async"},
+        )
+        assert accepted.status_code == 202
+        href = accepted.headers["location"]
+        _follow(base, href, lambda j: j["done"] > 0, 60)  # embedding, nothing written yet
+        process.kill()
+        process.wait()
+    with running(home, env=EMBEDDING) as (_, base):
+        job = httpx.get(base + href).json()
+        assert job["state"] == "failed", job
+        assert job["error"]["code"] == "interrupted"
+        assert job["error"]["status"] == 503
+        assert httpx.get(f"{base}/v1/stats").json()["total"] == 0
