@@ -8,6 +8,7 @@ from salience.cli import lifecycle as _lifecycle  # noqa: F401
 from salience.cli import memories as _memories  # noqa: F401
 from salience.cli import migrate as _migrate  # noqa: F401
 from salience.cli import packs as _packs  # noqa: F401
+from salience.cli import quarantine as _quarantine  # noqa: F401
 from salience.cli import scoring as _scoring  # noqa: F401
 from salience.cli import serve as _serve  # noqa: F401
 from salience.cli import writes as _writes  # noqa: F401

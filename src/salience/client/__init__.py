@@ -73,6 +73,18 @@ class Client(Sharing):
         """Delete a memory for good."""
         return self._write("DELETE", f"/v1/memories/{memory_id}")
 
+    def quarantined(self) -> builtins.list[MemoryRecord]:
+        """The user's memories held in quarantine, newest first."""
+        return [wire.record(r) for r in self._json("GET", "/v1/quarantine")]
+
+    def approve(self, memory_id: str) -> WriteResult:
+        """Let a held memory into briefings."""
+        return self._write("POST", f"/v1/quarantine/{memory_id}/approve")
+
+    def reject(self, memory_id: str) -> WriteResult:
+        """Forget a held memory."""
+        return self._write("POST", f"/v1/quarantine/{memory_id}/reject")
+
     def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
         """The memory helped (echo) or did not (fizzle)."""
         return self._write("POST", f"/v1/memories/{memory_id}/feedback", json={"used": used})

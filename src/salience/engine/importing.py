@@ -19,6 +19,7 @@ from salience.models import AuditEntry, ImportResult, MemoryRecord, UserScope
 from salience.sharing import jsonl
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges, StagedRow
 from salience.stores.rows import stage
+from salience.write import quarantine
 from salience.write.gates.pipeline import screen
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ class Importing(EngineCore):
                         )
                     )
                     created += 1
-                elif existing == record:
+                elif existing == record or _approved(existing, record):
                     unchanged += 1
                 else:
                     self._store.replace(record)
@@ -215,7 +216,9 @@ class Importing(EngineCore):
         screened = screen(record.content, title=record.title, tags=record.tags, fields=fields)
         if screened.rejected:
             raise ImportFormatError(str(screened.reason), line=line, field="content")
-        return replace(record, content=screened.content, title=screened.title, tags=screened.tags)
+        held = quarantine.held_by(record.source, record.content, record.title)
+        clean = replace(record, content=screened.content, title=screened.title, tags=screened.tags)
+        return clean if held is None else quarantine.hold(clean, held)
 
     def _embed_all(
         self, texts: builtins.list[str], progress: Callable[[int, int], None] | None
@@ -232,6 +235,11 @@ class Importing(EngineCore):
             parts.append(part)
             progress(min(start + _PROGRESS_CHUNK, len(texts)), len(texts))
         return np.concatenate(parts)
+
+
+def _approved(existing: MemoryRecord, record: MemoryRecord) -> bool:
+    """Whether ``existing`` is the held ``record`` as a person approved it (it stays so)."""
+    return replace(existing, updated_at=record.updated_at) == quarantine.released(record)
 
 
 _Placed = tuple[builtins.list[MemoryRecord], int, dict[str, MemoryRecord]]

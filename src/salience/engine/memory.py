@@ -33,6 +33,7 @@ from salience.embeddings import Embedder
 from salience.engine.decisions import Decisions
 from salience.engine.jobs import Jobs
 from salience.engine.lifecycle import Lifecycle
+from salience.engine.quarantine import Quarantine
 from salience.engine.recall import Recall
 from salience.engine.sharing import Sharing
 from salience.engine.writes import rejection
@@ -82,7 +83,7 @@ def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
     return path / DB_FILENAME if path.is_dir() else path
 
 
-class Memory(Decisions, Recall, Lifecycle, Sharing, Jobs):
+class Memory(Decisions, Quarantine, Recall, Lifecycle, Sharing, Jobs):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
     @classmethod

@@ -27,6 +27,7 @@ from salience.models import (
 from salience.profiles import Profile
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
+from salience.write import quarantine
 from salience.write.dedup import (
     BIGRAM_DICE,
     DICE_WINDOW,
@@ -94,6 +95,10 @@ class Writes(EngineCore):
             values=values,
             validated=True,  # every value above was validated or made here
         )
+        held = quarantine.held_by(source, content, screened.title)  # as written: hidden too
+        if held is not None:
+            record = quarantine.hold(record, held)
+            notes += (quarantine.held_note(held),)
         vector = self._embed_one(record.content)
         with self._store.transaction():
             result = self._deduplicate(record, rules, now, vector)
@@ -107,6 +112,8 @@ class Writes(EngineCore):
                 result.outcome.value, "duplicate"
             )
             detail = {"type": record.type} if action == "create" else {"reason": result.reason}
+            if held is not None and action == "create":
+                detail["quarantine"] = held.family
             self._audit(action, result.id, source, owner, **detail)
             if record.session_id:
                 self._store.touch_session(record.session_id, now)

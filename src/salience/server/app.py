@@ -27,6 +27,7 @@ from salience.server import (
     jobs,
     mcp_http,
     routes_memories,
+    routes_quarantine,
     routes_recall,
     routes_sharing,
     routes_store,
@@ -62,7 +63,15 @@ def create_app(memory: Memory) -> FastAPI:
     app.state.engine = engine
     app.state.metrics = Metrics()
     errors.install(app)
-    natives = (routes_memories, routes_recall, routes_store, routes_sharing, routes_switching, jobs)
+    natives = (
+        routes_memories,
+        routes_quarantine,
+        routes_recall,
+        routes_store,
+        routes_sharing,
+        routes_switching,
+        jobs,
+    )
     for native in natives:
         app.include_router(native.router)
     for compat in (compat_rae, compat_eidet, compat_eidet_upkeep):

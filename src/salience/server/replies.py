@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Path, Request
 from fastapi.responses import JSONResponse
 
 from salience.models import Outcome, WriteResult
@@ -22,6 +22,7 @@ AsUser = Annotated[
     ),
 ]
 CallerDep = Annotated[Caller, Depends(caller_of)]
+MemoryId = Annotated[str, Path(min_length=1, max_length=64, description="A memory's id.")]
 EngineDep = Annotated[Engine, Depends(engine_of)]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from salience.server.replies import (
@@ -13,6 +13,7 @@ from salience.server.replies import (
     AsUser,
     CallerDep,
     EngineDep,
+    MemoryId,
     write_reply,
 )
 from salience.server.schemas import FeedbackIn, ForgetIn, RememberIn, SupersedeIn, UpdateIn
@@ -20,7 +21,6 @@ from salience.wire.models import MemoryOut, WriteOut
 from salience.wire.values import memory_out
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
-MemoryId = Annotated[str, Path(min_length=1, max_length=64, description="A memory's id.")]
 
 
 @router.post("", response_model=WriteOut, status_code=201, responses=WRITE_REPLIES)

@@ -504,6 +504,33 @@ function login() {
     } }, key, " ", h("button", { class: "primary", type: "submit" }, "Sign in")), note));
 }
 
+// ---- quarantine -------------------------------------------------------------------------------
+
+// Memories from an agent, a tool or an import that read as orders to the agent: held out of
+// every briefing until a person approves (into briefings) or rejects (forgotten) each.
+async function quarantinePage() {
+  const held = await api("GET", "/v1/quarantine");
+  const said = h("div", { id: "decided" });
+  const why = (record) => (record.tags.find((t) => t.startsWith("quarantine:")) || "").slice("quarantine:".length);
+  const decide = (record, verb) => async () => {
+    try {
+      const answer = await api("POST", `/v1/quarantine/${encodeURIComponent(record.id)}/${verb}`);
+      flash = `${verb === "approve" ? "approved" : "rejected"} ${answer.id}`;
+      await route("#/quarantine", true);
+    } catch (error) { said.replaceChildren(failure(error)); }
+  };
+  const note = flash ? outcomeBox(flash, true) : null;
+  flash = null;
+  show(h("h1", {}, "Quarantine"), note, said,
+    h("p", { class: "muted" }, "Memories from an agent, a tool or an import whose text addresses the agent as a command (ignore your instructions, run this, send that). None reaches a briefing until you approve it. Your own memories are never held."),
+    held.length ? h("div", { class: "panel" }, held.map((record) => memoryRow(record,
+      h("div", { class: "row held" },
+        h("span", { class: "tag" }, `held: ${why(record)}`), h("span", { class: "muted" }, `from ${record.source}`),
+        h("button", { class: "primary", onclick: decide(record, "approve") }, "Approve"),
+        h("button", { class: "danger", onclick: decide(record, "reject") }, "Reject")))))
+      : h("p", { class: "empty" }, "Nothing is held."));
+}
+
 // ---- routing ----------------------------------------------------------------------------------
 
 async function route(hash, force) {
@@ -520,6 +547,7 @@ async function route(hash, force) {
     else if (page === "memory") await memory(decodeURIComponent(path.split("/")[2] || ""));
     else if (page === "briefing") await briefing(query);
     else if (page === "graph") await graph(query);
+    else if (page === "quarantine") await quarantinePage();
     else await dashboard();
     document.body.dataset.painted = String(Math.round(performance.now() - started));
   } catch (error) {

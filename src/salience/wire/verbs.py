@@ -83,6 +83,18 @@ class Verbs(Protocol):
         """Forget a memory softly."""
         ...
 
+    def quarantined(self) -> builtins.list[MemoryRecord]:
+        """The memories held in quarantine (orders to the agent from below the user)."""
+        ...
+
+    def approve(self, memory_id: str) -> WriteResult:
+        """Let a held memory into briefings."""
+        ...
+
+    def reject(self, memory_id: str) -> WriteResult:
+        """Forget a held memory."""
+        ...
+
     def get(self, memory_id: str) -> MemoryRecord:
         """One memory, whatever its status."""
         ...

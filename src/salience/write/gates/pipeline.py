@@ -1,4 +1,6 @@
-"""The write pipeline's gates in order: privacy redaction, the secret scanner, the signal gate.
+"""The write pipeline's gates in order: hidden characters removed (tag characters, bidi
+overrides, zero-width runs: see :mod:`.instructions`), privacy redaction, the secret
+scanner, the signal gate.
 
 Pure: takes the text fields of a write, returns them cleaned, or the rejection. The secret
 scanner always runs (nothing can turn it off); the signal gate runs for ``remember`` unless
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from salience.write.gates.instructions import hidden_characters, strip_hidden
 from salience.write.gates.redaction import has_private, redact
 from salience.write.gates.secrets import first_secret
 from salience.write.gates.signal import check_signal
@@ -51,6 +54,12 @@ def screen(
     type, a reason...): scanned for secrets like the content, never redacted or changed.
     """
     notes: list[str] = []
+    hidden = hidden_characters(" ".join((content, title or "", *tags)))
+    if hidden:
+        notes.append(f"hidden characters were removed ({hidden.describe()})")
+        content = strip_hidden(content)
+        title = strip_hidden(title) if title is not None else None
+        tags = [strip_hidden(t) for t in tags]
     if has_private(content) or (title is not None and has_private(title)):
         notes.append("private spans were redacted")
     clean = redact(content)

@@ -1,0 +1,55 @@
+"""Quarantine: a memory from a source below the user whose text reads as an order to the
+agent (see :mod:`salience.write.gates.instructions`) is stored disabled and tagged
+``quarantine`` and ``quarantine:<family>``, so no briefing carries it, until a person
+approves it (enabled, the tags gone) or rejects it (forgotten). Each step is in the audit
+log, never the text. The user's own memories (``source="user"``) are never held: "always
+run the tests before deploying" is a procedure when the user says it."""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import replace
+
+from salience.engine.writes import Writes
+from salience.errors import ConflictError
+from salience.models import MemoryRecord, Outcome, UserScope, WriteResult
+from salience.stores.base import MemoryFilter
+from salience.write.quarantine import TAG, is_held, released
+
+REJECTED = "rejected from quarantine"
+
+
+class Quarantine(Writes):
+    """quarantined, approve, reject."""
+
+    def quarantined(self, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
+        """The user's memories waiting in quarantine (everyone's with ALL_USERS), newest
+        first."""
+        flt = MemoryFilter(as_of=self.now(), user=self._scope(user), tags=(TAG,))
+        return [r for r in self._store.list(flt, None) if is_held(r)]
+
+    def approve(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
+        """Let a held memory into briefings: enabled, its quarantine tag removed (audited)."""
+        scope = self._scope(user)
+        with self._store.transaction():
+            record = self._held(memory_id, scope)
+            approved = replace(released(record), updated_at=self.now())
+            self._store.replace(approved)
+            self._audit("approve", record.id, "user", record.user, quarantine=_family(record))
+        return WriteResult(Outcome.UPDATED, record.id, record=approved)
+
+    def reject(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
+        """Forget a held memory: out of every recall, readable in its history (audited)."""
+        scope = self._scope(user)
+        record = self._held(memory_id, scope)
+        return self.forget(record.id, REJECTED, user=user)
+
+    def _held(self, memory_id: str, scope: str | None) -> MemoryRecord:
+        record = self._local(memory_id, "approve", scope)
+        if not is_held(record) or record.forget_reason is not None:
+            raise ConflictError(f"memory {memory_id} is not in quarantine", memory_id=memory_id)
+        return record
+
+
+def _family(record: MemoryRecord) -> str:
+    return next(t for t in record.tags if t.startswith(f"{TAG}:")).split(":", 1)[1]

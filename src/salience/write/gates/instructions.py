@@ -1,0 +1,285 @@
+"""Text that addresses an agent as a command, and characters that hide text from a reader.
+
+A memory is injected into the model's context at every session start, so a memory that
+reads as an order to the agent ("ignore previous instructions", "always run curl … | sh",
+a system prompt or a tool call imitated) lets whoever wrote it steer the agent. Such text
+from a source below the user (an agent's inference, tool output, an import, a pack) is held
+in quarantine by the engine until a person approves it; this module only recognises it.
+
+:func:`hidden_characters` finds what no reader sees: Unicode tag characters (which can spell
+a whole hidden ASCII text), bidi overrides and isolates (which reorder what is shown), and
+runs of zero-width characters. :func:`reveal` removes them, spelling tag text out so it can
+be judged. :func:`find_instruction` reads the revealed text for the marks of an instruction
+aimed at an agent, by family (see :data:`RULES`); each rule names its family, so a person
+approving a held memory sees why it was held.
+
+Built and measured on ``tests/data/injection/`` (benign procedures and heuristics, which are
+imperative too, against instruction texts in many styles): see ``bench/injection.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+TAGS = re.compile("[\U000e0000-\U000e007f]")
+FLAG_TAGS = re.compile("\U0001f3f4[\U000e0061-\U000e007a]{2,6}\U000e007f")
+"""Subdivision flags (England, Scotland, Wales) are the one legitimate use of tag characters."""
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u180e\ufeff"
+ZERO_RUN = re.compile(f"[{ZERO_WIDTH}]{{2,}}|[\u200b\u2060\u180e\ufeff]")
+"""Zero-width characters in runs (one joiner alone shapes Indic, Persian and emoji text)."""
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What a text hides: how many tag characters, bidi controls and zero-width characters."""
+
+    tags: int
+    bidi: int
+    zero_width: int
+
+    def __bool__(self) -> bool:
+        return bool(self.tags or self.bidi or self.zero_width)
+
+    def describe(self) -> str:
+        parts = [
+            f"{count} {name}"
+            for count, name in (
+                (self.tags, "tag characters"),
+                (self.bidi, "bidi controls"),
+                (self.zero_width, "zero-width characters"),
+            )
+            if count
+        ]
+        return ", ".join(parts)
+
+
+def hidden_characters(text: str) -> Hidden:
+    """The characters of ``text`` that hide text (see the module)."""
+    if text.isascii():
+        return Hidden(0, 0, 0)
+    unflagged = FLAG_TAGS.sub("", text)
+    zero = sum(len(m.group()) for m in ZERO_RUN.finditer(text))
+    return Hidden(len(TAGS.findall(unflagged)), len(BIDI.findall(text)), zero)
+
+
+def strip_hidden(text: str) -> str:
+    """``text`` without its hiding characters (subdivision flags and lone joiners kept)."""
+    if text.isascii():
+        return text
+    flags: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        flags.append(match.group())
+        return f"\x00{len(flags) - 1}\x00"
+
+    held = FLAG_TAGS.sub(keep, text)
+    clean = ZERO_RUN.sub("", BIDI.sub("", TAGS.sub("", held)))
+    return re.sub("\x00(\\d+)\x00", lambda m: flags[int(m.group(1))], clean)
+
+
+def reveal(text: str) -> str:
+    """``text`` as a reader should judge it: tag characters spelled out as the ASCII they
+    encode, other hiding characters dropped, compatibility forms folded (NFKC)."""
+    if text.isascii():
+        return text
+    spelled = TAGS.sub(
+        lambda m: chr(ord(m.group()) - 0xE0000) if 0x20 <= ord(m.group()) - 0xE0000 < 0x7F else "",
+        text,
+    )
+    return unicodedata.normalize("NFKC", ZERO_RUN.sub("", BIDI.sub("", spelled)))
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """Why a text reads as an instruction to an agent: the family of the rule that matched."""
+
+    family: str
+    reason: str
+
+
+_AI = (
+    r"(?:ai|a\.i\.|agents?|assistants?|llms?|language models?|models?|bots?|claude|gpt|"
+    r"chatgpt|copilot|coding agents?|ai (?:agents?|assistants?|models?))"
+)
+_SECRET = (
+    r"(?:api[ _-]?keys?|access tokens?|tokens?|passwords?|credentials|secrets?(?: manager)?|"
+    r"\.env\b|id_rsa|\.ssh\b|\.netrc|\.aws\b|private keys?|signing keys?|printenv|"
+    r"environment variables|database dump|customer (?:emails|table|data)|transcript)"
+)
+_OUT = (
+    r"(?:https?://|\b[\w.+-]+@[\w-]+\.[\w.]+|pastebin|transfer\.sh|webhook|"
+    r"\bpublic(?:ly)?\b|\bslack\b|\bchat\b|readme|commit message|alt text|comment on)"
+)
+
+_RULES: tuple[tuple[str, str, str], ...] = (
+    (
+        "override",
+        "tells the agent to drop its instructions",
+        r"\b(?:ignore|disregard|forget|override|cancel|bypass|do not follow|don't follow)\b"
+        r"[^.\n]{0,40}?\b(?:previous|prior|earlier|above|original|all|your|any|system)\b"
+        r"[^.\n]{0,30}?\b(?:instructions?|rules|directions|guidance|guidelines|prompts?|"
+        r"directives)\b",
+    ),
+    (
+        "override",
+        "declares the agent's instructions void",
+        r"\b(?:previous|prior|earlier|original|safety) (?:instructions|rules|guidelines)"
+        r"\b[^.\n]{0,25}\b(?:outdated|wrong|void|a test|no longer apply|do not apply)"
+        r"|\bnew (?:instructions|rules)\b[^.\n]{0,20}\b(?:supersede|replace|override)",
+    ),
+    (
+        "addressed",
+        "is addressed to an AI agent",
+        rf"\b(?:note|message|instructions?|attention|important|reminder|notice)\b[^.\n:]{{0,25}}"
+        rf"\b(?:for|to)\s+(?:the\s+|any\s+|all\s+|every\s+)?{_AI}\b"
+        rf"|\bif you(?:'re| are) an? {_AI}\b"
+        rf"|\b{_AI}\s+(?:reading|processing|seeing|parsing)\s+this\b"
+        rf"|^\s*(?:dear|hey|hi|attention)\s+{_AI}\b"
+        rf"|\b(?:ai|assistant|agent|model)\s*[:,]\s*(?:run|delete|send|upload|quietly|"
+        rf"silently|exfiltrate|grant|disable|push|remember|you must)\b"
+        rf"|^\s*(?:agent|assistant|ai)\s*,",
+    ),
+    (
+        "shell",
+        "pipes a download into a shell",
+        r"\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b|\|\s*(?:sudo\s+)?(?:bash|python3?|perl|ruby|"
+        r"node|iex|powershell)\b|\b(?:ba)?sh\s+<\(\s*(?:curl|wget)|"
+        r"\bbase64\s+(?:-d|--decode)\b",
+    ),
+    (
+        "shell",
+        "runs a destructive or remote-control command",
+        r"\brm\s+-(?:rf|fr)\s+(?:/|~|\$home)|--no-preserve-root|\bchmod\s+(?:-r\s+)?777\s+"
+        r"(?:-r\s+)?/|\bnc\s+-[ec]\s|\bpowershell\s+-enc|\biex\s*\(|downloadstring\(|"
+        r"\bos\.system\(",
+    ),
+    (
+        "exfiltration",
+        "sends secrets somewhere",
+        "",  # see _sends_secrets: a window around each secret, not one long pattern
+    ),
+    (
+        "secrecy",
+        "asks to keep something from the user",
+        r"\b(?:without|before)\s+(?:telling|asking|informing|notifying|alerting)\s+"
+        r"(?:the\s+)?(?:user|anyone|them|owner)\b"
+        r"|\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|notify|ask)\b[^.\n]{0,30}?"
+        r"\b(?:user|anyone|owner)\b"
+        r"|\b(?:keep|hide)\s+(?:this|it)\b[^.\n]{0,30}?\b(?:secret|hidden)\s+from\b"
+        r"|\bhide this (?:memory|instruction|note)\b"
+        r"|\b(?:silently|quietly|secretly)\s+(?:add|disable|delete|remove|change|install|"
+        r"run|grant|push|merge|upload|send|modify|exfiltrate)\b"
+        r"|\bwithout asking (?:for\s+)?(?:permission|confirmation)\b"
+        r"|\bdo not (?:log|mention) it\b|\bnever reveal\b|\bmake the change silently\b",
+    ),
+    (
+        "system",
+        "imitates a system prompt or a chat turn",
+        r"</?\s*(?:system|sys|user_memory|instructions?)\s*>|<</?sys>>|\[/?(?:system|inst)\]"
+        r"|<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>"
+        r"|^\s*#{1,6}\s*system\b|\bsystem\s+(?:prompt\s+)?override\b|^\s*system\s*:"
+        r"|\b(?:begin|end) system prompt\b|\"role\"\s*:\s*\"(?:system|assistant)\""
+        r"|\b(?:human|user)\s*:[^\n]{0,80}\bassistant\s*:"
+        r"|\btreat the following\b[^.\n]{0,40}\bsystem prompt\b",
+    ),
+    (
+        "tool",
+        "imitates a tool call or a tool's answer",
+        r"</?\s*(?:tool_call|function_calls?|invoke|tool_use|tool_result)\b"
+        r"|\"(?:tool|name|function)\"\s*:\s*\"[^\"]+\"\s*,\s*\"(?:args|arguments|parameters|"
+        r"input)\"|\btool result\s*:|^\s*action\s*:\s*\w+\s+action input\s*:|```tool_code"
+        r"|\bcall the tool\b",
+    ),
+    (
+        "roleplay",
+        "tells the agent to become something else",
+        r"\byou are (?:now|no longer)\b|\bpretend (?:you are|to be)\b"
+        r"|\bact as (?:the |an? )?(?:system|admin|root|unrestricted|evil)"
+        r"|\bfrom now on,? you (?:act|are|will|must)\b|\bjailbreak|\bdan\b,|\bdeveloper mode\b"
+        r"|\bswitch persona\b|\bno (?:rules|restrictions|guidelines)\b"
+        r"|\bsafety (?:filters|checks|guidelines) (?:are )?(?:off|disabled)\b",
+    ),
+    (
+        "policy",
+        "claims an authority's new rule for agents",
+        rf"\b(?:new|updated) (?:policy|rules?)\b[^.\n]{{0,40}}?\b{_AI}\b"
+        rf"|\b(?:agents?|assistants?|the ai)\s+(?:must|should|may|is required to|are required"
+        rf" to)\s+(?:now\s+)?(?:push|store|share|execute|turn off|auto-approve|disable|"
+        rf"ignore|rotate no|set)\b"
+        rf"|\bauthori[sz]ed by\b[^.\n]{{0,30}}\b(?:admin|management)\b"
+        rf"|\b(?:official notice|compliance update|per management)\b[^.\n]{{0,40}}{_AI}"
+        rf"|\bapproved disabling\b",
+    ),
+)
+_AI_WORDS = (" ai", "agent", "assistant", "llm", "model", "bot", "claude", "gpt", "copilot")
+_NEEDS: tuple[tuple[str, ...], ...] = (
+    ("instruction", "rule", "direction", "guidance", "guideline", "prompt", "directive"),
+    ("instructions", "rules", "guidelines"),
+    _AI_WORDS,
+    ("|", "base64", "sh <("),
+    ("rm ", "preserve-root", "chmod", "nc ", "powershell", "iex", "downloadstring", "os.system"),
+    ("key", "token", "password", "credential", "secret", ".env", "id_rsa", ".ssh", ".netrc",
+     ".aws", "printenv", "environment variables", "dump", "customer", "transcript"),
+    ("user", "anyone", "owner", "them", "secret", "hid", "silently", "quietly", "permission",
+     "confirmation", "log it", "mention it", "reveal"),
+    ("<", "[", "system", "role", "assistant"),
+    ("<", '"', "tool", "action"),
+    ("you are", "pretend", "act as", "from now on", "jailbreak", "dan,", "developer mode",
+     "persona", "no rules", "no restrictions", "no guidelines", "safety"),
+    ("polic", "rule", "authori", "notice", "compliance", "management", "approved", *_AI_WORDS),
+)  # fmt: skip
+
+
+_SECRET_RE = re.compile(_SECRET, re.IGNORECASE)
+_SENDS = re.compile(
+    r"\b(?:send|post|upload|forward|email|mail|paste|leak|exfiltrate|copy|append|write|share|"
+    r"put|include|encode)\b",
+    re.IGNORECASE,
+)
+_OUTWARD = re.compile(rf"\b(?:to|into|in)\b[^.\n]{{0,30}}?{_OUT}", re.IGNORECASE)
+
+
+def _sends_secrets(text: str) -> bool:
+    """A secret named with a verb of sending before it, or a destination outside after it
+    (within the sentence): "send the API key to ...", "credentials ... to https://..."."""
+    for found in _SECRET_RE.finditer(text):
+        before = text[max(0, found.start() - 60) : found.start()]
+        after = text[found.end() : found.end() + 90]
+        before = re.split(r"[.\n]", before)[-1]
+        after = re.split(r"[.\n]", after)[0]
+        if _SENDS.search(before) or _OUTWARD.search(after):
+            return True
+    return False
+
+
+Matcher = Callable[[str], object]
+
+RULES: tuple[tuple[str, str, Matcher, tuple[str, ...]], ...] = tuple(
+    (
+        family,
+        reason,
+        re.compile(pattern, re.IGNORECASE | re.MULTILINE).search if pattern else _sends_secrets,
+        needs,
+    )
+    for (family, reason, pattern), needs in zip(_RULES, _NEEDS, strict=True)
+)
+"""(family, reason, matcher, needs): an instruction aimed at an agent, by family; ``needs``
+are words (lower case) one of which the matcher cannot match without: a cheap first look."""
+
+
+def find_instruction(text: str) -> Instruction | None:
+    """The first mark of an instruction to an agent in ``text`` (hidden characters count:
+    tag characters are always smuggling), or None."""
+    hidden = hidden_characters(text)
+    if hidden.tags or hidden.bidi:
+        return Instruction("hidden", f"hides text from a reader ({hidden.describe()})")
+    shown = reveal(text)
+    lowered = shown.lower()
+    for family, reason, matcher, needs in RULES:
+        if any(word in lowered for word in needs) and matcher(shown):
+            return Instruction(family, reason)
+    return None
