@@ -12,8 +12,8 @@ from typing import Any
 
 from salience.scores import SearchScore
 
-SOURCES = ("user", "agent", "consolidation", "import", "system")
-"""Where a memory came from."""
+SOURCES = ("user", "agent", "tool", "consolidation", "import", "pack", "remote", "system")
+"""Where a memory came from (how far each is trusted: :mod:`salience.engine.provenance`)."""
 
 
 class Status(StrEnum):
@@ -284,6 +284,7 @@ class ApiKey:
     created_at: datetime
     revoked_at: datetime | None = None
     label: str | None = None
+    source: str = "user"  # the highest source its writes may claim (salience.engine.provenance)
 
 
 class JobState(StrEnum):

@@ -65,6 +65,7 @@ def test_rank_aide_prints_the_reference_scores(run) -> None:  # type: ignore[no-
             "content": "e",
             "type": "learning",
             "priority": 0.95,
+            "source": "user",  # only the user's own memories may pin
             "created_at": "2025-04-20T00:00:00Z",
         },
     )

@@ -18,6 +18,7 @@ from salience.cli.app import (
     open_memory,
     store_options,
 )
+from salience.engine.provenance import TRUST
 from salience.wire.values import format_time
 
 
@@ -85,6 +86,7 @@ def _key_json(record: Any) -> dict[str, Any]:
         "created_at": format_time(record.created_at),
         "revoked_at": None if record.revoked_at is None else format_time(record.revoked_at),
         "label": record.label,
+        "source": record.source,
     }
 
 
@@ -92,12 +94,20 @@ def _key_json(record: Any) -> dict[str, Any]:
 @click.option("--read-only", is_flag=True, help="The key cannot write.")
 @click.option("--admin", is_flag=True, help="The key may act for any user.")
 @click.option("--label", default=None, help="A note to tell keys apart.")
+@click.option(
+    "--source",
+    type=click.Choice(list(TRUST)),
+    default="user",
+    show_default=True,
+    help="The highest source its writes may claim (agent: a key an agent uses).",
+)
 @store_options
 @json_option
 def create(
     read_only: bool,
     admin: bool,
     label: str | None,
+    source: str,
     home: Path | None,
     profile: str | None,
     as_json: bool,
@@ -116,6 +126,7 @@ def create(
             read_only=read_only,
             admin=admin,
             label=label,
+            source=source,
         )
     if as_json:
         render.emit_json({**_key_json(made.record), "key": made.key})
@@ -139,7 +150,9 @@ def list_(home: Path | None, profile: str | None, as_json: bool) -> None:
     for r in records:
         rights = "admin" if r.admin else "read-only" if r.read_only else "read-write"
         state = f"revoked {r.revoked_at:%Y-%m-%d}" if r.revoked_at else "active"
-        render.say(f"{r.id}  {r.user:<16} {rights:<10} {r.created_at:%Y-%m-%d}  {state}")
+        render.say(
+            f"{r.id}  {r.user:<16} {rights:<10} {r.source:<6} {r.created_at:%Y-%m-%d}  {state}"
+        )
 
 
 @keys.command()

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from salience.engine.provenance import stood
 from salience.errors import ConflictError, ImportFormatError
 from salience.ids import ulid_for
 from salience.models import AuditEntry, ImportResult, MemoryRecord, UserScope
@@ -216,9 +217,8 @@ class Importing(EngineCore):
         screened = screen(record.content, title=record.title, tags=record.tags, fields=fields)
         if screened.rejected:
             raise ImportFormatError(str(screened.reason), line=line, field="content")
-        held = quarantine.held_by(record.source, record.content, record.title)
         clean = replace(record, content=screened.content, title=screened.title, tags=screened.tags)
-        return clean if held is None else quarantine.hold(clean, held)
+        return stood(clean, record.content, claimed=True)[0]  # (the text as written)
 
     def _embed_all(
         self, texts: builtins.list[str], progress: Callable[[int, int], None] | None

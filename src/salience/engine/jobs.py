@@ -18,6 +18,7 @@ what it embedded (run it again to finish).
 from __future__ import annotations
 
 import builtins
+import contextvars
 import logging
 import os
 import socket
@@ -94,11 +95,14 @@ class Jobs(EngineCore):
         with _RUNNING_LOCK:
             _RUNNING[job.id] = run
             self._started.add(job.id)
-        for target, args, name in (
-            (self._beat, (run,), f"job-beat-{job.id}"),
-            (self._work, (run, work), f"job-{job.id}"),
-        ):
-            threading.Thread(target=target, args=args, name=name, daemon=True).start()
+        threading.Thread(
+            target=self._beat, args=(run,), name=f"job-beat-{job.id}", daemon=True
+        ).start()
+        # The work runs in the caller's context: what its channel may claim follows it.
+        context = contextvars.copy_context()
+        threading.Thread(
+            target=context.run, args=(self._work, run, work), name=f"job-{job.id}", daemon=True
+        ).start()
         return job
 
     def job(self, job_id: str, *, user: UserScope = None) -> Job:

@@ -18,6 +18,7 @@ import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from salience.engine.provenance import TRUST
 from salience.errors import InvalidInputError, NotFoundError
 from salience.models import ApiKey
 from salience.stores.base import Store
@@ -47,10 +48,16 @@ def create_key(
     read_only: bool = False,
     admin: bool = False,
     label: str | None = None,
+    source: str = "user",
 ) -> NewKey:
-    """Make a key for ``user``; only its hash is stored."""
+    """Make a key for ``user``; only its hash is stored. ``source`` is the highest source
+    its writes may claim (``agent`` for a key an agent uses: see
+    :mod:`salience.engine.provenance`)."""
     if read_only and admin:
         raise InvalidInputError("a key is read-only or admin, not both", field="admin")
+    if source not in TRUST:
+        known = ", ".join(TRUST)
+        raise InvalidInputError(f"unknown source {source!r}; one of: {known}", field="source")
     owner = validate_field("user", user)
     assert isinstance(owner, str)
     if label is not None:
@@ -58,7 +65,7 @@ def create_key(
         label = checked if isinstance(checked, str) else None
     key_id = secrets.token_hex(5)
     secret = secrets.token_urlsafe(32)
-    record = ApiKey(key_id, _hash(secret), owner, read_only, admin, now, None, label)
+    record = ApiKey(key_id, _hash(secret), owner, read_only, admin, now, None, label, source)
     store.save_key(record)
     return NewKey(record, f"{PREFIX}_{key_id}_{secret}")
 

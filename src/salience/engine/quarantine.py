@@ -14,7 +14,7 @@ from salience.engine.writes import Writes
 from salience.errors import ConflictError
 from salience.models import MemoryRecord, Outcome, UserScope, WriteResult
 from salience.stores.base import MemoryFilter
-from salience.write.quarantine import TAG, is_held, released
+from salience.write.quarantine import TAG, family, is_held, released
 
 REJECTED = "rejected from quarantine"
 
@@ -35,7 +35,7 @@ class Quarantine(Writes):
             record = self._held(memory_id, scope)
             approved = replace(released(record), updated_at=self.now())
             self._store.replace(approved)
-            self._audit("approve", record.id, "user", record.user, quarantine=_family(record))
+            self._audit("approve", record.id, "user", record.user, quarantine=family(record))
         return WriteResult(Outcome.UPDATED, record.id, record=approved)
 
     def reject(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
@@ -49,7 +49,3 @@ class Quarantine(Writes):
         if not is_held(record) or record.forget_reason is not None:
             raise ConflictError(f"memory {memory_id} is not in quarantine", memory_id=memory_id)
         return record
-
-
-def _family(record: MemoryRecord) -> str:
-    return next(t for t in record.tags if t.startswith(f"{TAG}:")).split(":", 1)[1]

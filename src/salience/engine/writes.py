@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from salience.engine.core import EngineCore, changed_fields
+from salience.engine.provenance import stood
 from salience.errors import (
     ConflictError,
     InvalidInputError,
@@ -95,10 +96,9 @@ class Writes(EngineCore):
             values=values,
             validated=True,  # every value above was validated or made here
         )
-        held = quarantine.held_by(source, content, screened.title)  # as written: hidden too
-        if held is not None:
-            record = quarantine.hold(record, held)
-            notes += (quarantine.held_note(held),)
+        record, standing = stood(record, content, claimed=True)  # as written: hidden too
+        notes += standing
+        held = quarantine.is_held(record)
         vector = self._embed_one(record.content)
         with self._store.transaction():
             result = self._deduplicate(record, rules, now, vector)
@@ -112,9 +112,9 @@ class Writes(EngineCore):
                 result.outcome.value, "duplicate"
             )
             detail = {"type": record.type} if action == "create" else {"reason": result.reason}
-            if held is not None and action == "create":
-                detail["quarantine"] = held.family
-            self._audit(action, result.id, source, owner, **detail)
+            if held and action == "create":
+                detail["quarantine"] = quarantine.family(record)
+            self._audit(action, result.id, record.source, owner, **detail)
             if record.session_id:
                 self._store.touch_session(record.session_id, now)
         if SEMANTIC in rules.dedup and vector is None:
@@ -225,11 +225,13 @@ class Writes(EngineCore):
                 revisions += 1
                 self._put_vector(memory_id, vector)
             new = replace(new, updated_at=now, revision_count=revisions)
+            changed = content is not None and content != old.content
+            new, standing = stood(new, content if changed else None, claimed="source" in values)
             self._store.replace(new)
             if "importance" in values:  # a person set it: decay starts again from here
                 self._store.set_importance_base(memory_id, new.importance, now)
             self._audit("update", memory_id, "caller", old.user, **changed_fields(old, new))
-        return WriteResult(Outcome.UPDATED, memory_id, record=new)
+        return WriteResult(Outcome.UPDATED, memory_id, record=new, notes=standing)
 
     def supersede(
         self, old_id: str, content: str, *, user: UserScope = None, **fields: Any
@@ -258,12 +260,13 @@ class Writes(EngineCore):
                 return _duplicate(twin)
             inherited.update(id=new_ulid(now), created_at=now, updated_at=now, parent_id=old.id)
             new = build_record(content, max_bytes=self._config.max_content_bytes, values=inherited)
+            new, standing = stood(new, content, claimed=True)  # the new words are the caller's
             self._store.replace(replace(old, valid_until=now))
             self._store.insert(new)
             self._put_vector(new.id, self._embed_one(new.content))
             self._audit("supersede", old.id, "caller", old.user, by=new.id)
             self._audit("create", new.id, new.source, new.user, type=new.type, supersedes=old.id)
-        return WriteResult(Outcome.CREATED, new.id, record=new)
+        return WriteResult(Outcome.CREATED, new.id, record=new, notes=standing)
 
     def duplicate_of(self, content: str, *, user: UserScope = None) -> MemoryRecord | None:
         """The user's current memory with this content (after case and space normalisation),

@@ -24,7 +24,7 @@ from salience.models import MemoryRecord, Outcome
 PROFILE = "eidet"
 Type = Literal["observation", "insight", "procedure", "heuristic"]
 Provenance = Literal["user_stated", "agent_inferred", "tool_output"]
-SOURCES = {"user_stated": "user", "agent_inferred": "agent", "tool_output": "agent"}
+SOURCES = {"user_stated": "user", "agent_inferred": "agent", "tool_output": "tool"}
 LETTER = {"observation": "O", "insight": "I", "procedure": "P", "heuristic": "H"}
 
 

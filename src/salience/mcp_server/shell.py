@@ -20,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
 from salience.engine.memory import Memory
+from salience.engine.provenance import channel
 from salience.errors import SalienceError
 from salience.models import WriteResult
 
@@ -50,9 +51,11 @@ class Shell:
         return CALLER.get() or self.default_user
 
     def run(self, call: Callable[[Memory], T]) -> T:
-        """``call(memory)``; a library error becomes a tool error."""
+        """``call(memory)`` as an agent's (a write claims at most ``source="agent"``: see
+        :mod:`salience.engine.provenance`); a library error becomes a tool error."""
         try:
-            return call(self.memory)
+            with channel("agent"):
+                return call(self.memory)
         except SalienceError as exc:
             raise ToolError(str(exc)) from None
 

@@ -22,7 +22,7 @@ from salience.server.context import Caller, Engine, caller_of, engine_of
 
 PROFILE = "eidet"
 TYPES = ("observation", "insight", "procedure", "heuristic")
-SOURCES = {"user_stated": "user", "agent_inferred": "agent", "tool_output": "agent"}
+SOURCES = {"user_stated": "user", "agent_inferred": "agent", "tool_output": "tool"}
 
 
 def _error(status: int, message: str, extra: dict[str, Any]) -> JSONResponse:

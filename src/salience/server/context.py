@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fastapi import Request
+from starlette.concurrency import run_in_threadpool
 
 from salience.engine.keys import check_key, has_keys
 from salience.engine.memory import Memory
+from salience.engine.provenance import CEILING
 from salience.models import ALL_USERS, UserScope
 
 T = TypeVar("T")
@@ -65,6 +67,7 @@ class Caller:
     read_only: bool = False
     admin: bool = False
     key_id: str | None = None
+    source: str = "user"  # the highest source the caller's writes may claim
 
     def acting(self, named: str | None, *, across: bool = False) -> UserScope:
         """The user a request acts for: the caller's own, or (admin only) the one named;
@@ -148,13 +151,15 @@ def authenticate(engine: Engine, request: Request) -> Caller:
     record = engine.run(lambda m: check_key(m.store, key))
     if record is None:
         raise Refused(401, "unauthorized", "the API key is not valid (unknown or revoked)")
-    return Caller(record.user, record.read_only, record.admin, record.id)
+    return Caller(record.user, record.read_only, record.admin, record.id, record.source)
 
 
-def caller_of(request: Request) -> Caller:
-    """FastAPI dependency: the request's caller."""
+async def caller_of(request: Request) -> Caller:
+    """FastAPI dependency: the request's caller. Its key's ceiling holds for the rest of the
+    request (the route, and any job it starts): see :mod:`salience.engine.provenance`."""
     state: Any = request.app.state
-    caller: Caller = authenticate(state.engine, request)
+    caller: Caller = await run_in_threadpool(authenticate, state.engine, request)
+    CEILING.set(caller.source)  # this request's own context: it ends with the request
     return caller
 
 

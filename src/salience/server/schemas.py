@@ -51,7 +51,10 @@ class RememberIn(Request):
     tags: list[ShortText] = Field(default_factory=list, max_length=64)
     project: ShortText | None = None
     topic_key: ShortText | None = None
-    source: Literal["user", "agent", "consolidation", "import", "system"] | None = None
+    source: (
+        Literal["user", "agent", "tool", "consolidation", "import", "pack", "remote", "system"]
+        | None
+    ) = None
     importance: Unit | None = None
     confidence: Unit | None = None
     priority: Annotated[float, Field(ge=-1e6, le=1e6)] | None = None

@@ -210,12 +210,19 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX jobs_by_user ON jobs (user, created_at);
         """,
     ),
+    (
+        "0011_key_source",
+        """
+        -- The highest source a key's writes may claim (an agent's key: agent).
+        ALTER TABLE api_keys ADD COLUMN source TEXT NOT NULL DEFAULT 'user';
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
 
 READABLE_WITHOUT = frozenset(
-    {"0007_memory_changes", "0008_audit_user", "0009_api_keys", "0010_jobs"}
+    {"0007_memory_changes", "0008_audit_user", "0009_api_keys", "0010_jobs", "0011_key_source"}
 )
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs
 them (without a change log, a reader reloads instead of catching up)."""

@@ -163,6 +163,7 @@ def key_row(key: ApiKey) -> tuple[object, ...]:
         format_time(key.created_at),
         revoked,
         key.label,
+        key.source,
     )
 
 
@@ -170,7 +171,9 @@ def key_of(row: Sequence[Any]) -> ApiKey:
     """An API key record from a row in the api_keys table's column order."""
     revoked = datetime.fromisoformat(row[6]) if row[6] else None
     created = datetime.fromisoformat(row[5])
-    return ApiKey(row[0], row[1], row[2], bool(row[3]), bool(row[4]), created, revoked, row[7])
+    return ApiKey(
+        row[0], row[1], row[2], bool(row[3]), bool(row[4]), created, revoked, row[7], row[8]
+    )
 
 
 JOB_COLUMNS = (

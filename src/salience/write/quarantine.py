@@ -47,3 +47,8 @@ def held_note(why: Instruction) -> str:
 def is_held(record: MemoryRecord) -> bool:
     """Whether ``record`` waits in quarantine."""
     return not record.enabled and TAG in record.tags
+
+
+def family(record: MemoryRecord) -> str:
+    """Why a held memory was held (its ``quarantine:<family>`` tag)."""
+    return next((t.split(":", 1)[1] for t in record.tags if t.startswith(f"{TAG}:")), "")

@@ -304,6 +304,12 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX jobs_by_user ON jobs ("user", created_at);
         """,
     ),
+    (
+        "0011_key_source",
+        """
+        ALTER TABLE api_keys ADD COLUMN source TEXT NOT NULL DEFAULT 'user';
+        """,
+    ),
 )
 
 # Text compares and sorts byte by byte, as in SQLite, whatever the database's locale: ids,

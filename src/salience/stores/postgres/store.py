@@ -191,7 +191,7 @@ class PostgresStore(VectorRows):
         with self.transaction():
             self._exec("DELETE FROM api_keys WHERE id = %s", (key.id,))
             self._exec(
-                "INSERT INTO api_keys VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                "INSERT INTO api_keys VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 key_row(key),
             )
 
@@ -206,7 +206,8 @@ class PostgresStore(VectorRows):
 
     def _keys(self, where: str, params: Sequence[object]) -> builtins.list[ApiKey]:
         rows = self._rows(
-            'SELECT id, secret_hash, "user", read_only, admin, created_at, revoked_at, label '
+            'SELECT id, secret_hash, "user", read_only, admin, created_at, revoked_at, label, '
+            "source "
             f"FROM api_keys WHERE {where} ORDER BY created_at, id",
             params,
         )

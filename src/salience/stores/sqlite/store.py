@@ -275,7 +275,7 @@ class SQLiteStore(JobRows):
         """Insert or overwrite an API key's record (its hash, never the key)."""
         with self.transaction(), self._errors():
             self._conn.execute(
-                "INSERT OR REPLACE INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 key_row(key),
             )
 
