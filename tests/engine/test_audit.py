@@ -27,7 +27,7 @@ def test_every_kind_of_change_is_logged(memory: Memory, clock: FakeClock) -> Non
     memory.forget(b, "moved to k8s")
     memory.purge(b)
     assert _actions(memory, a) == ["create", "duplicate", "update", "feedback", "supersede"]
-    assert _actions(memory, b) == ["create", "forget", "purge"]  # kept after the purge
+    assert _actions(memory, b) == ["create", "forget", "purge", "erase"]  # kept after it; a receipt
     update = next(e for e in memory.log(a) if e.action == "update")
     assert update.detail["importance"] == [0.5, 0.9]
     assert update.detail["tags"] == [["db"], ["db", "staging"]]

@@ -316,14 +316,41 @@ class Writes(EngineCore):
         return WriteResult(Outcome.FORGOTTEN, memory_id, record=new)
 
     def purge(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
-        """Delete one of the user's memories for good, with its index entries. Irreversible."""
+        """Erase one of the user's memories for good, and every memory derived from it
+        (consolidated from it, summarising it: they quote it), transitively. Irreversible.
+
+        Nothing of their text or vectors stays in the store's files: rows, full-text index,
+        vectors, the WAL (see ``Store.scrub``). The audit log keeps a receipt (``erase``):
+        what was removed, counted, and when; never the text."""
         scope = self._scope(user)
         with self._store.transaction():
             old = self._local(memory_id, "purge", scope)
-            if not self._store.delete(memory_id):
-                raise NotFoundError(memory_id)
-            self._audit("purge", memory_id, "caller", old.user)
-        return WriteResult(Outcome.DELETED, memory_id)
+            gone = [old, *self._derived_from(old)]
+            for record in gone:
+                if not self._store.delete(record.id):
+                    raise NotFoundError(record.id)
+                self._audit("purge", record.id, "caller", record.user)
+        receipt = self._store.scrub()
+        with self._store.transaction():
+            self._audit("erase", memory_id, "caller", old.user, memories=len(gone), **receipt)
+        notes = (f"{len(gone) - 1} memories derived from it were erased too",) if gone[1:] else ()
+        return WriteResult(Outcome.DELETED, memory_id, notes=notes)
+
+    def _derived_from(self, source: MemoryRecord) -> list[MemoryRecord]:
+        """The user's memories derived from ``source``, transitively (an insight of an
+        insight), each once."""
+        every = MemoryFilter(
+            as_of=self.now(), user=source.user, include_superseded=True, include_forgotten=True
+        )
+        candidates = [r for r in self._store.list(every, None) if r.derived_from]
+        found: dict[str, MemoryRecord] = {}
+        frontier = {source.id}
+        while frontier:
+            step = [r for r in candidates if r.id not in found and frontier & set(r.derived_from)]
+            found |= {r.id: r for r in step}
+            frontier = {r.id for r in step}
+        found.pop(source.id, None)
+        return [*found.values()]
 
 
 _SCANNED_FIELDS = ("type", "user", "project", "topic_key", "session_id")

@@ -276,6 +276,11 @@ class Store(Protocol):
         """Remove a record for good; False if it did not exist."""
         ...
 
+    def scrub(self) -> dict[str, int]:
+        """Leave no copy of deleted rows' text or vectors in the store's files (SQLite: merge
+        the full-text index, truncate the WAL; PostgreSQL: VACUUM); what was done, counted."""
+        ...
+
     def layers(self) -> builtins.list[LayerMount]:
         """The read-only stores mounted beside this one, by name."""
         ...

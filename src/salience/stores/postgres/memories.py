@@ -71,6 +71,17 @@ def _tsquery(lexemes: Sequence[str]) -> str:
     return " | ".join("'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes)
 
 
+_SCRUBBED = (
+    "memories",
+    "memory_tags",
+    "memory_entities",
+    "memory_vectors",
+    "fts_terms",
+    "fts_term_deltas",
+    "memory_changes",
+)
+
+
 class MemoryRows(Connection):
     """Writes and reads of memory rows, each write atomic with its tag and entity rows."""
 
@@ -144,6 +155,19 @@ class MemoryRows(Connection):
         """Remove the record and everything derived from it."""
         with self.transaction():
             return self._exec("DELETE FROM memories WHERE id = %s", (memory_id,)) > 0
+
+    def scrub(self) -> dict[str, int]:
+        """Leave no dead tuple of deleted rows: fold the term counts and drop lexemes no row
+        holds any more, then VACUUM the tables a memory's text or vector reaches (outside a
+        transaction, as VACUUM must). The database's own WAL archive, backups and replicas
+        keep what they kept (docs/security.md). What was done, counted."""
+        with self.transaction():
+            self._exec("SELECT salience_fold_counts()")
+            dropped = self._exec("DELETE FROM fts_terms WHERE all_rows <= 0")
+        with self._errors(), self._pool.connection() as conn:
+            conn.autocommit = True
+            conn.execute(f"VACUUM {', '.join(_SCRUBBED)}")
+        return {"lexemes_dropped": dropped, "tables_vacuumed": len(_SCRUBBED)}
 
     def get(self, memory_id: str) -> MemoryRecord | None:
         """The record with this id, or None."""

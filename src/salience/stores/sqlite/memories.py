@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
@@ -146,9 +147,31 @@ class MemoryRows(Connection):
             ).fetchone()
             if row is None:
                 return False
-            self._unindex(row[0])
-            self._conn.execute("DELETE FROM memories WHERE seq = ?", (row[0],))
+            with self._zeroing():
+                self._unindex(row[0])
+                self._conn.execute("DELETE FROM memories WHERE seq = ?", (row[0],))
             return True
+
+    def scrub(self) -> dict[str, int]:
+        """Leave no copy of deleted rows' text in the files: merge the full-text index into
+        one segment (its old segments still hold deleted rows' terms; freed, they are zeroed,
+        as the writer runs with ``secure_delete``), then copy the WAL into the database and
+        truncate it (its frames hold old pages). What was done, counted."""
+        with self.transaction(), self._errors(), self._zeroing():
+            self._conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+        with self._lock, self._errors():  # no write starts meanwhile
+            busy = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        return {"full_text_merged": 1, "wal_truncated": int(busy == 0)}
+
+    @contextlib.contextmanager
+    def _zeroing(self) -> Iterator[None]:
+        """Inside the writer's transaction: every page and cell freed is zeroed (a delete's
+        promise that its text stays nowhere in the file), not only the cheap ones."""
+        self._writer.execute("PRAGMA secure_delete = ON")
+        try:
+            yield
+        finally:
+            self._writer.execute("PRAGMA secure_delete = FAST")
 
     def get(self, memory_id: str) -> MemoryRecord | None:
         """The record with this id, or None."""

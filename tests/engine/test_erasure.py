@@ -1,0 +1,76 @@
+"""Erasure: a purged memory, and every memory derived from it, leave no copy of their text in
+the store's files, and the audit log keeps a receipt (on SQLite and on PostgreSQL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from salience import Memory
+from salience.stores.postgres import is_postgres_url
+from tests.both_stores import stored_bytes
+
+MARKER = "qzvmarkerxj"
+TEXTS = [
+    f"the pallet scanner {MARKER} misread a wet label at dock 3",
+    f"dock 4's pallet scanner {MARKER} failed on a damp label",
+    f"wet labels confuse the pallet scanner {MARKER} again",
+]
+
+
+def _consolidated(memory: Memory) -> tuple[list[str], str]:
+    made = [
+        memory.remember(t, type="observation", tags=["scanner"], force=True).id for t in TEXTS
+    ]
+    assert all(made)
+    assert memory.search(MARKER)  # recalled: access counts rewrite the rows
+    memory.briefing()  # the saved briefing columns
+    report = memory.consolidate()
+    insights = memory.list(type="insight")
+    assert len(insights) == 1, report
+    assert set(insights[0].derived_from) == set(made)
+    return [m for m in made if m is not None], insights[0].id
+
+
+def test_a_purge_erases_what_was_derived_from_it_and_leaves_a_receipt(memory: Memory) -> None:
+    members, insight = _consolidated(memory)
+    first = memory.purge(members[0])
+    assert first.notes == ("1 memories derived from it were erased too",)
+    assert [r.id for r in memory.list(type="insight")] == []
+    receipt = next(e for e in memory.log(members[0]) if e.action == "erase")
+    assert receipt.detail["memories"] == 2
+    assert MARKER not in repr(receipt.detail)
+    assert [e.action for e in memory.log(insight)][0] == "purge"
+    for member in members[1:]:
+        memory.purge(member)
+    assert MARKER.encode() not in stored_bytes(memory)
+
+
+@pytest.mark.sqlite_only
+def test_no_byte_of_a_purged_memory_stays_in_any_file_of_the_home(
+    memory: Memory, home: Path
+) -> None:
+    members, _ = _consolidated(memory)
+    assert any(MARKER.encode() in p.read_bytes() for p in home.rglob("*") if p.is_file())
+    for member in members:
+        memory.purge(member)
+    found = [p.name for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]
+    assert found == []
+    memory.close()
+    found = [p.name for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]
+    assert found == []
+
+
+def test_postgres_keeps_no_dead_tuple_of_it(memory: Memory) -> None:
+    if not is_postgres_url(memory.store.location):
+        pytest.skip("PostgreSQL's dead tuples")
+    members, _ = _consolidated(memory)
+    for member in members:
+        memory.purge(member)
+    dead = memory.store._rows(  # type: ignore[attr-defined]
+        "SELECT relname, n_dead_tup FROM pg_stat_user_tables "
+        "WHERE schemaname = current_schema() AND n_dead_tup > 0 "
+        "AND relname IN ('memories', 'memory_vectors', 'memory_tags', 'memory_entities')"
+    )
+    assert dead == []
