@@ -20,9 +20,7 @@ TEXTS = [
 
 
 def _consolidated(memory: Memory) -> tuple[list[str], str]:
-    made = [
-        memory.remember(t, type="observation", tags=["scanner"], force=True).id for t in TEXTS
-    ]
+    made = [memory.remember(t, type="observation", tags=["scanner"], force=True).id for t in TEXTS]
     assert all(made)
     assert memory.search(MARKER)  # recalled: access counts rewrite the rows
     memory.briefing()  # the saved briefing columns
@@ -41,7 +39,7 @@ def test_a_purge_erases_what_was_derived_from_it_and_leaves_a_receipt(memory: Me
     receipt = next(e for e in memory.log(members[0]) if e.action == "erase")
     assert receipt.detail["memories"] == 2
     assert MARKER not in repr(receipt.detail)
-    assert [e.action for e in memory.log(insight)][0] == "purge"
+    assert next(e.action for e in memory.log(insight)) == "purge"
     for member in members[1:]:
         memory.purge(member)
     assert MARKER.encode() not in stored_bytes(memory)
@@ -74,3 +72,23 @@ def test_postgres_keeps_no_dead_tuple_of_it(memory: Memory) -> None:
         "AND relname IN ('memories', 'memory_vectors', 'memory_tags', 'memory_entities')"
     )
     assert dead == []
+
+
+def test_erasing_a_user_takes_everything_they_stored_and_nothing_else(
+    memory: Memory, home: Path
+) -> None:
+    for text in TEXTS:
+        memory.remember(text, user="alice", force=True)
+    memory.session_start(user="alice")
+    kept = memory.remember("bob keeps the forklift keys in drawer 2", user="bob", force=True)
+    receipt = memory.erase_user("alice")
+    assert receipt["memories"] == 3
+    assert receipt["sessions"] == 1
+    assert receipt["audit_log"] >= 3
+    assert memory.list(user="alice", include_superseded=True, include_forgotten=True) == []
+    assert memory.search(MARKER, user="alice") == []
+    assert [r.id for r in memory.list(user="bob")] == [kept.id]
+    assert [e.action for e in memory.log(user="alice")] == ["erase_user"]  # the receipt
+    assert MARKER.encode() not in stored_bytes(memory)
+    if not is_postgres_url(memory.store.location):
+        assert not [p for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]

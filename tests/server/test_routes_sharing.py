@@ -126,3 +126,18 @@ def test_a_decision_over_http(client: TestClient) -> None:
     bad = client.post("/v1/decisions", json={"topic": "Not Kebab", "decision": "x"})
     assert bad.status_code == 422
     assert bad.json()["error"]["field"] == "topic"
+
+
+def test_an_admin_erases_a_user_and_gets_the_receipt(
+    client: TestClient, keys: Keys, engine: Memory
+) -> None:
+    engine.remember("alice parks on level 2", user="alice")
+    engine.remember("bob parks on level 3", user="bob")
+    refused = client.post("/v1/erase", json={"user": "alice"}, headers=bearer(keys.alice))
+    assert refused.status_code == 403
+    done = client.post("/v1/erase", json={"user": "alice"}, headers=bearer(keys.admin))
+    assert done.status_code == 200
+    assert done.json()["memories"] == 1
+    assert done.json()["user"] == "alice"
+    assert engine.list(user="alice") == []
+    assert [r.content for r in engine.list(user="bob")] == ["bob parks on level 3"]

@@ -81,6 +81,7 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/v1/packs/export"): (None, False),
     ("POST", "/v1/packs/import"): (PACK, True),
     ("POST", "/v1/reindex"): (None, True),
+    ("POST", "/v1/erase"): ({"user": "alice"}, True),
     ("GET", "/v1/jobs"): (None, False),
     ("GET", "/v1/quarantine"): (None, False),
     ("POST", "/v1/quarantine/{memory_id}/approve"): ({}, True),

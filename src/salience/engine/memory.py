@@ -31,6 +31,7 @@ from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
 from salience.embeddings import Embedder
 from salience.engine.decisions import Decisions
+from salience.engine.erasure import Erasure
 from salience.engine.jobs import Jobs
 from salience.engine.lifecycle import Lifecycle
 from salience.engine.quarantine import Quarantine
@@ -83,7 +84,7 @@ def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
     return path / DB_FILENAME if path.is_dir() else path
 
 
-class Memory(Decisions, Quarantine, Recall, Lifecycle, Sharing, Jobs):
+class Memory(Decisions, Quarantine, Erasure, Recall, Lifecycle, Sharing, Jobs):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
     @classmethod

@@ -254,6 +254,21 @@ async def import_pack(
     return await jobs.answer(request, engine, caller, "import_pack", work)
 
 
+class EraseIn(Body):
+    user: ShortText = Field(
+        description="The user whose every memory, session, audit entry and job goes."
+    )
+
+
+@router.post("/erase", responses=WRITE_ERRORS)
+def erase(body: EraseIn, caller: CallerDep, engine: EngineDep) -> dict[str, Any]:
+    """Erase everything a user ever stored and scrub the store's files (admin only, or
+    local mode); the answer is the receipt the audit log keeps: counts, never a text."""
+    admin_only(caller, "erasing a user")
+    caller.may_write()
+    return engine.run(lambda m: m.erase_user(body.user))
+
+
 @router.post("/reindex", response_model=ReindexOut, responses=WRITE_ERRORS | jobs.ACCEPTED)
 async def reindex(request: Request, caller: CallerDep, engine: EngineDep) -> Any:
     """Embed every memory that lacks a vector (all of them after an embedder change)."""

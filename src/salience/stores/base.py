@@ -276,6 +276,11 @@ class Store(Protocol):
         """Remove a record for good; False if it did not exist."""
         ...
 
+    def erase_user(self, user: str) -> dict[str, int]:
+        """Delete everything ``user`` ever stored: memories of every status with their index
+        rows and vectors, sessions, audit entries, jobs; what went, counted by table."""
+        ...
+
     def scrub(self) -> dict[str, int]:
         """Leave no copy of deleted rows' text or vectors in the store's files (SQLite: merge
         the full-text index, truncate the WAL; PostgreSQL: VACUUM); what was done, counted."""

@@ -156,6 +156,14 @@ class MemoryRows(Connection):
         with self.transaction():
             return self._exec("DELETE FROM memories WHERE id = %s", (memory_id,)) > 0
 
+    def erase_user(self, user: str) -> dict[str, int]:
+        """Delete everything ``user`` ever stored (see the SQLite store's)."""
+        with self.transaction():
+            return {
+                table: self._exec(f'DELETE FROM {table} WHERE "user" = %s', (user,))
+                for table in ("memories", "sessions", "audit_log", "jobs")
+            }
+
     def scrub(self) -> dict[str, int]:
         """Leave no dead tuple of deleted rows: fold the term counts and drop lexemes no row
         holds any more, then VACUUM the tables a memory's text or vector reaches (outside a

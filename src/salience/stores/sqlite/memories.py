@@ -163,6 +163,20 @@ class MemoryRows(Connection):
             busy = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
         return {"full_text_merged": 1, "wal_truncated": int(busy == 0)}
 
+    def erase_user(self, user: str) -> dict[str, int]:
+        """Delete everything ``user`` ever stored: memories of every status (their index
+        rows, vectors and decay bases with them), sessions, audit entries and jobs; what
+        went, counted by table. (Then :meth:`scrub`.)"""
+        counts: dict[str, int] = {}
+        with self.transaction(), self._errors(), self._zeroing():
+            seqs = self._conn.execute("SELECT seq FROM memories WHERE user = ?", (user,))
+            for (seq,) in seqs.fetchall():
+                self._unindex(seq)
+            for table in ("memories", "sessions", "audit_log", "jobs"):
+                cursor = self._conn.execute(f"DELETE FROM {table} WHERE user = ?", (user,))
+                counts[table] = int(cursor.rowcount)
+        return counts
+
     @contextlib.contextmanager
     def _zeroing(self) -> Iterator[None]:
         """Inside the writer's transaction: every page and cell freed is zeroed (a delete's

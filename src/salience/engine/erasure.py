@@ -1,0 +1,29 @@
+"""``erase --user NAME``: everything a user ever stored, gone from every structure salience
+writes, with a receipt (GDPR Art. 17). A single memory's erasure is ``purge``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from salience.engine.writes import Writes
+from salience.errors import InvalidInputError
+from salience.write.records import validate_field
+
+
+class Erasure(Writes):
+    """erase_user."""
+
+    def erase_user(self, user: str) -> dict[str, Any]:
+        """Erase every memory of ``user`` (every status, every layer this store writes), their
+        sessions, audit entries and jobs, then scrub the store's files (see ``Store.scrub``).
+        The audit log keeps one receipt under the user's name: counts per structure and the
+        time, never a text. Irreversible; returns the receipt."""
+        name = validate_field("user", user)
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError("name the user to erase", field="user")
+        removed = self._store.erase_user(name)
+        scrubbed = self._store.scrub()
+        receipt: dict[str, Any] = {"user": name, **removed, **scrubbed}
+        with self._store.transaction():
+            self._audit("erase_user", None, "caller", name, **removed, **scrubbed)
+        return receipt
