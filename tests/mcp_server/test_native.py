@@ -32,8 +32,10 @@ TOOLS = {
     "list",
     "entities",
     "stats",
+    "stale",
+    "confirm",
 }
-READ_ONLY = {"recall", "briefing", "history", "list", "entities", "stats"}
+READ_ONLY = {"recall", "briefing", "history", "list", "entities", "stats", "stale"}
 
 
 def _run(server: Any, session: Callable[[Client], Awaitable[None]], **options: Any) -> None:
@@ -198,3 +200,25 @@ def test_over_stdio_as_a_desktop_host_runs_it(tmp_path: Path, mode: str) -> None
     _run(_stdio(home), session, mode=mode)
     with Memory.open(home, embedder=None) as memory:
         assert [r.content for r in memory.list()] == ["The staging API listens on port 8080"]
+
+
+def test_stale_and_confirm(memory: Memory) -> None:
+    source = "01JS0000000000000000000031"
+    lines = [
+        json.dumps({"id": source, "content": "the north crane is rated for 40 tonnes"}),
+        json.dumps({"content": "crane summary: 40 t", "type": "insight", "derived_from": [source]}),
+    ]
+    memory.import_(lines)
+
+    async def session(client: Client) -> None:
+        await client.call_tool("forget", {"memory_id": source, "reason": "sold"})
+        listed = await client.call_tool("stale", {})
+        assert not listed.is_error
+        marked = listed.structured_content["memories"]  # type: ignore[index]
+        assert [m["content"] for m in marked] == ["crane summary: 40 t"]
+        confirmed = await client.call_tool("confirm", {"memory_id": marked[0]["id"]})
+        assert not confirmed.is_error
+        again = await client.call_tool("stale", {})
+        assert again.structured_content["memories"] == []  # type: ignore[index]
+
+    _run(create_mcp_server(memory), session)

@@ -84,6 +84,8 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("POST", "/v1/erase"): ({"user": "alice"}, True),
     ("GET", "/v1/jobs"): (None, False),
     ("GET", "/v1/quarantine"): (None, False),
+    ("GET", "/v1/stale"): (None, False),
+    ("POST", "/v1/stale/{memory_id}/confirm"): ({}, True),
     ("POST", "/v1/quarantine/{memory_id}/approve"): ({}, True),
     ("POST", "/v1/quarantine/{memory_id}/reject"): ({}, True),
     ("GET", "/v1/jobs/{job_id}"): (None, False),

@@ -3,6 +3,7 @@ see the chain, feedback, briefing preview, the graph, escaping, and tenants."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -292,4 +293,25 @@ def test_quarantine_holds_an_agents_order_until_a_person_approves(
         until(page, "document.querySelector('#decided .outcome.ok, main .outcome.ok') !== null")
         until(page, "document.querySelector('.empty')?.textContent === 'Nothing is held.'")
         assert "x.example" in httpx.post(f"{base}/v1/briefing", json={}).text
+        assert page.title() != "pwned"
+
+
+def test_a_stale_memory_waits_until_confirmed(page: Any, tmp_path: Path) -> None:
+    with serving(tmp_path / "home", env=WITH_VECTORS) as base:
+        source = "01JS0000000000000000000021"
+        lines = [
+            {"id": source, "content": "the north crane is rated for 40 tonnes"},
+            {"content": f"crane summary {XSS}", "type": "insight", "derived_from": [source]},
+        ]
+        body = "".join(json.dumps(line) + "\n" for line in lines)
+        headers = {"Content-Type": "application/x-ndjson"}
+        assert httpx.post(f"{base}/v1/import", content=body, headers=headers).status_code == 200
+        forgot = httpx.post(f"{base}/v1/memories/{source}/forget", json={"reason": "sold"})
+        assert forgot.status_code == 200
+        _open(page, base, "#/quarantine")
+        row = page.locator("#stale .memory")
+        assert "its source was forgotten" in row.inner_text()
+        row.get_by_role("button", name="Still true").click()
+        until(page, "document.querySelector('#no-stale') !== null")
+        assert httpx.get(f"{base}/v1/stale").json() == []
         assert page.title() != "pwned"

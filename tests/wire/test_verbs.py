@@ -4,6 +4,7 @@ app in process, and on a Client of a live ``salience serve`` process: all answer
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -232,3 +233,18 @@ def test_quarantine(verbs: Verbs) -> None:
     assert verbs.reject(other.id).outcome is Outcome.FORGOTTEN
     with pytest.raises(ConflictError):
         verbs.approve(other.id)
+
+
+def test_staleness(verbs: Verbs) -> None:
+    source = "01JS0000000000000000000011"
+    lines = [
+        json.dumps({"id": source, "content": "the north crane is rated for 40 tonnes"}),
+        json.dumps({"content": "crane summary: 40 t", "type": "insight", "derived_from": [source]}),
+    ]
+    assert verbs.import_(lines).created == 2
+    verbs.forget(source, "the crane was sold")
+    marked = verbs.stale()
+    assert [r.content for r in marked] == ["crane summary: 40 t"]
+    assert "stale:forgotten" in marked[0].tags
+    assert verbs.confirm(marked[0].id).ok
+    assert verbs.stale() == []

@@ -150,6 +150,7 @@ class Columns:
     tag_user: Flags  # source:user
     tag_verified: Flags  # verified:true
     tag_discovered: Flags  # source:discovered
+    stale: Flags  # tagged stale: a memory it was derived from changed (engine/staleness.py)
     line_length: Ints  # len(one_line(record))
     several: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its projects
 
@@ -214,6 +215,7 @@ class Columns:
             tag_user=flags(lambda r: "source:user" in r.tags),
             tag_verified=flags(lambda r: "verified:true" in r.tags),
             tag_discovered=flags(lambda r: "source:discovered" in r.tags),
+            stale=flags(lambda r: "stale" in r.tags),
             line_length=ints(lambda r: len(one_line(r))),
             several=several,
         )

@@ -34,7 +34,7 @@ else:
     np = lazy_module("numpy")
 
 MAGIC = b"SALCOLS1"
-FORMAT = 2
+FORMAT = 3
 """2: ``line_length`` counts a title and the content (``one_line`` changed); a file of
 format 1 is rebuilt from the store."""
 

@@ -36,6 +36,7 @@ __all__ = ["one_line"]  # re-exported: policies and sessions render memories wit
 # Why a candidate was not injected.
 SUPERSEDED = "superseded"
 DISABLED = "disabled"
+STALE = "stale"
 LIMIT = "limit"
 TYPE_BUDGET = "type budget"
 TOKEN_BUDGET = "token budget"
@@ -323,13 +324,13 @@ class ManifestBuilder:
 
 
 def split_live(candidates: Candidates, now: datetime, manifest: ManifestBuilder) -> Flags:
-    """Which candidates are current and enabled; the others go to the manifest as superseded
-    or disabled (in candidate order, without a score)."""
+    """Which candidates are current, enabled and not stale; the others go to the manifest as
+    superseded, disabled or stale (in candidate order, without a score)."""
     columns = candidates.columns
     current = columns.current(now)
-    live: Flags = current & columns.enabled
+    live: Flags = current & columns.enabled & ~columns.stale
     dead = np.flatnonzero(~live)
-    reasons = np.where(current[dead], DISABLED, SUPERSEDED)
+    reasons = np.where(current[dead], np.where(columns.enabled[dead], STALE, DISABLED), SUPERSEDED)
     manifest.drop(dead, reasons, scored=False)
     return live
 

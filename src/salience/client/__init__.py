@@ -85,6 +85,14 @@ class Client(Sharing):
         """Forget a held memory."""
         return self._write("POST", f"/v1/quarantine/{memory_id}/reject")
 
+    def stale(self) -> builtins.list[MemoryRecord]:
+        """The user's memories gone stale (derived from one that changed), newest first."""
+        return [wire.record(r) for r in self._json("GET", "/v1/stale")]
+
+    def confirm(self, memory_id: str) -> WriteResult:
+        """A stale memory is still true: clear its mark."""
+        return self._write("POST", f"/v1/stale/{memory_id}/confirm")
+
     def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
         """The memory helped (echo) or did not (fizzle)."""
         return self._write("POST", f"/v1/memories/{memory_id}/feedback", json={"used": used})

@@ -36,7 +36,7 @@ from salience.models import (
 )
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
-from salience.stores.base import Store
+from salience.stores.base import MemoryFilter, Store
 from salience.write.gates.secrets import first_secret
 from salience.write.records import WRITABLE_FIELDS, validate_field
 
@@ -44,6 +44,10 @@ if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
     from salience.lifecycle.llm import Summarizer
     from salience.search.vectors import Vectors
+
+
+STALE_TAG = "stale"
+"""The tag of a memory derived from one that changed since (beside ``stale:<how>``)."""
 
 
 class EngineCore:
@@ -221,6 +225,37 @@ class EngineCore:
                 _owned(found, scope, memory_id)
                 raise layer.refuse(memory_id, verb)
         raise NotFoundError(memory_id)
+
+    def _derived_from(self, source: MemoryRecord) -> list[MemoryRecord]:
+        """The user's memories derived from ``source``, transitively (an insight of an
+        insight), each once."""
+        every = MemoryFilter(
+            as_of=self.now(), user=source.user, include_superseded=True, include_forgotten=True
+        )
+        candidates = [r for r in self._store.list(every, None) if r.derived_from]
+        found: dict[str, MemoryRecord] = {}
+        frontier = {source.id}
+        while frontier:
+            step = [r for r in candidates if r.id not in found and frontier & set(r.derived_from)]
+            found |= {r.id: r for r in step}
+            frontier = {r.id for r in step}
+        found.pop(source.id, None)
+        return [*found.values()]
+
+    def _stale_after(self, changed: MemoryRecord, how: str) -> int:
+        """Inside the caller's write transaction: mark every current memory derived from
+        ``changed`` (transitively) stale, saying how its source changed (``superseded``,
+        ``updated``, ``forgotten``); each once, audited. How many were marked."""
+        now = self.now()
+        marked = 0
+        for record in self._derived_from(changed):
+            if not record.is_current(now) or STALE_TAG in record.tags:
+                continue
+            tags = (*record.tags, STALE_TAG, f"{STALE_TAG}:{how}")
+            self._store.replace(replace(record, tags=tags, updated_at=now))
+            self._audit("stale", record.id, "system", record.user, source=changed.id, how=how)
+            marked += 1
+        return marked
 
     def _writable(self, fields: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(fields) - set(WRITABLE_FIELDS))

@@ -37,6 +37,7 @@ from salience.engine.lifecycle import Lifecycle
 from salience.engine.quarantine import Quarantine
 from salience.engine.recall import Recall
 from salience.engine.sharing import Sharing
+from salience.engine.staleness import Staleness
 from salience.engine.writes import rejection
 from salience.errors import (
     ConfigError,
@@ -84,7 +85,7 @@ def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
     return path / DB_FILENAME if path.is_dir() else path
 
 
-class Memory(Decisions, Quarantine, Erasure, Recall, Lifecycle, Sharing, Jobs):
+class Memory(Decisions, Quarantine, Erasure, Staleness, Recall, Lifecycle, Sharing, Jobs):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
     @classmethod

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from salience.engine.core import EngineCore
+from salience.engine.core import STALE_TAG, EngineCore
 from salience.errors import (
     InvalidInputError,
 )
@@ -88,6 +88,9 @@ class Recall(EngineCore):
         else:
             candidates = self._candidates(query, flt, plan, limit, layers)
         hits = rank_candidates(candidates, rules, now, self._settings, limit)
+        hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
+            h for h in hits if STALE_TAG in h.record.tags
+        ]  # a stale memory (tagged: its source changed) comes after the current ones
         if touch is None:
             touch = as_of is None
         if rules.bump_on_recall and touch:

@@ -231,6 +231,8 @@ class Writes(EngineCore):
             if "importance" in values:  # a person set it: decay starts again from here
                 self._store.set_importance_base(memory_id, new.importance, now)
             self._audit("update", memory_id, "caller", old.user, **changed_fields(old, new))
+            if changed:
+                self._stale_after(old, "updated")
         return WriteResult(Outcome.UPDATED, memory_id, record=new, notes=standing)
 
     def supersede(
@@ -265,6 +267,7 @@ class Writes(EngineCore):
             self._store.insert(new)
             self._put_vector(new.id, self._embed_one(new.content))
             self._audit("supersede", old.id, "caller", old.user, by=new.id)
+            self._stale_after(old, "superseded")
             self._audit("create", new.id, new.source, new.user, type=new.type, supersedes=old.id)
         return WriteResult(Outcome.CREATED, new.id, record=new, notes=standing)
 
@@ -313,6 +316,7 @@ class Writes(EngineCore):
             self._store.replace(new)
             given = "default" if checked == DEFAULT_FORGET_REASON else "given"
             self._audit("forget", memory_id, "caller", old.user, reason=given)
+            self._stale_after(old, "forgotten")
         return WriteResult(Outcome.FORGOTTEN, memory_id, record=new)
 
     def purge(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
@@ -335,22 +339,6 @@ class Writes(EngineCore):
             self._audit("erase", memory_id, "caller", old.user, memories=len(gone), **receipt)
         notes = (f"{len(gone) - 1} memories derived from it were erased too",) if gone[1:] else ()
         return WriteResult(Outcome.DELETED, memory_id, notes=notes)
-
-    def _derived_from(self, source: MemoryRecord) -> list[MemoryRecord]:
-        """The user's memories derived from ``source``, transitively (an insight of an
-        insight), each once."""
-        every = MemoryFilter(
-            as_of=self.now(), user=source.user, include_superseded=True, include_forgotten=True
-        )
-        candidates = [r for r in self._store.list(every, None) if r.derived_from]
-        found: dict[str, MemoryRecord] = {}
-        frontier = {source.id}
-        while frontier:
-            step = [r for r in candidates if r.id not in found and frontier & set(r.derived_from)]
-            found |= {r.id: r for r in step}
-            frontier = {r.id for r in step}
-        found.pop(source.id, None)
-        return [*found.values()]
 
 
 _SCANNED_FIELDS = ("type", "user", "project", "topic_key", "session_id")

@@ -74,6 +74,7 @@ def create_app(memory: Memory) -> FastAPI:
     )
     for native in natives:
         app.include_router(native.router)
+    app.include_router(routes_quarantine.stale_router)
     for compat in (compat_rae, compat_eidet, compat_eidet_upkeep):
         app.include_router(compat.router, responses=compat.RESPONSES)
     _health(app)

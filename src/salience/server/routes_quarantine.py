@@ -1,5 +1,6 @@
 """``/v1/quarantine``: memories from a source below the user that read as orders to the
-agent, held out of every briefing until a person approves or rejects them.
+agent, held out of every briefing until a person approves or rejects them; ``/v1/stale``:
+memories derived from one that changed, out of briefings until confirmed or forgotten.
 
 Approving needs a write key of the memory's user (or local mode). The MCP faces have no
 tool for it on purpose: an agent does not let its own orders through."""
@@ -49,3 +50,23 @@ def reject(
     """Forget the held memory (audited; readable in its history)."""
     caller.may_write()
     return write_reply(request, engine.run(lambda m: m.reject(memory_id, user=caller.user)))
+
+
+stale_router = APIRouter(prefix="/v1/stale", tags=["memories"])
+
+
+@stale_router.get("", response_model=list[MemoryOut], responses=READ_ERRORS)
+def stale(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> list[dict[str, Any]]:
+    """The user's memories gone stale (a memory they were derived from changed; the tag
+    ``stale:<how>`` says how, the audit log which), newest first."""
+    user = caller.acting(as_user, across=True)
+    return [memory_out(r) for r in engine.run(lambda m: m.stale(user=user))]
+
+
+@stale_router.post("/{memory_id}/confirm", response_model=WriteOut, responses=WRITE_REPLIES)
+def confirm(
+    memory_id: MemoryId, request: Request, caller: CallerDep, engine: EngineDep
+) -> JSONResponse:
+    """A stale memory is still true: the mark goes (audited) and it is briefed again."""
+    caller.may_write()
+    return write_reply(request, engine.run(lambda m: m.confirm(memory_id, user=caller.user)))

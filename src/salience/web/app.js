@@ -506,29 +506,40 @@ function login() {
 
 // ---- quarantine -------------------------------------------------------------------------------
 
-// Memories from an agent, a tool or an import that read as orders to the agent: held out of
-// every briefing until a person approves (into briefings) or rejects (forgotten) each.
+// Memories waiting for a person. Held: from an agent, a tool or an import, they read as
+// orders to the agent; approve (into briefings) or reject (forgotten) each. Stale: a memory
+// they were derived from changed since; confirm (still true) or forget each.
 async function quarantinePage() {
-  const held = await api("GET", "/v1/quarantine");
+  const [held, stale] = await Promise.all([api("GET", "/v1/quarantine"), api("GET", "/v1/stale")]);
   const said = h("div", { id: "decided" });
-  const why = (record) => (record.tags.find((t) => t.startsWith("quarantine:")) || "").slice("quarantine:".length);
-  const decide = (record, verb) => async () => {
+  const tagged = (record, prefix) => (record.tags.find((t) => t.startsWith(prefix)) || "").slice(prefix.length);
+  const decide = (record, verb, done, body) => async () => {
     try {
-      const answer = await api("POST", `/v1/quarantine/${encodeURIComponent(record.id)}/${verb}`);
-      flash = `${verb === "approve" ? "approved" : "rejected"} ${answer.id}`;
+      const [kind, action] = verb.split(" ");
+      const answer = await api("POST", `/v1/${kind}/${encodeURIComponent(record.id)}/${action}`, body);
+      flash = `${done} ${answer.id}`;
       await route("#/quarantine", true);
     } catch (error) { said.replaceChildren(failure(error)); }
   };
   const note = flash ? outcomeBox(flash, true) : null;
   flash = null;
-  show(h("h1", {}, "Quarantine"), note, said,
+  show(h("h1", {}, "Waiting for you"), note, said,
+    h("h2", {}, "Held in quarantine"),
     h("p", { class: "muted" }, "Memories from an agent, a tool or an import whose text addresses the agent as a command (ignore your instructions, run this, send that). None reaches a briefing until you approve it. Your own memories are never held."),
-    held.length ? h("div", { class: "panel" }, held.map((record) => memoryRow(record,
+    held.length ? h("div", { class: "panel", id: "held" }, held.map((record) => memoryRow(record,
       h("div", { class: "row held" },
-        h("span", { class: "tag" }, `held: ${why(record)}`), h("span", { class: "muted" }, `from ${record.source}`),
-        h("button", { class: "primary", onclick: decide(record, "approve") }, "Approve"),
-        h("button", { class: "danger", onclick: decide(record, "reject") }, "Reject")))))
-      : h("p", { class: "empty" }, "Nothing is held."));
+        h("span", { class: "tag" }, `held: ${tagged(record, "quarantine:")}`), h("span", { class: "muted" }, `from ${record.source}`),
+        h("button", { class: "primary", onclick: decide(record, "quarantine approve", "approved") }, "Approve"),
+        h("button", { class: "danger", onclick: decide(record, "quarantine reject", "rejected") }, "Reject")))))
+      : h("p", { class: "empty" }, "Nothing is held."),
+    h("h2", {}, "Stale"),
+    h("p", { class: "muted" }, "Memories derived from one that has changed since (superseded, rewritten or forgotten). They stay out of briefings until you confirm them or forget them."),
+    stale.length ? h("div", { class: "panel", id: "stale" }, stale.map((record) => memoryRow(record,
+      h("div", { class: "row" },
+        h("span", { class: "tag" }, `its source was ${tagged(record, "stale:")}`),
+        h("button", { class: "primary", onclick: decide(record, "stale confirm", "confirmed") }, "Still true"),
+        h("button", { class: "danger", onclick: decide(record, "memories forget", "forgotten", { reason: "stale: its source changed" }) }, "Forget")))))
+      : h("p", { class: "empty", id: "no-stale" }, "Nothing is stale."));
 }
 
 // ---- routing ----------------------------------------------------------------------------------

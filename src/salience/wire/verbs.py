@@ -95,6 +95,14 @@ class Verbs(Protocol):
         """Forget a held memory."""
         ...
 
+    def stale(self) -> builtins.list[MemoryRecord]:
+        """The memories derived from one that changed since."""
+        ...
+
+    def confirm(self, memory_id: str) -> WriteResult:
+        """A stale memory is still true: clear its mark."""
+        ...
+
     def get(self, memory_id: str) -> MemoryRecord:
         """One memory, whatever its status."""
         ...

@@ -1,0 +1,45 @@
+"""Staleness follows dependencies: a memory derived from another (a consolidation's insight,
+a summary) goes stale when its source is superseded, rewritten or forgotten, transitively
+(marked by the write that changed the source: ``EngineCore._stale_after``). A stale memory
+leaves briefings (the manifest says ``stale``) and comes after current ones in recall; it is
+tagged ``stale`` and ``stale:<how>`` and the audit log says which source changed, how and
+when. A person confirms it (still true: the mark goes, audited) or forgets it.
+(A purged source erases what was derived from it instead: it quotes the source.)"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import replace
+
+from salience.engine.core import STALE_TAG
+from salience.engine.writes import Writes
+from salience.errors import ConflictError
+from salience.models import MemoryRecord, Outcome, UserScope, WriteResult
+from salience.stores.base import MemoryFilter
+
+
+class Staleness(Writes):
+    """stale, confirm."""
+
+    def stale(self, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
+        """The user's current memories marked stale (everyone's with ALL_USERS), newest
+        first."""
+        flt = MemoryFilter(as_of=self.now(), user=self._scope(user), tags=(STALE_TAG,))
+        return self._store.list(flt, None)
+
+    def confirm(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
+        """A stale memory is still true: the mark goes (audited), it is briefed again."""
+        scope = self._scope(user)
+        with self._store.transaction():
+            record = self._current(memory_id, "confirm", scope)
+            if STALE_TAG not in record.tags:
+                raise ConflictError(f"memory {memory_id} is not stale", memory_id=memory_id)
+            tags = tuple(t for t in record.tags if t != STALE_TAG and not _how(t))
+            confirmed = replace(record, tags=tags, updated_at=self.now())
+            self._store.replace(confirmed)
+            self._audit("confirm", record.id, "user", record.user)
+        return WriteResult(Outcome.UPDATED, record.id, record=confirmed)
+
+
+def _how(tag: str) -> bool:
+    return tag.startswith(f"{STALE_TAG}:")
