@@ -125,33 +125,3 @@ def test_prefer_chooses_how_long_a_request_waits(prefer: str, wait: float) -> No
 
     scope = {"type": "http", "headers": [(b"prefer", prefer.encode())]}
     assert jobs.wait_of(Request(scope)) == wait
-
-
-def test_a_keys_writes_claim_no_more_than_the_key_allows(
-    client: TestClient, engine: Memory, clock: Any
-) -> None:
-    """An agent's key (``keys create --source agent``) cannot store the user's word, in a
-    request or in the job it starts; a person's key can."""
-    from salience.engine.keys import create_key
-
-    agent = create_key(engine.store, user="alice", now=clock.now, source="agent").key
-    person = create_key(engine.store, user="alice", now=clock.now).key
-    said = client.post(
-        "/v1/memories",
-        json={"content": "Alice prefers short answers", "source": "user"},
-        headers=bearer(agent),
-    )
-    assert said.status_code == 201
-    assert said.json()["record"]["source"] == "agent"
-    assert any("above what this channel may claim" in n for n in said.json()["notes"])
-    line = json.dumps({"id": "01JQ00000000000000000000AA", "content": "x", "source": "user"})
-    accepted = client.post("/v1/import", content=line + "\n", headers={**ASYNC, **bearer(agent)})
-    assert _follow(client, accepted.json()["href"], bearer(agent))["state"] == "done"
-    imported = [r for r in engine.list(user="alice", limit=None) if r.content == "x"]
-    assert [r.source for r in imported] == ["agent"]  # (its id is alice's own: renamed)
-    mine = client.post(
-        "/v1/memories",
-        json={"content": "Alice deploys on Tuesdays", "source": "user"},
-        headers=bearer(person),
-    )
-    assert mine.json()["record"]["source"] == "user"

@@ -2,8 +2,10 @@
 agent, held out of every briefing until a person approves or rejects them; ``/v1/stale``:
 memories derived from one that changed, out of briefings until confirmed or forgotten.
 
-Approving needs a write key of the memory's user (or local mode). The MCP faces have no
-tool for it on purpose: an agent does not let its own orders through."""
+Approving or rejecting needs a person's key of the memory's user (a write key made with
+``--source user``, the default) or local mode: a key made for an agent (``--source agent``)
+is refused, and the MCP faces have no tool for it, so an agent does not let its own orders
+through."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from salience.server.context import Caller, Refused
 from salience.server.replies import (
     READ_ERRORS,
     WRITE_REPLIES,
@@ -39,7 +42,7 @@ def approve(
     memory_id: MemoryId, request: Request, caller: CallerDep, engine: EngineDep
 ) -> JSONResponse:
     """Let the held memory into briefings (audited)."""
-    caller.may_write()
+    _a_person(caller)
     return write_reply(request, engine.run(lambda m: m.approve(memory_id, user=caller.user)))
 
 
@@ -48,8 +51,17 @@ def reject(
     memory_id: MemoryId, request: Request, caller: CallerDep, engine: EngineDep
 ) -> JSONResponse:
     """Forget the held memory (audited; readable in its history)."""
-    caller.may_write()
+    _a_person(caller)
     return write_reply(request, engine.run(lambda m: m.reject(memory_id, user=caller.user)))
+
+
+def _a_person(caller: Caller) -> None:
+    """Refuse a read-only key, and a key made for an agent: quarantine waits for a person."""
+    caller.may_write()
+    if caller.source != "user":
+        raise Refused(
+            403, "forbidden", f"a {caller.source}'s key cannot decide on quarantine: a person's can"
+        )
 
 
 stale_router = APIRouter(prefix="/v1/stale", tags=["memories"])
