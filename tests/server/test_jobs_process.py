@@ -40,15 +40,15 @@ def test_a_job_goes_on_when_its_client_gives_up(tmp_path: Path) -> None:
         with pytest.raises(httpx.TimeoutException):
             httpx.post(
                 f"{base}/v1/import",
-                content=_lines(300),
+                content=_lines(150),
                 headers={"Content-Type": "application/x-ndjson"},
                 timeout=0.5,
             )
         listed = _follow(base, "/v1/jobs", lambda jobs: len(jobs) == 1, 10)
         job = _follow(base, listed[0]["href"], lambda j: j["state"] != "running")  # type: ignore[index]
         assert job["state"] == "done", job
-        assert job["result"]["created"] == 300
-        assert httpx.get(f"{base}/v1/stats").json()["total"] == 300
+        assert job["result"]["created"] == 150
+        assert httpx.get(f"{base}/v1/stats").json()["total"] == 150
 
 
 def test_a_server_killed_mid_job_reports_it_failed_and_applied_nothing(tmp_path: Path) -> None:
