@@ -228,18 +228,27 @@ class EngineCore:
 
     def _derived_from(self, source: MemoryRecord) -> list[MemoryRecord]:
         """The user's memories derived from ``source``, transitively (an insight of an
-        insight), each once."""
-        every = MemoryFilter(
-            as_of=self.now(), user=source.user, include_superseded=True, include_forgotten=True
-        )
-        candidates = [r for r in self._store.list(every, None) if r.derived_from]
+        insight), each once: per memory reached, one scan of the sources column inside the
+        database, not every record built in Python (this runs inside supersede, update and
+        forget)."""
         found: dict[str, MemoryRecord] = {}
-        frontier = {source.id}
+        frontier = [source.id]
         while frontier:
-            step = [r for r in candidates if r.id not in found and frontier & set(r.derived_from)]
-            found |= {r.id: r for r in step}
-            frontier = {r.id for r in step}
-        found.pop(source.id, None)
+            step: dict[str, MemoryRecord] = {}
+            for parent in frontier:
+                flt = MemoryFilter(
+                    as_of=self.now(),
+                    user=source.user,
+                    include_superseded=True,
+                    include_forgotten=True,
+                    derived_from=parent,
+                )
+                for record in self._store.list(flt, None):
+                    if parent in record.derived_from and record.id not in found:
+                        step[record.id] = record
+            step.pop(source.id, None)
+            found |= step
+            frontier = list(step)
         return [*found.values()]
 
     def _stale_after(self, changed: MemoryRecord, how: str) -> int:

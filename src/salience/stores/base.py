@@ -30,6 +30,7 @@ class MemoryFilter:
     include_superseded: bool = False
     include_forgotten: bool = False
     enabled_only: bool = False
+    derived_from: str | None = None  # records that name this id among their sources
 
 
 COLUMNS_KEY = "columns_key"
