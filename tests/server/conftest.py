@@ -7,12 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from salience import Config, Memory
 from salience.engine.keys import create_key
 from salience.models import ALL_USERS
 from salience.server.app import create_app
+from salience.server.context import Engine
+from salience.server.mcp_http import Gate
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
 from tests.loopback import local_client
@@ -34,10 +37,33 @@ def engine(tmp_path: Path, clock: FakeClock, store_url: str) -> Iterator[Memory]
         yield memory
 
 
+_APPS: dict[int, FastAPI] = {}
+
+
+def app_for(memory: Memory) -> FastAPI:
+    """The app of :func:`create_app` around ``memory``: one per test process (per body
+    limit), pointed at each test's engine in turn. FastAPI builds an app's ~150 routes on
+    its first request (~0.7 s here); a test of one request would pay that every time. The
+    app keeps nothing of a store but its engine: the engine, the MCP gate's engine and the
+    metrics are the new test's."""
+    limit = memory.config.max_request_bytes
+    app = _APPS.get(limit)
+    if app is None:
+        app = _APPS[limit] = create_app(memory)
+        return app
+    engine = Engine(memory)
+    app.state.engine = engine
+    app.state.metrics.__init__()  # the middleware holds this object: empty it in place
+    for route in app.router.routes:
+        if isinstance(getattr(route, "app", None), Gate):
+            route.app.engine, route.app.app = engine, None  # type: ignore[attr-defined]
+    return app
+
+
 @pytest.fixture
 def client(engine: Memory) -> Iterator[TestClient]:
     """Local mode: no key exists."""
-    with local_client(create_app(engine)) as test_client:
+    with local_client(app_for(engine)) as test_client:
         yield test_client
 
 

@@ -199,6 +199,8 @@ class Writes(EngineCore):
         values = self._writable(changes)
         if content is not None:
             validate_content(content, self._config.max_content_bytes)
+        written = content  # as written, hidden characters too: what quarantine reads
+        said: tuple[str, ...] = ()  # the screen's notes (hidden characters removed)
         if content is not None or values:
             current = self._local(memory_id, "update", scope)
             text = current.content if content is None else content
@@ -209,7 +211,7 @@ class Writes(EngineCore):
             if screened.rejected:
                 return self._rejected(rejection(screened), "caller", current.user)
             if content is not None:
-                content = screened.content
+                content, said = screened.content, screened.notes
         vector = None if content is None else self._embed_one(content)
         with self._store.transaction():
             old = self._current(memory_id, "update", scope)
@@ -226,14 +228,14 @@ class Writes(EngineCore):
                 self._put_vector(memory_id, vector)
             new = replace(new, updated_at=now, revision_count=revisions)
             changed = content is not None and content != old.content
-            new, standing = stood(new, content if changed else None, claimed="source" in values)
+            new, standing = stood(new, written if changed else None, claimed="source" in values)
             self._store.replace(new)
             if "importance" in values:  # a person set it: decay starts again from here
                 self._store.set_importance_base(memory_id, new.importance, now)
             self._audit("update", memory_id, "caller", old.user, **changed_fields(old, new))
             if changed:
                 self._stale_after(old, "updated")
-        return WriteResult(Outcome.UPDATED, memory_id, record=new, notes=standing)
+        return WriteResult(Outcome.UPDATED, memory_id, record=new, notes=said + standing)
 
     def supersede(
         self, old_id: str, content: str, *, user: UserScope = None, **fields: Any
@@ -247,6 +249,7 @@ class Writes(EngineCore):
         scope = self._scope(user)
         values = self._writable(fields)
         validate_content(content, self._config.max_content_bytes)
+        written = content  # as written, hidden characters too: what quarantine reads
         with self._store.transaction():
             old = self._current(old_id, "supersede", scope)
             now = self.now()
@@ -262,14 +265,15 @@ class Writes(EngineCore):
                 return _duplicate(twin)
             inherited.update(id=new_ulid(now), created_at=now, updated_at=now, parent_id=old.id)
             new = build_record(content, max_bytes=self._config.max_content_bytes, values=inherited)
-            new, standing = stood(new, content, claimed=True)  # the new words are the caller's
+            new, standing = stood(new, written, claimed=True)  # the new words are the caller's
             self._store.replace(replace(old, valid_until=now))
             self._store.insert(new)
             self._put_vector(new.id, self._embed_one(new.content))
             self._audit("supersede", old.id, "caller", old.user, by=new.id)
             self._stale_after(old, "superseded")
             self._audit("create", new.id, new.source, new.user, type=new.type, supersedes=old.id)
-        return WriteResult(Outcome.CREATED, new.id, record=new, notes=standing)
+        notes = screened.notes + standing
+        return WriteResult(Outcome.CREATED, new.id, record=new, notes=notes)
 
     def duplicate_of(self, content: str, *, user: UserScope = None) -> MemoryRecord | None:
         """The user's current memory with this content (after case and space normalisation),
