@@ -159,3 +159,12 @@ def test_rendered_briefing_never_exceeds_the_budget(
     assert len(result.manifest) == len(records)
     kept_ids = [e.id for e in result.manifest if e.kept]
     assert sorted(kept_ids) == sorted(result.kept_ids)
+
+
+def test_the_users_word_is_the_source_a_channel_vouched_for_not_a_tag() -> None:
+    said = context_score(record(source="user"), NOW, S)
+    claimed = context_score(record(source="agent", tags=("source:user",)), NOW, S)
+    plain = context_score(record(source="agent"), NOW, S)
+    part = {c.name: c.value for c in claimed.components}
+    assert part["provenance"] == 0.5
+    assert claimed.value == plain.value < said.value

@@ -85,8 +85,10 @@ def recency(record: MemoryRecord, now: datetime) -> float:
 
 
 def provenance(record: MemoryRecord) -> float:
-    """Stated by the user 1.0, verified 0.8, otherwise 0.5."""
-    if record.source == "user" or "source:user" in record.tags:
+    """Stated by the user 1.0, verified 0.8, otherwise 0.5. The user's word is the record's
+    source, which its channel vouches for (:mod:`salience.engine.provenance`); a
+    ``source:user`` tag is a claim any writer can make, so it counts for nothing here."""
+    if record.source == "user":
         return 1.0
     if "verified:true" in record.tags:
         return 0.8
@@ -159,7 +161,7 @@ def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -
     braked = half_lives * (1 + (columns.confidence - 0.5) * 0.5)  # confidence_brake
     ages = arrays.ages_days(columns.updated, micros(now))
     provenance = np.where(
-        columns.source_user | columns.tag_user, 1.0, np.where(columns.tag_verified, 0.8, 0.5)
+        columns.source_user, 1.0, np.where(columns.tag_verified, 0.8, 0.5)
     )
     return arrays.weighted_sum(
         (
