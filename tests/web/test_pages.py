@@ -279,6 +279,7 @@ def test_what_waits_for_a_person_held_orders_and_stale_memories(page: Any, tmp_p
     with serving(tmp_path / "home", env=WITH_VECTORS) as base:
         _held_until_approved(page, base)
         _stale_until_confirmed(page, base)
+        _stale_insight_rederived(page, base)
 
 
 def _held_until_approved(page: Any, base: str) -> None:
@@ -319,3 +320,33 @@ def _stale_until_confirmed(page: Any, base: str) -> None:
     until(page, "document.querySelector('#no-stale') !== null")
     assert httpx.get(f"{base}/v1/stale").json() == []
     assert page.title() != "pwned"
+
+
+def _stale_insight_rederived(page: Any, base: str) -> None:
+    texts = [
+        "reach truck 2 tipped a pallet",
+        "reach truck 2 dropped a pallet at dock 5",
+        "reach truck 2 pallet fell again",
+        "reach truck 2 lost a pallet on the ramp",
+    ]
+    made = [
+        httpx.post(
+            f"{base}/v1/memories",
+            json={"content": t, "type": "observation", "tags": ["reach-truck"], "force": True},
+        ).json()["id"]
+        for t in texts
+    ]
+    assert [
+        g["action"] for g in httpx.post(f"{base}/v1/consolidate", json={}).json()["groups"]
+    ] == ["create"]
+    changed = httpx.post(
+        f"{base}/v1/memories/{made[0]}/supersede", json={"content": "reach truck 2 was repaired"}
+    )
+    assert changed.status_code == 201
+    assert len(httpx.get(f"{base}/v1/stale").json()) == 1
+    _open(page, base, "#/")
+    page.get_by_role("button", name="Consolidate").click()
+    until(page, "document.body.innerText.includes('1 stale insights re-derived')")
+    page.get_by_role("button", name="Apply consolidate").click()
+    until(page, "document.body.innerText.includes('Consolidate: done.')")
+    assert httpx.get(f"{base}/v1/stale").json() == []

@@ -93,9 +93,11 @@ def consolidate(
         return
     for g in report.groups:
         target = g.insight_id or "(new)"
-        how = f" [{g.summary}]" if g.action == "create" else ""
+        how = f" [{g.summary}]" if g.action != "boost" else ""
+        if g.replaces:
+            how += f" (replaces stale {g.replaces})"
         render.say(
-            f"{g.action:<6} {target}  {len(g.members)} observations -> importance "
+            f"{g.action:<8} {target}  {len(g.members)} observations -> importance "
             f"{g.importance:.2f}{how}: {g.content[:60]}"
         )
         if g.note:

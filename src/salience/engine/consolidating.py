@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from salience.engine.core import EngineCore, changed_since
+from salience.engine.core import STALE_TAG, EngineCore, changed_since
 from salience.ids import new_ulid
 from salience.lifecycle.consolidation import (
     BOOST_PER_MEMBER,
@@ -52,6 +52,7 @@ class _Group:
     target: tuple[MemoryRecord, float] | None
     summary: Summary | None = None
     vector: Vector | None = None
+    replaces: MemoryRecord | None = None  # a stale insight this one re-derives
 
 
 @dataclass(frozen=True)
@@ -87,15 +88,28 @@ class Consolidating(EngineCore):
         return ConsolidationReport(False, done, plan.candidates)
 
     def _consolidation_plan(self, scope: str | None, now: datetime, *, dry_run: bool) -> _Plan:
-        """What consolidation would do now (reads only)."""
-        done = {source for r in self._store.iter_all() for source in r.derived_from}
+        """What consolidation would do now (reads only): first re-derive each stale insight
+        from the current versions of its members, then group what no insight lists."""
+        listed: dict[str, set[str]] = {}
+        for r in self._store.iter_all():
+            for source in r.derived_from:
+                listed.setdefault(source, set()).add(r.id)
+        groups: builtins.list[_Group] = []
+        taken: set[str] = set()
+        for insight, members in self._stale_insights(scope, now, listed):
+            fresh = [m for m in members if m.id not in taken]
+            if len(fresh) >= MIN_GROUP:  # else it stays stale: a person confirms or forgets it
+                taken |= {m.id for m in fresh}
+                groups.append(self._plan_group(fresh, now, dry_run=dry_run, replaces=insight))
         candidates = [
             r
             for r in self._store.list(MemoryFilter(as_of=now, user=scope, enabled_only=True), None)
-            if r.type == OBSERVATION and r.layer == "local" and r.id not in done
+            if r.type == OBSERVATION
+            and r.layer == "local"
+            and r.id not in listed
+            and r.id not in taken
         ]
         candidates.sort(key=lambda r: r.id)
-        groups: builtins.list[_Group] = []
         for owner in sorted({r.user for r in candidates}):
             mine = [r for r in candidates if r.user == owner]
             for group in group_by_tags(mine):
@@ -103,11 +117,48 @@ class Consolidating(EngineCore):
                     groups.append(self._plan_group(group, now, dry_run=dry_run))
         return _Plan(tuple(groups), len(candidates))
 
+    def _stale_insights(
+        self, scope: str | None, now: datetime, listed: dict[str, set[str]]
+    ) -> builtins.list[tuple[MemoryRecord, builtins.list[MemoryRecord]]]:
+        """Each stale insight of consolidation, with the current versions of its members
+        (a superseded member's newest version; a forgotten or purged one left out; one that
+        another memory already lists, or that is no longer an enabled observation, too)."""
+        flt = MemoryFilter(as_of=now, user=scope, type="insight", tags=(STALE_TAG,))
+        every = MemoryFilter(as_of=now, include_superseded=True, include_forgotten=True)
+        found = []
+        for insight in self._store.list(flt, None):
+            if insight.source != "consolidation" or insight.layer != "local":
+                continue
+            known = {r.id: r for r in self._store.get_many(list(insight.derived_from), every)}
+            members: dict[str, MemoryRecord] = {}
+            for member_id in insight.derived_from:
+                record = known.get(member_id)
+                while record is not None and record.forget_reason is None:
+                    if record.is_current(now):
+                        break
+                    newer = [r for r in self._store.successors(record.id) if r.user == record.user]
+                    record = newer[-1] if newer else None
+                if (
+                    record is not None
+                    and record.is_current(now)
+                    and record.type == OBSERVATION
+                    and record.enabled
+                    and listed.get(record.id, set()) <= {insight.id}
+                ):
+                    members[record.id] = record
+            found.append((insight, sorted(members.values(), key=lambda r: r.id)))
+        return found
+
     def _plan_group(
-        self, group: builtins.list[MemoryRecord], now: datetime, *, dry_run: bool
+        self,
+        group: builtins.list[MemoryRecord],
+        now: datetime,
+        *,
+        dry_run: bool,
+        replaces: MemoryRecord | None = None,
     ) -> _Group:
         target: tuple[MemoryRecord, float] | None = None
-        if self._embedder is not None:
+        if self._embedder is not None and replaces is None:
             centre = self.vectors.centroid([r.id for r in group])
             if centre is not None:
                 flt = MemoryFilter(as_of=now, user=group[0].user, type="insight")
@@ -120,7 +171,7 @@ class Consolidating(EngineCore):
             group, self._summarizer(), max_bytes=self._config.max_content_bytes, dry_run=dry_run
         )
         vector = None if dry_run else self._embed_one(summary.content)
-        return _Group(tuple(group), None, summary, vector)
+        return _Group(tuple(group), None, summary, vector, replaces)
 
     def _still_true(self, plan: _Plan, before: RowChanges) -> bool:
         """Whether nothing the plan relies on was written since ``before``: no member or
@@ -131,6 +182,7 @@ class Consolidating(EngineCore):
             return False
         planned = {r.id: r for g in plan.groups for r in g.records}
         planned |= {g.target[0].id: g.target[0] for g in plan.groups if g.target is not None}
+        planned |= {g.replaces.id: g.replaces for g in plan.groups if g.replaces is not None}
         members = {r.id for g in plan.groups for r in g.records}
         for _, record in changes.rows:
             seen = planned.get(record.id)
@@ -149,8 +201,17 @@ class Consolidating(EngineCore):
         assert group.summary is not None
         summary = group.summary
         importance = insight_importance(list(group.records))
+        action, replaces = _action(group)
         return GroupPlan(
-            members, "create", None, summary.content, importance, None, summary.method, summary.note
+            members,
+            action,
+            None,
+            summary.content,
+            importance,
+            None,
+            summary.method,
+            summary.note,
+            replaces,
         )
 
     def _write_group(self, group: _Group, now: datetime) -> GroupPlan:
@@ -196,12 +257,22 @@ class Consolidating(EngineCore):
             "created_at": now,
             "updated_at": now,
         }
+        action, replaces = _action(group)
+        if group.replaces is not None:
+            values["parent_id"] = group.replaces.id
         insight = build_record(
             summary.content, max_bytes=self._config.max_content_bytes, values=values
         )
+        if group.replaces is not None:  # the stale insight becomes the new one's history
+            old = group.replaces
+            self._store.replace(replace(old, valid_until=now))
+            self._audit("supersede", old.id, "consolidation", old.user, by=insight.id)
+            self._stale_after(old, "superseded")  # (what was built on it, confirmed or not)
         self._store.insert(insight)
         self._put_vector(insight.id, group.vector)
-        detail: dict[str, Any] = {"plan": "create", "members": list(members)}
+        detail: dict[str, Any] = {"plan": action, "members": list(members)}
+        if replaces is not None:
+            detail["replaces"] = replaces
         detail["summary"] = summary.method
         llm = self._summarizer()
         if summary.method == LLM and llm is not None:
@@ -211,13 +282,14 @@ class Consolidating(EngineCore):
         self._audit("consolidate", insight.id, "consolidation", insight.user, **detail)
         return GroupPlan(
             members,
-            "create",
+            action,
             insight.id,
             insight.content,
             importance,
             None,
             summary.method,
             summary.note,
+            replaces,
         )
 
     def _summarizer(self) -> Summarizer | None:
@@ -229,3 +301,10 @@ class Consolidating(EngineCore):
                 if self._llm == "config":
                     self._llm = load_llm(self._config)
         return self._llm
+
+
+def _action(group: _Group) -> tuple[str, str | None]:
+    """A new insight's action, ``create`` or ``rederive`` (with the stale one it replaces)."""
+    if group.replaces is None:
+        return "create", None
+    return "rederive", group.replaces.id

@@ -15,6 +15,7 @@ from salience.briefing.snapshot import BriefingSource, saved_columns
 from salience.clock import Clock, as_utc, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder, load_embedder
+from salience.engine.dependents import dependents
 from salience.engine.touches import Touches
 from salience.errors import (
     ConfigError,
@@ -36,7 +37,7 @@ from salience.models import (
 )
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
-from salience.stores.base import MemoryFilter, Store
+from salience.stores.base import Store
 from salience.write.gates.secrets import first_secret
 from salience.write.records import WRITABLE_FIELDS, validate_field
 
@@ -226,38 +227,18 @@ class EngineCore:
                 raise layer.refuse(memory_id, verb)
         raise NotFoundError(memory_id)
 
-    def _derived_from(self, source: MemoryRecord) -> list[MemoryRecord]:
-        """The user's memories derived from ``source``, transitively (an insight of an
-        insight), each once: per memory reached, one scan of the sources column inside the
-        database, not every record built in Python (this runs inside supersede, update and
-        forget)."""
-        found: dict[str, MemoryRecord] = {}
-        frontier = [source.id]
-        while frontier:
-            step: dict[str, MemoryRecord] = {}
-            for parent in frontier:
-                flt = MemoryFilter(
-                    as_of=self.now(),
-                    user=source.user,
-                    include_superseded=True,
-                    include_forgotten=True,
-                    derived_from=parent,
-                )
-                for record in self._store.list(flt, None):
-                    if parent in record.derived_from and record.id not in found:
-                        step[record.id] = record
-            step.pop(source.id, None)
-            found |= step
-            frontier = list(step)
-        return [*found.values()]
-
-    def _stale_after(self, changed: MemoryRecord, how: str) -> int:
-        """Inside the caller's write transaction: mark every current memory derived from
-        ``changed`` (transitively) stale, saying how its source changed (``superseded``,
-        ``updated``, ``forgotten``); each once, audited. How many were marked."""
+    def _stale_after(
+        self, changed: MemoryRecord, how: str, records: builtins.list[MemoryRecord] | None = None
+    ) -> int:
+        """Inside the caller's write transaction: mark every current memory that depends on
+        ``changed`` (transitively: :mod:`~salience.engine.dependents`), or each of
+        ``records``, stale, saying how its source changed (``superseded``, ``updated``,
+        ``forgotten``, ``purged``); each once, audited. How many were marked."""
         now = self.now()
+        if records is None:
+            records = [d.record for d in dependents(self._store, changed, now)]
         marked = 0
-        for record in self._derived_from(changed):
+        for record in records:
             if not record.is_current(now) or STALE_TAG in record.tags:
                 continue
             tags = (*record.tags, STALE_TAG, f"{STALE_TAG}:{how}")

@@ -1,10 +1,11 @@
-"""Staleness follows dependencies: a memory derived from another (a consolidation's insight,
-a summary) goes stale when its source is superseded, rewritten or forgotten, transitively
-(marked by the write that changed the source: ``EngineCore._stale_after``). A stale memory
-leaves briefings (the manifest says ``stale``) and comes after current ones in recall; it is
-tagged ``stale`` and ``stale:<how>`` and the audit log says which source changed, how and
-when. A person confirms it (still true: the mark goes, audited) or forgets it.
-(A purged source erases what was derived from it instead: it quotes the source.)"""
+"""Staleness follows dependencies (:mod:`~salience.engine.dependents`): a memory built on
+another (a consolidation's insight, its session's summary, a memory citing its id) goes
+stale when its source is superseded, rewritten, forgotten or purged, transitively (marked by
+the write that changed the source: ``EngineCore._stale_after``). A stale memory leaves
+briefings (the manifest says ``stale``) and comes after current ones in recall; it is tagged
+``stale`` and ``stale:<how>`` and the audit log says which source changed, how and when.
+``consolidate`` re-derives a stale insight from its members' current versions; a person
+confirms the rest (still true: the mark goes, audited) or forgets them."""
 
 from __future__ import annotations
 

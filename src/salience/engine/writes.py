@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from salience.engine.core import EngineCore, changed_fields
+from salience.engine.dependents import dependents
 from salience.engine.provenance import stood
 from salience.errors import (
     ConflictError,
@@ -324,8 +325,9 @@ class Writes(EngineCore):
         return WriteResult(Outcome.FORGOTTEN, memory_id, record=new)
 
     def purge(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
-        """Erase one of the user's memories for good, and every memory derived from it
-        (consolidated from it, summarising it: they quote it), transitively. Irreversible.
+        """Erase one of the user's memories for good, and every memory that quotes it
+        (consolidated from it, summarising its session), transitively; a memory that only
+        cites its id goes stale. Irreversible (see :mod:`~salience.engine.dependents`).
 
         Nothing of their text or vectors stays in the store's files: rows, full-text index,
         vectors, the WAL (see ``Store.scrub``). The audit log keeps a receipt (``erase``):
@@ -333,11 +335,13 @@ class Writes(EngineCore):
         scope = self._scope(user)
         with self._store.transaction():
             old = self._local(memory_id, "purge", scope)
-            gone = [old, *self._derived_from(old)]
+            found = dependents(self._store, old, self.now())
+            gone = [old, *(d.record for d in found if d.quotes)]
             for record in gone:
                 if not self._store.delete(record.id):
                     raise NotFoundError(record.id)
                 self._audit("purge", record.id, "caller", record.user)
+            self._stale_after(old, "purged", [d.record for d in found if not d.quotes])
         receipt = self._store.scrub()
         with self._store.transaction():
             self._audit("erase", memory_id, "caller", old.user, memories=len(gone), **receipt)

@@ -133,13 +133,14 @@ class GroupPlan:
     """What consolidation does with one group: create an insight, or boost one."""
 
     members: tuple[str, ...]
-    action: str  # "create" or "boost"
+    action: str  # "create", "boost", or "rederive" (a new version of a stale insight)
     insight_id: str | None  # the boosted insight, or the one created (None in a dry run)
     content: str
     importance: float
     similarity: float | None = None
     summary: str = EXTRACTIVE  # how a created insight's text was made: extractive or llm
     note: str | None = None
+    replaces: str | None = None  # the stale insight a "rederive" replaces
 
 
 @dataclass(frozen=True)

@@ -160,9 +160,7 @@ def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -
     )
     braked = half_lives * (1 + (columns.confidence - 0.5) * 0.5)  # confidence_brake
     ages = arrays.ages_days(columns.updated, micros(now))
-    provenance = np.where(
-        columns.source_user, 1.0, np.where(columns.tag_verified, 0.8, 0.5)
-    )
+    provenance = np.where(columns.source_user, 1.0, np.where(columns.tag_verified, 0.8, 0.5))
     return arrays.weighted_sum(
         (
             (0.30, columns.importance),

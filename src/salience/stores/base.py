@@ -30,7 +30,7 @@ class MemoryFilter:
     include_superseded: bool = False
     include_forgotten: bool = False
     enabled_only: bool = False
-    derived_from: str | None = None  # records that name this id among their sources
+    depends_on: str | None = None  # records naming this id among their sources or in their text
 
 
 COLUMNS_KEY = "columns_key"

@@ -113,9 +113,9 @@ def filter_sql(flt: MemoryFilter, mark: str = "?") -> tuple[str, list[object]]:
         params.append(flt.entity.casefold())
     if flt.enabled_only:
         clauses.append("m.enabled = 1")
-    if flt.derived_from is not None:  # (a JSON list of ids: the caller checks each match)
-        clauses.append(f"m.derived_from LIKE {mark}")
-        params.append(f'%"{flt.derived_from}"%')
+    if flt.depends_on is not None:  # (a JSON list of ids, and text: the caller checks each)
+        clauses.append(f"(m.derived_from LIKE {mark} OR m.content LIKE {mark})")
+        params.extend((f'%"{flt.depends_on}"%', f"%{flt.depends_on}%"))
     as_of = format_time(flt.as_of)
     live = f"(m.valid_until IS NULL OR m.valid_until > {mark})"
     if not flt.include_forgotten and not flt.include_superseded:

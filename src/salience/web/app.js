@@ -162,7 +162,9 @@ async function dashboard() {
       plan.replaceChildren(h("p", { class: "muted" }, "Working…"));
       try {
         const preview = await api("POST", path, { dry_run: true });
-        const changes = path.endsWith("consolidate") ? `${preview.groups.length} groups of ${preview.candidates} candidates` :
+        const rederived = path.endsWith("consolidate") ? preview.groups.filter((g) => g.action === "rederive").length : 0;
+        const changes = path.endsWith("consolidate") ? `${preview.groups.length} groups of ${preview.candidates} candidates` +
+          (rederived ? ` (${rederived} stale insights re-derived)` : "") :
           `${preview.decayed.length} decayed, ${preview.forgotten.length} forgotten, ${Object.values(preview.orphans).reduce((a, b) => a + b, 0)} orphan rows`;
         plan.replaceChildren(h("p", {}, `${label} (dry run): would change ${changes}.`),
           h("button", { class: "primary", onclick: async () => {

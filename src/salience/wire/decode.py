@@ -156,6 +156,7 @@ def consolidation(data: dict[str, Any]) -> ConsolidationReport:
             g["similarity"],
             g["summary"],
             g["note"],
+            g.get("replaces"),
         )
         for g in data["groups"]
     )

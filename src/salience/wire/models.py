@@ -149,7 +149,7 @@ class StatsOut(BaseModel):
 
 
 class GroupOut(BaseModel):
-    action: Literal["create", "boost"]
+    action: Literal["create", "boost", "rederive"]
     insight: str | None
     members: list[str]
     importance: float
@@ -157,6 +157,7 @@ class GroupOut(BaseModel):
     content: str
     summary: str
     note: str | None
+    replaces: str | None = None  # the stale insight a "rederive" replaces
 
 
 class ConsolidationOut(BaseModel):

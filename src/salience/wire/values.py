@@ -152,6 +152,7 @@ def consolidation_out(report: ConsolidationReport) -> dict[str, Any]:
             "content": g.content,
             "summary": g.summary,
             "note": g.note,
+            "replaces": g.replaces,
         }
         for g in report.groups
     ]
