@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 
 from salience import Memory
+from salience.briefing.policies import NOTES
 from salience.cli import cli
 from tests.mcp_server.test_native import TOOLS, _structured
 
@@ -78,6 +79,21 @@ def test_session_start_prints_the_hook_json(tmp_path: Path) -> None:
     with Memory.open(Path(home), embedder=None) as memory:
         assert specific["additionalContext"] == memory.briefing().text
     assert "ops/deploy.sh" in specific["additionalContext"]
+
+
+def test_the_hook_heads_any_profiles_briefing_as_notes_not_instructions(tmp_path: Path) -> None:
+    """The seed profiles' texts are exact; the hook puts the notes line before them (the
+    salience profile's own header carries it, and marks each line's source)."""
+    home = str(tmp_path / "home")
+    runner = CliRunner(env={"SALIENCE_EMBEDDER": "none", "SALIENCE_HOME": home})
+    assert runner.invoke(cli, ["remember", "Deploys go through ops/deploy.sh"]).exit_code == 0
+    for profile in ("talome", "salience"):
+        result = runner.invoke(cli, ["hook", "session-start", "--profile", profile])
+        context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+        with Memory.open(Path(home), embedder=None) as memory:
+            text = memory.briefing(profile).text
+        assert context.count(NOTES) == 1
+        assert context == (text if profile == "salience" else f"{NOTES}\n\n{text}")
 
 
 def test_session_end_stores_a_summary_from_the_hook_input(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from salience import Memory
+from salience.briefing.policies import NOTES
 from salience.mcp_server import INSTRUCTIONS, create_mcp_server
 
 SECRET = "ghp_" + "Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu"
@@ -139,9 +140,9 @@ def test_every_tool_works_on_a_real_store(memory: Memory) -> None:
         )
         assert forgotten["outcome"] == "forgotten"
         prompt = await client.get_prompt("briefing")
-        assert prompt.messages
+        assert NOTES in json.dumps(prompt.messages[0].model_dump())
         resource = await client.read_resource("salience://briefing")
-        assert resource.contents
+        assert NOTES in json.dumps(resource.contents[0].model_dump())
 
     _run(create_mcp_server(memory), session)
 

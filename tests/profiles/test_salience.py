@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from salience.briefing.columns import Columns
-from salience.briefing.policies import BriefingRequest, estimate_tokens
+from salience.briefing.policies import NOTES, BriefingRequest, estimate_tokens
 from salience.profiles.base import ProfileSettings
 from salience.profiles.salience import (
     briefing,
@@ -91,14 +91,17 @@ def _brief(records: list, **request: object):  # type: ignore[no-untyped-def,typ
 
 def test_sections_follow_types_and_the_header_comes_first() -> None:
     pref = record(type="preference", content="prefers dark mode", importance=0.9)
-    decision = record(type="decision", content="use Postgres", topic_key="db")
+    decision = record(type="decision", content="use Postgres", topic_key="db", source="user")
     procedure = record(type="procedure", content="run make test before pushing")
-    observation = record(type="observation", content="saw a flaky test")
+    observation = record(type="observation", content="saw a flaky test", source="tool")
     result = _brief([observation, procedure, decision, pref])
     lines = result.text.splitlines()
     assert lines[0].startswith("[Memory: 4 entries")
+    assert lines[1] == NOTES
     assert "## About the user" in lines
-    assert "- db: use Postgres" in lines
+    assert "- db: use Postgres" in lines  # the user's own words: unmarked
+    assert "- [agent] run make test before pushing" in lines
+    assert "- [tool] saw a flaky test" in lines
     order = [s.title for s in result.sections if s.lines]
     assert order == ["About the user", "Decisions", "How we work", "Recent"]
     assert section_of("mystery") == "Recent"
@@ -168,3 +171,18 @@ def test_the_users_word_is_the_source_a_channel_vouched_for_not_a_tag() -> None:
     part = {c.name: c.value for c in claimed.components}
     assert part["provenance"] == 0.5
     assert claimed.value == plain.value < said.value
+
+
+def test_a_marked_line_costs_what_it_renders_to() -> None:
+    """The packer's column arithmetic charges the mark: with a budget that fits the header
+    and exactly the lines as rendered, every line is kept, and one token less drops one."""
+    records = [
+        record(content=f"note number {i} about the build", source=source, importance=0.5)
+        for i, source in enumerate(("user", "agent", "import", "remote"))
+    ]
+    full = _brief(records, budget=10_000)
+    exact = estimate_tokens(full.text + "\n") + 1
+    fits = _brief(records, budget=exact)
+    assert fits.text == full.text
+    short = _brief(records, budget=estimate_tokens(full.text) - 3)
+    assert len(short.text.splitlines()) < len(full.text.splitlines())

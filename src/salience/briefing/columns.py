@@ -116,6 +116,7 @@ class Vocabularies:
     sessions: Vocabulary = field(default_factory=Vocabulary)
     topics: Vocabulary = field(default_factory=Vocabulary)
     layers: Vocabulary = field(default_factory=Vocabulary)
+    sources: Vocabulary = field(default_factory=Vocabulary)
 
 
 @dataclass
@@ -146,6 +147,7 @@ class Columns:
     echo_count: Ints
     fizzle_count: Ints
     source_user: Flags  # source == "user"
+    source: Ints  # the record's source (user, agent, tool, import, ...), coded
     tag_global: Flags  # scope:global
     tag_user: Flags  # source:user
     tag_verified: Flags  # verified:true
@@ -211,6 +213,7 @@ class Columns:
             echo_count=ints(lambda r: r.echo_count),
             fizzle_count=ints(lambda r: r.fizzle_count),
             source_user=flags(lambda r: r.source == "user"),
+            source=ints(lambda r: vocab.sources.code(r.source)),
             tag_global=flags(lambda r: "scope:global" in r.tags),
             tag_user=flags(lambda r: "source:user" in r.tags),
             tag_verified=flags(lambda r: "verified:true" in r.tags),

@@ -34,9 +34,10 @@ else:
     np = lazy_module("numpy")
 
 MAGIC = b"SALCOLS1"
-FORMAT = 3
-"""2: ``line_length`` counts a title and the content (``one_line`` changed); a file of
-format 1 is rebuilt from the store."""
+FORMAT = 4
+"""2: ``line_length`` counts a title and the content (``one_line`` changed); 3: ``stale``;
+4: ``source`` (the salience briefing marks each line's source). A file of another format is
+rebuilt from the store."""
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def session_start(project: str | None, home: Path | None, profile: str | None) -
         text = ""
     else:
         with memory:
-            text = memory.briefing(profile, project=project).text
+            text = memory.briefing(profile, project=project).context
     out = {
         "continue": True,
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text},

@@ -16,6 +16,7 @@ from salience.briefing.columns import NONE, Columns, micros
 from salience.briefing.policies import (
     MUTED,
     NOT_IN_SCOPE,
+    NOTES,
     TOKEN_BUDGET,
     TYPE_BUDGET,
     Briefing,
@@ -185,10 +186,21 @@ def identity_line(columns: Columns, current: Flags) -> str:
     return f"[Memory: {int(np.count_nonzero(current))} entries{': ' + parts if parts else ''}]"
 
 
+def headed(identity: str) -> str:
+    """The briefing's header: the identity line, then :data:`NOTES` (memories are data, and
+    whose words each line is)."""
+    return f"{identity}\n{NOTES}"
+
+
+def mark(source: str) -> str:
+    """A line's source mark: none for the user's own words, else ``[source] ``."""
+    return "" if source == "user" else f"[{source}] "
+
+
 def _line(record: MemoryRecord) -> str:
     if record.type == "decision" and record.topic_key:
-        return f"- {record.topic_key}: {one_line(record)}"
-    return f"- {one_line(record)}"
+        return f"- {mark(record.source)}{record.topic_key}: {one_line(record)}"
+    return f"- {mark(record.source)}{one_line(record)}"
 
 
 def _cost(line: str) -> int:
@@ -226,7 +238,8 @@ class _Packer:
         decision = columns.type == columns.vocab.types.lookup("decision")
         topic_length = np.array([len(t) for t in columns.vocab.topics.names] + [0])
         topics = np.where(decision & (columns.topic != NONE), topic_length[columns.topic] + 2, 0)
-        self.line_cost = (2 + topics + columns.line_length + 1 + 3) // 4
+        marks = np.array([len(mark(name)) for name in columns.vocab.sources.names] + [0])
+        self.line_cost = (2 + marks[columns.source] + topics + columns.line_length + 1 + 3) // 4
 
     def pack(self, rows: Rows, manifest: ManifestBuilder, *, capped: bool) -> Rows:
         """Take the rows that fit, in order; drop those that do not fit the budget (pass 1:
@@ -275,7 +288,7 @@ def briefing(
     """
     candidates = Candidates.of(candidates)
     columns = candidates.columns
-    header = identity_line(columns, columns.current(request.now))
+    header = headed(identity_line(columns, columns.current(request.now)))
     scores = context_scores(columns, request.now, settings) * arrays.layer_weight(columns.layer)
     manifest = ManifestBuilder(candidates, scores)
     live = split_live(candidates, request.now, manifest)

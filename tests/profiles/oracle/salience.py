@@ -28,6 +28,7 @@ from salience.profiles.salience import (
     _heading_cost,
     _line,
     context_score,
+    headed,
     section_of,
 )
 from tests.profiles.oracle.common import ManifestBuilder, by_score, scored_live
@@ -119,7 +120,7 @@ def briefing(
     """
     manifest = ManifestBuilder()
     current = [r for r in candidates if r.is_current(request.now)]
-    header = identity_line(current)
+    header = headed(identity_line(current))
     live, scores = scored_live(
         candidates, request.now, manifest, lambda r: context_score(r, request.now, settings).value
     )
