@@ -9,8 +9,10 @@ from salience.briefing.policies import Briefing
 from salience.briefing.sessions import SessionStart
 from salience.config import Config
 from salience.engine.decisions import Decision
+from salience.engine.evaluation import EvalReport, Metrics, Moved, Probe, Run, Variant
 from salience.engine.memory import Memory
 from salience.engine.migrating import MigrationReport
+from salience.engine.record import BriefedMemory, BriefingLog, BriefingLogEntry
 from salience.errors import (
     AccessError,
     ConfigError,
@@ -55,6 +57,7 @@ from salience.models import (
 from salience.profiles.base import Profile
 from salience.scores import ContextScore
 from salience.sharing.packs import PackImport, PackManifest
+from salience.stores.traces import Feedback, Trace, TraceHit
 
 __version__ = "0.1.0"
 
@@ -83,7 +86,10 @@ __all__ = [
     "ALL_USERS",
     "AccessError",
     "AuditEntry",
+    "BriefedMemory",
     "Briefing",
+    "BriefingLog",
+    "BriefingLogEntry",
     "Client",
     "Config",
     "ConfigError",
@@ -93,6 +99,8 @@ __all__ = [
     "DayCount",
     "Decision",
     "EmbedderError",
+    "EvalReport",
+    "Feedback",
     "GraphEdge",
     "Hit",
     "ImportFormatError",
@@ -107,16 +115,20 @@ __all__ = [
     "Memory",
     "MemoryGraph",
     "MemoryRecord",
+    "Metrics",
     "MigrationReport",
+    "Moved",
     "NotASalienceDatabaseError",
     "NotFoundError",
     "Outcome",
     "PackError",
     "PackImport",
     "PackManifest",
+    "Probe",
     "Profile",
     "ReadOnlyLayerError",
     "RemoteError",
+    "Run",
     "SalienceError",
     "SchemaTooNewError",
     "Session",
@@ -127,6 +139,9 @@ __all__ = [
     "StoreDamagedError",
     "StoreError",
     "StoreReadOnlyError",
+    "Trace",
+    "TraceHit",
+    "Variant",
     "WriteResult",
     "__version__",
 ]

@@ -144,6 +144,19 @@ class Config:
         "scanner has no such switch.",
         _bool,
     )
+    record: bool = _setting(
+        True,
+        "SALIENCE_RECORD",
+        "Keep a record of recalls and briefings, and the feedback that followed, in the store "
+        "(salience eval and briefing log read it; 0 turns it off).",
+        _bool,
+    )
+    record_days: int = _setting(
+        90,
+        "SALIENCE_RECORD_DAYS",
+        "How many days the record of recalls and briefings is kept.",
+        _int,
+    )
     briefing_budget: int = _setting(
         1500,
         "SALIENCE_BRIEFING_BUDGET",
@@ -276,6 +289,8 @@ class Config:
             raise ConfigError("rae_half_life_hours must be positive")
         if any(weight < 0 for _, weight in self.rae_weights):
             raise ConfigError("rae_weights must not be negative")
+        if self.record_days < 1:
+            raise ConfigError("record_days must be at least 1 (SALIENCE_RECORD=0 turns it off)")
         if self.retention_days < 0:
             raise ConfigError("retention_days must not be negative (0 turns retention off)")
         if not 0 <= self.recall_prior <= 1:

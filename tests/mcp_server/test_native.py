@@ -35,8 +35,9 @@ TOOLS = {
     "stats",
     "stale",
     "confirm",
+    "briefing_log",
 }
-READ_ONLY = {"recall", "briefing", "history", "list", "entities", "stats", "stale"}
+READ_ONLY = {"recall", "briefing", "history", "list", "entities", "stats", "stale", "briefing_log"}
 
 
 def _run(server: Any, session: Callable[[Client], Awaitable[None]], **options: Any) -> None:

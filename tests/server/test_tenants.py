@@ -85,6 +85,8 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/v1/jobs"): (None, False),
     ("GET", "/v1/quarantine"): (None, False),
     ("GET", "/v1/stale"): (None, False),
+    ("POST", "/v1/eval"): ({}, False),
+    ("GET", "/v1/briefings/log"): (None, False),
     ("POST", "/v1/stale/{memory_id}/confirm"): ({}, True),
     ("POST", "/v1/quarantine/{memory_id}/approve"): ({}, True),
     ("POST", "/v1/quarantine/{memory_id}/reject"): ({}, True),

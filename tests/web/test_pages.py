@@ -280,6 +280,7 @@ def test_what_waits_for_a_person_held_orders_and_stale_memories(page: Any, tmp_p
         _held_until_approved(page, base)
         _stale_until_confirmed(page, base)
         _stale_insight_rederived(page, base)
+        _record_measures_recall_and_lists_briefings(page, base)
 
 
 def _held_until_approved(page: Any, base: str) -> None:
@@ -350,3 +351,20 @@ def _stale_insight_rederived(page: Any, base: str) -> None:
     page.get_by_role("button", name="Apply consolidate").click()
     until(page, "document.body.innerText.includes('Consolidate: done.')")
     assert httpx.get(f"{base}/v1/stale").json() == []
+
+
+def _record_measures_recall_and_lists_briefings(page: Any, base: str) -> None:
+    hits = httpx.post(f"{base}/v1/search", json={"query": "reach truck pallet dock"}).json()
+    assert hits
+    used = httpx.post(f"{base}/v1/memories/{hits[0]['record']['id']}/feedback", json={"used": True})
+    assert used.status_code == 200
+    assert httpx.post(f"{base}/v1/briefing", json={"session_id": "web-1"}).status_code == 200
+    _open(page, base, "#/record")
+    assert "session web-1" in page.locator("#briefing-log").inner_text()
+    page.locator("select[name=against]").select_option("aide")
+    page.get_by_role("button", name="Evaluate").click()
+    until(page, "document.querySelector('#eval-table') !== null")
+    rows = page.locator("#eval-table tr")
+    assert rows.count() == 3  # the heading, current, aide
+    assert "aide" in rows.nth(2).inner_text()
+    shot(page, "record")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from salience.cli import agent as _agent  # noqa: F401  (registers the commands)
 from salience.cli import erase as _erase  # noqa: F401
+from salience.cli import evaluation as _evaluation  # noqa: F401
 from salience.cli import layers as _layers  # noqa: F401
 from salience.cli import lifecycle as _lifecycle  # noqa: F401
 from salience.cli import memories as _memories  # noqa: F401

@@ -22,7 +22,7 @@ from salience.cli.app import (
 from salience.wire.values import session_start_out
 
 
-@cli.command()
+@cli.group(invoke_without_command=True)
 @click.option("--project", default=None, help="The project the session works on.")
 @click.option("--session", "session_id", default=None, help="The session being started.")
 @click.option("--budget", type=LIMIT, default=None, help="Token budget.")
@@ -40,9 +40,14 @@ def briefing(
     profile: str | None,
     as_json: bool,
 ) -> None:
-    """Print the briefing exactly as it would be injected at session start."""
+    """Print the briefing exactly as it would be injected at session start (a preview: not
+    recorded). ``salience briefing log``: what sessions were given."""
+    if click.get_current_context().invoked_subcommand is not None:
+        return
     with open_memory(home, profile, create=False) as memory:
-        result = memory.briefing(project=project, session_id=session_id, budget=budget, as_of=as_of)
+        result = memory.briefing(
+            project=project, session_id=session_id, budget=budget, as_of=as_of, record=False
+        )
         render.warn_unavailable(memory.unavailable_layers())
     if as_json:
         render.emit_json(render.briefing_json(result))

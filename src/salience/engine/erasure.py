@@ -15,12 +15,13 @@ class Erasure(Writes):
 
     def erase_user(self, user: str) -> dict[str, Any]:
         """Erase every memory of ``user`` (every status, every layer this store writes), their
-        sessions, audit entries and jobs, then scrub the store's files (see ``Store.scrub``).
-        The audit log keeps one receipt under the user's name: counts per structure and the
-        time, never a text. Irreversible; returns the receipt."""
+        sessions, audit entries, jobs and recorded recalls and briefings, then scrub the
+        store's files (see ``Store.scrub``). The audit log keeps one receipt under the user's
+        name: counts per structure and the time, never a text. Irreversible; returns the receipt."""
         name = validate_field("user", user)
         if not isinstance(name, str) or not name:
             raise InvalidInputError("name the user to erase", field="user")
+        self._records.flush()  # (a recall's record still queued is erased too)
         removed = self._store.erase_user(name)
         scrubbed = self._store.scrub()
         receipt: dict[str, Any] = {"user": name, **removed, **scrubbed}

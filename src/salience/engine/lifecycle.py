@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 
 from salience.engine.consolidating import Consolidating
 from salience.engine.maintaining import Maintaining
+from salience.engine.record import Recording
 
 
-class Lifecycle(Consolidating, Maintaining):
+class Lifecycle(Consolidating, Maintaining, Recording):
     """How memories get better with use and age: feedback, maintenance, consolidation."""
 
     def feedback(self, memory_id: str, *, used: bool, user: UserScope = None) -> WriteResult:
@@ -52,6 +53,7 @@ class Lifecycle(Consolidating, Maintaining):
                 importance=[old.importance, new.importance],
                 confidence=[old.confidence, new.confidence],
             )
+        self._link(memory_id, old.user, "echo" if used else "fizzle")
         kind = "echo (used)" if used else "fizzle (not used)"
         reason = (
             f"{kind}: importance {old.importance:.2f} -> {new.importance:.2f}, "

@@ -32,10 +32,10 @@ from salience.config import DB_FILENAME, Config
 from salience.embeddings import Embedder
 from salience.engine.decisions import Decisions
 from salience.engine.erasure import Erasure
+from salience.engine.evaluation import Evaluation
 from salience.engine.jobs import Jobs
 from salience.engine.lifecycle import Lifecycle
 from salience.engine.quarantine import Quarantine
-from salience.engine.recall import Recall
 from salience.engine.sharing import Sharing
 from salience.engine.staleness import Staleness
 from salience.engine.writes import rejection
@@ -85,7 +85,7 @@ def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
     return path / DB_FILENAME if path.is_dir() else path
 
 
-class Memory(Decisions, Quarantine, Erasure, Staleness, Recall, Lifecycle, Sharing, Jobs):
+class Memory(Decisions, Quarantine, Erasure, Staleness, Evaluation, Lifecycle, Sharing, Jobs):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
     @classmethod
@@ -206,8 +206,11 @@ class Memory(Decisions, Quarantine, Erasure, Staleness, Recall, Lifecycle, Shari
         session_id: str | None = None,
         budget: int | None = None,
         as_of: datetime | None = None,
+        record: bool | None = None,
     ) -> Briefing:
-        """The text to inject at session start, with a manifest of every candidate's fate."""
+        """The text to inject at session start, with a manifest of every candidate's fate.
+        It is recorded (``briefing_log``) unless ``record`` is False or it is ``as_of``
+        another time (a preview)."""
         if budget is not None and budget < 1:
             raise InvalidInputError("budget must be at least 1 token", field="budget")
         rules = self.profile(profile)
@@ -217,10 +220,14 @@ class Memory(Decisions, Quarantine, Erasure, Staleness, Recall, Lifecycle, Shari
         for attempt in range(3):
             candidates = self._briefings.candidates(user, self._mounted(), now)
             try:
-                return rules.briefing(candidates, request, self._settings)
+                given = rules.briefing(candidates, request, self._settings)
             except Vanished:
                 if attempt == 2:
                     raise
+                continue
+            if record if record is not None else as_of is None:
+                self._record_briefing(given, user, session_id, budget, now)
+            return given
         raise AssertionError("unreachable")
 
     def session_start(

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from salience.engine.core import STALE_TAG, EngineCore
+from salience.engine.core import STALE_TAG
+from salience.engine.record import SETTINGS, Recording
 from salience.errors import (
     InvalidInputError,
 )
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from salience.search.vectors import Vectors
 
 
-class Recall(EngineCore):
+class Recall(Recording):
     """The search verb and how it gathers candidates."""
 
     def search(
@@ -87,7 +88,8 @@ class Recall(EngineCore):
             candidates = fuse(plan, [(r, 1.0) for r in found], ())
         else:
             candidates = self._candidates(query, flt, plan, limit, layers)
-        hits = rank_candidates(candidates, rules, now, self._settings, limit)
+        settings = SETTINGS.get() or self._settings  # (an evaluation's alternative)
+        hits = rank_candidates(candidates, rules, now, settings, limit)
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
             h for h in hits if STALE_TAG in h.record.tags
         ]  # a stale memory (tagged: its source changed) comes after the current ones
@@ -95,6 +97,8 @@ class Recall(EngineCore):
             touch = as_of is None
         if rules.bump_on_recall and touch:
             self._touches.count([h.record.id for h in hits if h.record.layer == LOCAL_LAYER], now)
+        if touch and flt.user is not None:
+            self._record_recall(query, rules.name, flt.user, hits, now)
         return hits
 
     def _candidates(

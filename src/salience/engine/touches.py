@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 
 from salience.errors import StoreError
@@ -24,9 +25,11 @@ log = logging.getLogger("salience")
 class Touches:
     """One store's access counts, written now or, if a writer is busy, soon after."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, ours: Touches | None = None) -> None:
         self._store = store
-        self._queue: list[tuple[list[str], datetime]] = []
+        self._ours = ours  # a queue whose writes are short: never worth deferring for
+        self.writing = False  # this queue's thread holds the write lock now (see writes())
+        self._queue: list[tuple[list[str], datetime] | Callable[[], object]] = []
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -36,7 +39,8 @@ class Touches:
         if not ids:
             return
         store = self._store
-        if store.in_transaction() or not store.writer_busy():
+        ours = self._ours is not None and self._ours.writing
+        if store.in_transaction() or ours or not store.writer_busy():
             with self._lock:
                 queued = bool(self._queue)
             if not queued:  # (queued counts go first: the order of accesses is kept)
@@ -50,6 +54,28 @@ class Touches:
                 )
                 self._thread.start()
 
+    @contextmanager
+    def writes(self) -> Iterator[None]:
+        """A transaction of this queue's thread: while it holds the lock, a count of the
+        other queue (``ours``) waits for it rather than queueing (it is short)."""
+        with self._store.transaction():
+            self.writing = True
+            try:
+                yield
+            finally:
+                self.writing = False
+
+    def later(self, write: Callable[[], object]) -> None:
+        """Run ``write`` on the queue's thread, after what is queued (never on the caller's:
+        the record of a recall is written after the recall has answered)."""
+        with self._lock:
+            self._queue.append(write)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._drain, name="salience-touches", daemon=True
+                )
+                self._thread.start()
+
     def _drain(self) -> None:
         while True:
             with self._lock:
@@ -57,7 +83,14 @@ class Touches:
                     self._thread = None
                     return
                 batch, self._queue = self._queue, []
-            for ids, now in batch:
+            for item in batch:
+                if callable(item):
+                    try:
+                        item()
+                    except Exception as exc:  # the recall has answered: say what was lost
+                        log.warning("a record of a recall was not written: %s", exc)
+                    continue
+                ids, now = item
                 try:
                     self._store.touch(ids, now)
                 except StoreError as exc:  # the recall has answered; say what was not counted

@@ -11,9 +11,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from salience.engine.core import EngineCore, changed_fields
+from salience.engine.core import changed_fields
 from salience.engine.dependents import dependents
 from salience.engine.provenance import stood
+from salience.engine.record import Recording
 from salience.errors import (
     ConflictError,
     InvalidInputError,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 DEFAULT_FORGET_REASON = "forgotten on request"
 
 
-class Writes(EngineCore):
+class Writes(Recording):
     """The verbs that add or change memories."""
 
     def remember(
@@ -236,6 +237,8 @@ class Writes(EngineCore):
             self._audit("update", memory_id, "caller", old.user, **changed_fields(old, new))
             if changed:
                 self._stale_after(old, "updated")
+        if content is not None and changed:
+            self._link(memory_id, new.user, "updated")
         return WriteResult(Outcome.UPDATED, memory_id, record=new, notes=said + standing)
 
     def supersede(
@@ -273,6 +276,7 @@ class Writes(EngineCore):
             self._audit("supersede", old.id, "caller", old.user, by=new.id)
             self._stale_after(old, "superseded")
             self._audit("create", new.id, new.source, new.user, type=new.type, supersedes=old.id)
+        self._link(old.id, old.user, "superseded")
         notes = screened.notes + standing
         return WriteResult(Outcome.CREATED, new.id, record=new, notes=notes)
 
@@ -333,6 +337,7 @@ class Writes(EngineCore):
         vectors, the WAL (see ``Store.scrub``). The audit log keeps a receipt (``erase``):
         what was removed, counted, and when; never the text."""
         scope = self._scope(user)
+        self._records.flush()  # (a recall's record still queued goes too)
         with self._store.transaction():
             old = self._local(memory_id, "purge", scope)
             found = dependents(self._store, old, self.now())
@@ -342,9 +347,13 @@ class Writes(EngineCore):
                     raise NotFoundError(record.id)
                 self._audit("purge", record.id, "caller", record.user)
             self._stale_after(old, "purged", [d.record for d in found if not d.quotes])
+            # A recorded recall or briefing that surfaced it: its query may quote it.
+            traces = self._store.delete_traces(surfacing=[r.id for r in gone])
         receipt = self._store.scrub()
         with self._store.transaction():
-            self._audit("erase", memory_id, "caller", old.user, memories=len(gone), **receipt)
+            self._audit(
+                "erase", memory_id, "caller", old.user, memories=len(gone), traces=traces, **receipt
+            )
         notes = (f"{len(gone) - 1} memories derived from it were erased too",) if gone[1:] else ()
         return WriteResult(Outcome.DELETED, memory_id, notes=notes)
 

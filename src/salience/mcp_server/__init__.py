@@ -56,11 +56,19 @@ def create_mcp_server(
 
     @server.prompt(name="briefing", description="What to know at session start (the briefing).")
     def briefing_prompt() -> str:
-        return shell.run(lambda m: m.briefing(profile, user=shell.user, project=project).context)
+        return shell.run(
+            lambda m: (
+                m.briefing(profile, user=shell.user, project=project, record=shell.touch).context
+            )
+        )
 
     @server.resource("salience://briefing", name="briefing", mime_type="text/markdown")
     def briefing_resource() -> str:
         """The briefing, exactly as it would be injected at session start."""
-        return shell.run(lambda m: m.briefing(profile, user=shell.user, project=project).context)
+        return shell.run(
+            lambda m: (
+                m.briefing(profile, user=shell.user, project=project, record=shell.touch).context
+            )
+        )
 
     return server

@@ -129,7 +129,11 @@ def _memory_tools(server: MCPServer, shell: Shell) -> None:
         """The L0 line and the L1 memories, as injected at session start."""
         return text_result(
             lambda: (
-                shell.run(lambda m: m.briefing(PROFILE, user=shell.user, budget=max_tokens)).text
+                shell.run(
+                    lambda m: m.briefing(
+                        PROFILE, user=shell.user, budget=max_tokens, record=shell.touch
+                    )
+                ).text
                 or "No memories yet."
             )
         )

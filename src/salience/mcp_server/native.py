@@ -19,6 +19,7 @@ from salience.wire.models import (
     StatsOut,
     WriteOut,
 )
+from salience.wire.record import briefing_log_out
 from salience.wire.values import (
     briefing_out,
     format_time,
@@ -283,10 +284,20 @@ def _reads(server: MCPServer, shell: Shell) -> None:
         project, within a token budget, with a manifest of what was left out and why."""
         result = shell.run(
             lambda m: m.briefing(
-                shell.profile, user=shell.user, project=shell.project, budget=budget
+                shell.profile,
+                user=shell.user,
+                project=shell.project,
+                budget=budget,
+                record=shell.touch,
             )
         )
         return BriefingOut.model_validate(briefing_out(result))
+
+    @server.tool(annotations=READ)
+    def briefing_log(limit: Limit = 10) -> dict[str, Any]:
+        """What the last sessions were given at start, and which of those memories were then
+        echoed, fizzled or recalled again: the evidence of what helps."""
+        return briefing_log_out(shell.run(lambda m: m.briefing_log(user=shell.user, limit=limit)))
 
     @server.tool(annotations=READ)
     def history(memory_id: MemoryId) -> Annotated[CallToolResult, Memories]:

@@ -170,7 +170,9 @@ def health() -> Any:
 @router.get("/api/eidet/context", response_model=Context)
 def context(caller: CallerDep, engine: EngineDep) -> Any:
     """The L0 + L1 context eidet injects at session start."""
-    briefing = engine.run(lambda m: m.briefing(PROFILE, user=caller.user))
+    briefing = engine.run(
+        lambda m: m.briefing(PROFILE, user=caller.user, record=not caller.read_only)
+    )
     return {"context": briefing.text, "estimatedTokens": briefing.tokens}
 
 
@@ -179,7 +181,9 @@ def context_preview(
     caller: CallerDep, engine: EngineDep, tokens: Annotated[int, Query(ge=1, le=100_000)] = 600
 ) -> Any:
     """The context at a token budget, with how it was assembled."""
-    briefing = engine.run(lambda m: m.briefing(PROFILE, user=caller.user, budget=tokens))
+    briefing = engine.run(
+        lambda m: m.briefing(PROFILE, user=caller.user, budget=tokens, record=False)  # a preview
+    )
     layers = [{"title": s.title, "memories": len(s.ids)} for s in briefing.sections]
     return {"context": briefing.text, "estimatedTokens": briefing.tokens, "layers": layers}
 

@@ -81,6 +81,7 @@ def briefing(
             session_id=body.session_id,
             budget=body.budget,
             as_of=body.as_of,
+            record=body.record and not caller.read_only and body.as_of is None,
         )
     )
     return briefing_out(result)

@@ -112,6 +112,18 @@ class BriefingIn(Request):
     session_id: ShortText | None = None
     budget: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
     as_of: Moment | None = None
+    record: bool = Field(
+        True, description="Keep it in the briefing log (false: a preview; a read-only key never)."
+    )
+
+
+class EvalIn(Request):
+    against_profile: ShortText | None = None
+    against_as_of: Moment | None = None
+    against_recall_prior: Annotated[float, Field(ge=0, le=1)] | None = None
+    probes: Annotated[int, Field(ge=1, le=1000)] = 50
+    entities: bool = False
+    save: bool = False
 
 
 class SessionEndIn(Request):

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Protocol
 
 from salience.models import ApiKey, AuditEntry, Job, LayerMount, MemoryRecord, Session, Stats
+from salience.stores.traces import Feedback, Trace
 
 
 @dataclass(frozen=True)
@@ -276,6 +277,28 @@ class Store(Protocol):
     def delete(self, memory_id: str) -> bool:
         """Remove a record for good; False if it did not exist."""
         ...
+
+    # The record of recalls and briefings: see salience.stores.traces.TraceRows.
+    def save_traces(self, traces: Sequence[Trace]) -> None: ...
+    def traces(
+        self,
+        user: str | None,
+        *,
+        kind: str | None = None,
+        since: datetime | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[Trace]: ...
+    def trace_surfacing(self, user: str, memory_id: str, since: datetime) -> str | None: ...
+    def save_feedback(self, items: Sequence[Feedback]) -> None: ...
+    def feedback_of(self, trace_ids: Sequence[str]) -> builtins.list[Feedback]: ...
+    def delete_traces(
+        self,
+        *,
+        before: datetime | None = None,
+        user: str | None = None,
+        surfacing: Sequence[str] = (),
+    ) -> int: ...
 
     def erase_user(self, user: str) -> dict[str, int]:
         """Delete everything ``user`` ever stored: memories of every status with their index

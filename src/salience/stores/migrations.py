@@ -6,6 +6,8 @@ this list does not know was written by a newer salience and is refused.
 
 from __future__ import annotations
 
+from salience.stores.traces import TRACES
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
         "0001_memories",
@@ -217,12 +219,20 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE api_keys ADD COLUMN source TEXT NOT NULL DEFAULT 'user';
         """,
     ),
+    ("0012_traces", TRACES),  # the record of recalls and briefings (stores/traces.py)
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
 
 READABLE_WITHOUT = frozenset(
-    {"0007_memory_changes", "0008_audit_user", "0009_api_keys", "0010_jobs", "0011_key_source"}
+    {
+        "0007_memory_changes",
+        "0008_audit_user",
+        "0009_api_keys",
+        "0010_jobs",
+        "0011_key_source",
+        "0012_traces",
+    }
 )
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs
 them (without a change log, a reader reloads instead of catching up)."""

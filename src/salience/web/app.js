@@ -366,7 +366,7 @@ async function briefing(query) {
     session.admin ? h("label", {}, "User (admin)", h("input", { name: "user", value: state.user })) : null,
     h("button", { class: "primary", type: "submit" }, "Preview"));
   const side = async (profile) => {
-    const body = { profile };
+    const body = { profile, record: false };  // a preview: not in the briefing log
     if (state.project) body.project = state.project;
     if (state.session) body.session_id = state.session;
     if (state.budget) body.budget = Number(state.budget);
@@ -544,6 +544,39 @@ async function quarantinePage() {
       : h("p", { class: "empty", id: "no-stale" }, "Nothing is stale."));
 }
 
+async function recordPage() {
+  const log = await api("GET", "/v1/briefings/log?limit=20");
+  const result = h("div", { id: "eval-result" });
+  const form = h("form", { class: "filters", onsubmit: async (event) => {
+    event.preventDefault();
+    const values = Object.fromEntries(new FormData(form));
+    const body = values.against ? { against_profile: values.against } : {};
+    result.replaceChildren(h("p", { class: "muted" }, "Measuring…"));
+    try {
+      const report = await api("POST", "/v1/eval", body);
+      if (!report.probes.length) { result.replaceChildren(h("p", { class: "empty" }, "No probes yet: recall and use memories, supersede or decide first.")); return; }
+      const fixed = (x) => x.toFixed(3);
+      result.replaceChildren(h("p", {}, `${report.probes.length} probes`),
+        h("table", { class: "panel", id: "eval-table" }, h("tr", {}, ["configuration", "R@5", "R@10", "MRR", "nDCG@10"].map((t) => h("th", {}, t))),
+          report.runs.map((r) => h("tr", {}, h("td", {}, r.profile ? `${r.label} (${r.profile})` : r.label),
+            h("td", {}, fixed(r.metrics.recall_at_5)), h("td", {}, fixed(r.metrics.recall_at_10)),
+            h("td", {}, fixed(r.metrics.mrr)), h("td", {}, fixed(r.metrics.ndcg_at_10))))),
+        report.changed.length ? h("ul", {}, report.changed.map((m) => h("li", {}, `${m.kind}: ${m.before ?? "–"} → ${m.after ?? "–"} · ${m.query}`))) : null);
+    } catch (error) { result.replaceChildren(failure(error)); }
+  } },
+    h("label", {}, "Beside", h("select", { name: "against" }, h("option", { value: "" }, "(nothing)"), PROFILES.map((p) => h("option", { value: p }, p)))),
+    h("button", { class: "primary", type: "submit" }, "Evaluate"));
+  show(h("h1", {}, "Record"),
+    h("h2", {}, "Recall on your own memories"),
+    h("p", { class: "muted" }, "Probes from recalls whose results you then used, from version chains and from decisions' topics; recall@5/@10, MRR and nDCG@10, beside another profile if you like."),
+    form, result,
+    h("h2", {}, "Briefings given"),
+    log.briefings.length ? h("div", { class: "panel", id: "briefing-log" }, log.briefings.map((b) => h("div", { class: "memory" },
+      h("div", { class: "row" }, h("span", {}, when(b.at)), h("span", { class: "tag" }, b.profile), h("span", { class: "muted" }, `session ${b.session_id || "–"} · ${b.tokens} tokens · ${b.memories.length} memories`)),
+      h("ul", {}, b.memories.map((m) => h("li", {}, h("a", { href: `#/memory/${encodeURIComponent(m.id)}` }, m.id.slice(-8)), ` ${m.section || ""} `, h("span", { class: "muted" }, m.feedback.join(", ") || "–")))))))
+      : h("p", { class: "empty", id: "no-briefings" }, "No briefing recorded yet."));
+}
+
 // ---- routing ----------------------------------------------------------------------------------
 
 async function route(hash, force) {
@@ -561,6 +594,7 @@ async function route(hash, force) {
     else if (page === "briefing") await briefing(query);
     else if (page === "graph") await graph(query);
     else if (page === "quarantine") await quarantinePage();
+    else if (page === "record") await recordPage();
     else await dashboard();
     document.body.dataset.painted = String(Math.round(performance.now() - started));
   } catch (error) {

@@ -79,6 +79,9 @@ _SCRUBBED = (
     "fts_terms",
     "fts_term_deltas",
     "memory_changes",
+    "traces",
+    "trace_hits",
+    "trace_feedback",
 )
 
 
@@ -159,10 +162,12 @@ class MemoryRows(Connection):
     def erase_user(self, user: str) -> dict[str, int]:
         """Delete everything ``user`` ever stored (see the SQLite store's)."""
         with self.transaction():
-            return {
+            counts = {
                 table: self._exec(f'DELETE FROM {table} WHERE "user" = %s', (user,))
                 for table in ("memories", "sessions", "audit_log", "jobs")
             }
+            counts["traces"] = self.delete_traces(user=user)  # type: ignore[attr-defined]
+            return counts
 
     def scrub(self) -> dict[str, int]:
         """Leave no dead tuple of deleted rows: fold the term counts and drop lexemes no row

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from salience.stores.traces import TRACES
+
 _FTS_FUNCTIONS = """
 CREATE FUNCTION salience_token_count(doc tsvector) RETURNS integer
 LANGUAGE sql IMMUTABLE AS $$
@@ -310,6 +312,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         ALTER TABLE api_keys ADD COLUMN source TEXT NOT NULL DEFAULT 'user';
         """,
     ),
+    ("0012_traces", TRACES),
 )
 
 # Text compares and sorts byte by byte, as in SQLite, whatever the database's locale: ids,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from salience.clock import format_time
 from salience.models import ApiKey, AuditEntry, Job, LayerMount, MemoryRecord, Session, Stats
@@ -23,11 +24,12 @@ from salience.stores.rows import (
     key_row,
     session_of,
 )
+from salience.stores.traces import TraceRows
 
 _JOB_COLUMNS = JOB_COLUMNS.replace("user", '"user"')
 
 
-class PostgresStore(VectorRows):
+class PostgresStore(VectorRows, TraceRows):
     """A salience store in a PostgreSQL database (see :mod:`.connection` for concurrency)."""
 
     def open_session(self, user: str) -> Session | None:
@@ -212,6 +214,15 @@ class PostgresStore(VectorRows):
             params,
         )
         return [key_of(r) for r in rows]
+
+    def _trace_rows(self, sql: str, params: Sequence[object]) -> builtins.list[Any]:
+        return self._rows(sql.replace("?", "%s"), params)
+
+    def _trace_exec(self, sql: str, params: Sequence[object]) -> int:
+        return self._exec(sql.replace("?", "%s"), params)
+
+    def _trace_execmany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        self._execmany(sql.replace("?", "%s"), rows)
 
     def save_job(self, job: Job) -> None:
         """Insert or overwrite a job."""

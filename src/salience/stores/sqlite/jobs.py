@@ -1,18 +1,47 @@
-"""The jobs table of a SQLite store: long work's progress, heartbeat and outcome."""
+"""The jobs table of a SQLite store (long work's progress, heartbeat and outcome), and the
+statements the record of recalls and briefings runs (:mod:`salience.stores.traces`)."""
 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from salience.clock import format_time
 from salience.models import Job
 from salience.stores.rows import JOB_COLUMNS, job_of, job_row
 from salience.stores.sqlite.memories import MemoryRows
+from salience.stores.traces import TraceRows
 
 
-class JobRows(MemoryRows):
-    """Jobs beside the memory rows (see :class:`salience.models.Job`)."""
+class JobRows(MemoryRows, TraceRows):
+    """Jobs and the record beside the memory rows (see :class:`salience.models.Job`)."""
+
+    def _trace_rows(self, sql: str, params: Sequence[object]) -> builtins.list[Any]:
+        with self._errors():
+            return self._conn.execute(sql, params).fetchall()
+
+    def _trace_exec(self, sql: str, params: Sequence[object]) -> int:
+        with self._errors():
+            return int(self._conn.execute(sql, params).rowcount)
+
+    def delete_traces(
+        self,
+        *,
+        before: datetime | None = None,
+        user: str | None = None,
+        surfacing: Sequence[str] = (),
+    ) -> int:
+        """Delete traces (see :class:`TraceRows`), zeroing the pages they held: a query may
+        quote a memory being erased."""
+        with self.transaction(), self._zeroing():
+            return super().delete_traces(before=before, user=user, surfacing=surfacing)
+
+    def _trace_execmany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        if rows:
+            with self._errors():
+                self._conn.executemany(sql, rows)
 
     def save_job(self, job: Job) -> None:
         """Insert or overwrite a job."""

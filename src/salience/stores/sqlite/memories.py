@@ -175,6 +175,7 @@ class MemoryRows(Connection):
             for table in ("memories", "sessions", "audit_log", "jobs"):
                 cursor = self._conn.execute(f"DELETE FROM {table} WHERE user = ?", (user,))
                 counts[table] = int(cursor.rowcount)
+            counts["traces"] = self.delete_traces(user=user)  # type: ignore[attr-defined]
         return counts
 
     @contextlib.contextmanager

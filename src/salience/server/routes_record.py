@@ -1,0 +1,56 @@
+"""``/v1/eval`` (recall measured on the caller's own memories) and ``/v1/briefings/log``
+(what each session was given, and what helped): the record's faces."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from salience.engine.evaluation import Variant
+from salience.server.replies import READ_ERRORS, AsUser, CallerDep, EngineDep
+from salience.server.schemas import EvalIn
+from salience.wire.record import briefing_log_out, eval_out
+
+router = APIRouter(prefix="/v1", tags=["record"])
+
+
+@router.post("/eval", responses=READ_ERRORS)
+def evaluate(
+    body: EvalIn, caller: CallerDep, engine: EngineDep, as_user: AsUser = None
+) -> dict[str, Any]:
+    """Probes built from the caller's store (recorded recalls that were used, version chains,
+    decisions' topics), recall@5/@10, MRR and nDCG@10 for the current configuration and the
+    alternative named (another profile, as_of, recall prior) side by side, the probes that
+    changed rank, and what moved since a saved baseline (``save`` keeps this run: a write)."""
+    if body.save:
+        caller.may_write()
+    user = caller.acting(as_user)
+    variants = []
+    if body.against_profile or body.against_as_of or body.against_recall_prior is not None:
+        variants.append(
+            Variant(
+                "alternative", body.against_profile, body.against_as_of, body.against_recall_prior
+            )
+        )
+    report = engine.run(
+        lambda m: m.evaluate(
+            variants, user=user, per_kind=body.probes, entities=body.entities, save=body.save
+        )
+    )
+    return eval_out(report)
+
+
+@router.get("/briefings/log", responses=READ_ERRORS)
+def briefing_log(
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 20,
+) -> dict[str, Any]:
+    """What each session was given (profile, tokens, budget, the memories by section), which
+    of them were then echoed, fizzled or recalled again, and per memory how often it was
+    briefed and how often that helped."""
+    user = caller.acting(as_user)
+    log = engine.run(lambda m: m.briefing_log(user=user, limit=limit))
+    return briefing_log_out(log)
