@@ -47,6 +47,10 @@ if TYPE_CHECKING:
     from salience.search.vectors import Vectors
 
 
+RECORD_EVERY_S = 1.0
+"""The record of recalls is written at most this often (a batch per commit): a kill -9 may
+lose the last second of it, never a memory."""
+
 STALE_TAG = "stale"
 """The tag of a memory derived from one that changed since (beside ``stale:<how>``)."""
 
@@ -80,7 +84,7 @@ class EngineCore:
         self._state_lock = threading.RLock()  # the lazily made parts above, for every thread
         # The record of recalls (engine/record.py) is written apart, after each recall; an
         # access count does not wait behind another writer, but does behind a record (~1 ms).
-        self._records = Touches(store)
+        self._records = Touches(store, every=RECORD_EVERY_S)
         self._touches = Touches(store, ours=self._records)
         self._stopping = threading.Event()  # set on close: running jobs stop (see .jobs)
         self._started: builtins.set[str] = set()  # the jobs this engine started

@@ -124,11 +124,8 @@ class Recording(EngineCore):
                 None if session is None else session.id,
                 hits=rows,
             )
-            again = [
-                Feedback(found, h.memory_id, "recalled", now)
-                for h in rows
-                if (found := store.trace_surfacing(user, h.memory_id, now - LINK_WINDOW))
-            ]
+            earlier = store.traces_surfacing(user, [h.memory_id for h in rows], now - LINK_WINDOW)
+            again = [Feedback(t, m, "recalled", now) for m, t in earlier.items()]
             with records.writes():
                 store.save_traces([trace])
                 store.save_feedback(again)

@@ -25,9 +25,13 @@ log = logging.getLogger("salience")
 class Touches:
     """One store's access counts, written now or, if a writer is busy, soon after."""
 
-    def __init__(self, store: Store, ours: Touches | None = None) -> None:
+    def __init__(self, store: Store, ours: Touches | None = None, every: float = 0.0) -> None:
         self._store = store
         self._ours = ours  # a queue whose writes are short: never worth deferring for
+        # ``later`` work waits this long to be written with what follows it, in one
+        # transaction: each commit makes every reader's caches look at the store again.
+        self._every = every
+        self._due = threading.Event()  # set: write what is queued now (flush, close)
         self.writing = False  # this queue's thread holds the write lock now (see writes())
         self._queue: list[tuple[list[str], datetime] | Callable[[], object]] = []
         self._lock = threading.Lock()
@@ -77,24 +81,36 @@ class Touches:
                 self._thread.start()
 
     def _drain(self) -> None:
+        if self._every:
+            self._due.wait(self._every)
         while True:
             with self._lock:
                 if not self._queue:
                     self._thread = None
                     return
                 batch, self._queue = self._queue, []
-            for item in batch:
-                if callable(item):
-                    try:
-                        item()
-                    except Exception as exc:  # the recall has answered: say what was lost
-                        log.warning("a record of a recall was not written: %s", exc)
-                    continue
-                ids, now = item
+            if self._every and all(callable(item) for item in batch):
                 try:
-                    self._store.touch(ids, now)
-                except StoreError as exc:  # the recall has answered; say what was not counted
-                    log.warning("%d access counts were not recorded: %s", len(ids), exc)
+                    with self.writes():  # one commit for the batch
+                        self._run(batch)
+                except Exception as exc:  # the recalls have answered: say what was lost
+                    log.warning("%d records of recalls were not written: %s", len(batch), exc)
+                continue
+            self._run(batch)
+
+    def _run(self, batch: list[tuple[list[str], datetime] | Callable[[], object]]) -> None:
+        for item in batch:
+            if callable(item):
+                try:
+                    item()
+                except Exception as exc:  # the recall has answered: say what was lost
+                    log.warning("a record of a recall was not written: %s", exc)
+                continue
+            ids, now = item
+            try:
+                self._store.touch(ids, now)
+            except StoreError as exc:  # the recall has answered; say what was not counted
+                log.warning("%d access counts were not recorded: %s", len(ids), exc)
 
     def flush(self) -> None:
         """Wait until every queued count is written."""
@@ -102,5 +118,7 @@ class Touches:
             with self._lock:
                 thread = self._thread
             if thread is None:
+                self._due.clear()
                 return
+            self._due.set()
             thread.join()

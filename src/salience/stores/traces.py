@@ -155,13 +155,23 @@ class TraceRows:
 
     def trace_surfacing(self, user: str, memory_id: str, since: datetime) -> str | None:
         """The newest trace of ``user`` since ``since`` that returned or kept ``memory_id``."""
+        return self.traces_surfacing(user, [memory_id], since).get(memory_id)
+
+    def traces_surfacing(
+        self, user: str, memory_ids: Sequence[str], since: datetime
+    ) -> dict[str, str]:
+        """For each of ``memory_ids``, the newest trace of ``user`` since ``since`` that
+        returned or kept it (one query)."""
+        if not memory_ids:
+            return {}
+        marks = ", ".join("?" for _ in memory_ids)
         rows = self._trace_rows(
-            "SELECT t.id FROM traces t JOIN trace_hits h ON h.trace_id = t.id "
-            "WHERE h.memory_id = ? AND h.reason IS NULL AND t.owner = ? AND t.at >= ? "
-            "ORDER BY t.at DESC, t.id DESC LIMIT 1",
-            (memory_id, user, format_time(since)),
+            "SELECT h.memory_id, t.id FROM traces t JOIN trace_hits h ON h.trace_id = t.id "
+            f"WHERE h.memory_id IN ({marks}) AND h.reason IS NULL AND t.owner = ? "
+            "AND t.at >= ? ORDER BY t.at, t.id",
+            (*memory_ids, user, format_time(since)),
         )
-        return str(rows[0][0]) if rows else None
+        return {str(row[0]): str(row[1]) for row in rows}  # the newest last: it wins
 
     def save_feedback(self, items: Sequence[Feedback]) -> None:
         """Link what happened to memories to the traces that surfaced them."""
