@@ -4,8 +4,8 @@ Probes, each a query and the memories it should find:
 
 * ``recorded``: recorded recalls whose results were then used (echo, use, update, supersede:
   :mod:`~salience.engine.record`); the relevant memories are the current versions of those;
-* ``supersession``: for each memory that replaced an older version, the old version's words
-  must find the current one;
+* ``supersession``: for each memory that replaced an older version, the old version's first
+  twelve words must find the current one;
 * ``decision``: a current decision's topic (``topic_key``, its words) must find it;
 * ``entity`` (optional): an entity named by at most three current memories must find them.
 
@@ -35,6 +35,8 @@ from salience.stores.base import MemoryFilter
 from salience.stores.traces import RECALL
 
 DEPTH = 10
+QUERY_WORDS = 12
+"""A supersession probe asks with the old version's first words, as a short query would."""
 BASELINE = "eval_baseline"
 KINDS = ("recorded", "supersession", "decision", "entity")
 
@@ -252,7 +254,8 @@ def _supersession(
         if record.parent_id and len(found) < per_kind:
             parent = engine._store.get(record.parent_id)
             if parent is not None and parent.user == record.user:
-                found.append(Probe("supersession", parent.content[:300], (record.id,)))
+                words = " ".join(parent.content.split()[:QUERY_WORDS])  # asked as a person asks
+                found.append(Probe("supersession", words, (record.id,)))
     return found
 
 
