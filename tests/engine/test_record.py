@@ -66,12 +66,15 @@ def test_a_query_holding_a_secret_is_kept_without_its_text(memory: Memory) -> No
     assert trace.hits
 
 
-def test_feedback_and_changes_join_the_recall_that_surfaced_the_memory(memory: Memory) -> None:
+def test_feedback_and_changes_join_the_recall_that_surfaced_the_memory(
+    memory: Memory, clock: FakeClock
+) -> None:
     made = _seed(memory)
     memory.search("blue cluster deploys", user="ana")
     memory.feedback(made[0], used=True, user="ana")
     memory.feedback(made[1], used=False, user="ana")
     memory.update(made[0], content="the blue cluster deploys on port 9444", user="ana")
+    clock.advance(minutes=5)
     memory.search("blue cluster deploys", user="ana")  # found again the same day
     first = memory.record(user="ana")[-1]
     kinds = sorted((f.memory_id, f.kind) for f in memory.store.feedback_of([first.id]))

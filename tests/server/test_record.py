@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from salience import Memory
+from tests.conftest import FakeClock
 from tests.server.conftest import Keys, bearer
 
 
@@ -36,9 +37,10 @@ def test_eval_measures_the_callers_own_memories(client: TestClient, keys: Keys) 
 
 
 def test_the_briefing_log_shows_what_a_session_was_given(
-    client: TestClient, keys: Keys, engine: Memory
+    client: TestClient, keys: Keys, engine: Memory, clock: FakeClock
 ) -> None:
     made = _seed(client, keys.alice)
+    clock.advance(minutes=1)  # the briefing is the newest trace that surfaced them
     given = client.post("/v1/briefing", json={"session_id": "s1"}, headers=bearer(keys.alice))
     assert given.status_code == 200
     client.post("/v1/briefing", json={"record": False}, headers=bearer(keys.alice))  # preview
