@@ -12,6 +12,7 @@ it. Every row names its user (``owner``), so isolation, retention and erasure ar
 from __future__ import annotations
 
 import builtins
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -70,21 +71,25 @@ _TRACE = "id, owner, at, kind, profile, query, session_id, tokens, budget"
 _HIT = "trace_id, memory_id, rank, score, reason, section"
 
 
-class TraceRows:
+class TraceRows(ABC):
     """The trace tables of a store; a store gives :meth:`_trace_rows`, :meth:`_trace_exec`,
     :meth:`_trace_execmany` (each with ``?`` placeholders) and ``transaction()``."""
 
+    @abstractmethod
     def _trace_rows(self, sql: str, params: Sequence[object]) -> builtins.list[Any]:
-        raise NotImplementedError
+        """Every row of a query."""
 
+    @abstractmethod
     def _trace_exec(self, sql: str, params: Sequence[object]) -> int:
-        raise NotImplementedError
+        """Run a statement inside the caller's transaction; the rows it touched."""
 
+    @abstractmethod
     def _trace_execmany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
-        raise NotImplementedError
+        """Run a statement once per row inside the caller's transaction."""
 
+    @abstractmethod
     def transaction(self) -> Any:
-        raise NotImplementedError
+        """The store's write transaction (its own, re-entrant)."""
 
     def save_traces(self, traces: Sequence[Trace]) -> None:
         """Insert traces with their hits, in one transaction."""
