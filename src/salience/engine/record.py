@@ -179,7 +179,7 @@ class Recording(EngineCore):
         store = self._store
 
         def write() -> None:
-            found = store.trace_surfacing(user, memory_id, now - LINK_WINDOW)
+            found = store.traces_surfacing(user, [memory_id], now - LINK_WINDOW).get(memory_id)
             if found is not None:
                 with self._records.writes():
                     store.save_feedback([Feedback(found, memory_id, kind, now)])

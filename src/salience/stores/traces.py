@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -156,11 +156,7 @@ class TraceRows(ABC):
                 chunk,
             ):
                 hits[row[0]].append(TraceHit(row[1], int(row[2]), row[3], row[4], row[5]))
-        return [_with_hits(t, tuple(hits[t.id])) for t in found]
-
-    def trace_surfacing(self, user: str, memory_id: str, since: datetime) -> str | None:
-        """The newest trace of ``user`` since ``since`` that returned or kept ``memory_id``."""
-        return self.traces_surfacing(user, [memory_id], since).get(memory_id)
+        return [replace(t, hits=tuple(hits[t.id])) for t in found]
 
     def traces_surfacing(
         self, user: str, memory_ids: Sequence[str], since: datetime
@@ -261,21 +257,6 @@ def _trace(row: Sequence[Any]) -> Trace:
         row[6],
         None if row[7] is None else int(row[7]),
         None if row[8] is None else int(row[8]),
-    )
-
-
-def _with_hits(trace: Trace, hits: tuple[TraceHit, ...]) -> Trace:
-    return Trace(
-        trace.id,
-        trace.user,
-        trace.at,
-        trace.kind,
-        trace.profile,
-        trace.query,
-        trace.session_id,
-        trace.tokens,
-        trace.budget,
-        hits,
     )
 
 
