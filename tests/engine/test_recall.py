@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
-from salience import Memory
-from salience.models import Relevance
+from salience import Config, Memory
+from salience.engine.core import STALE_TAG
+from salience.models import LOCAL_LAYER, Hit, MemoryRecord, Relevance
 from salience.profiles import PROFILES
+from salience.search import fusion
+from salience.search.vectors import moved_toward
+from salience.stores.base import MemoryFilter
+from salience.text_dates import resolve
 from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
 
 
 def test_a_question_in_relative_time_finds_what_was_said_on_that_day(
@@ -60,3 +67,104 @@ def test_reply_lift_recalls_and_explains_the_answer_to_a_matching_question(
     assert relevance.own is not None
     assert relevance.fused is not None
     assert relevance.fused > relevance.own
+
+
+# -- the column path against the record path it replaced -------------------------------------
+
+TOPICS = ["cache", "deploy", "dentist", "garden", "names", "beach"]
+
+
+def _record_path(memory: Memory, query: str, name: str, limit: int) -> list[Hit]:
+    """Recall as it was done before it scored columns: every candidate a record, fused and
+    ranked by salience.search.fusion. The reference the column path must equal."""
+    rules = PROFILES[name]
+    plan = rules.recall
+    now = memory.now()
+    flt = MemoryFilter(as_of=now, user=memory._scope(None))
+    layers = memory._mounted()
+    text = " ".join((query, *resolve(query, now))) if plan.dated else query
+    count = plan.lexical_count(limit)
+    lexical = memory.store.search(text, flt, count, dated=plan.dated)
+    for layer in layers:
+        lexical += layer.pairs(layer.store.search(text, flt, count, dated=plan.dated))
+    sources = [(None, memory.vectors)]
+    sources += [(layer, v) for layer in layers if (v := memory._layer_vectors(layer))]
+    vector: list[tuple[MemoryRecord, float]] = []
+    if plan.fusion != "lexical" and plan.vector_count(limit):
+        embedded = memory.vectors.embed([query])
+        assert embedded is not None
+        asked = moved = embedded[0]
+        by_layer = {LOCAL_LAYER if s is None else s.name: v for s, v in sources}
+        if plan.feedback_weight > 0 and plan.feedback_count > 0:
+            examples = []
+            for r, _ in sorted(lexical, key=lambda pair: -pair[1])[: plan.feedback_count]:
+                stored = by_layer[r.layer].stored([r.id]) if r.layer in by_layer else {}
+                examples += [stored[r.id]] if r.id in stored else []
+            moved = moved_toward(asked, examples, plan.feedback_weight)
+        for layer, vectors in sources:
+            found = vectors.search(
+                moved,
+                flt,
+                plan.vector_count(limit),
+                min_similarity=plan.vector_min,
+                neighbour_weight=plan.neighbour_weight,
+                floor_query=None if moved is asked else asked,
+            )
+            pairs = [(h.record, h.similarity) for h in found]
+            vector += pairs if layer is None else layer.pairs(pairs)
+    candidates = fusion.fuse(plan, lexical, vector)
+    if plan.context_weight and vector:
+        neighbours: dict[str, tuple[str | None, str | None]] = {}
+        for layer, vectors in sources:
+            here = LOCAL_LAYER if layer is None else layer.name
+            neighbours.update(
+                vectors.neighbours([c.record.id for c in candidates if c.record.layer == here])
+            )
+        candidates = fusion.spread_context(
+            candidates, neighbours, plan.context_weight, plan.reply_weight
+        )
+    hits = fusion.rank_candidates(candidates, rules, now, memory._settings, limit)
+    return [h for h in hits if STALE_TAG not in h.record.tags] + [
+        h for h in hits if STALE_TAG in h.record.tags
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_recall_scores_columns_and_returns_what_the_record_path_returns(
+    memory: Memory, clock: FakeClock, embedder: WordHashEmbedder, tmp_path: Path, name: str
+) -> None:
+    with Memory.open(
+        config=Config(home=tmp_path / "team", signal_gate=False), clock=clock, embedder=embedder
+    ) as team:
+        for i in range(12):
+            team.remember(f"team note {i}: the {TOPICS[i % 6]} policy", session_id=f"t{i % 2}")
+    memory.mount(tmp_path / "team", kind="shared")
+    kinds = ["observation", "decision", "insight", "preference"]
+    for i in range(40):
+        clock.advance(hours=7)
+        memory.remember(
+            f"note {i} about the {TOPICS[i % 6]} and the {TOPICS[(i * 5) % 6]}?"[: 30 + i % 9],
+            session_id=f"s{i % 5}",
+            type=kinds[i % 4],
+            importance=(i % 5) / 4,
+            tags=["verified:true"] if i % 7 == 0 else [],
+        )
+    ids = [h.id for h in memory.list(limit=40)]
+    memory.supersede(ids[3], "note about the cache, corrected")
+    memory.forget(ids[5], reason="wrong")
+    memory.remember("a note of bo's about the cache", user="bo")
+    memory.feedback(ids[8], used=True)
+    for query in ["cache policy", "the deploy and the garden?", "what did the dentist say"]:
+        for limit in (3, 10):
+            new = memory.search(query, limit, profile=name, touch=False)
+            old = _record_path(memory, query, name, limit)
+            assert [(h.record.id, h.record.layer) for h in new] == [
+                (h.record.id, h.record.layer) for h in old
+            ]
+            assert [(h.score, h.rank, h.lexical, h.vector) for h in new] == [
+                (h.score, h.rank, h.lexical, h.vector) for h in old
+            ]
+            assert [(h.relevance, h.explanation) for h in new] == [
+                (h.relevance, h.explanation) for h in old
+            ]
+    assert any(h.record.layer == "shared" for h in memory.search("team policy", touch=False))

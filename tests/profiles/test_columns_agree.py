@@ -8,17 +8,20 @@ disabled memories, a mounted layer, long and short lines against small budgets.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from salience.briefing.columns import Columns
 from salience.briefing.policies import Briefing, BriefingRequest
-from salience.models import MemoryRecord
+from salience.models import MemoryRecord, Relevance
 from salience.profiles import PROFILES, ProfileSettings
+from salience.profiles.base import Relevances
 from tests.factory import NOW, record
 from tests.profiles.oracle import aide, eidet, ilab, rae, salience, talome
 
@@ -156,3 +159,41 @@ def test_far_dates_still_age_exactly() -> None:
         columns = Columns.from_records([old])
         value = profile.context_scores(columns, NOW, ProfileSettings()).tolist()
         assert value == [profile.context_score(old, NOW, ProfileSettings()).value], name
+
+
+@st.composite
+def relevances(draw: st.DrawFn) -> Relevance:
+    unit = st.sampled_from(UNIT) | st.floats(0, 1)
+    return Relevance(
+        lexical=draw(unit),
+        vector=draw(st.none() | unit),
+        lexical_hit=draw(st.booleans()),
+        fused=draw(st.none() | unit),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+@settings(max_examples=60, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(memories(), relevances()), min_size=1, max_size=40),
+    which=st.integers(0, len(SETTINGS) - 1),
+    prior=st.sampled_from([0.15, 0.0, 0.3]),
+    days=st.floats(-3, 1000, allow_nan=False),
+)
+def test_column_search_scores_are_the_scalar_ones_to_the_last_bit(
+    name: str, pairs: list[tuple[MemoryRecord, Relevance]], which: int, prior: float, days: float
+) -> None:
+    profile, tuned = PROFILES[name], replace(SETTINGS[which], recall_prior=prior)
+    now = NOW + timedelta(days=days)
+    records = [r for r, _ in pairs]
+    nan = float("nan")
+    given_ = Relevances(
+        np.array([r.lexical for _, r in pairs]),
+        np.array([nan if r.vector is None else r.vector for _, r in pairs]),
+        np.array([r.lexical_hit for _, r in pairs]),
+        np.array([nan if r.fused is None else r.fused for _, r in pairs]),
+    )
+    scalar = [profile.search_score(r, now, rel, tuned).value for r, rel in pairs]
+    assert profile.search_scores(Columns.from_records(records), now, given_, tuned).tolist() == (
+        scalar
+    )

@@ -194,6 +194,29 @@ def test_search_applies_the_filter(store: Store) -> None:
     assert [r.id for r, _ in hits] == [bo.id]
 
 
+def test_search_and_get_many_by_row_number_agree_with_the_records(store: Store) -> None:
+    # Recall reads candidates as (row number, id, score) and builds records for its hits only:
+    # the same memories, order and scores as the record-building reads, the row numbers
+    # those of all_rows (which the briefing's columns are keyed by).
+    for i in range(30):
+        store.insert(record(f"the cache note {i} says redis {'cache ' * (i % 4)}", user="ana"))
+    store.insert(record("the cache belongs to bo", user="bo"))
+    seq_of = {r.id: seq for seq, r in store.all_rows().rows}
+    ana = MemoryFilter(as_of=NOW, user="ana")
+    for dated in (False, True):
+        for limit in (3, 50):
+            found = store.search("redis cache", ana, limit, dated=dated)
+            rows = store.search_rows("redis cache", ana, limit, dated=dated)
+            assert rows == [(seq_of[r.id], r.id, score) for r, score in found]
+    assert store.search_rows("zebra", ana, 5) == []
+    assert store.search_rows("cache", ana, 0) == []
+    wanted = [*reversed(seq_of), "missing"]
+    matched = store.matching(wanted, ana)
+    assert matched == [(seq_of[r.id], r.id) for r in store.get_many(wanted, ana)]
+    assert len(matched) == 30  # bo's memory and the missing id are left out
+    assert store.matching([], ana) == []
+
+
 def test_substring_get_many_entities_and_iteration(store: Store) -> None:
     a = record("Postgres runs on port 5432", entities=("Postgres",))
     b = record("Redis and postgres share a host", entities=("postgres", "Redis"))

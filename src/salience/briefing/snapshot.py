@@ -170,12 +170,7 @@ class ColumnSnapshot:
             if gone.any():
                 columns = columns.take(~gone)  # (a copy: views of the old arrays are safe)
                 self._lent = False
-        seqs = np.array([seq for seq, _ in changes.rows], dtype=np.int64)
-        at = np.searchsorted(columns.seqs, seqs)
-        if len(columns):
-            found = (at < len(columns)) & (columns.seqs[np.minimum(at, len(columns) - 1)] == seqs)
-        else:  # nothing held yet (the store was empty at the first look)
-            found = np.zeros(len(seqs), dtype=np.bool_)
+        at, found = _positions(columns, [seq for seq, _ in changes.rows])
         if found.any():
             changed = [changes.rows[i] for i in np.flatnonzero(found).tolist()]
             if self._lent:  # views of these arrays may be read right now: change a copy
@@ -190,6 +185,14 @@ class ColumnSnapshot:
         self._columns = columns
         self._last_seq = max(self._last_seq, changes.last_seq)
         self._last_change = max(self._last_change, changes.last_change)
+
+    def rows(self, seqs: Sequence[int]) -> tuple[Columns, npt.NDArray[np.intp]]:
+        """The rows numbered ``seqs`` as the store is now (a copy), and which positions of
+        ``seqs`` they are: a row deleted since it was found is left out."""
+        with self._lock:
+            columns = self._refresh()
+            at, found = _positions(columns, seqs)
+            return columns.take(at[found]), np.flatnonzero(found)
 
     def everyone(self) -> Columns:
         """Every user's memories that are not forgotten, in row order."""
@@ -215,6 +218,18 @@ class ColumnSnapshot:
         self._lent = True
         self._views[user] = (self._version, view)
         return view
+
+
+def _positions(
+    columns: Columns, seqs: Sequence[int]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+    """Where each row number is (or would go) in ``columns``, and whether it is there."""
+    wanted = np.array(seqs, dtype=np.int64)
+    at = np.searchsorted(columns.seqs, wanted)
+    if not len(columns):  # nothing held yet (the store was empty at the first look)
+        return at, np.zeros(len(wanted), dtype=np.bool_)
+    found = (at < len(columns)) & (columns.seqs[np.minimum(at, len(columns) - 1)] == wanted)
+    return at, found
 
 
 def _seq(row: tuple[int, MemoryRecord]) -> int:
@@ -294,12 +309,21 @@ class BriefingSource:
             n for n, s in self._layers.items() if s.store not in {x.store for x in layers}
         ]:
             del self._layers[name]
-        snapshots = [self._local]
-        for layer in layers:
-            snapshot = self._layers.get(layer.name)
-            if snapshot is None or snapshot.store is not layer.store:
-                snapshot = self._layers[layer.name] = ColumnSnapshot(
-                    layer.store, self._vocab, layer.name
-                )
-            snapshots.append(snapshot)
+        snapshots = [self._local, *(self._snapshot(layer) for layer in layers)]
         return snapshots, [s.view(user) for s in snapshots]
+
+    def _snapshot(self, layer: Mounted) -> ColumnSnapshot:
+        """``layer``'s snapshot, made on first use (call under ``self._lock``)."""
+        snapshot = self._layers.get(layer.name)
+        if snapshot is None or snapshot.store is not layer.store:
+            snapshot = self._layers[layer.name] = ColumnSnapshot(
+                layer.store, self._vocab, layer.name
+            )
+        return snapshot
+
+    def rows(
+        self, layer: Mounted | None, seqs: Sequence[int]
+    ) -> tuple[Columns, npt.NDArray[np.intp]]:
+        """:meth:`ColumnSnapshot.rows` of the local store (None) or of a mounted layer."""
+        with self._lock:
+            return (self._local if layer is None else self._snapshot(layer)).rows(seqs)

@@ -16,22 +16,31 @@ from salience.engine.record import SETTINGS, Recording
 from salience.errors import (
     InvalidInputError,
 )
+from salience.lazy import lazy_module
 from salience.models import (
     LOCAL_LAYER,
     Hit,
     MemoryRecord,
     UserScope,
 )
-from salience.profiles.base import RecallPlan
-from salience.search.fusion import LEXICAL, Candidate, fuse, rank_candidates, spread_context
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan
+from salience.search.fusion import LEXICAL, fuse, rank_candidates
+from salience.search.pool import Found, Pool, choose, hit, spread
+from salience.search.pool import fuse as fuse_rows
 from salience.sharing.layers import Layer
 from salience.stores.base import MemoryFilter
 from salience.text_dates import resolve
 from salience.write.records import check_unicode
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from salience.briefing.columns import Flags
     from salience.embeddings.arrays import Vector
     from salience.search.vectors import Vectors
+else:
+    np = lazy_module("numpy")
 
 
 class Recall(Recording):
@@ -81,15 +90,16 @@ class Recall(Recording):
         )
         layers = self._mounted()
         text = query.strip()
+        settings = SETTINGS.get() or self._settings  # (an evaluation's alternative)
         if len(text) < plan.substring_below:
             found = self._store.substring(text, flt, limit)
             for layer in layers:
                 found += layer.records(layer.store.substring(text, flt, limit))
             candidates = fuse(plan, [(r, 1.0) for r in found], ())
+            hits = rank_candidates(candidates, rules, now, settings, limit)
         else:
-            candidates = self._candidates(query, flt, plan, limit, layers)
-        settings = SETTINGS.get() or self._settings  # (an evaluation's alternative)
-        hits = rank_candidates(candidates, rules, now, settings, limit)
+            pool = self._candidates(query, flt, plan, limit, layers)
+            hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers)
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
             h for h in hits if STALE_TAG in h.record.tags
         ]  # a stale memory (tagged: its source changed) comes after the current ones
@@ -103,22 +113,22 @@ class Recall(Recording):
 
     def _candidates(
         self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int, layers: Sequence[Layer]
-    ) -> builtins.list[Candidate]:
+    ) -> Pool:
         """Full-text and vector candidates from every layer, fused by the profile's plan."""
 
         text = query
         if plan.dated and flt.as_of is not None:  # "last Friday" asked today: that Friday
             text = " ".join((query, *resolve(query, flt.as_of)))
 
-        def full_text() -> builtins.list[tuple[MemoryRecord, float]]:
+        def full_text() -> Found:
             count = plan.lexical_count(limit)
-            found = self._store.search(text, flt, count, dated=plan.dated)
-            for layer in layers:
-                found += layer.pairs(layer.store.search(text, flt, count, dated=plan.dated))
+            found = Found()
+            for index, store in enumerate((self._store, *(layer.store for layer in layers))):
+                found.add(index, store.search_rows(text, flt, count, dated=plan.dated))
             return found
 
-        vector: builtins.list[tuple[MemoryRecord, float]] = []
-        sources: builtins.list[tuple[Layer | None, Vectors]] = []
+        vector = Found()
+        sources: builtins.list[tuple[int, Vectors]] = []
         if plan.fusion == LEXICAL or not plan.vector_count(limit) or self._embedder is None:
             lexical = full_text()
         elif self._store.in_transaction():  # a worker would wait on this thread's own lock
@@ -134,25 +144,71 @@ class Recall(Recording):
                 vector, sources = self._vector_hits(query, flt, plan, limit, layers, pending.result)
             finally:
                 lexical = pending.result()
-        candidates = fuse(plan, lexical, vector)
-        if plan.context_weight and vector:
-            neighbours = self._neighbours(candidates, sources)
-            candidates = spread_context(
-                candidates, neighbours, plan.context_weight, plan.reply_weight
-            )
-        return candidates
+        pool = fuse_rows(plan, lexical, vector)
+        if plan.context_weight and len(vector):
+            neighbours: dict[str, tuple[str | None, str | None]] = {}
+            for index, vectors in sources:
+                neighbours.update(vectors.neighbours(pool.of_source(index)))
 
-    @staticmethod
-    def _neighbours(
-        candidates: Sequence[Candidate], sources: Sequence[tuple[Layer | None, Vectors]]
-    ) -> dict[str, tuple[str | None, str | None]]:
-        """The session neighbours (before, after) of each candidate that has a vector."""
-        neighbours: dict[str, tuple[str | None, str | None]] = {}
-        for source, vectors in sources:
-            name = LOCAL_LAYER if source is None else source.name
-            ids = [c.record.id for c in candidates if c.record.layer == name]
-            neighbours.update(vectors.neighbours(ids))
-        return neighbours
+            def asks(pool: Pool) -> Flags:
+                records = self._pool_records(pool, range(len(pool)), flt, layers)
+                texts = {r.id: r.content for r in records if r is not None}
+                return np.array(["?" in texts.get(i, "") for i in pool.ids], dtype=np.bool_)
+
+            pool = spread(pool, neighbours, plan.context_weight, plan.reply_weight, asks)
+        return pool
+
+    def _rank_pool(
+        self,
+        pool: Pool,
+        rules: Profile,
+        now: datetime,
+        settings: ProfileSettings,
+        limit: int,
+        flt: MemoryFilter,
+        layers: Sequence[Layer],
+    ) -> builtins.list[Hit]:
+        """The pool scored as columns by the profile's search score (then its selection): the
+        records of the hits alone are read, and their scores explained."""
+        kept: builtins.list[npt.NDArray[np.intp]] = []
+        parts = []
+        for index, layer in enumerate((None, *layers)):
+            mine = np.array([i for i, s in enumerate(pool.source) if s == index], dtype=np.intp)
+            if len(mine):
+                columns, found = self._briefings.rows(layer, [pool.seqs[i] for i in mine])
+                parts.append(columns)
+                kept.append(mine[found])
+        if not parts:
+            return []
+        columns = parts[0]
+        for part in parts[1:]:
+            columns = columns.extended(part)
+        rows = np.concatenate(kept)
+        back = np.argsort(rows, kind="stable")  # (the pool's order: full ties keep it)
+        columns, pool = columns.take(back), pool.taken(rows[back])
+        chosen = choose(pool, columns, rules, now, settings, limit)
+        hits: builtins.list[Hit] = []
+        for row, record in zip(chosen, self._pool_records(pool, chosen, flt, layers), strict=True):
+            if record is not None:  # (else deleted since it was found)
+                hits.append(hit(pool, row, record, len(hits) + 1, rules, now, settings))
+        return hits
+
+    def _pool_records(
+        self, pool: Pool, rows: Iterable[int], flt: MemoryFilter, layers: Sequence[Layer]
+    ) -> builtins.list[MemoryRecord | None]:
+        """The records of those pool rows, in order (None: no longer there)."""
+        rows = list(rows)
+        found: dict[tuple[int, str], MemoryRecord] = {}
+        for index, layer in enumerate((None, *layers)):
+            ids = [pool.ids[r] for r in rows if pool.source[r] == index]
+            if not ids:
+                continue
+            if layer is None:
+                records = self._store.get_many(ids, flt)
+            else:
+                records = layer.records(layer.store.get_many(ids, flt))
+            found.update(((index, r.id), r) for r in records)
+        return [found.get((pool.source[r], pool.ids[r])) for r in rows]
 
     def _vector_hits(
         self,
@@ -161,73 +217,58 @@ class Recall(Recording):
         plan: RecallPlan,
         limit: int,
         layers: Sequence[Layer],
-        lexical: Callable[[], builtins.list[tuple[MemoryRecord, float]]],
-    ) -> tuple[
-        builtins.list[tuple[MemoryRecord, float]], builtins.list[tuple[Layer | None, Vectors]]
-    ]:
+        lexical: Callable[[], Found],
+    ) -> tuple[Found, builtins.list[tuple[int, Vectors]]]:
         """Vector hits from the local store and every layer with vectors of this embedder
-        (a layer embedded by another model is searched by full text only), and those sources.
-        ``lexical`` gives the full-text hits, for the plan's feedback (called only then)."""
-        sources: builtins.list[tuple[Layer | None, Vectors]] = []
+        (a layer embedded by another model is searched by full text only), and those sources
+        (by their index: 0 the local store, then the layers). ``lexical`` gives the full-text
+        hits, for the plan's feedback (called only then)."""
+        sources: builtins.list[tuple[int, Vectors]] = []
         if self.vectors.count():
-            sources.append((None, self.vectors))
-        for mounted in layers:
+            sources.append((0, self.vectors))
+        for index, mounted in enumerate(layers, 1):
             vectors = self._layer_vectors(mounted)
             if vectors is not None:
-                sources.append((mounted, vectors))
+                sources.append((index, vectors))
         if not sources:
-            return [], []
+            return Found(), []
         embedded = self.vectors.embed([query])  # (before holding the index: the slow part)
         assert embedded is not None
         asked = query_vector = embedded[0]
         with self.vectors.held():
-            return self._scan(query_vector, asked, flt, plan, limit, lexical, sources)
-
-    def _scan(
-        self,
-        query_vector: Vector,
-        asked: Vector,
-        flt: MemoryFilter,
-        plan: RecallPlan,
-        limit: int,
-        lexical: Callable[[], builtins.list[tuple[MemoryRecord, float]]],
-        sources: builtins.list[tuple[Layer | None, Vectors]],
-    ) -> tuple[
-        builtins.list[tuple[MemoryRecord, float]], builtins.list[tuple[Layer | None, Vectors]]
-    ]:
-        """Each source's vector hits for the query (moved by feedback if the plan says so)."""
-        if plan.feedback_weight > 0 and plan.feedback_count > 0:
-            query_vector = self._feedback(asked, lexical(), plan, sources)
-        found: builtins.list[tuple[MemoryRecord, float]] = []
-        for layer, vectors in sources:
-            hits = vectors.search(
-                query_vector,
-                flt,
-                plan.vector_count(limit),
-                min_similarity=plan.vector_min,
-                neighbour_weight=plan.neighbour_weight,
-                floor_query=None if query_vector is asked else asked,
-            )
-            pairs = [(hit.record, hit.similarity) for hit in hits]
-            found += pairs if layer is None else layer.pairs(pairs)
-        return found, sources
+            if plan.feedback_weight > 0 and plan.feedback_count > 0:
+                query_vector = self._feedback(asked, lexical(), plan, sources)
+            found = Found()
+            for index, vectors in sources:
+                rows = vectors.search_rows(
+                    query_vector,
+                    flt,
+                    plan.vector_count(limit),
+                    min_similarity=plan.vector_min,
+                    neighbour_weight=plan.neighbour_weight,
+                    floor_query=None if query_vector is asked else asked,
+                )
+                found.add(index, rows)
+            return found, sources
 
     def _feedback(
         self,
         query_vector: Vector,
-        lexical: Sequence[tuple[MemoryRecord, float]],
+        lexical: Found,
         plan: RecallPlan,
-        sources: Sequence[tuple[Layer | None, Vectors]],
+        sources: Sequence[tuple[int, Vectors]],
     ) -> Vector:
         """The query vector moved toward the stored vectors of its best full-text hits."""
         from salience.search.vectors import moved_toward
 
-        by_layer = {LOCAL_LAYER if s is None else s.name: v for s, v in sources}
-        best = sorted(lexical, key=lambda pair: -pair[1])[: plan.feedback_count]
+        by_source = dict(sources)
+        scores = lexical.scores
+        best = sorted(range(len(scores)), key=lambda i: -scores[i])[: plan.feedback_count]
         examples = []
-        for record, _ in best:
-            vectors = by_layer.get(record.layer)
-            stored = vectors.stored([record.id]) if vectors is not None else {}
-            if record.id in stored:
-                examples.append(stored[record.id])
+        for i in best:
+            vectors = by_source.get(lexical.source[i])
+            memory_id = lexical.ids[i]
+            stored = vectors.stored([memory_id]) if vectors is not None else {}
+            if memory_id in stored:
+                examples.append(stored[memory_id])
         return moved_toward(query_vector, examples, plan.feedback_weight)

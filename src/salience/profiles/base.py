@@ -14,7 +14,7 @@ from salience.models import MemoryRecord, Relevance
 from salience.scores import ContextScore, SearchScore
 
 if TYPE_CHECKING:
-    from salience.briefing.columns import Floats
+    from salience.briefing.columns import Flags, Floats
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,16 @@ class RecallPlan:
 
 
 @dataclass(frozen=True)
+class Relevances:
+    """:class:`~salience.models.Relevance` for whole columns (NaN where it has None)."""
+
+    lexical: Floats
+    vector: Floats  # NaN: not found by vector search
+    lexical_hit: Flags
+    fused: Floats  # NaN: not fused
+
+
+@dataclass(frozen=True)
 class TypeSpec:
     """A memory type of a profile's vocabulary and its defaults (None: the engine's default)."""
 
@@ -91,8 +101,9 @@ class TypeSpec:
 
 ContextScorer = Callable[[MemoryRecord, datetime, ProfileSettings], ContextScore]
 SearchScorer = Callable[[MemoryRecord, datetime, Relevance, ProfileSettings], SearchScore]
-RecallSelector = Callable[[Sequence[tuple[MemoryRecord, SearchScore]], int], list[int]]
+RecallSelector = Callable[[Sequence[str], int], list[int]]  # (types, best first) -> positions
 ColumnScorer = Callable[[Columns, datetime, ProfileSettings], "Floats"]
+SearchColumnScorer = Callable[[Columns, datetime, Relevances, ProfileSettings], "Floats"]
 BriefingPolicy = Callable[
     [Sequence[MemoryRecord] | Candidates, BriefingRequest, ProfileSettings], Briefing
 ]
@@ -110,6 +121,7 @@ class Profile:
     context_score: ContextScorer
     context_scores: ColumnScorer  # the same scores' values for whole columns, bit for bit
     search_score: SearchScorer
+    search_scores: SearchColumnScorer  # the same scores' values for whole columns, bit for bit
     briefing: BriefingPolicy
     bump_on_recall: bool
     dedup: tuple[str, ...] = ()

@@ -29,7 +29,7 @@ from salience.briefing.policies import (
 from salience.clock import age_days
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
-from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import capped_frequency, half_life_recency, layer_weight
 from salience.scores import Component, ContextScore, SearchScore, weighted
@@ -82,6 +82,15 @@ def search_score(
     return SearchScore(component.contribution, (component,), "eidet", note)
 
 
+def search_scores(
+    columns: Columns, now: datetime, relevance: Relevances, settings: ProfileSettings
+) -> Floats:
+    """:func:`search_score`'s values for whole columns."""
+    weight = np.where(relevance.lexical_hit, 1.0, VECTOR_ONLY_WEIGHT)
+    result: Floats = (weight * arrays.layer_weight(columns.layer)) * memory_scores(columns, now)
+    return result
+
+
 def ceil_share(limit: int, percent: int) -> int:
     """``ceil(limit * percent / 100)`` in integers (floats round 0.2 * 15 up to 4)."""
     return (limit * percent + 99) // 100
@@ -94,18 +103,19 @@ def recall_budgets(limit: int) -> dict[str, int]:
     return budgets
 
 
-def select(ranked: Sequence[tuple[MemoryRecord, SearchScore]], limit: int) -> list[int]:
-    """Type budgets: pass 1 takes results in score order while their type has budget; pass 2
-    fills free slots with the best unused ones. Types outside the four share the heuristics'."""
+def select(types: Sequence[str], limit: int) -> list[int]:
+    """Type budgets over the candidates' types, best first: pass 1 takes results in score
+    order while their type has budget; pass 2 fills free slots with the best unused ones.
+    Types outside the four share the heuristics'."""
     budgets = recall_budgets(limit)
     chosen: list[int] = []
-    for index, (record, _) in enumerate(ranked):
-        kind = record.type if record.type in budgets else "heuristic"
+    for index, memory_type in enumerate(types):
+        kind = memory_type if memory_type in budgets else "heuristic"
         if len(chosen) < limit and budgets[kind] > 0:
             budgets[kind] -= 1
             chosen.append(index)
     taken = set(chosen)
-    spare = [i for i in range(len(ranked)) if i not in taken][: limit - len(chosen)]
+    spare = [i for i in range(len(types)) if i not in taken][: limit - len(chosen)]
     return sorted(chosen + spare)
 
 
@@ -200,6 +210,7 @@ PROFILE = Profile(
     context_score=context_score,
     context_scores=context_scores,
     search_score=search_score,
+    search_scores=search_scores,
     briefing=briefing,
     bump_on_recall=True,
     select=select,

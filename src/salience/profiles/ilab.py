@@ -26,7 +26,7 @@ from salience.briefing.policies import (
 from salience.clock import age_days
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
-from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import half_life_recency, revision_score, type_priority
 from salience.scores import ContextScore, SearchScore, weighted
@@ -70,6 +70,17 @@ def search_score(
             ("recency", 0.25, recency_score(record.updated_at, now)),
             ("revision", 0.15, revision_score(record.revision_count)),
         ),
+    )
+
+
+def search_scores(
+    columns: Columns, now: datetime, relevance: Relevances, settings: ProfileSettings
+) -> Floats:
+    """:func:`search_score`'s values for whole columns."""
+    recency = arrays.half_life_recency(arrays.ages_days(columns.updated, micros(now)), 30.0)
+    revision = arrays.by_value(revision_score, columns.revision_count)
+    return arrays.weighted_sum(
+        ((0.60, relevance.lexical), (0.25, recency), (0.15, revision)), len(columns)
     )
 
 
@@ -143,6 +154,7 @@ PROFILE = Profile(
     context_score=context_score,
     context_scores=context_scores,
     search_score=search_score,
+    search_scores=search_scores,
     briefing=briefing,
     bump_on_recall=False,
     dedup=("topic_upsert", "exact_hash"),

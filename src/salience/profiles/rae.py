@@ -27,7 +27,7 @@ from salience.briefing.policies import (
 from salience.clock import age_days
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
-from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import half_life_recency, normalized_ln_usage
 from salience.scores import ContextScore, SearchScore, weighted
@@ -66,6 +66,14 @@ def search_score(
     return weighted(SearchScore, "rae", _parts(record, now, semantic, settings))
 
 
+def search_scores(
+    columns: Columns, now: datetime, relevance: Relevances, settings: ProfileSettings
+) -> Floats:
+    """:func:`search_score`'s values for whole columns."""
+    semantic = np.where(np.isnan(relevance.vector), relevance.lexical, relevance.vector)
+    return _columns(columns, now, semantic, settings)
+
+
 def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings) -> ContextScore:
     """With no query there is no semantic signal: the other three terms, same weights."""
     return weighted(ContextScore, "rae", _parts(record, now, 0.0, settings))
@@ -73,11 +81,18 @@ def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings
 
 def context_scores(columns: Columns, now: datetime, settings: ProfileSettings) -> Floats:
     """:func:`context_score`'s values for whole columns."""
+    return _columns(columns, now, 0.0, settings)
+
+
+def _columns(
+    columns: Columns, now: datetime, semantic: Floats | float, settings: ProfileSettings
+) -> Floats:
+    """:func:`_parts` summed for whole columns."""
     accessed = np.where(columns.accessed == NEVER, columns.created, columns.accessed)
     touched = np.maximum(columns.created, accessed)
     hours = arrays.ages_days(touched, micros(now)) * 24.0
     values: dict[str, Floats | float] = {
-        "semantic": 0.0,
+        "semantic": semantic,
         "recency": arrays.half_life_recency(hours, settings.rae_half_life_hours),
         "importance": columns.importance,
         "usage": arrays.by_value(normalized_ln_usage, columns.access_count),
@@ -113,6 +128,7 @@ PROFILE = Profile(
     context_score=context_score,
     context_scores=context_scores,
     search_score=search_score,
+    search_scores=search_scores,
     briefing=briefing,
     bump_on_recall=True,
     dedup=("semantic",),

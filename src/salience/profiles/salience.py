@@ -33,7 +33,7 @@ from salience.briefing.policies import (
 from salience.clock import age_days
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, Relevance
-from salience.profiles.base import Profile, ProfileSettings, RecallPlan, TypeSpec
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import feedback_ratio, log10_access, stretched_recency
 from salience.scores import ContextScore, SearchScore, weighted
@@ -140,6 +140,24 @@ def search_score(
         "salience",
         (("relevance", 1 - settings.recall_prior, match), ("prior", settings.recall_prior, prior)),
     )
+
+
+def search_scores(
+    columns: Columns, now: datetime, relevance: Relevances, settings: ProfileSettings
+) -> Floats:
+    """:func:`search_score`'s values for whole columns."""
+    provenance = np.where(columns.source_user, 1.0, np.where(columns.tag_verified, 0.8, 0.5))
+    parts = (
+        (0.30, columns.importance),
+        (0.10, columns.confidence),
+        (0.15, arrays.by_value(log10_access, columns.access_count)),
+        (0.10, arrays.feedback_ratio(columns.echo_count, columns.fizzle_count)),
+        (0.10, provenance),
+    )
+    prior = arrays.weighted_sum(parts, len(columns)) / sum(w for w, _ in parts)
+    match = np.where(np.isnan(relevance.fused), relevance.lexical, relevance.fused)
+    p = settings.recall_prior
+    return arrays.weighted_sum(((1 - p, match), (p, prior)), len(columns))
 
 
 def section_of(memory_type: str) -> str:
@@ -345,6 +363,7 @@ PROFILE = Profile(
     context_score=context_score,
     context_scores=context_scores,
     search_score=search_score,
+    search_scores=search_scores,
     briefing=briefing,
     bump_on_recall=True,
     dedup=("exact_hash",),

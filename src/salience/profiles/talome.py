@@ -104,6 +104,7 @@ PROFILE = Profile(
     context_score=context_score,
     context_scores=context_scores,
     search_score=search_score,
+    search_scores=arrays.text_relevance,
     briefing=briefing,
     bump_on_recall=True,
     dedup=("bigram_dice",),

@@ -159,12 +159,12 @@ def rank_candidates(
 ) -> list[Hit]:
     """Score candidates with the profile's search score; best first, ties by id."""
     scored: list[tuple[Candidate, SearchScore]] = [
-        (c, _layered(profile, c.record, profile.search_score(c.record, now, c.relevance, settings)))
+        (c, layered(profile, c.record, profile.search_score(c.record, now, c.relevance, settings)))
         for c in candidates
     ]
     scored.sort(key=lambda item: (-item[1].value, item[0].record.id))
-    pairs = [(c.record, score) for c, score in scored]
-    chosen = profile.select(pairs, limit) if profile.select else range(min(limit, len(pairs)))
+    types = [c.record.type for c, _ in scored]
+    chosen = profile.select(types, limit) if profile.select else range(min(limit, len(types)))
     return [
         Hit(
             scored[i][0].record,
@@ -179,7 +179,7 @@ def rank_candidates(
     ]
 
 
-def _layered(profile: Profile, record: MemoryRecord, score: SearchScore) -> SearchScore:
+def layered(profile: Profile, record: MemoryRecord, score: SearchScore) -> SearchScore:
     """The 0.8 de-boost for a memory of a mounted layer (if the profile did not apply it)."""
     if record.layer == LOCAL_LAYER or profile.weighs_layers:
         return score

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from salience.search.ann import ApproximateIndex
 from salience.search.index import VectorIndex
 from salience.stores.base import MemoryFilter, Store
 
+_Found = TypeVar("_Found")
 IDENTITY_KEY = "embedder"
 DIMENSIONS_KEY = "embedder_dimensions"
 
@@ -141,7 +143,32 @@ class Vectors:
         when it is given as well: the query before relevance feedback moved it, so that a hit
         is always related to what was asked."""
         with self._index.guard:
-            return self._search(query, flt, k, min_similarity, neighbour_weight, floor_query)
+            found = self._search(
+                query, flt, k, min_similarity, neighbour_weight, floor_query, self._records
+            )
+        return [VectorHit(record, similarity) for record, _, similarity in found]
+
+    def search_rows(
+        self,
+        query: Vector,
+        flt: MemoryFilter,
+        k: int,
+        *,
+        min_similarity: float = -1.0,
+        neighbour_weight: float = 0.0,
+        floor_query: Vector | None = None,
+    ) -> list[tuple[int, str, float]]:
+        """:meth:`search` as (row number in the store, id, similarity): no record is built."""
+        with self._index.guard:
+            found = self._search(
+                query, flt, k, min_similarity, neighbour_weight, floor_query, self._store.matching
+            )
+        return [(seq, memory_id, similarity) for seq, memory_id, similarity in found]
+
+    def _records(
+        self, memory_ids: Sequence[str], flt: MemoryFilter
+    ) -> list[tuple[MemoryRecord, str]]:
+        return [(record, record.id) for record in self._store.get_many(memory_ids, flt)]
 
     def _search(
         self,
@@ -151,7 +178,9 @@ class Vectors:
         min_similarity: float,
         neighbour_weight: float,
         floor_query: Vector | None,
-    ) -> list[VectorHit]:
+        fetch: Callable[[Sequence[str], MemoryFilter], Sequence[tuple[_Found, str]]],
+    ) -> list[tuple[_Found, str, float]]:
+        """``fetch``: the store's (found, id) for the ids that pass ``flt``, in their order."""
         self._check()
         best = self._index.ranked(query, neighbour_weight)
         # The ids of the rows just scored: a refresh may replace the list (another process
@@ -167,14 +196,14 @@ class Vectors:
                 floor = self._index.scores_of(rows, floor_query, neighbour_weight)
                 keep &= (floor >= min_similarity) & (floor > 0)
             rows, scores = rows[keep], scores[keep]
-            records = self._store.get_many([ids[r] for r in rows], flt)
+            matched = fetch([ids[r] for r in rows], flt)
             # Look deeper only when the store's filter removed hits: rows below the
             # similarity floor stay below it however deep one looks.
-            if len(records) >= k or found < wanted or len(rows) < found or wanted >= len(ids):
+            if len(matched) >= k or found < wanted or len(rows) < found or wanted >= len(ids):
                 break
             wanted *= 4
-        similarity = {ids[r]: float(s) for r, s in zip(rows, scores, strict=True)}
-        return [VectorHit(r, similarity[r.id]) for r in records[:k]]
+        similarity = dict(zip((ids[r] for r in rows.tolist()), scores.tolist(), strict=True))
+        return [(item, memory_id, similarity[memory_id]) for item, memory_id in matched[:k]]
 
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """Session neighbours of memories that have vectors (see :class:`VectorIndex`)."""

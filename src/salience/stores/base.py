@@ -128,12 +128,25 @@ class Store(Protocol):
         """
         ...
 
+    def search_rows(
+        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
+    ) -> builtins.list[tuple[int, str, float]]:
+        """:meth:`search` as (row number, id, bm25), best first: no record is built."""
+        ...
+
     def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
         """Memories whose content or title contains ``text`` (case-insensitive), newest first."""
         ...
 
     def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
         """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
+        ...
+
+    def matching(
+        self, memory_ids: Sequence[str], flt: MemoryFilter
+    ) -> builtins.list[tuple[int, str]]:
+        """(row number, id) of the memories among ``memory_ids`` that match ``flt``, in the
+        order of the ids: :meth:`get_many` without building records."""
         ...
 
     def set_vector(self, memory_id: str, vector: bytes) -> None:

@@ -219,3 +219,48 @@ def job_of(row: Sequence[Any]) -> Job:
         error=None if row[10] is None else json.loads(row[10]),
         owner=row[11],
     )
+
+
+class RowReads:
+    """Full-text search and reads by id, as records or as (row number, id) alone: both stores
+    supply the SQL (:meth:`_fts`, :meth:`_wanted`, selecting ``select``'s columns)."""
+
+    def _fts(
+        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
+    ) -> list[Any]:
+        """``select``'s columns and the bm25 score (last) of the best full-text matches."""
+        raise NotImplementedError
+
+    def _wanted(self, select: str, memory_ids: Sequence[str], flt: MemoryFilter) -> list[Any]:
+        """``select``'s columns of the memories among ``memory_ids`` that match ``flt``."""
+        raise NotImplementedError
+
+    def search(
+        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
+    ) -> list[tuple[MemoryRecord, float]]:
+        """BM25-ranked matches, best first, with their scores.
+
+        ``dated`` also matches the query against each memory's creation date in words, and
+        leaves out words found in half of all memories or more (and in 10,000 at least): BM25
+        gives them no weight, and a year most memories were written in would make a search
+        score every row (see :mod:`salience.stores.fts_terms`).
+        """
+        rows = self._fts(COLUMNS, query, flt, limit, dated)
+        return [(from_row(row), float(row[-1])) for row in rows]
+
+    def search_rows(
+        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
+    ) -> list[tuple[int, str, float]]:
+        """:meth:`search` as (row number, id, bm25): no record is built."""
+        rows = self._fts("m.seq, m.id", query, flt, limit, dated)
+        return [(int(seq), str(memory_id), float(bm25)) for seq, memory_id, bm25 in rows]
+
+    def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> list[MemoryRecord]:
+        """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
+        found = {r.id: r for r in map(from_row, self._wanted(COLUMNS, memory_ids, flt))}
+        return [found[i] for i in memory_ids if i in found]
+
+    def matching(self, memory_ids: Sequence[str], flt: MemoryFilter) -> list[tuple[int, str]]:
+        """:meth:`get_many` as (row number, id): no record is built."""
+        found = {str(i): int(seq) for seq, i in self._wanted("m.seq, m.id", memory_ids, flt)}
+        return [(found[i], i) for i in memory_ids if i in found]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from itertools import repeat
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,8 @@ from salience.profiles.scoring import signals
 if TYPE_CHECKING:
     import numpy as np
 
-    from salience.briefing.columns import Floats, Ints
+    from salience.briefing.columns import Columns, Floats, Ints
+    from salience.profiles.base import ProfileSettings, Relevances
 else:
     np = lazy_module("numpy")
 
@@ -109,3 +111,10 @@ def weighted_sum(parts: Sequence[tuple[float, Floats | float]], rows: int) -> Fl
     for weight, values in parts:
         total = total + weight * values
     return total
+
+
+def text_relevance(
+    columns: Columns, now: datetime, relevance: Relevances, settings: ProfileSettings
+) -> Floats:
+    """A search score that is the full-text relevance alone (aide's, talome's)."""
+    return weighted_sum(((1.0, relevance.lexical),), len(columns))

@@ -24,6 +24,7 @@ import builtins
 import math
 from collections.abc import Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
 from salience.clock import format_time
 from salience.errors import StoreError
@@ -34,9 +35,9 @@ from salience.stores.postgres.connection import Connection
 from salience.stores.rows import (
     COLUMNS,
     INSERT_COLUMNS,
+    RowReads,
     dated_text,
     filter_sql,
-    from_row,
     to_row,
 )
 from salience.text import query_terms
@@ -85,7 +86,7 @@ _SCRUBBED = (
 )
 
 
-class MemoryRows(Connection):
+class MemoryRows(RowReads, Connection):
     """Writes and reads of memory rows, each write atomic with its tag and entity rows."""
 
     def insert(self, record: MemoryRecord) -> None:
@@ -207,20 +208,15 @@ class MemoryRows(Connection):
             params.extend([limit, offset])
         return self._select(sql, params)
 
-    def search(
-        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
-    ) -> builtins.list[tuple[MemoryRecord, float]]:
-        """BM25-ranked matches (see the module docstring), best first, with their scores.
-
-        ``dated`` also matches the query against each memory's creation date in words, and
-        leaves out words found in half of all memories or more (and in 10,000 at least), as
-        the SQLite store does (:mod:`salience.stores.fts_terms`).
-        """
+    def _fts(
+        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
+    ) -> builtins.list[Any]:
+        """BM25 over the stored lexemes (see the module docstring)."""
         terms = query_terms(query)
         if limit <= 0 or not terms:
             return []
 
-        def read() -> builtins.list[tuple[MemoryRecord, float]]:
+        def read() -> builtins.list[Any]:
             total_rows, tokens = (int(v) for v in self._rows(_TOTALS)[0])
             if not total_rows:
                 return []
@@ -234,21 +230,21 @@ class MemoryRows(Connection):
                 idfs.append(idf if idf > 0 else 1e-6)
             if not lexemes:
                 return []
-            return self._ranked(lexemes, idfs, total_rows, tokens, flt, limit, dated=dated)
+            return self._ranked(select, lexemes, idfs, total_rows, tokens, flt, limit, dated)
 
         return self._at_one_moment(read)
 
     def _ranked(
         self,
+        select: str,
         lexemes: builtins.list[str],
         idfs: builtins.list[float],
         total_rows: int,
         tokens: int,
         flt: MemoryFilter,
         limit: int,
-        *,
         dated: bool,
-    ) -> builtins.list[tuple[MemoryRecord, float]]:
+    ) -> builtins.list[Any]:
         where, params = filter_sql(flt, "%s")
         document = "m.fts || m.dated" if dated else "m.fts"
         matches = (
@@ -258,7 +254,7 @@ class MemoryRows(Connection):
         )
         query = _tsquery(lexemes)
         sql = (
-            f"SELECT {COLUMNS}, s.score FROM ("
+            f"SELECT {select}, s.score FROM ("
             " SELECT m.seq, sum(q.idf * f.freq * %s / (f.freq + %s * (%s + %s * m.doc_len)))"
             " AS score FROM memories m"
             " CROSS JOIN LATERAL ("
@@ -273,8 +269,7 @@ class MemoryRows(Connection):
         average = tokens / total_rows
         head = [K1 + 1, K1, 1 - B, B / average, lexemes, lexemes, idfs]
         found = [query, query] if dated else [query]
-        rows = self._rows(sql, [*head, *found, *params, limit])
-        return [(from_row(row), float(row[-1])) for row in rows]
+        return self._rows(sql, [*head, *found, *params, limit])
 
     def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
         """Memories whose content or title contains ``text`` (case-insensitive), newest first."""
@@ -287,14 +282,14 @@ class MemoryRows(Connection):
         )
         return self._select(sql, [*params, needle, needle, limit])
 
-    def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
-        """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
+    def _wanted(
+        self, select: str, memory_ids: Sequence[str], flt: MemoryFilter
+    ) -> builtins.list[Any]:
         if not memory_ids:
             return []
         where, params = filter_sql(flt, "%s")
-        sql = f"SELECT {COLUMNS} FROM memories m WHERE m.id = ANY(%s) AND {where}"
-        found = {r.id: r for r in self._select(sql, [list(memory_ids), *params])}
-        return [found[i] for i in memory_ids if i in found]
+        sql = f"SELECT {select} FROM memories m WHERE m.id = ANY(%s) AND {where}"
+        return self._rows(sql, [list(memory_ids), *params])
 
     def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
         """Entities of the matching memories with how many mention each, most first."""

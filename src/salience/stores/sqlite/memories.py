@@ -6,11 +6,13 @@ import builtins
 import contextlib
 from collections.abc import Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
 from salience.clock import format_time
 from salience.errors import StoreError
 from salience.models import FIELD_NAMES, MemoryRecord
 from salience.stores.base import MemoryFilter, StagedRow
+from salience.stores.rows import RowReads
 from salience.stores.sqlite.connection import Connection
 from salience.stores.sqlite.rows import (
     COLUMNS,
@@ -25,7 +27,7 @@ from salience.stores.sqlite.rows import (
 from salience.text import query_terms
 
 
-class MemoryRows(Connection):
+class MemoryRows(RowReads, Connection):
     """Writes and reads of memory rows, each write atomic with its index rows."""
 
     def insert(self, record: MemoryRecord) -> None:
@@ -214,16 +216,10 @@ class MemoryRows(Connection):
             params.extend([-1 if limit is None else limit, offset])
         return self._select(sql, params)
 
-    def search(
-        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
-    ) -> builtins.list[tuple[MemoryRecord, float]]:
-        """BM25-ranked matches; the ranked FTS query runs first and the join comes after.
-
-        ``dated`` also matches the query against each memory's creation date in words, and
-        leaves out words found in half of all memories or more (and in 10,000 at least): BM25
-        gives them no weight, and a year most memories were written in would make a search
-        score every row (see :mod:`salience.stores.fts_terms`).
-        """
+    def _fts(
+        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
+    ) -> builtins.list[Any]:
+        """The ranked FTS query runs first and the join comes after."""
         if limit <= 0:
             return []
         leave_out: set[str] = set()
@@ -235,7 +231,7 @@ class MemoryRows(Connection):
             return []
         where, params = filter_sql(flt)
         sql = (
-            f"SELECT {COLUMNS}, -f.rank FROM ("
+            f"SELECT {select}, -f.rank FROM ("
             " SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?"
             f") AS f JOIN memories m ON m.seq = f.rowid WHERE {where} ORDER BY f.rank LIMIT ?"
         )
@@ -252,7 +248,7 @@ class MemoryRows(Connection):
             if candidates >= matched:
                 break
             candidates = matched  # one more pass over every match settles it
-        return [(from_row(row), float(row[-1])) for row in rows]
+        return rows
 
     def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
         """Memories whose content or title contains ``text`` (case-insensitive), newest first.
@@ -268,27 +264,27 @@ class MemoryRows(Connection):
         )
         return self._select(sql, [*params, needle, needle, limit])
 
-    def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[MemoryRecord]:
-        """The records among ``memory_ids`` that match ``flt``, in the order of the ids.
-
-        The ids drive the join (``CROSS JOIN`` fixes SQLite's join order): each is looked up
+    def _wanted(
+        self, select: str, memory_ids: Sequence[str], flt: MemoryFilter
+    ) -> builtins.list[Any]:
+        """The ids drive the join (``CROSS JOIN`` fixes SQLite's join order): each is looked up
         by its unique index. With ``m.id IN (…) AND m.user = ?`` and no table statistics,
         SQLite chose the (user, content_hash) index instead and read every memory of the
         user: ~300 ms per vector search at 100k memories, against ~4 ms this way."""
         if not memory_ids:
             return []
         where, params = filter_sql(flt)
-        found: dict[str, MemoryRecord] = {}
+        rows: builtins.list[Any] = []
         for start in range(0, len(memory_ids), 500):
             chunk = list(memory_ids[start : start + 500])
             values = ", ".join("(?)" for _ in chunk)
             sql = (
-                f"SELECT {COLUMNS} FROM (VALUES {values}) AS wanted "
+                f"SELECT {select} FROM (VALUES {values}) AS wanted "
                 f"CROSS JOIN memories m ON m.id = wanted.column1 WHERE {where}"
             )
-            for record in self._select(sql, [*chunk, *params]):
-                found[record.id] = record
-        return [found[i] for i in memory_ids if i in found]
+            with self._errors():
+                rows += self._conn.execute(sql, [*chunk, *params]).fetchall()
+        return rows
 
     def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
         """Entities of the matching memories with how many mention each, most first."""
