@@ -17,7 +17,6 @@ time (p50/p95, ms) and writes it to JSON (default bench/results/rankings.json).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import statistics
 import sys
@@ -37,18 +36,15 @@ import longmemeval
 from common import machine, print_table, write_results
 from salience import Config, Memory
 from salience.embeddings import Embedder
+from salience.ids import stable_ulid
 
 PROFILES = ("salience", "aide", "eidet", "ilab", "talome", "rae")
-ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 TOLERANCE = 1e-9
 
 
 def stable_id(when: datetime, label: str) -> str:
-    """A ULID with ``when``'s milliseconds and 80 bits from a hash of ``label``."""
-    ms = int(when.timestamp() * 1000)
-    tail = int.from_bytes(hashlib.sha256(label.encode()).digest()[:10], "big") >> 1
-    value = (ms << 80) | tail
-    return "".join(ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(26)))
+    """The same ULID for the same turn in every run (its time, the rest from ``label``)."""
+    return stable_ulid(when, "bench", label)
 
 
 class Remembering:

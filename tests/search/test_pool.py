@@ -123,7 +123,7 @@ def _column_path(
 
 @pytest.mark.parametrize("name", sorted(PROFILES))
 @pytest.mark.parametrize("plan", PLANS, ids=lambda p: f"{p.fusion}-{p.reply_weight}")
-@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(recall=recalls(), which=st.integers(0, len(SETTINGS) - 1))
 def test_the_column_path_ranks_and_explains_as_the_record_path_does(
     name: str,
