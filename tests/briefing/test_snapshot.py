@@ -18,6 +18,7 @@ from salience.profiles import PROFILES, ProfileSettings
 from salience.stores.base import MemoryFilter
 from salience.stores.sqlite import SQLiteStore
 from tests.conftest import FakeClock
+from tests.factory import record
 
 CODED = {
     "user": "users",
@@ -91,7 +92,8 @@ def test_every_kind_of_write_is_caught_up_without_a_whole_read(
     engine.remember("a new memory of another user", user="bob", tags=["scope:global"])
     engine.remember("a memory in two projects", tags=["project:a", "project:b"])
     mine, bobs = decoded(snapshot.view("default")), decoded(snapshot.view("bob"))
-    assert (spy.whole, spy.catch_up) == (0, 2)  # one look each, nothing read whole
+    # One catch-up for both looks (the second finds nothing committed since), no whole read.
+    assert (spy.whole, spy.catch_up) == (0, 1)
     assert mine == fresh(engine.store)  # type: ignore[arg-type]
     assert bobs == fresh(engine.store, "bob")  # type: ignore[arg-type]
 
@@ -262,3 +264,18 @@ def test_a_titled_decision_is_briefed_with_what_was_decided(engine: Memory, prof
     assert "Queue choice: We chose Redis for the queue because it is simple" in text
     assert "Deploys go: Deploys go" not in text  # a title the content starts with: once
     assert "Deploys go through ops/deploy.sh" in text
+
+
+def test_a_look_reads_nothing_when_nothing_was_committed_but_sees_its_own_transaction(
+    engine: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine.remember("the first memory")
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    snapshot.refresh()
+    spy = Spy(engine.store, monkeypatch)  # type: ignore[arg-type]
+    assert len(snapshot.refresh()) == 1
+    assert (spy.whole, spy.catch_up) == (0, 0)  # recall looks on every call: a marker read
+    with engine.store.transaction():  # not committed yet: the marker has not moved
+        engine.store.insert(record("written inside the open transaction"))
+        assert len(snapshot.refresh()) == 2
+    assert (spy.whole, spy.catch_up) == (0, 1)

@@ -19,7 +19,7 @@ from salience import (
 )
 from salience.stores.base import MemoryFilter
 from salience.stores.migrations import MIGRATION_NAMES
-from salience.stores.sqlite import PAGE_SIZE, SQLiteStore, fts_match_expression
+from salience.stores.sqlite import PAGE_SIZE, SQLiteStore, fts_match_expression, memories
 from tests.conftest import FakeClock
 from tests.factory import NOW, record
 
@@ -231,3 +231,27 @@ def test_the_wal_is_checkpointed_after_the_write_lock_is_let_go(tmp_path: Path) 
         assert len(holding) == 2  # small writes wait for enough changes
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("dated", [False, True])
+def test_both_full_text_query_shapes_find_the_same_best_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dated: bool
+) -> None:
+    # A small store joins every match; a large one asks FTS5 for its best few first and
+    # widens when the filter removed too many. Same memories, same order, same scores.
+    store = SQLiteStore(tmp_path / "shapes.db")
+    words = ["cache", "deploy", "cache deploy", "cache cache"]
+    for i in range(300):
+        store.insert(record(f"note {i}: {words[i % 4]}", user="ana" if i % 10 else "bo"))
+    bo = MemoryFilter(as_of=NOW, user="bo")  # a tenth of the matches: the first pass is short
+    ana = MemoryFilter(as_of=NOW, user="ana")
+    asked = [(q, f, k) for q in ("cache", "deploy cache") for f in (ana, bo) for k in (3, 40)]
+    small = [store.search_rows(q, f, k, dated=dated) for q, f, k in asked]
+    monkeypatch.setattr(memories, "JOIN_ALL_UP_TO", 0)
+    large = [store.search_rows(q, f, k, dated=dated) for q, f, k in asked]
+    store.close()
+    assert [[(i, round(s, 9)) for _, i, s in r] for r in small] == [
+        [(i, round(s, 9)) for _, i, s in r] for r in large
+    ]
+    assert all(small)
+    assert len(small[-1]) == 30  # every one of bo's memories: fewer than asked for

@@ -95,10 +95,12 @@ class ColumnSnapshot:
             self._resume()
         if self._columns is not None:
             marker = self.store.change_marker()
-            if self.store.read_only and marker == self._marker:
-                return self._columns  # nobody wrote to it (this process never does)
-            self._marker = marker
-            changes = self.store.row_changes(self._last_seq, self._last_change)
+            if marker == self._marker and not self.store.in_transaction():
+                # Nobody committed since (and this thread has nothing open): nothing to read.
+                changes = RowChanges([], [], self._last_seq, self._last_change)
+            else:
+                self._marker = marker
+                changes = self.store.row_changes(self._last_seq, self._last_change)
         if changes is None:
             self._read_whole()
         elif changes.rows or changes.deleted:

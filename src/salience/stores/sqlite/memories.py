@@ -26,6 +26,9 @@ from salience.stores.sqlite.rows import (
 )
 from salience.text import query_terms
 
+JOIN_ALL_UP_TO = 20_000
+"""Stores up to this many rows join every full-text match (see ``MemoryRows._fts``)."""
+
 
 class MemoryRows(RowReads, Connection):
     """Writes and reads of memory rows, each write atomic with its index rows."""
@@ -219,7 +222,12 @@ class MemoryRows(RowReads, Connection):
     def _fts(
         self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
     ) -> builtins.list[Any]:
-        """The ranked FTS query runs first and the join comes after."""
+        """Up to :data:`JOIN_ALL_UP_TO` rows, every match is joined and the best ``limit``
+        kept (ties by row number); in a larger store the ranked FTS query runs first, for
+        four times ``limit`` candidates (widened if the filter removes too many), and the
+        join comes after. FTS5 scores every match either way; its own sort by rank cost more
+        than the join where matches are few (LoCoMo: 2.2 -> 1.3 ms), the join of every match
+        more where they are many (100k rows, 14k matches: 48 -> 66 ms)."""
         if limit <= 0:
             return []
         leave_out: set[str] = set()
@@ -230,6 +238,16 @@ class MemoryRows(RowReads, Connection):
         if expression is None:
             return []
         where, params = filter_sql(flt)
+        with self._errors():
+            total = self._term_counts.total_rows()
+            if total is not None and total <= JOIN_ALL_UP_TO:
+                every = (
+                    f"SELECT {select}, -f.rank FROM ("
+                    " SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ?"
+                    f") AS f JOIN memories m ON m.seq = f.rowid WHERE {where}"
+                    " ORDER BY f.rank, m.seq LIMIT ?"
+                )
+                return self._conn.execute(every, [expression, *params, limit]).fetchall()
         sql = (
             f"SELECT {select}, -f.rank FROM ("
             " SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?"
