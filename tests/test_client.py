@@ -14,6 +14,7 @@ from salience import (
     Memory,
     NotFoundError,
     Outcome,
+    Variant,
 )
 from salience.engine.keys import create_key
 from salience.server.app import create_app
@@ -95,3 +96,26 @@ def test_keys_reach_the_server(memory: Memory, clock: FakeClock) -> None:
         alice = Client("http://127.0.0.1", api_key=key, http=http)
         assert alice.remember("Alice's laptop runs Fedora").record is not None
         assert [r.user for r in alice.list()] == ["alice"]
+
+
+def test_evaluation_and_briefing_log_answer_the_same_values(
+    remote: Client, memory: Memory, clock: FakeClock
+) -> None:
+    first = memory.remember("Deploys go through ops/deploy.sh on Tuesdays").id or ""
+    memory.remember("The billing service retries failed webhooks three times")
+    clock.advance(minutes=5)
+    memory.supersede(first, "Deploys go through ops/release.sh on Tuesdays")
+    memory.decide("deploys", "Deploys need a second reviewer")
+    memory.briefing(session_id="s1")
+    hits = memory.search("how do deploys go out")
+    memory.feedback(hits[0].record.id, used=True)
+    assert remote.evaluate() == memory.evaluate()
+    other = Variant("older prior", profile="aide", recall_prior=0.3)
+    remote_report, local = remote.evaluate([other]), memory.evaluate([other])
+    assert remote_report == local
+    assert remote_report.runs[1].variant.label == "older prior"
+    assert {p.kind for p in local.probes} >= {"recorded", "supersession", "decision"}
+    assert remote.briefing_log() == memory.briefing_log()
+    assert remote.briefing_log().entries  # the session's briefing is in it
+    with pytest.raises(InvalidInputError, match="one alternative"):
+        remote.evaluate([other, Variant("third")])

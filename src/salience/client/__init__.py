@@ -14,12 +14,15 @@ closer one. A refused write is a ``rejected`` :class:`WriteResult`, as in the li
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 from salience.client.sharing import Sharing
 from salience.client.transport import iso
+from salience.engine.evaluation import EvalReport, Variant
+from salience.engine.record import BriefingLog
+from salience.errors import InvalidInputError
 from salience.models import (
     AuditEntry,
     DayCount,
@@ -40,6 +43,7 @@ from salience.wire.decode import (
     ManifestEntry,
     SessionStart,
 )
+from salience.wire.record import briefing_log_of, eval_of
 
 
 class Client(Sharing):
@@ -270,6 +274,34 @@ class Client(Sharing):
             )
             for e in self._json("GET", "/v1/audit", params=params)
         ]
+
+    def evaluate(
+        self,
+        variants: Sequence[Variant] = (),
+        *,
+        per_kind: int = 50,
+        entities: bool = False,
+        save: bool = False,
+    ) -> EvalReport:
+        """Recall measured on the user's own memories (see :meth:`salience.Memory.evaluate`);
+        the server compares the current configuration with one alternative at most."""
+        if len(variants) > 1:
+            raise InvalidInputError(
+                "the HTTP API evaluates one alternative at a time", field="variants"
+            )
+        body: dict[str, Any] = {"probes": per_kind, "entities": entities, "save": save}
+        for variant in variants:
+            body |= {
+                "against_label": variant.label,
+                "against_profile": variant.profile,
+                "against_as_of": iso(variant.as_of),
+                "against_recall_prior": variant.recall_prior,
+            }
+        return eval_of(self._json("POST", "/v1/eval", json=wire.present(body)))
+
+    def briefing_log(self, *, limit: int = 50) -> BriefingLog:
+        """What each session was given and what became of it (newest first)."""
+        return briefing_log_of(self._json("GET", "/v1/briefings/log", params={"limit": limit}))
 
     def stats(self) -> Stats:
         """Counts of the user's memories."""

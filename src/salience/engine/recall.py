@@ -184,8 +184,12 @@ class Recall(Recording):
         for part in parts[1:]:
             columns = columns.extended(part)
         rows = np.concatenate(kept)
-        back = np.argsort(rows, kind="stable")  # (the pool's order: full ties keep it)
-        columns, pool = columns.take(back), pool.taken(rows[back])
+        if bool(np.all(rows[1:] > rows[:-1])):  # one source: already in the pool's order
+            if len(rows) < len(pool):
+                pool = pool.taken(rows)  # (some deleted since they were found)
+        else:
+            back = np.argsort(rows, kind="stable")  # (the pool's order: full ties keep it)
+            columns, pool = columns.take(back), pool.taken(rows[back])
         chosen = choose(pool, columns, rules, now, settings, limit)
         hits: builtins.list[Hit] = []
         for row, record in zip(chosen, self._pool_records(pool, chosen, flt, layers), strict=True):

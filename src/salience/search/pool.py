@@ -56,11 +56,12 @@ class Found:
 
     def add(self, source: int, rows: Sequence[tuple[int, str, float]]) -> None:
         """Append a source's (row number, id, score) hits."""
-        for seq, memory_id, score in rows:
-            self.source.append(source)
-            self.seqs.append(seq)
-            self.ids.append(memory_id)
-            self.scores.append(score)
+        if rows:
+            seqs, ids, scores = zip(*rows, strict=True)
+            self.source += [source] * len(rows)
+            self.seqs += seqs
+            self.ids += ids
+            self.scores += scores
 
     def __len__(self) -> int:
         return len(self.ids)

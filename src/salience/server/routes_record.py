@@ -30,7 +30,10 @@ def evaluate(
     if body.against_profile or body.against_as_of or body.against_recall_prior is not None:
         variants.append(
             Variant(
-                "alternative", body.against_profile, body.against_as_of, body.against_recall_prior
+                body.against_label,
+                body.against_profile,
+                body.against_as_of,
+                body.against_recall_prior,
             )
         )
     report = engine.run(

@@ -118,6 +118,7 @@ class BriefingIn(Request):
 
 
 class EvalIn(Request):
+    against_label: ShortText = "alternative"
     against_profile: ShortText | None = None
     against_as_of: Moment | None = None
     against_recall_prior: Annotated[float, Field(ge=0, le=1)] | None = None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from salience.clock import format_time
-from salience.engine.evaluation import EvalReport, Metrics, Moved
-from salience.engine.record import BriefingLog
+from salience.engine.evaluation import EvalReport, Metrics, Moved, Probe, Run, Variant
+from salience.engine.record import BriefedMemory, BriefingLog, BriefingLogEntry
 
 
 def briefing_log_out(log: BriefingLog) -> dict[str, Any]:
@@ -71,6 +72,7 @@ def eval_out(report: EvalReport) -> dict[str, Any]:
                 "recall_prior": r.variant.recall_prior,
                 "metrics": metrics_out(r.metrics),
                 "by_kind": {kind: metrics_out(m) for kind, m in r.by_kind.items()},
+                "ranks": r.ranks,
             }
             for r in report.runs
         ],
@@ -82,3 +84,57 @@ def eval_out(report: EvalReport) -> dict[str, Any]:
         },
         "since_baseline": [_moved(m) for m in report.since_baseline],
     }
+
+
+def briefing_log_of(data: dict[str, Any]) -> BriefingLog:
+    """:func:`briefing_log_out` read back (``salience.Client``)."""
+    entries = tuple(
+        BriefingLogEntry(
+            e["id"],
+            datetime.fromisoformat(e["at"]),
+            e["profile"],
+            e["session_id"],
+            e["tokens"],
+            e["budget"],
+            tuple(
+                BriefedMemory(m["id"], m["section"], tuple(m["feedback"])) for m in e["memories"]
+            ),
+        )
+        for e in data["briefings"]
+    )
+    briefed = {m["id"]: m["briefed"] for m in data["memories"]}
+    helped = {m["id"]: m["helped"] for m in data["memories"]}
+    return BriefingLog(entries, briefed, helped)
+
+
+def _metrics_of(data: dict[str, Any]) -> Metrics:
+    return Metrics(
+        data["probes"], data["recall_at_5"], data["recall_at_10"], data["mrr"], data["ndcg_at_10"]
+    )
+
+
+def eval_of(data: dict[str, Any]) -> EvalReport:
+    """:func:`eval_out` read back (``salience.Client``): the baseline as the wire shows it,
+    its time and metrics."""
+    probes = tuple(Probe(p["kind"], p["query"], tuple(p["relevant"])) for p in data["probes"])
+    by_key = {p.key: p for p in probes}
+    runs = tuple(
+        Run(
+            Variant(
+                r["label"],
+                r["profile"],
+                None if r["as_of"] is None else datetime.fromisoformat(r["as_of"]),
+                r["recall_prior"],
+            ),
+            _metrics_of(r["metrics"]),
+            {kind: _metrics_of(m) for kind, m in r["by_kind"].items()},
+            dict(r["ranks"]),
+        )
+        for r in data["runs"]
+    )
+
+    def moved(items: list[dict[str, Any]]) -> tuple[Moved, ...]:
+        return tuple(Moved(by_key[m["probe"]], m["before"], m["after"]) for m in items)
+
+    baseline = data["baseline"] or None
+    return EvalReport(probes, runs, moved(data["changed"]), baseline, moved(data["since_baseline"]))

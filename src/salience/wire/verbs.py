@@ -6,13 +6,15 @@ arguments, the same return types, the same errors."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from salience.engine.decisions import Decision
+from salience.engine.evaluation import EvalReport, Variant
 from salience.engine.migrating import MigrationReport
+from salience.engine.record import BriefingLog
 from salience.models import (
     AuditEntry,
     DayCount,
@@ -63,6 +65,21 @@ class Verbs(Protocol):
 
     def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
         """The insights derived from a memory."""
+        ...
+
+    def evaluate(
+        self,
+        variants: Sequence[Variant] = (),
+        *,
+        per_kind: int = 50,
+        entities: bool = False,
+        save: bool = False,
+    ) -> EvalReport:
+        """Recall measured on the user's own memories: probes, metrics, what moved."""
+        ...
+
+    def briefing_log(self, *, limit: int = 50) -> BriefingLog:
+        """What each session was given and what became of it (newest first)."""
         ...
 
     def entities(
