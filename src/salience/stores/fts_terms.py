@@ -59,12 +59,12 @@ class TermCounts:
             return None
         return _varint(bytes(row[0]))
 
-    def weightless(self, words: list[str]) -> set[str]:
+    def weightless(self, words: list[str], total: int | None = None) -> set[str]:
         """The words of ``words`` that are one token found in at least half of all rows
-        (and in at least :data:`MIN_ROWS`)."""
+        (and in at least :data:`MIN_ROWS`); ``total``: :meth:`total_rows` if already read."""
         if not words:
             return set()
-        total = self.total_rows()
+        total = self.total_rows() if total is None else total
         if total is None or total < 2 * MIN_ROWS:
             return set()
         for _ in range(2):

@@ -9,6 +9,7 @@ go by precomputed position.
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -221,19 +222,19 @@ def job_of(row: Sequence[Any]) -> Job:
     )
 
 
-class RowReads:
+class RowReads(ABC):
     """Full-text search and reads by id, as records or as (row number, id) alone: both stores
     supply the SQL (:meth:`_fts`, :meth:`_wanted`, selecting ``select``'s columns)."""
 
+    @abstractmethod
     def _fts(
         self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
     ) -> list[Any]:
         """``select``'s columns and the bm25 score (last) of the best full-text matches."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _wanted(self, select: str, memory_ids: Sequence[str], flt: MemoryFilter) -> list[Any]:
         """``select``'s columns of the memories among ``memory_ids`` that match ``flt``."""
-        raise NotImplementedError
 
     def search(
         self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False

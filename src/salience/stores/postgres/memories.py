@@ -86,7 +86,7 @@ _SCRUBBED = (
 )
 
 
-class MemoryRows(RowReads, Connection):
+class MemoryRows(Connection, RowReads):
     """Writes and reads of memory rows, each write atomic with its tag and entity rows."""
 
     def insert(self, record: MemoryRecord) -> None:

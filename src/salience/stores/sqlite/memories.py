@@ -30,7 +30,7 @@ JOIN_ALL_UP_TO = 20_000
 """Stores up to this many rows join every full-text match (see ``MemoryRows._fts``)."""
 
 
-class MemoryRows(RowReads, Connection):
+class MemoryRows(Connection, RowReads):
     """Writes and reads of memory rows, each write atomic with its index rows."""
 
     def insert(self, record: MemoryRecord) -> None:
@@ -231,15 +231,15 @@ class MemoryRows(RowReads, Connection):
         if limit <= 0:
             return []
         leave_out: set[str] = set()
-        if dated:
-            with self._errors():
-                leave_out = self._term_counts.weightless(query_terms(query))
+        with self._errors():
+            total = self._term_counts.total_rows()
+            if dated:
+                leave_out = self._term_counts.weightless(query_terms(query), total)
         expression = fts_match_expression(query, dated=dated, leave_out=leave_out)
         if expression is None:
             return []
         where, params = filter_sql(flt)
         with self._errors():
-            total = self._term_counts.total_rows()
             if total is not None and total <= JOIN_ALL_UP_TO:
                 every = (
                     f"SELECT {select}, -f.rank FROM ("
