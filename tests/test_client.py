@@ -117,5 +117,7 @@ def test_evaluation_and_briefing_log_answer_the_same_values(
     assert {p.kind for p in local.probes} >= {"recorded", "supersession", "decision"}
     assert remote.briefing_log() == memory.briefing_log()
     assert remote.briefing_log().entries  # the session's briefing is in it
+    text_only = Variant("text only", embedder="none")
+    assert remote.evaluate([text_only]) == memory.evaluate([text_only])
     with pytest.raises(InvalidInputError, match="one alternative"):
         remote.evaluate([other, Variant("third")])

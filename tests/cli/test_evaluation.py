@@ -35,6 +35,12 @@ def test_eval_compares_two_configurations_and_keeps_a_baseline(tmp_path: Path) -
     assert bad.exit_code == 2
     assert "--against-recall-prior" in bad.output
     assert "Traceback" not in bad.output
+    plain = runner.invoke(cli, ["eval", "--against-embedder", "none", "--json", *home])
+    assert plain.exit_code == 0, plain.output
+    assert [r["embedder"] for r in json.loads(plain.stdout)["runs"]] == [None, "none"]
+    other = runner.invoke(cli, ["eval", "--against-embedder", "minilm", *home])
+    assert other.exit_code == 2
+    assert "--against-embedder" in other.output
 
 
 def test_briefing_log_lists_what_the_hook_gave(tmp_path: Path) -> None:

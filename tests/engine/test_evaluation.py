@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from salience import InvalidInputError, Memory, Variant
+from salience import Config, InvalidInputError, Memory, Variant
 from salience.engine.evaluation import score
+from tests.conftest import FakeClock
 
 
 def test_the_metrics_of_one_ranked_list() -> None:
@@ -91,3 +92,30 @@ def test_a_bad_alternative_is_refused(memory: Memory) -> None:
     _store(memory)
     with pytest.raises(InvalidInputError, match="recall_prior"):
         memory.evaluate([Variant("bad", recall_prior=2.0)], user="ana")
+    with pytest.raises(InvalidInputError, match="embedder 'none'"):
+        memory.evaluate([Variant("bad", embedder="minilm")], user="ana")
+    with pytest.raises(InvalidInputError, match="recall_prior"):  # before anything runs
+        memory.evaluate([Variant("bad", recall_prior=2.0)], user="ana", save=True)
+    assert memory.evaluate(user="ana").baseline is None  # the refused run saved nothing
+
+
+def test_an_alternative_without_the_embedder_is_full_text_recall(
+    memory: Memory, config: Config, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _store(memory)
+    memory.remember("the ledger lives in a relational database", user="ana")
+    asked: list[int] = []
+    real = memory.vectors.embed
+    monkeypatch.setattr(memory.vectors, "embed", lambda texts: asked.append(1) or real(texts))
+    memory.evaluate(user="ana")
+    current = len(asked)
+    report = memory.evaluate([Variant("full text", embedder="none")], user="ana")
+    assert current > 0
+    assert len(asked) == 2 * current  # the alternative embedded no query
+    assert report.runs[1].variant.embedder == "none"
+    with Memory.open(config=config, clock=clock, embedder=None) as plain:
+        alone = plain.evaluate(user="ana")  # the same store, no embedder configured
+    assert report.runs[1].ranks == alone.runs[0].ranks
+    assert report.runs[1].metrics == alone.runs[0].metrics
+    for probe in report.probes:  # the vectors do take part in the current run
+        assert memory.search(probe.query, user="ana", touch=False)[0].vector is not None

@@ -34,6 +34,18 @@ def test_eval_measures_the_callers_own_memories(client: TestClient, keys: Keys) 
     assert refused.status_code == 403
     bad = client.post("/v1/eval", json={"against_recall_prior": 3}, headers=bearer(keys.alice))
     assert bad.status_code == 422
+    plain = client.post(
+        "/v1/eval",
+        json={"against_embedder": "none", "against_label": "text only"},
+        headers=bearer(keys.alice),
+    ).json()
+    assert [(r["label"], r["embedder"]) for r in plain["runs"]] == [
+        ("current", None),
+        ("text only", "none"),
+    ]
+    assert plain["runs"][1]["ranks"] == {p["key"]: 1 for p in plain["probes"]}
+    other = client.post("/v1/eval", json={"against_embedder": "minilm"}, headers=bearer(keys.alice))
+    assert other.status_code == 422
 
 
 def test_the_briefing_log_shows_what_a_session_was_given(

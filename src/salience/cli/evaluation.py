@@ -34,6 +34,12 @@ from salience.wire.record import briefing_log_out, eval_out
     help="Compare with this recall prior (0..1).",
 )
 @click.option(
+    "--against-embedder",
+    type=click.Choice(["none"]),
+    default=None,
+    help="Compare with full-text recall alone (no embedder).",
+)
+@click.option(
     "--probes",
     "per_kind",
     type=LIMIT,
@@ -53,6 +59,7 @@ def evaluate(
     against_profile: str | None,
     against_as_of: Any,
     against_recall_prior: float | None,
+    against_embedder: str | None,
     per_kind: int,
     entities: bool,
     save: bool,
@@ -65,17 +72,20 @@ def evaluate(
     recall@5/@10, MRR and nDCG@10 for the current configuration and an alternative side by
     side, with the probes that changed rank."""
     variants = []
-    if against_profile or against_as_of or against_recall_prior is not None:
+    if against_profile or against_as_of or against_embedder or against_recall_prior is not None:
         label = " ".join(
             part
             for part in (
                 against_profile and f"profile={against_profile}",
                 against_as_of and f"as_of={against_as_of.isoformat()}",
                 against_recall_prior is not None and f"recall_prior={against_recall_prior:g}",
+                against_embedder and f"embedder={against_embedder}",
             )
             if part
         )
-        variants.append(Variant(label, against_profile, against_as_of, against_recall_prior))
+        variants.append(
+            Variant(label, against_profile, against_as_of, against_recall_prior, against_embedder)
+        )
     with open_memory(home, profile, create=False) as memory:
         report = memory.evaluate(
             variants, user=chosen_user(), per_kind=per_kind, entities=entities, save=save

@@ -296,6 +296,7 @@ class Client(Sharing):
                 "against_profile": variant.profile,
                 "against_as_of": iso(variant.as_of),
                 "against_recall_prior": variant.recall_prior,
+                "against_embedder": variant.embedder,
             }
         return eval_of(self._json("POST", "/v1/eval", json=wire.present(body)))
 

@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from salience.engine.recall import Recall
-from salience.engine.record import HELPED, SETTINGS
+from salience.engine.record import FULL_TEXT_ONLY, HELPED, SETTINGS
 from salience.errors import InvalidInputError
 from salience.models import MemoryRecord, UserScope
 from salience.stores.base import MemoryFilter
@@ -38,6 +38,8 @@ DEPTH = 10
 QUERY_WORDS = 12
 """A supersession probe asks with the old version's first words, as a short query would."""
 BASELINE = "eval_baseline"
+NO_EMBEDDER = "none"
+"""The one alternative embedder an evaluation can compare with: none (full text alone)."""
 KINDS = ("recorded", "supersession", "decision", "entity")
 
 
@@ -64,6 +66,7 @@ class Variant:
     profile: str | None = None
     as_of: datetime | None = None
     recall_prior: float | None = None
+    embedder: str | None = None  # "none": full-text recall only (None: the configured one)
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,8 @@ class Evaluation(Recall):
     ) -> EvalReport:
         """Run the probes under the current configuration and each of ``variants``."""
         owner = self._one_user(user, "an evaluation")
+        for variant in variants:
+            _check(variant)
         chosen = [Variant("current"), *variants]
         probes = tuple(self.probes(user=owner, per_kind=per_kind, entities=entities))
         runs = tuple(self._run(v, probes, owner) for v in chosen)
@@ -217,10 +222,9 @@ class Evaluation(Recall):
     def _run(self, variant: Variant, probes: Sequence[Probe], owner: str) -> Run:
         settings = self._settings
         if variant.recall_prior is not None:
-            if not 0 <= variant.recall_prior <= 1:
-                raise InvalidInputError("recall_prior must be in [0, 1]", field="recall_prior")
             settings = replace(settings, recall_prior=variant.recall_prior)
         token = SETTINGS.set(settings)
+        off = FULL_TEXT_ONLY.set(variant.embedder == NO_EMBEDDER)
         rows: builtins.list[tuple[float, float, float, float]] = []
         by_kind: dict[str, builtins.list[tuple[float, float, float, float]]] = {}
         ranks: dict[str, int | None] = {}
@@ -241,9 +245,22 @@ class Evaluation(Recall):
                 first = next((i for i, m in enumerate(found, 1) if m in probe.relevant), None)
                 ranks[probe.key] = first
         finally:
+            FULL_TEXT_ONLY.reset(off)
             SETTINGS.reset(token)
         kinds = {kind: _mean(by_kind[kind]) for kind in KINDS if kind in by_kind}
         return Run(variant, _mean(rows), kinds, ranks)
+
+
+def _check(variant: Variant) -> None:
+    """Refuse an alternative that cannot be evaluated, before any probe runs."""
+    if variant.recall_prior is not None and not 0 <= variant.recall_prior <= 1:
+        raise InvalidInputError("recall_prior must be in [0, 1]", field="recall_prior")
+    if variant.embedder not in (None, NO_EMBEDDER):
+        raise InvalidInputError(
+            f"an evaluation compares with embedder {NO_EMBEDDER!r} (full-text recall) only, "
+            f"not {variant.embedder!r}: another model would have to embed every memory again",
+            field="embedder",
+        )
 
 
 def _supersession(

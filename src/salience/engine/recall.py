@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from salience.engine.core import STALE_TAG
-from salience.engine.record import SETTINGS, Recording
+from salience.engine.record import FULL_TEXT_ONLY, SETTINGS, Recording
 from salience.errors import (
     InvalidInputError,
 )
@@ -129,7 +129,8 @@ class Recall(Recording):
 
         vector = Found()
         sources: builtins.list[tuple[int, Vectors]] = []
-        if plan.fusion == LEXICAL or not plan.vector_count(limit) or self._embedder is None:
+        vectors_off = self._embedder is None or FULL_TEXT_ONLY.get()
+        if plan.fusion == LEXICAL or not plan.vector_count(limit) or vectors_off:
             lexical = full_text()
         elif self._store.in_transaction():  # a worker would wait on this thread's own lock
             lexical = full_text()

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 SETTINGS: ContextVar[ProfileSettings | None] = ContextVar("salience_eval_settings", default=None)
 """Profile settings a search uses instead of the engine's (an evaluation's alternative)."""
+FULL_TEXT_ONLY: ContextVar[bool] = ContextVar("salience_eval_full_text", default=False)
+"""A search leaves vectors out, as with no embedder (an evaluation's alternative)."""
 LINK_WINDOW = timedelta(days=1)
 """Feedback links to a trace that surfaced the memory at most this long before."""
 DROPPED_KEPT = 20

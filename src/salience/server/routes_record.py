@@ -21,19 +21,22 @@ def evaluate(
 ) -> dict[str, Any]:
     """Probes built from the caller's store (recorded recalls that were used, version chains,
     decisions' topics), recall@5/@10, MRR and nDCG@10 for the current configuration and the
-    alternative named (another profile, as_of, recall prior) side by side, the probes that
-    changed rank, and what moved since a saved baseline (``save`` keeps this run: a write)."""
+    alternative named (another profile, as_of, recall prior, or embedder "none": full text
+    alone) side by side, the probes that changed rank, and what moved since a saved baseline
+    (``save`` keeps this run: a write)."""
     if body.save:
         caller.may_write()
     user = caller.acting(as_user)
     variants = []
-    if body.against_profile or body.against_as_of or body.against_recall_prior is not None:
+    alternative = (body.against_profile, body.against_as_of, body.against_embedder)
+    if any(alternative) or body.against_recall_prior is not None:
         variants.append(
             Variant(
                 body.against_label,
                 body.against_profile,
                 body.against_as_of,
                 body.against_recall_prior,
+                body.against_embedder,
             )
         )
     report = engine.run(

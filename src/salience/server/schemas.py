@@ -122,6 +122,7 @@ class EvalIn(Request):
     against_profile: ShortText | None = None
     against_as_of: Moment | None = None
     against_recall_prior: Annotated[float, Field(ge=0, le=1)] | None = None
+    against_embedder: Literal["none"] | None = None
     probes: Annotated[int, Field(ge=1, le=1000)] = 50
     entities: bool = False
     save: bool = False
