@@ -190,26 +190,18 @@ def _union(
 ) -> Pool:
     """Merged by id: a later row with the same id takes its place (and its source)."""
     norm = (bm25 / best).tolist() if best > 0 else [0.0] * len(rows_l)
-    merged: dict[str, list[object]] = {}  # id -> [row, lexical, vector, hit, bm25]
+    # id -> (row, lexical, vector, lexical hit, bm25)
+    merged: dict[str, tuple[tuple[int, int, str], float, float, bool, float]] = {}
     for row, lex, raw in zip(rows_l, norm, bm25.tolist(), strict=True):
-        merged[row[2]] = [row, lex, NAN, True, raw]
+        merged[row[2]] = (row, lex, NAN, True, raw)
     for row, sim in zip(rows_v, sims, strict=True):
         old = merged.get(row[2])
         if old is not None:
-            merged[row[2]] = [row, old[1], sim, True, old[4]]
+            merged[row[2]] = (row, old[1], sim, True, old[4])
         else:
-            merged[row[2]] = [row, 0.0, sim, False, 0.0]
-    items = list(merged.values())
-    vectors = [float(i[2]) for i in items]  # type: ignore[arg-type]
-    return _pool(
-        [i[0] for i in items],  # type: ignore[misc]
-        [float(i[1]) for i in items],  # type: ignore[arg-type]
-        vectors,
-        [bool(i[3]) for i in items],
-        [NAN] * len(items),
-        [float(i[4]) for i in items],  # type: ignore[arg-type]
-        vectors,
-    )
+            merged[row[2]] = (row, 0.0, sim, False, 0.0)
+    rows, lexical, vectors, hits, raws = zip(*merged.values(), strict=True) if merged else ((),) * 5
+    return _pool(rows, lexical, vectors, hits, [NAN] * len(rows), raws, vectors)
 
 
 def _weighted(
