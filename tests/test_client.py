@@ -119,5 +119,7 @@ def test_evaluation_and_briefing_log_answer_the_same_values(
     assert remote.briefing_log().entries  # the session's briefing is in it
     text_only = Variant("text only", embedder="none")
     assert remote.evaluate([text_only]) == memory.evaluate([text_only])
+    weighed = Variant("weighed", profile="rae", settings=(("rae_half_life_hours", "2"),))
+    assert remote.evaluate([weighed]) == memory.evaluate([weighed])
     with pytest.raises(InvalidInputError, match="one alternative"):
         remote.evaluate([other, Variant("third")])

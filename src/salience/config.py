@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,16 @@ from salience.errors import ConfigError
 DB_FILENAME = "salience.db"
 CONFIG_FILENAME = "config.toml"
 RAE_SIGNALS = ("semantic", "recency", "importance", "usage")
+RECALL_SETTINGS = (
+    "recall_prior",
+    "rae_weights",
+    "rae_half_life_hours",
+    "aide_scoring_disabled",
+    "aide_decay_disabled",
+)
+"""The settings a recall's scores read (an evaluation may compare with other values)."""
+EMBEDDER_SETTINGS = ("embedder_model", "embedder_url")
+"""What names another embedder, beside ``embedder`` itself."""
 RAE_WEIGHT_DEFAULTS = (("semantic", 0.6), ("recency", 0.1), ("importance", 0.2), ("usage", 0.1))
 
 
@@ -338,6 +348,19 @@ class Config:
         env = dict(os.environ if environ is None else environ)
         env["SALIENCE_HOME"] = str(Path(home).expanduser())
         return cls.from_env(env)
+
+    def changed(self, raw: Mapping[str, str], allowed: Sequence[str]) -> dict[str, Any]:
+        """Settings given as text, as the environment gives them (``rae_weights`` as
+        ``semantic=0.8,recency=0.2``), parsed and checked as this configuration's would be:
+        field name to value. Only the ``allowed`` field names are accepted."""
+        known = {f.name: f for f in fields(self)}
+        values: dict[str, Any] = {}
+        for name, text in raw.items():
+            if name not in allowed:
+                raise ConfigError(f"{name!r} cannot be changed here; known: {', '.join(allowed)}")
+            values[name] = known[name].metadata["parse"](text, name)
+        replace(self, **values)  # (checks ranges and choices)
+        return values
 
 
 def _read_file(path: Path) -> dict[str, Any]:

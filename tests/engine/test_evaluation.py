@@ -4,12 +4,22 @@ and an alternative side by side, a saved baseline (on SQLite and on PostgreSQL).
 from __future__ import annotations
 
 import math
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from salience import Config, InvalidInputError, Memory, Variant
+from salience import ALL_USERS, Config, InvalidInputError, Memory, Variant
+from salience.config import RECALL_SETTINGS
+from salience.engine import evaluation
 from salience.engine.evaluation import score
+from salience.stores.copy import copy_store
 from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
 
 
 def test_the_metrics_of_one_ranked_list() -> None:
@@ -63,6 +73,11 @@ def test_eval_runs_both_configurations_side_by_side_and_records_nothing(memory: 
     assert current.metrics.recall_at_10 == 1.0
     assert set(current.by_kind) == {"recorded", "supersession", "decision"}
     assert len(memory.record(user="ana")) == before  # probes are not recalls
+    for run in report.runs:  # each rank is the one a search alone gives (vectors made at once)
+        for probe in report.probes:
+            hits = memory.search(probe.query, user="ana", profile=run.variant.profile, touch=False)
+            found = [i for i, h in enumerate(hits, 1) if h.record.id in probe.relevant]
+            assert run.ranks[probe.key] == (found[0] if found else None)
     moved = {m.probe.key for m in report.changed}
     assert moved == {
         p.key for p in report.probes if current.ranks[p.key] != report.runs[1].ranks[p.key]
@@ -92,8 +107,21 @@ def test_a_bad_alternative_is_refused(memory: Memory) -> None:
     _store(memory)
     with pytest.raises(InvalidInputError, match="recall_prior"):
         memory.evaluate([Variant("bad", recall_prior=2.0)], user="ana")
-    with pytest.raises(InvalidInputError, match="embedder 'none'"):
-        memory.evaluate([Variant("bad", embedder="minilm")], user="ana")
+    with pytest.raises(InvalidInputError, match="unknown embedder 'word2vec'"):
+        memory.evaluate([Variant("bad", embedder="word2vec")], user="ana")
+    with pytest.raises(InvalidInputError, match="needs embedder_model"):
+        memory.evaluate([Variant("bad", embedder="ollama")], user="ana")
+    with pytest.raises(InvalidInputError, match="'briefing_budget' cannot be changed"):
+        memory.evaluate([Variant("bad", settings=(("briefing_budget", "9"),))], user="ana")
+    with pytest.raises(InvalidInputError, match="'embedder_url' cannot be changed"):
+        memory.evaluate([Variant("bad", settings=(("embedder_url", "http://x"),))], user="ana")
+    with pytest.raises(InvalidInputError, match="unknown signal 'speed'"):
+        memory.evaluate([Variant("bad", settings=(("rae_weights", "speed=1"),))], user="ana")
+    with pytest.raises(InvalidInputError, match="rae_half_life_hours must be positive"):
+        memory.evaluate([Variant("bad", settings=(("rae_half_life_hours", "0"),))], user="ana")
+    twice = (("recall_prior", "0"), ("recall_prior", "1"))
+    with pytest.raises(InvalidInputError, match="given twice"):
+        memory.evaluate([Variant("bad", settings=twice)], user="ana")
     with pytest.raises(InvalidInputError, match="recall_prior"):  # before anything runs
         memory.evaluate([Variant("bad", recall_prior=2.0)], user="ana", save=True)
     assert memory.evaluate(user="ana").baseline is None  # the refused run saved nothing
@@ -119,3 +147,97 @@ def test_an_alternative_without_the_embedder_is_full_text_recall(
     assert report.runs[1].metrics == alone.runs[0].metrics
     for probe in report.probes:  # the vectors do take part in the current run
         assert memory.search(probe.query, user="ana", touch=False)[0].vector is not None
+
+
+def _rivals(memory: Memory) -> None:
+    """Memories whose rank depends on the weights: old and important, or new and plain."""
+    for i, name in enumerate("billing search auth mail queue cache ledger".split()):
+        memory.remember(
+            f"deploys of {name} go through the {name} pipeline",
+            user="ana",
+            importance=0.9 if i % 2 else 0.1,
+        )
+
+
+@pytest.mark.parametrize(
+    ("profile", "settings"),
+    [
+        ("rae", (("rae_weights", "semantic=0.1,recency=0.1,importance=0.8,usage=0"),)),
+        ("rae", (("rae_half_life_hours", "0.5"),)),
+        ("salience", (("recall_prior", "0.9"),)),
+    ],
+)
+def test_an_alternative_with_other_settings_ranks_as_a_store_configured_so(
+    memory: Memory,
+    config: Config,
+    clock: FakeClock,
+    embedder: WordHashEmbedder,
+    profile: str,
+    settings: tuple[tuple[str, str], ...],
+) -> None:
+    _store(memory)
+    _rivals(memory)
+    clock.advance(hours=30)
+    report = memory.evaluate(
+        [Variant("other", profile=profile, settings=settings)], user="ana", entities=True
+    )
+    changed = replace(config, **config.changed(dict(settings), RECALL_SETTINGS))
+    with Memory.open(config=changed, clock=clock, embedder=embedder) as other:
+        configured = other.evaluate([Variant("p", profile=profile)], user="ana", entities=True)
+    assert report.runs[1].ranks == configured.runs[1].ranks
+    assert report.runs[1].metrics == configured.runs[1].metrics
+    with Memory.open(config=changed, clock=clock, embedder=embedder) as other:
+        theirs = other.search("deploys pipeline", user="ana", profile=profile, touch=False)
+    ours = memory.search("deploys pipeline", user="ana", profile=profile, touch=False)
+    assert [h.score for h in ours] != [h.score for h in theirs]  # the settings take hold
+
+
+def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
+    memory: Memory,
+    config: Config,
+    clock: FakeClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = _store(memory)
+    _rivals(memory)
+    memory.remember("bo's own note about deploys", user="bo")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    identity, count = memory.vectors.stored_identity(), memory.vectors.count()
+    seen = []
+    real = evaluation.twin
+
+    @contextmanager
+    def spy(*args: Any) -> Iterator[Memory]:
+        with real(*args) as other:
+            copied = len(other.list(user=ALL_USERS, limit=None, include_superseded=True))
+            seen.append((other.vectors.stored_identity(), other.vectors.count(), copied))
+            yield other
+
+    monkeypatch.setattr(evaluation, "twin", spy)
+    report = memory.evaluate([Variant("minilm", embedder="minilm")], user="ana")
+    assert list(scratch.iterdir()) == []  # the copy is gone
+    assert (memory.vectors.stored_identity(), memory.vectors.count()) == (identity, count)
+    # The oracle: the whole store copied as migrate copies it, embedded again by MiniLM.
+    target = Config(home=tmp_path / "oracle", signal_gate=False, embedder="minilm")
+    with Memory.open(config=target, clock=clock) as oracle:
+        copy_store(memory._store, oracle._store)
+        oracle.reindex()
+        oracle_identity = oracle.vectors.stored_identity()
+        ana_versions = len(oracle.list(user="ana", limit=None, include_superseded=True))
+        expected = {}
+        for probe in report.probes:
+            found = [h.record.id for h in oracle.search(probe.query, 10, user="ana", touch=False)]
+            ranks = [i for i, m in enumerate(found, 1) if m in probe.relevant]
+            expected[probe.key] = ranks[0] if ranks else None
+    assert report.runs[1].ranks == expected
+    assert seen == [(oracle_identity, ana_versions, ana_versions)]
+    assert report.runs[1].variant.label == "minilm"
+    assert made["deploy"] in {m for p in report.probes for m in p.relevant}
+    # The model in use is not copied again: its run is the current one.
+    same = memory.evaluate(
+        [Variant("same", embedder="minilm")], user="ana"
+    )  # (this engine's model is the test embedder, so MiniLM is another one)
+    assert same.runs[1].ranks == report.runs[1].ranks

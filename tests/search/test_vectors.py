@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from salience import Config, Memory
+from salience import ALL_USERS, Config, Memory
 from salience.embeddings.arrays import Matrix, normalise
 from salience.errors import EmbedderError
 from salience.models import Outcome
@@ -349,6 +349,32 @@ def test_filtered_vector_search_looks_deeper_without_scoring_again(
     hits = memory.vectors.search(query, MemoryFilter(as_of=memory.now(), user="bob"), 3)
     assert [h.record.id for h in hits] == [bob]  # past 40 better rows of another user
     assert calls == [1]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_filtered_search_is_the_best_k_of_the_matching_rows(memory: Memory, seed: int) -> None:
+    """However many of the best rows the filter removes, and however deep the search looks
+    for more, the answer is the exact top k among the rows that pass (ties: store order)."""
+    rng = np.random.default_rng(seed)
+    words = "garden tomato water rose ferry harbour pier gull noon dawn".split()
+    for i in range(120):
+        text = " ".join(rng.choice(words, size=4)) + f" note {i}"
+        memory.remember(text, user=str(rng.choice(["ann", "bob", "cy"], p=[0.8, 0.15, 0.05])))
+    query = memory.vectors.query_vector("garden tomato water")
+    assert query is not None
+    ids = VectorIndex(memory.store).ids()
+    stored = memory.vectors.stored(ids)
+    owner = {r.id: r.user for r in memory.list(user=ALL_USERS, limit=None)}
+    for user in ("bob", "cy"):
+        mine = [i for i in ids if owner[i] == user]
+        scores = {i: float(np.dot(stored[i], query)) for i in mine}
+        for k in (1, 5, 12, 40):
+            hits = memory.vectors.search_rows(query, MemoryFilter(as_of=memory.now(), user=user), k)
+            best = sorted((s for s in scores.values() if s > 0), reverse=True)[:k]
+            assert len({h[1] for h in hits}) == len(hits)  # (ties may go either way)
+            assert all(owner[h[1]] == user for h in hits)
+            assert [h[2] for h in hits] == pytest.approx(best, abs=1e-6)
+            assert [scores[h[1]] for h in hits] == pytest.approx(best, abs=1e-6)
 
 
 @pytest.mark.parametrize("block", [2, 4096])

@@ -44,8 +44,24 @@ def test_eval_measures_the_callers_own_memories(client: TestClient, keys: Keys) 
         ("text only", "none"),
     ]
     assert plain["runs"][1]["ranks"] == {p["key"]: 1 for p in plain["probes"]}
-    other = client.post("/v1/eval", json={"against_embedder": "minilm"}, headers=bearer(keys.alice))
-    assert other.status_code == 422
+    other = client.post("/v1/eval", json={"against_embedder": "ollama"}, headers=bearer(keys.alice))
+    assert other.status_code == 422  # a model at an address: not from a network client
+    weighed = client.post(
+        "/v1/eval",
+        json={
+            "against_profile": "rae",
+            "against_settings": {"rae_weights": "semantic=0.9,usage=0"},
+        },
+        headers=bearer(keys.alice),
+    )
+    assert weighed.status_code == 200, weighed.text
+    assert weighed.json()["runs"][1]["settings"] == {"rae_weights": "semantic=0.9,usage=0"}
+    for settings in ({"rae_weights": "speed=1"}, {"briefing_budget": "9"}):
+        refused = client.post(
+            "/v1/eval", json={"against_settings": settings}, headers=bearer(keys.alice)
+        )
+        assert refused.status_code == 422, refused.text
+        assert "settings" in refused.text
 
 
 def test_the_briefing_log_shows_what_a_session_was_given(

@@ -367,4 +367,7 @@ def _record_measures_recall_and_lists_briefings(page: Any, base: str) -> None:
     rows = page.locator("#eval-table tr")
     assert rows.count() == 3  # the heading, current, aide
     assert "aide" in rows.nth(2).inner_text()
+    page.locator("select[name=against]").select_option("full-text")
+    page.get_by_role("button", name="Evaluate").click()
+    until(page, "document.querySelector('#eval-table')?.innerText.includes('full text alone')")
     shot(page, "record")

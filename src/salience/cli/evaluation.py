@@ -18,6 +18,8 @@ from salience.cli.app import (
     store_options,
 )
 from salience.cli.scoring import briefing
+from salience.config import EMBEDDER_SETTINGS, RECALL_SETTINGS
+from salience.embeddings import EMBEDDERS
 from salience.engine.evaluation import Variant
 from salience.wire.record import briefing_log_out, eval_out
 
@@ -35,9 +37,19 @@ from salience.wire.record import briefing_log_out, eval_out
 )
 @click.option(
     "--against-embedder",
-    type=click.Choice(["none"]),
+    type=click.Choice(EMBEDDERS),
     default=None,
-    help="Compare with full-text recall alone (no embedder).",
+    help="Compare with another embedder: none (full text alone), or a model, which embeds a "
+    "scratch copy of your memories again (as long as a reindex).",
+)
+@click.option(
+    "--against-setting",
+    "against_settings",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help=f"Compare with this setting changed (repeatable): {', '.join(RECALL_SETTINGS)}; "
+    f"with --against-embedder, also {', '.join(EMBEDDER_SETTINGS)}. Values as in the "
+    "environment, e.g. rae_weights=semantic=0.8,recency=0.2.",
 )
 @click.option(
     "--probes",
@@ -60,6 +72,7 @@ def evaluate(
     against_as_of: Any,
     against_recall_prior: float | None,
     against_embedder: str | None,
+    against_settings: tuple[str, ...],
     per_kind: int,
     entities: bool,
     save: bool,
@@ -71,8 +84,15 @@ def evaluate(
     version chains (the old words must find the new version) and from decisions' topics;
     recall@5/@10, MRR and nDCG@10 for the current configuration and an alternative side by
     side, with the probes that changed rank."""
+    settings = tuple(_setting(text) for text in against_settings)
     variants = []
-    if against_profile or against_as_of or against_embedder or against_recall_prior is not None:
+    if (
+        against_profile
+        or against_as_of
+        or against_embedder
+        or settings
+        or (against_recall_prior is not None)
+    ):
         label = " ".join(
             part
             for part in (
@@ -80,11 +100,19 @@ def evaluate(
                 against_as_of and f"as_of={against_as_of.isoformat()}",
                 against_recall_prior is not None and f"recall_prior={against_recall_prior:g}",
                 against_embedder and f"embedder={against_embedder}",
+                *(f"{name}={value}" for name, value in settings),
             )
             if part
         )
         variants.append(
-            Variant(label, against_profile, against_as_of, against_recall_prior, against_embedder)
+            Variant(
+                label,
+                against_profile,
+                against_as_of,
+                against_recall_prior,
+                against_embedder,
+                settings,
+            )
         )
     with open_memory(home, profile, create=False) as memory:
         report = memory.evaluate(
@@ -119,6 +147,15 @@ def evaluate(
             render.say(f"  {_moved(moved)}")
     if save:
         render.say("saved as the baseline")
+
+
+def _setting(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise click.BadParameter(
+            f"expected NAME=VALUE, got {text!r}", param_hint="--against-setting"
+        )
+    return name.strip(), value.strip()
 
 
 def _kinds(report: Any) -> dict[str, int]:

@@ -297,6 +297,7 @@ class Client(Sharing):
                 "against_as_of": iso(variant.as_of),
                 "against_recall_prior": variant.recall_prior,
                 "against_embedder": variant.embedder,
+                "against_settings": dict(variant.settings) or None,
             }
         return eval_of(self._json("POST", "/v1/eval", json=wire.present(body)))
 

@@ -9,8 +9,10 @@ Probes, each a query and the memories it should find:
 * ``decision``: a current decision's topic (``topic_key``, its words) must find it;
 * ``entity`` (optional): an entity named by at most three current memories must find them.
 
-Each configuration (the current one, and an alternative: another profile, ``as_of``, recall
-prior) runs every probe with ``touch=False`` (nothing counted, nothing recorded). Metrics per
+Each configuration (the current one, and an alternative: another profile, ``as_of``, settings
+such as the recall prior or rae's weights, another embedder) runs every probe with
+``touch=False`` (nothing counted, nothing recorded). Full text alone (embedder ``none``) runs
+on the store itself; another model runs on a scratch copy embedded again (:mod:`.twin`). Metrics per
 configuration and per kind: recall@5, recall@10 (the share of a probe's memories in its top
 5 / 10), MRR and nDCG@10 (binary gains). Probes whose first relevant rank changed between the
 two are listed. ``save`` keeps the run as a baseline in the store; a later run says what moved.
@@ -23,23 +25,34 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from salience.config import EMBEDDER_SETTINGS, RECALL_SETTINGS
+from salience.embeddings import Embedder, load_embedder
 from salience.engine.recall import Recall
-from salience.engine.record import FULL_TEXT_ONLY, HELPED, SETTINGS
-from salience.errors import InvalidInputError
+from salience.engine.record import FULL_TEXT_ONLY, HELPED, QUERY_VECTORS, SETTINGS
+from salience.engine.twin import twin
+from salience.errors import ConfigError, InvalidInputError
 from salience.models import MemoryRecord, UserScope
+from salience.search.fusion import LEXICAL
 from salience.stores.base import MemoryFilter
 from salience.stores.traces import RECALL
 
+if TYPE_CHECKING:
+    from salience.embeddings.arrays import Vector
+
 DEPTH = 10
+PARALLEL = 2
+"""Probes asked at once."""
 QUERY_WORDS = 12
 """A supersession probe asks with the old version's first words, as a short query would."""
 BASELINE = "eval_baseline"
 NO_EMBEDDER = "none"
-"""The one alternative embedder an evaluation can compare with: none (full text alone)."""
+"""Full text alone: the alternative embedder that needs no copy of the store."""
 KINDS = ("recorded", "supersession", "decision", "entity")
 
 
@@ -67,6 +80,9 @@ class Variant:
     as_of: datetime | None = None
     recall_prior: float | None = None
     embedder: str | None = None  # "none": full-text recall only (None: the configured one)
+    settings: tuple[tuple[str, str], ...] = ()
+    """Settings as text, as the environment gives them: ``RECALL_SETTINGS``, and with
+    another embedder ``EMBEDDER_SETTINGS`` (e.g. ``("rae_weights", "semantic=0.8,...")``)."""
 
 
 @dataclass(frozen=True)
@@ -191,11 +207,16 @@ class Evaluation(Recall):
     ) -> EvalReport:
         """Run the probes under the current configuration and each of ``variants``."""
         owner = self._one_user(user, "an evaluation")
-        for variant in variants:
-            _check(variant)
-        chosen = [Variant("current"), *variants]
+        models = [self._model(v) for v in variants]  # (refused now rather than after a run)
         probes = tuple(self.probes(user=owner, per_kind=per_kind, entities=entities))
-        runs = tuple(self._run(v, probes, owner) for v in chosen)
+        asked: dict[str, Vector] = {}  # the probes' vectors, made once for every run
+        runs = (
+            self._run(Variant("current"), probes, owner, asked),
+            *(
+                self._run_variant(v, model, probes, owner, asked)
+                for v, model in zip(variants, models, strict=True)
+            ),
+        )
         changed = _moved(probes, runs[0], runs[1]) if len(runs) > 1 else ()
         raw = self._store.get_meta(BASELINE)
         baseline = json.loads(raw) if raw else None
@@ -219,48 +240,103 @@ class Evaluation(Recall):
             self._store.set_meta(BASELINE, json.dumps(kept))
         return EvalReport(probes, runs, changed, baseline, since)
 
-    def _run(self, variant: Variant, probes: Sequence[Probe], owner: str) -> Run:
-        settings = self._settings
+    def _run_variant(
+        self,
+        variant: Variant,
+        model: tuple[Embedder, dict[str, Any]] | None,
+        probes: Sequence[Probe],
+        owner: str,
+        asked: dict[str, Vector],
+    ) -> Run:
+        """One configuration's run: on a scratch copy when it asks for another model."""
+        if model is None:
+            return self._run(variant, probes, owner, asked)
+        embedder, settings = model
+        with twin(self, owner, embedder, settings) as other:
+            return replace(other._run(variant, probes, owner, {}), variant=variant)
+
+    def _model(self, variant: Variant) -> tuple[Embedder, dict[str, Any]] | None:
+        """The embedder ``variant`` asks for and its settings, when it is another model than
+        the one in use (None: the same one, none, or not asked)."""
+        changes = self._check(variant)
+        settings = {k: v for k, v in changes.items() if k not in RECALL_SETTINGS}
+        if not settings:
+            return None
+        try:
+            embedder = load_embedder(replace(self.config, **settings))
+        except ConfigError as exc:
+            raise InvalidInputError(str(exc), field="embedder") from None
+        assert embedder is not None  # ("none" asks for no model)
+        current = self._embedder.identity if self._embedder is not None else None
+        return None if embedder.identity == current else (embedder, settings)
+
+    def _check(self, variant: Variant) -> dict[str, Any]:
+        """The configuration changes ``variant`` asks for, parsed; an alternative that
+        cannot be evaluated is refused here, before any probe runs."""
+        if variant.recall_prior is not None and not 0 <= variant.recall_prior <= 1:
+            raise InvalidInputError("recall_prior must be in [0, 1]", field="recall_prior")
+        raw = dict(variant.settings)
+        if len(raw) < len(variant.settings):
+            raise InvalidInputError("a setting is given twice", field="settings")
+        allowed: tuple[str, ...] = RECALL_SETTINGS
+        if variant.embedder not in (None, NO_EMBEDDER):
+            allowed += ("embedder", *EMBEDDER_SETTINGS)
+            raw["embedder"] = variant.embedder
+        try:
+            return self.config.changed(raw, allowed)
+        except ConfigError as exc:
+            raise InvalidInputError(str(exc), field="settings") from None
+
+    def _run(
+        self, variant: Variant, probes: Sequence[Probe], owner: str, asked: dict[str, Vector]
+    ) -> Run:
+        """Every probe under ``variant``; ``asked`` holds (and gains) the query vectors of
+        this engine's model, embedded all at once (texts spread over the model's sessions:
+        each text's vector is the one a search alone would make)."""
+        changes = self._check(variant)
+        plan = self.profile(variant.profile).recall
+        wanted = plan.fusion != LEXICAL and plan.vector_count(DEPTH) > 0
+        if wanted and variant.embedder != NO_EMBEDDER and self._embedder is not None:
+            missing = sorted({p.query for p in probes} - set(asked))
+            if missing and self.vectors.count():
+                made = self.vectors.embed(missing)
+                assert made is not None
+                asked.update(zip(missing, made, strict=True))
+        scoring = {k: v for k, v in changes.items() if k in RECALL_SETTINGS}
+        settings = replace(self._settings, **scoring)
         if variant.recall_prior is not None:
             settings = replace(settings, recall_prior=variant.recall_prior)
         token = SETTINGS.set(settings)
         off = FULL_TEXT_ONLY.set(variant.embedder == NO_EMBEDDER)
+        known = QUERY_VECTORS.set(asked)
         rows: builtins.list[tuple[float, float, float, float]] = []
         by_kind: dict[str, builtins.list[tuple[float, float, float, float]]] = {}
         ranks: dict[str, int | None] = {}
+
+        def ask(query: str) -> builtins.list[str]:
+            hits = self.search(
+                query, DEPTH, profile=variant.profile, user=owner, as_of=variant.as_of, touch=False
+            )
+            return [h.record.id for h in hits]
+
         try:
-            for probe in probes:
-                hits = self.search(
-                    probe.query,
-                    DEPTH,
-                    profile=variant.profile,
-                    user=owner,
-                    as_of=variant.as_of,
-                    touch=False,
-                )
-                found = [h.record.id for h in hits]
+            # Two probes at a time: most of a probe's time is SQLite's full-text search, which
+            # runs without the GIL (each task in a copy of this context: the settings above).
+            with ThreadPoolExecutor(PARALLEL, thread_name_prefix="salience-eval") as pool:
+                asking = [pool.submit(copy_context().run, ask, p.query) for p in probes]
+                answers = [a.result() for a in asking]
+            for probe, found in zip(probes, answers, strict=True):
                 row = score(found, probe.relevant)
                 rows.append(row)
                 by_kind.setdefault(probe.kind, []).append(row)
                 first = next((i for i, m in enumerate(found, 1) if m in probe.relevant), None)
                 ranks[probe.key] = first
         finally:
+            QUERY_VECTORS.reset(known)
             FULL_TEXT_ONLY.reset(off)
             SETTINGS.reset(token)
         kinds = {kind: _mean(by_kind[kind]) for kind in KINDS if kind in by_kind}
         return Run(variant, _mean(rows), kinds, ranks)
-
-
-def _check(variant: Variant) -> None:
-    """Refuse an alternative that cannot be evaluated, before any probe runs."""
-    if variant.recall_prior is not None and not 0 <= variant.recall_prior <= 1:
-        raise InvalidInputError("recall_prior must be in [0, 1]", field="recall_prior")
-    if variant.embedder not in (None, NO_EMBEDDER):
-        raise InvalidInputError(
-            f"an evaluation compares with embedder {NO_EMBEDDER!r} (full-text recall) only, "
-            f"not {variant.embedder!r}: another model would have to embed every memory again",
-            field="embedder",
-        )
 
 
 def _supersession(

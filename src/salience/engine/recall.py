@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from salience.engine.core import STALE_TAG
-from salience.engine.record import FULL_TEXT_ONLY, SETTINGS, Recording
+from salience.engine.record import FULL_TEXT_ONLY, QUERY_VECTORS, SETTINGS, Recording
 from salience.errors import (
     InvalidInputError,
 )
@@ -237,9 +237,13 @@ class Recall(Recording):
                 sources.append((index, vectors))
         if not sources:
             return Found(), []
-        embedded = self.vectors.embed([query])  # (before holding the index: the slow part)
-        assert embedded is not None
-        asked = query_vector = embedded[0]
+        known = QUERY_VECTORS.get()
+        asked = known.get(query) if known is not None else None
+        if asked is None:
+            embedded = self.vectors.embed([query])  # (before holding the index: the slow part)
+            assert embedded is not None
+            asked = embedded[0]
+        query_vector = asked
         with self.vectors.held():
             if plan.feedback_weight > 0 and plan.feedback_count > 0:
                 query_vector = self._feedback(asked, lexical(), plan, sources)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import builtins
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -32,11 +32,16 @@ from salience.write.gates.secrets import first_secret
 
 if TYPE_CHECKING:
     from salience.briefing.policies import Briefing
+    from salience.embeddings.arrays import Vector
 
 SETTINGS: ContextVar[ProfileSettings | None] = ContextVar("salience_eval_settings", default=None)
 """Profile settings a search uses instead of the engine's (an evaluation's alternative)."""
 FULL_TEXT_ONLY: ContextVar[bool] = ContextVar("salience_eval_full_text", default=False)
 """A search leaves vectors out, as with no embedder (an evaluation's alternative)."""
+QUERY_VECTORS: ContextVar[Mapping[str, Vector] | None] = ContextVar(
+    "salience_eval_query_vectors", default=None
+)
+"""Query vectors made beforehand, by query text (an evaluation embeds its probes at once)."""
 LINK_WINDOW = timedelta(days=1)
 """Feedback links to a trace that surfaced the memory at most this long before."""
 DROPPED_KEPT = 20

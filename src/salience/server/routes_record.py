@@ -21,14 +21,19 @@ def evaluate(
 ) -> dict[str, Any]:
     """Probes built from the caller's store (recorded recalls that were used, version chains,
     decisions' topics), recall@5/@10, MRR and nDCG@10 for the current configuration and the
-    alternative named (another profile, as_of, recall prior, or embedder "none": full text
-    alone) side by side, the probes that changed rank, and what moved since a saved baseline
-    (``save`` keeps this run: a write)."""
+    alternative named (another profile, as_of, settings such as the recall prior or rae's
+    weights, embedder "none": full text alone, or "minilm") side by side, the probes that
+    changed rank, and what moved since a saved baseline (``save`` keeps this run: a write)."""
     if body.save:
         caller.may_write()
     user = caller.acting(as_user)
     variants = []
-    alternative = (body.against_profile, body.against_as_of, body.against_embedder)
+    alternative = (
+        body.against_profile,
+        body.against_as_of,
+        body.against_embedder,
+        body.against_settings,
+    )
     if any(alternative) or body.against_recall_prior is not None:
         variants.append(
             Variant(
@@ -37,6 +42,7 @@ def evaluate(
                 body.against_as_of,
                 body.against_recall_prior,
                 body.against_embedder,
+                tuple((body.against_settings or {}).items()),
             )
         )
     report = engine.run(

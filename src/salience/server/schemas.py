@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from salience.clock import as_utc, parse_time
+from salience.config import RECALL_SETTINGS
 
 Unit = Annotated[float, Field(ge=0, le=1)]
 ShortText = Annotated[str, Field(min_length=1, max_length=512)]
@@ -122,7 +123,17 @@ class EvalIn(Request):
     against_profile: ShortText | None = None
     against_as_of: Moment | None = None
     against_recall_prior: Annotated[float, Field(ge=0, le=1)] | None = None
-    against_embedder: Literal["none"] | None = None
+    against_embedder: Literal["none", "minilm"] | None = Field(
+        None,
+        description="none: full text alone; minilm: the bundled model, on a scratch copy of "
+        "the caller's memories embedded again (as long as a reindex).",
+    )
+    against_settings: Annotated[dict[ShortText, ShortText], Field(max_length=16)] | None = Field(
+        None,
+        description="Settings changed for the alternative, as the environment gives them: "
+        + ", ".join(RECALL_SETTINGS)
+        + " (e.g. rae_weights: semantic=0.8,recency=0.2).",
+    )
     probes: Annotated[int, Field(ge=1, le=1000)] = 50
     entities: bool = False
     save: bool = False

@@ -550,7 +550,8 @@ async function recordPage() {
   const form = h("form", { class: "filters", onsubmit: async (event) => {
     event.preventDefault();
     const values = Object.fromEntries(new FormData(form));
-    const body = values.against ? { against_profile: values.against } : {};
+    const body = values.against === "full-text" ? { against_embedder: "none", against_label: "full text alone" }
+      : values.against ? { against_profile: values.against } : {};
     result.replaceChildren(h("p", { class: "muted" }, "Measuring…"));
     try {
       const report = await api("POST", "/v1/eval", body);
@@ -564,7 +565,7 @@ async function recordPage() {
         report.changed.length ? h("ul", {}, report.changed.map((m) => h("li", {}, `${m.kind}: ${m.before ?? "–"} → ${m.after ?? "–"} · ${m.query}`))) : null);
     } catch (error) { result.replaceChildren(failure(error)); }
   } },
-    h("label", {}, "Beside", h("select", { name: "against" }, h("option", { value: "" }, "(nothing)"), PROFILES.map((p) => h("option", { value: p }, p)))),
+    h("label", {}, "Beside", h("select", { name: "against" }, h("option", { value: "" }, "(nothing)"), PROFILES.map((p) => h("option", { value: p }, p)), h("option", { value: "full-text" }, "full text alone (no model)"))),
     h("button", { class: "primary", type: "submit" }, "Evaluate"));
   show(h("h1", {}, "Record"),
     h("h2", {}, "Recall on your own memories"),
