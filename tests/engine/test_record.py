@@ -104,6 +104,36 @@ def test_the_briefing_log_says_what_each_session_was_given_and_what_helped(
     assert log.helped == {made[0]: 0, made[1]: 1}
 
 
+def test_the_briefing_log_credits_what_followed_in_that_session_alone(
+    memory: Memory, clock: FakeClock
+) -> None:
+    """A memory a briefing gave and a later recall of the session found again is credited to
+    the briefing, even when another recall surfaced it in between; what follows the next
+    briefing is the next session's."""
+    made = _seed(memory)
+    memory.briefing(user="ana")
+    clock.advance(minutes=1)
+    memory.search("blue cluster deploys", user="ana")  # the briefing's memories, found again
+    clock.advance(minutes=1)
+    memory.search("blue cluster deploys", user="ana")  # again: its newest trace is the recall
+    memory.feedback(made[0], used=True, user="ana")
+    clock.advance(hours=2)
+    memory.briefing(user="ana", budget=1)  # the next session: gives nothing, or one memory
+    clock.advance(minutes=1)
+    memory.feedback(made[1], used=False, user="ana")
+    log = memory.briefing_log(user="ana")
+    newer, first = log.entries
+    given = {m.memory_id: m.feedback for m in first.memories}
+    assert given == {made[0]: ("recalled", "recalled", "echo"), made[1]: ("recalled", "recalled")}
+    kept = {m.memory_id for m in newer.memories}
+    assert {m.memory_id: m.feedback for m in newer.memories} == {
+        m: (("fizzle",) if m == made[1] else ()) for m in kept
+    }
+    recalls = [t for t in memory.record(user="ana") if t.kind == "recall"]
+    later = memory.store.feedback_of([recalls[0].id])  # the newest recall: the echo, once
+    assert [(f.memory_id, f.kind) for f in later] == [(made[0], "echo")]
+
+
 def test_a_purge_or_an_erasure_takes_the_traces(memory: Memory) -> None:
     made = _seed(memory)
     memory.search("blue cluster", user="ana")

@@ -5,7 +5,9 @@ On by default, local to the store, off with ``SALIENCE_RECORD=0``. Each recall t
 a session is kept: query, profile, the ids with rank and score (kept and best dropped ones
 with reasons, for a briefing). A query holding a secret is kept without its text. Later
 feedback on a memory (echo, fizzle, use), an update or supersede of it, and a recall that
-finds it again, are linked to the newest trace of its user that surfaced it in the last day.
+finds it again, are linked to the newest trace of its user that surfaced it in the session,
+and to the briefing that opened the session if it gave the memory (a session: since the
+user's newest briefing, at most a day back).
 Traces older than ``SALIENCE_RECORD_DAYS`` (90) go; ``erase --user`` takes a user's, and a
 purge takes every trace that surfaced the purged memory (its query may quote it).
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 import builtins
 import threading
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -131,8 +133,7 @@ class Recording(EngineCore):
                 None if session is None else session.id,
                 hits=rows,
             )
-            earlier = store.traces_surfacing(user, [h.memory_id for h in rows], now - LINK_WINDOW)
-            again = [Feedback(t, m, "recalled", now) for m, t in earlier.items()]
+            again = self._links(user, [h.memory_id for h in rows], "recalled", now)
             with records.writes():
                 store.save_traces([trace])
                 store.save_feedback(again)
@@ -186,12 +187,34 @@ class Recording(EngineCore):
         store = self._store
 
         def write() -> None:
-            found = store.traces_surfacing(user, [memory_id], now - LINK_WINDOW).get(memory_id)
-            if found is not None:
+            links = self._links(user, [memory_id], kind, now)
+            if links:
                 with self._records.writes():
-                    store.save_feedback([Feedback(found, memory_id, kind, now)])
+                    store.save_feedback(links)
 
         self._records.later(write)
+
+    def _links(
+        self, user: str, memory_ids: Sequence[str], kind: str, now: datetime
+    ) -> builtins.list[Feedback]:
+        """``kind`` on each of ``memory_ids``, linked to the newest trace of the session that
+        surfaced it, and to the briefing that opened the session if it gave the memory. The
+        session: since the user's newest briefing, at most :data:`LINK_WINDOW` back (a
+        briefing is given at session start: what follows the next one is another session's)."""
+        since = now - LINK_WINDOW
+        opened = self._store.traces(user, kind=BRIEFING, since=since, limit=1)
+        if opened:
+            since = opened[0].at
+        newest = self._store.traces_surfacing(user, memory_ids, since)
+        links = [Feedback(t, m, kind, now) for m, t in newest.items()]
+        if opened:
+            given = {h.memory_id for h in opened[0].hits if h.reason is None}
+            links += [
+                Feedback(opened[0].id, m, kind, now)
+                for m in memory_ids
+                if m in given and newest.get(m) != opened[0].id
+            ]
+        return links
 
     def record(
         self, *, user: UserScope = None, kind: str | None = None, limit: int = 100
