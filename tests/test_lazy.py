@@ -1,3 +1,4 @@
+import subprocess
 import sys
 from pathlib import Path
 
@@ -28,3 +29,11 @@ def test_a_lazy_module_runs_only_when_first_used(
 def test_a_missing_module_is_named() -> None:
     with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
         lazy_module("no_such_module_here")
+
+
+def test_importing_the_package_leaves_numpy_and_the_model_for_later() -> None:
+    """Every CLI call and hook imports salience: NumPy (~150 ms) and onnxruntime load when a
+    vector is first needed, not before."""
+    code = "import sys, salience; print(sorted({'numpy._core', 'onnxruntime.capi'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"  # (a lazy module is listed, its insides are not)

@@ -9,9 +9,10 @@ from salience.briefing.policies import Briefing
 from salience.briefing.sessions import SessionStart
 from salience.config import Config
 from salience.engine.decisions import Decision
-from salience.engine.evaluation import EvalReport, Metrics, Moved, Probe, Run, Variant
+from salience.engine.evaluation import EvalReport, Metrics, Moved, Run, Variant
 from salience.engine.memory import Memory
 from salience.engine.migrating import MigrationReport
+from salience.engine.probes import Probe
 from salience.engine.record import BriefedMemory, BriefingLog, BriefingLogEntry
 from salience.errors import (
     AccessError,

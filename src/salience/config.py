@@ -28,6 +28,7 @@ RECALL_SETTINGS = (
     "aide_decay_disabled",
 )
 """The settings a recall's scores read (an evaluation may compare with other values)."""
+EMBEDDERS = ("minilm", "none", "openai", "ollama")
 EMBEDDER_SETTINGS = ("embedder_model", "embedder_url")
 """What names another embedder, beside ``embedder`` itself."""
 RAE_WEIGHT_DEFAULTS = (("semantic", 0.6), ("recency", 0.1), ("importance", 0.2), ("usage", 0.1))
@@ -319,9 +320,8 @@ class Config:
             )
         if self.pgvector_from < 0:
             raise ConfigError("pgvector_from must not be negative")
-        known = ("minilm", "none", "openai", "ollama")
-        if self.embedder not in known:
-            raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(known)}")
+        if self.embedder not in EMBEDDERS:
+            raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(EMBEDDERS)}")
         if self.llm not in ("none", "openai", "ollama"):
             raise ConfigError(f"unknown llm {self.llm!r}; known: none, openai, ollama")
 

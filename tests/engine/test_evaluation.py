@@ -202,6 +202,7 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
     made = _store(memory)
     _rivals(memory)
     memory.remember("bo's own note about deploys", user="bo")
+    memory.remember("the vault code word is quillfeather", user="ana")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
@@ -217,7 +218,18 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
             yield other
 
     monkeypatch.setattr(evaluation, "twin", spy)
+    left: list[bytes] = []
+    rmtree = tempfile._shutil.rmtree  # type: ignore[attr-defined]
+
+    def read_then_remove(path: str, *args: Any, **kwargs: Any) -> None:
+        left.extend(p.read_bytes() for p in Path(path).rglob("*") if p.is_file())
+        rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(tempfile._shutil, "rmtree", read_then_remove)  # type: ignore[attr-defined]
     report = memory.evaluate([Variant("minilm", embedder="minilm")], user="ana")
+    assert left  # the copy's files, as they were when deleted: zeros, no text
+    assert not any(b"quillfeather" in data or data.strip(b"\0") for data in left)
+    monkeypatch.setattr(tempfile._shutil, "rmtree", rmtree)  # type: ignore[attr-defined]
     assert list(scratch.iterdir()) == []  # the copy is gone
     assert (memory.vectors.stored_identity(), memory.vectors.count()) == (identity, count)
     # The oracle: the whole store copied as migrate copies it, embedded again by MiniLM.
@@ -233,7 +245,8 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
             ranks = [i for i, m in enumerate(found, 1) if m in probe.relevant]
             expected[probe.key] = ranks[0] if ranks else None
     assert report.runs[1].ranks == expected
-    assert seen == [(oracle_identity, ana_versions, ana_versions)]
+    everyone = len(memory.list(user=ALL_USERS, limit=None, include_superseded=True))
+    assert seen == [(oracle_identity, ana_versions, everyone)]  # all copied, ana's embedded
     assert report.runs[1].variant.label == "minilm"
     assert made["deploy"] in {m for p in report.probes for m in p.relevant}
     # The model in use is not copied again: its run is the current one.
@@ -241,3 +254,44 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
         [Variant("same", embedder="minilm")], user="ana"
     )  # (this engine's model is the test embedder, so MiniLM is another one)
     assert same.runs[1].ranks == report.runs[1].ranks
+
+
+def test_entity_and_title_probes_are_asked_with_those_held_out(memory: Memory) -> None:
+    def made(content: str, **fields: Any) -> str:
+        return memory.remember(content, user="ana", **fields).id or ""
+
+    hidden = made("we meet in Lisbon in March", title="quarterly offsite plans")
+    plain = made("the invoice ledger keeps every payment", title="invoice ledger")
+    tagged = made("the nightly job rotates the signing keys", entities=["Kestrel"])
+    for i in range(5):
+        made(f"unrelated note number {i} about the garden")
+    report = memory.evaluate(user="ana", entities=True)
+    run = report.runs[0]
+    probes = {(p.kind, p.query): p for p in report.probes}
+    title = probes[("title", "quarterly offsite plans")]
+    assert title.relevant == (hidden,)
+    # Held out, its title is no longer a way in: nothing else in it matches.
+    assert run.ranks[title.key] is None
+    found = memory.search("quarterly offsite plans", user="ana", touch=False)
+    assert found[0].record.id == hidden  # (the store itself still finds it by its title)
+    assert run.ranks[probes[("title", "invoice ledger")].key] == 1  # its text holds the words
+    kestrel = probes[("entity", "Kestrel")]
+    assert kestrel.relevant == (tagged,)
+    assert run.ranks[kestrel.key] is None
+    assert plain in {m for p in report.probes for m in p.relevant}
+    assert set(run.by_kind) >= {"entity", "title"}
+    record = memory.get(hidden, user="ana")
+    assert record is not None
+    assert record.title == "quarterly offsite plans"  # the store is as it was
+    tagged_record = memory.get(tagged, user="ana")
+    assert tagged_record is not None
+    assert tagged_record.entities == ("Kestrel",)
+    # Every configuration asks them held out, another profile and another model alike.
+    other = memory.evaluate(
+        [Variant("aide", profile="aide"), Variant("minilm", embedder="minilm")],
+        user="ana",
+        entities=True,
+    )
+    for each in other.runs:
+        assert each.ranks[title.key] is None or each.variant.label == "minilm"
+        assert "title" in each.by_kind

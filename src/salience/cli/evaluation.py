@@ -18,8 +18,7 @@ from salience.cli.app import (
     store_options,
 )
 from salience.cli.scoring import briefing
-from salience.config import EMBEDDER_SETTINGS, RECALL_SETTINGS
-from salience.embeddings import EMBEDDERS
+from salience.config import EMBEDDER_SETTINGS, EMBEDDERS, RECALL_SETTINGS
 from salience.engine.evaluation import Variant
 from salience.wire.record import briefing_log_out, eval_out
 
@@ -60,7 +59,10 @@ from salience.wire.record import briefing_log_out, eval_out
     help="At most this many probes of each kind.",
 )
 @click.option(
-    "--entities", is_flag=True, help="Add probes drawn from entities named by few memories."
+    "--entities",
+    is_flag=True,
+    help="Add probes drawn from memories' own entities (named by few) and titles, each asked "
+    "with those held out of the memory (on a scratch copy of the store).",
 )
 @click.option(
     "--save", is_flag=True, help="Keep this run as the baseline a later run compares with."

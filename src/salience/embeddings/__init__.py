@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from salience.config import EMBEDDERS
 from salience.errors import ConfigError
 
 if TYPE_CHECKING:
     from salience.config import Config
     from salience.embeddings.arrays import Matrix
-
-EMBEDDERS = ("minilm", "none", "openai", "ollama")
 
 
 class Embedder(Protocol):

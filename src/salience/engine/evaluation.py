@@ -7,7 +7,12 @@ Probes, each a query and the memories it should find:
 * ``supersession``: for each memory that replaced an older version, the old version's first
   twelve words must find the current one;
 * ``decision``: a current decision's topic (``topic_key``, its words) must find it;
-* ``entity`` (optional): an entity named by at most three current memories must find them.
+* ``entity`` (optional): an entity named by at most three current memories must find them;
+* ``title`` (optional, with ``entity``): a current memory's title must find it.
+
+An entity or title probe is asked with those memories' titles and entities held out (on a
+scratch copy of the store, :mod:`.twin`): the memory has to be found by its text, not by the
+very words the probe was drawn from.
 
 Each configuration (the current one, and an alternative: another profile, ``as_of``, settings
 such as the recall prior or rae's weights, another embedder) runs every probe with
@@ -21,11 +26,11 @@ two are listed. ``save`` keeps the run as a baseline in the store; a later run s
 from __future__ import annotations
 
 import builtins
-import hashlib
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from contextvars import copy_context
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -33,9 +38,11 @@ from typing import TYPE_CHECKING, Any
 
 from salience.config import EMBEDDER_SETTINGS, RECALL_SETTINGS
 from salience.embeddings import Embedder, load_embedder
+from salience.engine import probes as drawn
+from salience.engine.probes import Probe
 from salience.engine.recall import Recall
 from salience.engine.record import FULL_TEXT_ONLY, HELPED, QUERY_VECTORS, SETTINGS
-from salience.engine.twin import twin
+from salience.engine.twin import hold_out, twin
 from salience.errors import ConfigError, InvalidInputError
 from salience.models import MemoryRecord, UserScope
 from salience.search.fusion import LEXICAL
@@ -44,31 +51,17 @@ from salience.stores.traces import RECALL
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
+    from salience.engine.memory import Memory
 
 DEPTH = 10
 PARALLEL = 2
 """Probes asked at once."""
-QUERY_WORDS = 12
-"""A supersession probe asks with the old version's first words, as a short query would."""
 BASELINE = "eval_baseline"
 NO_EMBEDDER = "none"
 """Full text alone: the alternative embedder that needs no copy of the store."""
-KINDS = ("recorded", "supersession", "decision", "entity")
-
-
-@dataclass(frozen=True)
-class Probe:
-    """A query and the ids of the memories it should find."""
-
-    kind: str
-    query: str
-    relevant: tuple[str, ...]
-
-    @property
-    def key(self) -> str:
-        """A stable name of the probe (no text): kind and a hash of query and answers."""
-        digest = hashlib.sha256(f"{self.query}\0{','.join(self.relevant)}".encode()).hexdigest()
-        return f"{self.kind}:{digest[:12]}"
+KINDS = ("recorded", "supersession", "decision", "entity", "title")
+HELD_OUT = frozenset({"entity", "title"})
+"""Probes drawn from memories' own entities and titles: asked with those held out."""
 
 
 @dataclass(frozen=True)
@@ -161,10 +154,11 @@ class Evaluation(Recall):
         live = {r.id: r for r in current}
         found: builtins.list[Probe] = []
         found += self._recorded(owner, live, per_kind)
-        found += _supersession(self, current, per_kind)
-        found += _decisions(current, per_kind)
+        found += drawn.supersession(self._store, current, per_kind)
+        found += drawn.decisions(current, per_kind)
         if entities:
-            found += _entities(current, per_kind)
+            found += drawn.entities(current, per_kind)
+            found += drawn.titles(current, per_kind)
         return found
 
     def _recorded(
@@ -209,14 +203,8 @@ class Evaluation(Recall):
         owner = self._one_user(user, "an evaluation")
         models = [self._model(v) for v in variants]  # (refused now rather than after a run)
         probes = tuple(self.probes(user=owner, per_kind=per_kind, entities=entities))
-        asked: dict[str, Vector] = {}  # the probes' vectors, made once for every run
-        runs = (
-            self._run(Variant("current"), probes, owner, asked),
-            *(
-                self._run_variant(v, model, probes, owner, asked)
-                for v, model in zip(variants, models, strict=True)
-            ),
-        )
+        chosen = [(Variant("current"), None), *zip(variants, models, strict=True)]
+        runs = tuple(self._runs(chosen, probes, owner))
         changed = _moved(probes, runs[0], runs[1]) if len(runs) > 1 else ()
         raw = self._store.get_meta(BASELINE)
         baseline = json.loads(raw) if raw else None
@@ -240,20 +228,37 @@ class Evaluation(Recall):
             self._store.set_meta(BASELINE, json.dumps(kept))
         return EvalReport(probes, runs, changed, baseline, since)
 
-    def _run_variant(
+    def _runs(
         self,
-        variant: Variant,
-        model: tuple[Embedder, dict[str, Any]] | None,
+        chosen: Sequence[tuple[Variant, tuple[Embedder, dict[str, Any]] | None]],
         probes: Sequence[Probe],
         owner: str,
-        asked: dict[str, Vector],
-    ) -> Run:
-        """One configuration's run: on a scratch copy when it asks for another model."""
-        if model is None:
-            return self._run(variant, probes, owner, asked)
-        embedder, settings = model
-        with twin(self, owner, embedder, settings) as other:
-            return replace(other._run(variant, probes, owner, {}), variant=variant)
+    ) -> Iterator[Run]:
+        """Each configuration's run. One that asks for another model runs on a scratch copy
+        embedded again; probes drawn from memories' own titles and entities run on a copy
+        with those held out (one for every configuration of this model)."""
+        ordinary = [p for p in probes if p.kind not in HELD_OUT]
+        held = [p for p in probes if p.kind in HELD_OUT]
+        held_ids = sorted({m for p in held for m in p.relevant})
+        asked: dict[str, Vector] = {}  # the probes' vectors, made once for every run
+        with ExitStack() as stack:
+            copy: Memory | None = None
+            for variant, model in chosen:
+                if model is None:
+                    found = self._answers(variant, ordinary, owner, asked)
+                    if held:
+                        if copy is None:
+                            copy = stack.enter_context(twin(self, owner, None, {}))
+                            hold_out(copy, held_ids)
+                        found |= copy._answers(variant, held, owner, asked)
+                else:
+                    with twin(self, owner, *model) as other:
+                        theirs: dict[str, Vector] = {}
+                        found = other._answers(variant, ordinary, owner, theirs)
+                        if held:
+                            hold_out(other, held_ids)
+                            found |= other._answers(variant, held, owner, theirs)
+                yield _assemble(variant, probes, found)
 
     def _model(self, variant: Variant) -> tuple[Embedder, dict[str, Any]] | None:
         """The embedder ``variant`` asks for and its settings, when it is another model than
@@ -287,12 +292,12 @@ class Evaluation(Recall):
         except ConfigError as exc:
             raise InvalidInputError(str(exc), field="settings") from None
 
-    def _run(
+    def _answers(
         self, variant: Variant, probes: Sequence[Probe], owner: str, asked: dict[str, Vector]
-    ) -> Run:
-        """Every probe under ``variant``; ``asked`` holds (and gains) the query vectors of
-        this engine's model, embedded all at once (texts spread over the model's sessions:
-        each text's vector is the one a search alone would make)."""
+    ) -> dict[str, builtins.list[str]]:
+        """Each probe's top ids under ``variant``; ``asked`` holds (and gains) the query
+        vectors of this engine's model, embedded all at once (texts spread over the model's
+        sessions: each text's vector is the one a search alone would make)."""
         changes = self._check(variant)
         plan = self.profile(variant.profile).recall
         wanted = plan.fusion != LEXICAL and plan.vector_count(DEPTH) > 0
@@ -309,9 +314,6 @@ class Evaluation(Recall):
         token = SETTINGS.set(settings)
         off = FULL_TEXT_ONLY.set(variant.embedder == NO_EMBEDDER)
         known = QUERY_VECTORS.set(asked)
-        rows: builtins.list[tuple[float, float, float, float]] = []
-        by_kind: dict[str, builtins.list[tuple[float, float, float, float]]] = {}
-        ranks: dict[str, int | None] = {}
 
         def ask(query: str) -> builtins.list[str]:
             hits = self.search(
@@ -324,52 +326,28 @@ class Evaluation(Recall):
             # runs without the GIL (each task in a copy of this context: the settings above).
             with ThreadPoolExecutor(PARALLEL, thread_name_prefix="salience-eval") as pool:
                 asking = [pool.submit(copy_context().run, ask, p.query) for p in probes]
-                answers = [a.result() for a in asking]
-            for probe, found in zip(probes, answers, strict=True):
-                row = score(found, probe.relevant)
-                rows.append(row)
-                by_kind.setdefault(probe.kind, []).append(row)
-                first = next((i for i, m in enumerate(found, 1) if m in probe.relevant), None)
-                ranks[probe.key] = first
+                return {p.key: a.result() for p, a in zip(probes, asking, strict=True)}
         finally:
             QUERY_VECTORS.reset(known)
             FULL_TEXT_ONLY.reset(off)
             SETTINGS.reset(token)
-        kinds = {kind: _mean(by_kind[kind]) for kind in KINDS if kind in by_kind}
-        return Run(variant, _mean(rows), kinds, ranks)
 
 
-def _supersession(
-    engine: Evaluation, current: Sequence[MemoryRecord], per_kind: int
-) -> builtins.list[Probe]:
-    found: builtins.list[Probe] = []
-    for record in current:
-        if record.parent_id and len(found) < per_kind:
-            parent = engine._store.get(record.parent_id)
-            if parent is not None and parent.user == record.user:
-                words = " ".join(parent.content.split()[:QUERY_WORDS])  # asked as a person asks
-                found.append(Probe("supersession", words, (record.id,)))
-    return found
-
-
-def _decisions(current: Sequence[MemoryRecord], per_kind: int) -> builtins.list[Probe]:
-    found: builtins.list[Probe] = []
-    for record in current:
-        if record.type == "decision" and record.topic_key and len(found) < per_kind:
-            words = record.topic_key.replace("-", " ").replace("_", " ").replace(":", " ")
-            found.append(Probe("decision", words, (record.id,)))
-    return found
-
-
-def _entities(current: Sequence[MemoryRecord], per_kind: int) -> builtins.list[Probe]:
-    named: dict[str, builtins.list[str]] = {}
-    spelled: dict[str, str] = {}
-    for record in current:
-        for name in record.entities:
-            named.setdefault(name.casefold(), []).append(record.id)
-            spelled.setdefault(name.casefold(), name)
-    few = [(key, ids) for key, ids in named.items() if len(ids) <= 3]
-    return [Probe("entity", spelled[key], tuple(ids)) for key, ids in few[:per_kind]]
+def _assemble(
+    variant: Variant, probes: Sequence[Probe], found: dict[str, builtins.list[str]]
+) -> Run:
+    """A run's metrics, overall and per kind, and each probe's first relevant rank."""
+    rows: builtins.list[tuple[float, float, float, float]] = []
+    by_kind: dict[str, builtins.list[tuple[float, float, float, float]]] = {}
+    ranks: dict[str, int | None] = {}
+    for probe in probes:
+        top = found[probe.key]
+        row = score(top, probe.relevant)
+        rows.append(row)
+        by_kind.setdefault(probe.kind, []).append(row)
+        ranks[probe.key] = next((i for i, m in enumerate(top, 1) if m in probe.relevant), None)
+    kinds = {kind: _mean(by_kind[kind]) for kind in KINDS if kind in by_kind}
+    return Run(variant, _mean(rows), kinds, ranks)
 
 
 def _moved(probes: Sequence[Probe], first: Run, second: Run) -> tuple[Moved, ...]:

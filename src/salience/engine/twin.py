@@ -1,17 +1,23 @@
-"""A scratch copy of one user's memories under another embedder: an evaluation's alternative.
+"""A scratch copy of the store for an evaluation: under another embedder, or with some
+memories' titles and entities held out.
 
 Vectors of another model cannot be compared with the store's, so an evaluation that asks how
-recall would do with another embedder copies the user's memories (every version, with ids,
-times, counters and importance bases: everything a score reads) into a new SQLite store in a
-private temporary directory, embeds them all with that embedder, and asks the probes there.
-The copy holds no trace, session, key or layer, records nothing, and is deleted when the run
-ends. Embedding every memory again is the cost: about as long as ``salience reindex``.
+recall would do with another embedder copies the store into a new SQLite store in a private
+temporary directory, embeds the evaluated user's memories with that model, and asks the
+probes there. A probe drawn from a memory's own title or entities asks with the memory's
+title and entities held out (:func:`hold_out`), on a copy that keeps the store's vectors.
+
+A copy holds every memory (every user's: full-text statistics are the store's), every version
+with its ids, times, counters and importance base (everything a score reads); no trace,
+session, key or layer. It records nothing, and when the run ends its files are overwritten
+with zeros and deleted.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from salience.models import MemoryRecord
 from salience.stores.base import Store
+from salience.stores.rows import stage
 
 if TYPE_CHECKING:
     from salience.embeddings import Embedder
@@ -26,41 +33,93 @@ if TYPE_CHECKING:
     from salience.engine.recall import Recall
 
 BATCH = 500
+ZEROS = 1 << 20
 
 
 @contextmanager
 def twin(
-    engine: Recall, owner: str, embedder: Embedder, settings: dict[str, Any]
+    engine: Recall, owner: str, embedder: Embedder | None, settings: dict[str, Any]
 ) -> Iterator[Memory]:
-    """An engine over a copy of ``owner``'s memories with ``embedder`` (which ``settings``
-    name), its vectors made; gone on exit."""
+    """An engine over a copy of the store configured with ``settings``: with ``embedder``,
+    ``owner``'s memories embedded again by it; without, the store's own vectors and model.
+    Gone on exit."""
     from salience.engine.memory import Memory
 
     store = engine._store
-    with tempfile.TemporaryDirectory(prefix="salience-eval-") as tmp:  # (owner only: 0700)
+    model = engine._embedder if embedder is None else embedder
+    with tempfile.TemporaryDirectory(prefix="salience-eval-") as tmp, _zeroed(Path(tmp)):
         config = replace(engine.config, home=Path(tmp), store_url="", record=False, **settings)
-        with Memory.open(config=config, clock=engine._clock, embedder=embedder, llm=None) as other:
+        with Memory.open(config=config, clock=engine._clock, embedder=model, llm=None) as other:
             target = other._store
-            ids: list[str] = []
+            mine: list[MemoryRecord] = []
             batch: list[MemoryRecord] = []
             for record in store.iter_all():
+                batch.append(record)
                 if record.user == owner:
-                    batch.append(record)
+                    mine.append(record)
                 if len(batch) == BATCH:
-                    ids += _insert(target, batch)
+                    _insert(target, batch)
                     batch = []
-            ids += _insert(target, batch)
-            mine = set(ids)
+            _insert(target, batch)
             with target.transaction():
                 for memory_id, (importance, set_at) in store.importance_bases().items():
-                    if memory_id in mine:
-                        target.set_importance_base(memory_id, importance, set_at)
-            other.reindex()
+                    target.set_importance_base(memory_id, importance, set_at)
+            if embedder is None:
+                _copy_vectors(store, target)
+            elif mine:
+                for start in range(0, len(mine), BATCH):
+                    part = mine[start : start + BATCH]
+                    made = other.vectors.embed([r.content for r in part])
+                    assert made is not None
+                    with target.transaction():
+                        other.vectors.put_many(list(zip((r.id for r in part), made, strict=True)))
             yield other
 
 
-def _insert(target: Store, records: list[MemoryRecord]) -> list[str]:
+def hold_out(other: Memory, memory_ids: Sequence[str]) -> None:
+    """Leave those memories' titles and entities out of the copy (their text and vectors
+    stay): a probe asked with them finds the memory by what else it holds, or not at all."""
+    target = other._store
     with target.transaction():
-        for record in records:
-            target.insert(record)
-    return [r.id for r in records]
+        for memory_id in memory_ids:
+            record = target.get(memory_id)
+            if record is not None:
+                target.replace(replace(record, title=None, entities=()))
+
+
+@contextmanager
+def _zeroed(directory: Path) -> Iterator[None]:
+    """On exit, every file in ``directory`` is overwritten with zeros before it is deleted
+    (as SQLite's ``secure_delete`` zeroes freed pages): the copy's text is not left in blocks
+    the file system frees. (mkdtemp made the directory: owner only, 0700.)"""
+    try:
+        yield
+    finally:
+        for path in directory.iterdir():
+            if path.is_file():
+                size = path.stat().st_size
+                with path.open("r+b") as handle:
+                    for start in range(0, size, ZEROS):
+                        handle.write(bytes(min(ZEROS, size - start)))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+
+
+def _copy_vectors(store: Store, target: Store) -> None:
+    from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY  # (brings NumPy)
+
+    identity = store.get_meta(IDENTITY_KEY)
+    if identity is None:
+        return
+    with target.transaction():
+        target.set_meta(IDENTITY_KEY, identity)
+        target.set_meta(DIMENSIONS_KEY, store.get_meta(DIMENSIONS_KEY))
+    after = 0
+    while rows := store.vector_rows(after, BATCH):
+        with target.transaction():
+            target.set_vectors([(memory_id, vector) for _, memory_id, _, vector in rows])
+        after = rows[-1][0]
+
+
+def _insert(target: Store, records: list[MemoryRecord]) -> None:
+    target.insert_many([stage(record) for record in records])

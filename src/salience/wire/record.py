@@ -6,7 +6,8 @@ from datetime import datetime
 from typing import Any
 
 from salience.clock import format_time
-from salience.engine.evaluation import EvalReport, Metrics, Moved, Probe, Run, Variant
+from salience.engine.evaluation import EvalReport, Metrics, Moved, Run, Variant
+from salience.engine.probes import Probe
 from salience.engine.record import BriefedMemory, BriefingLog, BriefingLogEntry
 
 
