@@ -74,7 +74,9 @@ COMMON = ("--home", "--profile", "--store", "--user")
 
 def cli() -> str:
     from salience.cli import cli as root
+    from salience.cli import load_commands
 
+    load_commands()
     rows = []
     for path, command in _commands(root, "salience"):
         arguments = " ".join(

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
+
 import salience
-from salience.cli import cli
+from salience.cli import cli, load_commands
+from salience.cli.app import COMMANDS
 from salience.config import describe
 
 ROOT = Path(__file__).parent.parent
@@ -27,7 +30,25 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert "make test" in head
 
 
+def _modules(command: click.Command) -> set[str]:
+    found = {command.callback.__module__} if command.callback is not None else set()
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            found |= _modules(sub)
+    return found
+
+
+def test_each_command_names_the_modules_that_define_it() -> None:
+    """A call imports only its command's modules (COMMANDS): each must name them all, or a
+    subcommand defined elsewhere (``briefing log``) would be missing."""
+    load_commands()
+    for name, command in cli.commands.items():
+        assert _modules(command) == {f"salience.cli.{m}" for m in COMMANDS[name]}, name
+
+
 def test_every_cli_command_is_documented() -> None:
+    load_commands()
+    assert sorted(cli.commands) == cli.list_commands(click.Context(cli))
     for name in cli.commands:
         assert f"`salience {name}" in CLI_DOC, f"docs/cli.md does not document `salience {name}`"
 

@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from salience.cli import cli
+from salience.cli import cli, load_commands
 
 HOSTILE_TEXT = {
     "undecodable": "caf\udce9",  # what an invalid UTF-8 argument becomes in Python
@@ -24,6 +24,7 @@ HUGE_NUMBER = "99999999999999999999"
 def _commands(
     group: click.Group, path: tuple[str, ...] = ()
 ) -> Iterator[tuple[tuple[str, ...], click.Command]]:
+    load_commands()
     for name, command in sorted(group.commands.items()):
         if isinstance(command, click.Group):
             yield from _commands(command, (*path, name))

@@ -7,6 +7,7 @@ traceback); 2 a usage error (click's own).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -62,8 +63,63 @@ class OneLineUsageError(click.ClickException):
         say(f"error: {one_line(self.format_message())} ({self.hint})", err=True)
 
 
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "briefing": ("scoring", "evaluation"),
+    "consolidate": ("lifecycle",),
+    "decision": ("agent",),
+    "entities": ("memories",),
+    "erase": ("erase",),
+    "eval": ("evaluation",),
+    "export": ("memories",),
+    "feedback": ("lifecycle",),
+    "forget": ("writes",),
+    "history": ("memories",),
+    "hook": ("agent",),
+    "import": ("memories",),
+    "keys": ("serve",),
+    "layer": ("layers",),
+    "list": ("memories",),
+    "log": ("lifecycle",),
+    "maintain": ("lifecycle",),
+    "mcp": ("agent",),
+    "migrate": ("migrate",),
+    "pack": ("packs",),
+    "profiles": ("scoring",),
+    "quarantine": ("quarantine",),
+    "rank": ("scoring",),
+    "recall": ("memories",),
+    "reindex": ("memories",),
+    "remember": ("writes",),
+    "serve": ("serve",),
+    "session": ("scoring",),
+    "show": ("memories",),
+    "stale": ("quarantine",),
+    "stats": ("memories",),
+    "supersede": ("writes",),
+    "update": ("writes",),
+}
+"""Each command and the modules of ``salience.cli`` that define it (and its subcommands):
+a call imports only those (a hook or a ``remember`` does not pay for every command)."""
+
+
+def load_commands() -> None:
+    """Import every command's module (for help listings and documentation)."""
+    for modules in COMMANDS.values():
+        for module in modules:
+            importlib.import_module(f"salience.cli.{module}")
+
+
 class SalienceGroup(click.Group):
-    """Turns any salience error into one line on stderr and exit code 1."""
+    """Turns any salience error into one line on stderr and exit code 1; imports a command's
+    module when the command is first asked for (:data:`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        for module in COMMANDS.get(cmd_name, ()):
+            importlib.import_module(f"salience.cli.{module}")
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         from salience.errors import SalienceError
