@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,21 @@ def test_both_full_text_query_shapes_find_the_same_best_matches(
     ]
     assert all(small)
     assert len(small[-1]) == 30  # every one of bo's memories: fewer than asked for
+
+
+def test_a_file_copy_holds_the_store_as_it_was(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "a.db")
+    first, second = record("the ledger keeps invoices"), record("deploys go through ops")
+    store.insert(first)
+    store.insert(second)
+    store.set_vectors([(first.id, b"\x00" * 8)])
+    with store.transaction():  # a write not yet checkpointed into the file: in the copy too
+        store.replace(replace(first, title="ledger"))
+    store.copy_file(tmp_path / "b.db")
+    copy = SQLiteStore(tmp_path / "b.db")
+    assert list(copy.iter_all()) == list(store.iter_all())
+    assert copy.vector_rows(0) == store.vector_rows(0)
+    flt = MemoryFilter(as_of=NOW)
+    assert copy.search_rows("ledger", flt, 5) == store.search_rows("ledger", flt, 5)
+    store.close()
+    copy.close()

@@ -7,10 +7,11 @@ temporary directory, embeds the evaluated user's memories with that model, and a
 probes there. A probe drawn from a memory's own title or entities asks with the memory's
 title and entities held out (:func:`hold_out`), on a copy that keeps the store's vectors.
 
-A copy holds every memory (every user's: full-text statistics are the store's), every version
-with its ids, times, counters and importance base (everything a score reads); no trace,
-session, key or layer. It records nothing, and when the run ends its files are overwritten
-with zeros and deleted.
+A copy of a SQLite store is its file, copied with SQLite's online backup (row numbers, index,
+vectors and layers as they are); a PostgreSQL store's copy holds every memory (every user's:
+full-text statistics are the store's), every version with its ids, times, counters and
+importance base (everything a score reads), and no trace, session, key or layer. A copy
+records nothing, and when the run ends its files are overwritten with zeros and deleted.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from salience.models import MemoryRecord
 from salience.stores.base import Store
 from salience.stores.rows import stage
+from salience.stores.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from salience.embeddings import Embedder
@@ -49,24 +51,19 @@ def twin(
     model = engine._embedder if embedder is None else embedder
     with tempfile.TemporaryDirectory(prefix="salience-eval-") as tmp, _zeroed(Path(tmp)):
         config = replace(engine.config, home=Path(tmp), store_url="", record=False, **settings)
+        whole = isinstance(store, SQLiteStore)
+        if isinstance(store, SQLiteStore):  # the file at once: row numbers, index, vectors
+            store.copy_file(config.db_path)
         with Memory.open(config=config, clock=engine._clock, embedder=model, llm=None) as other:
             target = other._store
-            mine: list[MemoryRecord] = []
-            batch: list[MemoryRecord] = []
-            for record in store.iter_all():
-                batch.append(record)
-                if record.user == owner:
-                    mine.append(record)
-                if len(batch) == BATCH:
-                    _insert(target, batch)
-                    batch = []
-            _insert(target, batch)
-            with target.transaction():
-                for memory_id, (importance, set_at) in store.importance_bases().items():
-                    target.set_importance_base(memory_id, importance, set_at)
+            if not whole:
+                _copy_rows(store, target)
             if embedder is None:
-                _copy_vectors(store, target)
-            elif mine:
+                if not whole:
+                    _copy_vectors(store, target)
+            else:
+                _clear_vectors(target)
+                mine = [r for r in target.iter_all() if r.user == owner]
                 for start in range(0, len(mine), BATCH):
                     part = mine[start : start + BATCH]
                     made = other.vectors.embed([r.content for r in part])
@@ -105,6 +102,16 @@ def _zeroed(directory: Path) -> Iterator[None]:
                     os.fsync(handle.fileno())
 
 
+def _clear_vectors(target: Store) -> None:
+    """No vector of the copied model stays (the other model's go in)."""
+    from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY  # (brings NumPy)
+
+    with target.transaction():
+        target.clear_vectors()
+        target.set_meta(IDENTITY_KEY, None)
+        target.set_meta(DIMENSIONS_KEY, None)
+
+
 def _copy_vectors(store: Store, target: Store) -> None:
     from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY  # (brings NumPy)
 
@@ -119,6 +126,20 @@ def _copy_vectors(store: Store, target: Store) -> None:
         with target.transaction():
             target.set_vectors([(memory_id, vector) for _, memory_id, _, vector in rows])
         after = rows[-1][0]
+
+
+def _copy_rows(store: Store, target: Store) -> None:
+    """Every memory (every version) and importance base, row by row (a PostgreSQL store)."""
+    batch: list[MemoryRecord] = []
+    for record in store.iter_all():
+        batch.append(record)
+        if len(batch) == BATCH:
+            _insert(target, batch)
+            batch = []
+    _insert(target, batch)
+    with target.transaction():
+        for memory_id, (importance, set_at) in store.importance_bases().items():
+            target.set_importance_base(memory_id, importance, set_at)
 
 
 def _insert(target: Store, records: list[MemoryRecord]) -> None:

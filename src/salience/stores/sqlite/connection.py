@@ -111,6 +111,16 @@ class Connection:
             return self._writer
         return self._reader().conn
 
+    def copy_file(self, path: Path) -> None:
+        """A copy of the whole database in a new file at ``path``, as it is at one moment
+        (SQLite's online backup: page by page, row numbers and index as they are)."""
+        target = sqlite3.connect(str(path))
+        try:
+            with self._errors():
+                self._conn.backup(target)
+        finally:
+            target.close()
+
     @property
     def _term_counts(self) -> TermCounts:
         if self._writing():
