@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from salience import Client
+from salience.cli.warm import warm_hook
 
 pytestmark = [pytest.mark.process]
 
@@ -161,3 +162,25 @@ def test_keys_and_tenants_across_workers(tmp_path: Path, workers: str) -> None:
         assert _salience("keys", "revoke", key_id, "--home", str(home)).returncode == 0
         answer = httpx.get(f"{base}/v1/memories", headers={"Authorization": f"Bearer {alice}"})
         assert answer.status_code == 401
+
+
+def test_a_session_start_hook_asks_the_running_server_and_prints_the_same(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for text in ("deploys go through ops/deploy.sh", "the staging API listens on port 8080"):
+        assert _salience("remember", text, "--home", str(home)).returncode == 0
+    hook = ("hook", "session-start", "--home", str(home), "--project", "api")
+    with running(home) as (process, base):
+        serving = json.loads((home / "serving.json").read_text(encoding="utf-8"))
+        assert (serving["url"], serving["pid"]) == (base, process.pid)
+        warm = warm_hook(list(hook[2:]))  # (in this process: the server answered)
+        assert warm is not None
+        asked = _salience(*hook)
+        assert asked.returncode == 0, asked.stderr
+        assert asked.stdout.strip() == warm
+        log = httpx.get(f"{base}/v1/briefings/log").json()["briefings"]
+        assert len(log) == 2  # both recorded, as a hook's briefing is
+    assert not (home / "serving.json").exists()  # withdrawn when the server stopped
+    cold = _salience(*hook)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stdout.strip() == warm
+    assert "deploy.sh" in json.loads(warm)["hookSpecificOutput"]["additionalContext"]

@@ -96,6 +96,10 @@ def test_rank_briefing_and_sessions(client: TestClient) -> None:
     briefing = client.post("/v1/briefing", json={"profile": "talome"}).json()
     assert briefing["text"].startswith("## What I Remember About You")
     assert briefing["manifest"][0]["kept"] is True
+    assert briefing["context"].endswith(briefing["text"])  # (what a hook injects)
+    text_alone = client.post("/v1/briefing", json={"profile": "talome", "manifest": False})
+    assert text_alone.json()["manifest"] == []
+    assert text_alone.json()["text"] == briefing["text"]
     started = client.post("/v1/sessions/start").json()
     assert started["is_new"] is True
     ended = client.post("/v1/sessions/end", json={"summary": "Set up the editor config"})

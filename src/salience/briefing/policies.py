@@ -123,8 +123,9 @@ class Briefing:
         return [i for s in self.sections for i in s.ids]
 
 
-def briefing_dict(briefing: Briefing, *, as_of: str) -> dict[str, Any]:
-    """``briefing`` as plain data (text, sections, manifest), its time written as ``as_of``."""
+def briefing_dict(briefing: Briefing, *, as_of: str, manifest: bool = True) -> dict[str, Any]:
+    """``briefing`` as plain data (text, sections, manifest unless ``manifest`` is false), its
+    time written as ``as_of``."""
     return {
         "profile": briefing.profile,
         "as_of": as_of,
@@ -145,7 +146,7 @@ def briefing_dict(briefing: Briefing, *, as_of: str) -> dict[str, Any]:
                 "section": e.section,
                 "reason": e.reason,
             }
-            for e in briefing.manifest
+            for e in (briefing.manifest if manifest else ())
         ],
     }
 

@@ -1,15 +1,40 @@
 """The ``salience`` command line: a thin shell over :class:`salience.Memory`.
 
-Each command's module is imported when the command is called (:data:`.app.COMMANDS`)."""
+Each command's module is imported when the command is called (:data:`.app.COMMANDS`), and
+click itself only when a command runs: a session-start hook that a running server answers
+(:mod:`.warm`) needs neither."""
 
 from __future__ import annotations
 
-from salience.cli.app import cli, load_commands
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from salience.cli.app import cli, load_commands
 
 
 def main() -> None:
-    """Entry point of the ``salience`` console script."""
+    """Entry point of the ``salience`` console script. A session-start hook asks a running
+    ``salience serve`` first (:mod:`.warm`), before any command is loaded."""
+    args = sys.argv[1:]
+    if args[:2] == ["hook", "session-start"]:
+        from salience.cli.warm import warm_hook
+
+        answer = warm_hook(args[2:])
+        if answer is not None:
+            sys.stdout.write(answer + "\n")
+            return
+    from salience.cli.app import cli
+
     cli(prog_name="salience")
+
+
+def __getattr__(name: str) -> object:
+    if name in ("cli", "load_commands"):
+        from salience.cli import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module 'salience.cli' has no attribute {name!r}")
 
 
 __all__ = ["cli", "load_commands", "main"]

@@ -12,6 +12,7 @@ import click
 
 from salience.cli import render
 from salience.cli.app import UserError, cli, open_memory, store_options
+from salience.cli.warm import hook_output
 
 
 @cli.command()
@@ -52,11 +53,7 @@ def session_start(project: str | None, home: Path | None, profile: str | None) -
     else:
         with memory:
             text = memory.briefing(profile, project=project).context
-    out = {
-        "continue": True,
-        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text},
-    }
-    click.echo(json.dumps(out, ensure_ascii=False))
+    click.echo(hook_output(text))
 
 
 def _last_assistant_text(transcript: Path) -> str | None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +40,15 @@ def serve(
     """Serve the HTTP API (docs at /docs). With no API key it serves one user, on loopback."""
     import uvicorn
 
+    from salience.cli.warm import announce, withdraw
+    from salience.engine.catalog import is_postgres_url
     from salience.engine.keys import has_keys
     from salience.server.context import is_loopback
 
     with open_memory(home, profile) as memory:
         keyed = has_keys(memory.store)
         location = memory.store.location
+        config = memory.config
     if not keyed and not is_loopback(host):
         raise UserError(
             f"no API key exists, so the server runs in local mode and listens on loopback "
@@ -62,14 +68,24 @@ def serve(
     os.environ["SALIENCE_STORE_URL"] = given or os.environ.get("SALIENCE_STORE_URL") or location
     if profile is not None:
         os.environ["SALIENCE_PROFILE"] = profile
-    uvicorn.run(
-        "salience.server.app:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-    )
+    announced = None
+    if not keyed and not is_postgres_url(location):  # a session-start hook may ask it
+        with contextlib.suppress(OSError):  # (a read-only home: hooks compute their own)
+            announced = announce(config.home, base, location, config.user)
+        # uvicorn re-raises SIGTERM once it has shut down: exit through `finally` instead.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    try:
+        uvicorn.run(
+            "salience.server.app:app_from_env",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+        )
+    finally:
+        if announced is not None:
+            withdraw(announced)
 
 
 @cli.group()

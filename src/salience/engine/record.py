@@ -17,6 +17,7 @@ Writing a trace never makes a recall wait: it goes through the same queue as acc
 from __future__ import annotations
 
 import builtins
+import heapq
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -151,29 +152,31 @@ class Recording(EngineCore):
         """Keep one briefing given to a session."""
         if not self._recording():
             return
-        kept = [e for e in briefing.manifest if e.kept]
-        dropped = sorted(
-            (e for e in briefing.manifest if not e.kept and e.score is not None),
-            key=lambda e: (-(e.score or 0.0), e.id),
-        )[:DROPPED_KEPT]
-        order = {memory_id: rank for rank, memory_id in enumerate(briefing.kept_ids, 1)}
-        hits = tuple(
-            TraceHit(e.id, order.get(e.id, 0), e.score, None, e.section) for e in kept
-        ) + tuple(TraceHit(e.id, 0, e.score, e.reason) for e in dropped)
-        trace = Trace(
-            new_ulid(now),
-            user,
-            now,
-            BRIEFING,
-            briefing.profile,
-            None,
-            session_id,
-            briefing.tokens,
-            budget,
-            hits,
-        )
+        trace_id = new_ulid(now)
 
-        def write() -> None:
+        def write() -> None:  # (on the queue's thread: the briefing is answered already)
+            kept = [e for e in briefing.manifest if e.kept]
+            dropped = heapq.nsmallest(
+                DROPPED_KEPT,
+                (e for e in briefing.manifest if not e.kept and e.score is not None),
+                key=lambda e: (-(e.score or 0.0), e.id),
+            )
+            order = {memory_id: rank for rank, memory_id in enumerate(briefing.kept_ids, 1)}
+            hits = tuple(
+                TraceHit(e.id, order.get(e.id, 0), e.score, None, e.section) for e in kept
+            ) + tuple(TraceHit(e.id, 0, e.score, e.reason) for e in dropped)
+            trace = Trace(
+                trace_id,
+                user,
+                now,
+                BRIEFING,
+                briefing.profile,
+                None,
+                session_id,
+                briefing.tokens,
+                budget,
+                hits,
+            )
             with self._records.writes():
                 self._store.save_traces([trace])
 

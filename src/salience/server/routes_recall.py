@@ -84,7 +84,7 @@ def briefing(
             record=body.record and not caller.read_only and body.as_of is None,
         )
     )
-    return briefing_out(result)
+    return briefing_out(result, manifest=body.manifest)
 
 
 @router.post("/sessions/start", response_model=SessionStartOut, responses=WRITE_ERRORS)

@@ -116,6 +116,12 @@ class BriefingIn(Request):
     record: bool = Field(
         True, description="Keep it in the briefing log (false: a preview; a read-only key never)."
     )
+    manifest: bool = Field(
+        True,
+        description="Answer every candidate's fate (false: an empty manifest, for a caller that "
+        "wants the text alone, such as a session-start hook: at 10k memories the manifest "
+        "is over a megabyte).",
+    )
 
 
 class EvalIn(Request):

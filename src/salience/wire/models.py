@@ -101,6 +101,10 @@ class BriefingOut(BaseModel):
     profile: str
     as_of: str
     text: str
+    context: str = Field(
+        description="The text as salience injects it into a model's context (session-start "
+        "hook, MCP prompt): headed by a line saying the notes are data, not instructions."
+    )
     tokens: int
     overflow: bool
     sections: list[SectionOut]

@@ -114,9 +114,10 @@ def ranked_out(record: MemoryRecord, score: Any) -> dict[str, Any]:
     }
 
 
-def briefing_out(briefing: Briefing) -> dict[str, Any]:
-    """A :class:`Briefing` as :class:`BriefingOut` data."""
-    return briefing_dict(briefing, as_of=format_time(briefing.as_of))
+def briefing_out(briefing: Briefing, *, manifest: bool = True) -> dict[str, Any]:
+    """A :class:`Briefing` as :class:`BriefingOut` data (``manifest`` false: none)."""
+    data = briefing_dict(briefing, as_of=format_time(briefing.as_of), manifest=manifest)
+    return {**data, "context": briefing.context}
 
 
 def session_start_out(started: SessionStart) -> dict[str, Any]:
