@@ -22,7 +22,8 @@ measures what a session-start hook pays: `salience briefing --profile P` as a ne
 median of ``--runs`` processes per profile, beside the same median for a bare interpreter,
 for `python -c "import numpy"` (the floor below which no briefing goes) and for importing the
 CLI's modules and numpy without doing anything (the part of a briefing that is start-up),
-on a store of ``--size`` memories written in time order (as a store written over time is).
+on a store of ``--size`` memories written in time order (as a store written over time is),
+and `salience hook session-start` computing its briefing and asking a running `salience serve`.
 
 Prints a table and writes JSON (default bench/results/briefing.json, cold_briefing.json).
 """
@@ -33,12 +34,15 @@ import argparse
 import json
 import os
 import random
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -202,6 +206,31 @@ def report(
     )
 
 
+@contextmanager
+def serving(env: dict[str, str]) -> Iterator[None]:
+    """``salience serve`` on a free loopback port for the home in ``env``, once it answers."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    server = subprocess.Popen(
+        [sys.executable, "-m", "salience", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def cold_main(size: int, runs: int, out: str) -> None:
     """New processes, as a session-start hook runs them (see the module doc)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -236,13 +265,18 @@ def cold_main(size: int, runs: int, out: str) -> None:
         }
         for name in PROFILES:
             medians[name] = statistics.median(timed(brief(name)) for _ in range(runs))
+        hook = [sys.executable, "-m", "salience", "hook", "session-start"]
+        medians["hook, computed"] = statistics.median(timed(hook) for _ in range(runs))
+        with serving(env):
+            timed(hook)  # (the server's first briefing reads its columns: not the hook's cost)
+            medians["hook, server running"] = statistics.median(timed(hook) for _ in range(runs))
     results["first_process_ms"] = first
     results["median_ms"] = medians
     rows = [["new process", f"median of {runs} (ms)"]]
     rows += [[name, f"{ms:.0f}"] for name, ms in medians.items()]
     print_table(rows, right_align_from=1)
     print(f"the first process (no saved columns yet, reads {size:,} rows): {first:.0f} ms")
-    print("target: every profile <= 300 ms")
+    print("targets: every profile <= 300 ms; the hook with a server running <= 60 ms")
     write_results(out, results)
 
 
