@@ -16,7 +16,9 @@ records nothing, and when the run ends its files are overwritten with zeros and 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from salience.briefing.snapshot import saved_columns
 from salience.models import MemoryRecord
 from salience.stores.base import Store
 from salience.stores.rows import stage
@@ -54,6 +57,10 @@ def twin(
         whole = isinstance(store, SQLiteStore)
         if isinstance(store, SQLiteStore):  # the file at once: row numbers, index, vectors
             store.copy_file(config.db_path)
+            columns = saved_columns(store)  # and its saved briefing columns (no text): the
+            if columns is not None and columns.is_file():  # copy resumes them, checked
+                with contextlib.suppress(OSError):
+                    shutil.copyfile(columns, f"{config.db_path}.columns")
         with Memory.open(config=config, clock=engine._clock, embedder=model, llm=None) as other:
             target = other._store
             if not whole:
