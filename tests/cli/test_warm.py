@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from salience.cli.warm import announce, hook_output, warm_hook, withdraw
+from salience.config import Config
 from tests.jsonserver import Request, json_server
 
 
@@ -32,14 +33,14 @@ def fake_server() -> Iterator[tuple[str, list[Request]]]:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("SALIENCE_STORE_URL", "SALIENCE_USER", "SALIENCE_PROFILE", "SALIENCE_HOME"):
-        monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith("SALIENCE_")]:
+        monkeypatch.delenv(name)
     return tmp_path / "home"
 
 
 def _announce(home: Path, url: str, **changed: Any) -> Path:
     home.mkdir(exist_ok=True)
-    path = announce(home, url, str(home / "salience.db"), "default")
+    path = announce(home, url, str(home / "salience.db"), Config.for_home(home))
     if changed:
         path.write_text(json.dumps({**json.loads(path.read_text()), **changed}))
     return path
@@ -59,7 +60,16 @@ def test_the_hook_asks_the_server_that_serves_its_store(
 
 @pytest.mark.parametrize(
     "case",
-    ["no server", "another store", "another user", "gone", "not loopback", "error", "option"],
+    [
+        "no server",
+        "another store",
+        "another user",
+        "other settings",
+        "gone",
+        "not loopback",
+        "error",
+        "option",
+    ],
 )
 def test_otherwise_the_hook_computes_it_itself(
     home: Path,
@@ -74,6 +84,9 @@ def test_otherwise_the_hook_computes_it_itself(
     elif case == "another user":
         _announce(home, url)
         monkeypatch.setenv("SALIENCE_USER", "bo")
+    elif case == "other settings":
+        _announce(home, url)
+        monkeypatch.setenv("SALIENCE_BRIEFING_BUDGET", "500")  # (the hook's, not the server's)
     elif case == "gone":
         _announce(home, url, pid=2**22 + 12345)  # (beyond pid_max: no such process)
     elif case == "not loopback":

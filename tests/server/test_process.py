@@ -164,7 +164,9 @@ def test_keys_and_tenants_across_workers(tmp_path: Path, workers: str) -> None:
         assert answer.status_code == 401
 
 
-def test_a_session_start_hook_asks_the_running_server_and_prints_the_same(tmp_path: Path) -> None:
+def test_a_session_start_hook_asks_the_running_server_and_prints_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
     for text in ("deploys go through ops/deploy.sh", "the staging API listens on port 8080"):
         assert _salience("remember", text, "--home", str(home)).returncode == 0
@@ -172,6 +174,8 @@ def test_a_session_start_hook_asks_the_running_server_and_prints_the_same(tmp_pa
     with running(home) as (process, base):
         serving = json.loads((home / "serving.json").read_text(encoding="utf-8"))
         assert (serving["url"], serving["pid"]) == (base, process.pid)
+        for name in ("SALIENCE_EMBEDDER", "SALIENCE_SIGNAL_GATE"):  # the server's settings
+            monkeypatch.setenv(name, ENV[name])
         warm = warm_hook(list(hook[2:]))  # (in this process: the server answered)
         assert warm is not None
         asked = _salience(*hook)

@@ -71,7 +71,7 @@ def serve(
     announced = None
     if not keyed and not is_postgres_url(location):  # a session-start hook may ask it
         with contextlib.suppress(OSError):  # (a read-only home: hooks compute their own)
-            announced = announce(config.home, base, location, config.user)
+            announced = announce(config.home, base, location, config)
         # uvicorn re-raises SIGTERM once it has shut down: exit through `finally` instead.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     try:

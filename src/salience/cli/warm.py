@@ -1,13 +1,13 @@
 """``salience hook session-start`` answered by a running ``salience serve``, no engine loaded.
 
 A local-mode ``salience serve`` (no API key: one user, loopback) writes ``serving.json`` in its
-home: its address, process id, store and user. A session-start hook for the default store of
-the same home, the same user, asks that server for the briefing over loopback (a short
-timeout) and prints what the hook would have computed: the same briefing (recorded as the
-cold hook records it). Anything else (no server, another store or user, a server gone, an
-error, a timeout) answers None and the hook computes the briefing in its own process. This
-module imports nothing of the engine: the point is a hook that costs a Python start and one
-request.
+home: its address, process id, store, user and settings. A session-start hook for the default
+store of the same home, with the same user and settings, asks that server for the briefing
+over loopback (a short timeout) and prints what it would have computed: the same briefing,
+recorded as the cold hook records it. Anything else (no server, another store, user or
+settings, a server gone, an error, a timeout) answers None and the hook computes the briefing
+in its own process. This module imports nothing of the engine: the point is a hook that
+costs a Python start and one request.
 """
 
 from __future__ import annotations
@@ -15,21 +15,47 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from salience.config import Config
 
 SERVING = "serving.json"
 TIMEOUT_S = 2.0
 OPTIONS = ("--project", "--home", "--profile", "--user")
 
 
-def announce(home: Path, url: str, store: str, user: str) -> Path:
-    """Say that this process serves ``store`` for ``user`` at ``url`` (owner only)."""
+def announce(home: Path, url: str, store: str, config: Config) -> Path:
+    """Say that this process serves ``store`` for ``config.user`` at ``url``, with these
+    settings (owner only)."""
     path = home / SERVING
-    data = {"pid": os.getpid(), "url": url, "store": store, "user": user}
+    data = {
+        "pid": os.getpid(),
+        "url": url,
+        "store": store,
+        "user": config.user,
+        "settings": fingerprint(config),
+    }
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(data, handle)
     return path
+
+
+def fingerprint(config: Config) -> str:
+    """The settings a briefing may read, hashed (not the home, store, user or profile, which
+    are compared or sent apart; no secret): a hook run with other settings than the server's
+    (another budget, say) computes its own briefing."""
+    import hashlib
+    from dataclasses import fields
+
+    apart = ("home", "store_url", "user", "profile")
+    shown = sorted(
+        (f.name, repr(getattr(config, f.name)))
+        for f in fields(config)
+        if f.repr and f.name not in apart
+    )
+    return hashlib.sha256(repr(shown).encode()).hexdigest()
 
 
 def withdraw(path: Path) -> None:
@@ -55,6 +81,7 @@ def warm_hook(args: list[str]) -> str | None:
     if (
         found is None
         or found.get("user") != user
+        or found.get("settings") != fingerprint(config)
         or not _same_file(found.get("store"), config.db_path)
         or not _alive(found.get("pid"))
     ):
