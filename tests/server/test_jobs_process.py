@@ -46,7 +46,7 @@ def test_a_job_goes_on_when_its_client_gives_up(tmp_path: Path) -> None:
             )
         listed = _follow(base, "/v1/jobs", lambda jobs: len(jobs) == 1, 10)
         job = _follow(base, listed[0]["href"], lambda j: j["state"] != "running")  # type: ignore[index]
-        assert job["state"] == "done", job
+        assert job["state"] == "done", json.dumps(job)  # (whole: the error, if it failed)
         assert job["result"]["created"] == 150
         assert httpx.get(f"{base}/v1/stats").json()["total"] == 150
 
