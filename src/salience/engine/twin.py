@@ -8,10 +8,11 @@ probes there. A probe drawn from a memory's own title or entities asks with the 
 title and entities held out (:func:`hold_out`), on a copy that keeps the store's vectors.
 
 A copy of a SQLite store is its file, copied with SQLite's online backup (row numbers, index,
-vectors and layers as they are); a PostgreSQL store's copy holds every memory (every user's:
-full-text statistics are the store's), every version with its ids, times, counters and
-importance base (everything a score reads), and no trace, session, key or layer. A copy
-records nothing, and when the run ends its files are overwritten with zeros and deleted.
+vectors and layers as they are); a PostgreSQL store is copied as ``salience migrate`` copies
+it (:func:`~salience.stores.copy.copy_store`: every memory of every user, so full-text
+statistics are the store's, with ids, times, counters, importance bases, vectors, layers). A
+copy records nothing, and when the run ends its files are overwritten with zeros and
+deleted.
 """
 
 from __future__ import annotations
@@ -27,9 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from salience.briefing.snapshot import saved_columns
-from salience.models import MemoryRecord
 from salience.stores.base import Store
-from salience.stores.rows import stage
+from salience.stores.copy import copy_store
 from salience.stores.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -64,11 +64,8 @@ def twin(
         with Memory.open(config=config, clock=engine._clock, embedder=model, llm=None) as other:
             target = other._store
             if not whole:
-                _copy_rows(store, target)
-            if embedder is None:
-                if not whole:
-                    _copy_vectors(store, target)
-            else:
+                copy_store(store, target)  # (as migrate copies: memories, vectors, bases...)
+            if embedder is not None:
                 _clear_vectors(target)
                 mine = [r for r in target.iter_all() if r.user == owner]
                 for start in range(0, len(mine), BATCH):
@@ -117,37 +114,3 @@ def _clear_vectors(target: Store) -> None:
         target.clear_vectors()
         target.set_meta(IDENTITY_KEY, None)
         target.set_meta(DIMENSIONS_KEY, None)
-
-
-def _copy_vectors(store: Store, target: Store) -> None:
-    from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY  # (brings NumPy)
-
-    identity = store.get_meta(IDENTITY_KEY)
-    if identity is None:
-        return
-    with target.transaction():
-        target.set_meta(IDENTITY_KEY, identity)
-        target.set_meta(DIMENSIONS_KEY, store.get_meta(DIMENSIONS_KEY))
-    after = 0
-    while rows := store.vector_rows(after, BATCH):
-        with target.transaction():
-            target.set_vectors([(memory_id, vector) for _, memory_id, _, vector in rows])
-        after = rows[-1][0]
-
-
-def _copy_rows(store: Store, target: Store) -> None:
-    """Every memory (every version) and importance base, row by row (a PostgreSQL store)."""
-    batch: list[MemoryRecord] = []
-    for record in store.iter_all():
-        batch.append(record)
-        if len(batch) == BATCH:
-            _insert(target, batch)
-            batch = []
-    _insert(target, batch)
-    with target.transaction():
-        for memory_id, (importance, set_at) in store.importance_bases().items():
-            target.set_importance_base(memory_id, importance, set_at)
-
-
-def _insert(target: Store, records: list[MemoryRecord]) -> None:
-    target.insert_many([stage(record) for record in records])
