@@ -281,7 +281,9 @@ class Evaluation(Recall):
         if variant.recall_prior is not None and not 0 <= variant.recall_prior <= 1:
             raise InvalidInputError("recall_prior must be in [0, 1]", field="recall_prior")
         raw = dict(variant.settings)
-        if len(raw) < len(variant.settings):
+        if variant.recall_prior is not None:  # (a setting named on its own)
+            raw.setdefault("recall_prior", repr(variant.recall_prior))
+        if len(raw) < len(variant.settings) + (variant.recall_prior is not None):
             raise InvalidInputError("a setting is given twice", field="settings")
         allowed: tuple[str, ...] = RECALL_SETTINGS
         if variant.embedder not in (None, NO_EMBEDDER):
@@ -308,10 +310,7 @@ class Evaluation(Recall):
                 assert made is not None
                 asked.update(zip(missing, made, strict=True))
         scoring = {k: v for k, v in changes.items() if k in RECALL_SETTINGS}
-        settings = replace(self._settings, **scoring)
-        if variant.recall_prior is not None:
-            settings = replace(settings, recall_prior=variant.recall_prior)
-        token = SETTINGS.set(settings)
+        token = SETTINGS.set(replace(self._settings, **scoring))
         off = FULL_TEXT_ONLY.set(variant.embedder == NO_EMBEDDER)
         known = QUERY_VECTORS.set(asked)
 
