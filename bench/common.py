@@ -7,6 +7,9 @@ import json
 import math
 import os
 import platform
+import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -114,3 +117,35 @@ def parse_plan(text: str | None) -> dict[str, float] | None:
             raise SystemExit(f"{name!r} is not a recall-plan field")
         values[name] = float(value)
     return values
+
+
+UNDO = {
+    "0013_row_counts": "DROP TRIGGER memories_counted_in; DROP TRIGGER memories_counted_out; "
+    "DROP TRIGGER vectors_counted_in; DROP TRIGGER vectors_counted_out; DROP TABLE row_counts;"
+}
+"""How to take a store back past a migration the code compared with does not know."""
+
+
+def take_back(path: Path, src: Path) -> None:
+    """Undo, in the copy at ``path``, the migrations that ``src``'s code does not know (it
+    refuses a store written by a newer salience)."""
+    known = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from salience.stores.migrations import MIGRATION_NAMES as M; print(' '.join(M))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(src)),
+    ).stdout.split()
+    conn = sqlite3.connect(path)
+    applied = [r[0] for r in conn.execute("SELECT name FROM schema_migrations")]
+    for name in reversed([n for n in applied if n not in known]):
+        if name not in UNDO:
+            raise SystemExit(f"--before: cannot take the store back past {name}")
+        conn.executescript(UNDO[name])
+        conn.execute("DELETE FROM schema_migrations WHERE name = ?", (name,))
+    conn.commit()
+    conn.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from salience.cli import cli
@@ -68,3 +69,46 @@ def test_a_reading_command_refuses_a_database_without_a_store(postgres_url: str)
     result = runner.invoke(cli, ["list", "--store", postgres_url])
     assert result.exit_code == 1
     assert "no salience store at postgresql://" in result.stderr
+
+
+def test_the_check_after_a_copy_finds_what_differs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read side by side a page at a time: a vector, an audit entry or a memory that differs
+    (or is missing at the end) is found."""
+    from salience import Config, Memory
+    from salience.cli import migrate
+    from salience.stores.sqlite import memories
+
+    monkeypatch.setattr(migrate, "PAGE", 2)
+    monkeypatch.setattr(memories, "PAGE", 2)
+    runner = CliRunner(env=ENV)
+    home = tmp_path / "home"
+    for i in range(5):
+        assert (
+            runner.invoke(cli, ["remember", f"memory number {i}", "--home", str(home)]).exit_code
+            == 0
+        )
+    target = tmp_path / "t.db"
+    assert (
+        runner.invoke(
+            cli, ["migrate", "--from", str(home / "salience.db"), "--to", str(target)]
+        ).exit_code
+        == 0
+    )
+    config = {"signal_gate": False, "embedder": "none"}
+    with (
+        Memory.open(config=Config(home=home, **config)) as source,  # type: ignore[arg-type]
+        Memory.open(str(target), embedder=None) as copied,
+    ):
+        assert migrate._same(source, copied) == []
+        ids = [r.id for r in copied.store.iter_all()]
+        copied.store.set_vector(ids[3], b"\0" * 16)
+        assert migrate._same(source, copied) == ["the vectors differ"]
+        copied.store.append_audit(copied.store.audit_page(0, 1))
+        copied.purge(ids[-1])
+        assert migrate._same(source, copied) == [
+            "the exports of the two stores differ",
+            "the vectors differ",
+            "the audit logs differ",
+        ]

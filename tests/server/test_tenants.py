@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from salience import ALL_USERS, Memory, NotFoundError
-from salience.sharing.packs import write_pack
+from salience.sharing.packwrite import write_pack
 from tests.conftest import T0
 from tests.server.conftest import Keys, bearer, fingerprint
 

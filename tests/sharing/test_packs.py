@@ -115,6 +115,49 @@ def test_the_same_memories_at_the_same_time_give_the_same_bytes(
     assert (tmp_path / "one.pack").read_bytes() == (tmp_path / "two.pack").read_bytes()
 
 
+def test_a_pack_written_a_page_at_a_time_is_the_same_pack(
+    source: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records read and vectors looked up (or embedded) a page at a time, in pages of 2: the
+    bytes are those of one page. A memory without a vector in a later page is embedded."""
+    from salience.engine import sharing
+    from salience.stores.sqlite import memories
+
+    for i in range(5):
+        source.remember(f"another memory about pipelines, number {i}", type="insight")
+    missing = source.remember("a memory whose vector is gone").id or ""
+    source.export_pack(tmp_path / "whole.pack")
+    with source.store.transaction():
+        source.store._conn.execute(  # type: ignore[attr-defined]
+            "DELETE FROM memory_vectors WHERE memory_id = ?", (missing,)
+        )
+    assert missing not in source.vectors.stored([missing])
+    monkeypatch.setattr(sharing, "PAGE", 2)
+    monkeypatch.setattr(memories, "PAGE", 2)
+    source.export_pack(tmp_path / "paged.pack")
+    assert (tmp_path / "paged.pack").read_bytes() == (tmp_path / "whole.pack").read_bytes()
+    pack = read_pack(tmp_path / "paged.pack")
+    assert pack.manifest.records == len(pack.lines) > 6
+    assert pack.vectors is not None
+    assert len(pack.vectors) == pack.manifest.records
+    assert missing in (json.loads(line)["id"] for line in pack.lines)
+
+
+def test_a_pack_without_one_vector_and_no_model_to_make_it_has_none(
+    source: Memory, tmp_path: Path, clock: FakeClock
+) -> None:
+    late = source.remember("written last, its vector lost").id or ""
+    source.store._conn.execute(  # type: ignore[attr-defined]
+        "DELETE FROM memory_vectors WHERE memory_id = ?", (late,)
+    )
+    home = Path(source.store.location).parent
+    source.close()
+    with _open(home, clock, None) as reader:
+        manifest = reader.export_pack(tmp_path / "p.pack")
+    assert manifest.embedder is None
+    assert read_pack(tmp_path / "p.pack").vectors is None
+
+
 def _rewrite(path: Path, change: dict[str, bytes]) -> None:
     """Replace members of a pack, leaving the manifest's checksums as they were."""
     with zipfile.ZipFile(path) as archive:
@@ -184,7 +227,7 @@ def test_a_secret_in_a_pack_refuses_the_whole_import(
     source: Memory, tmp_path: Path, clock: FakeClock
 ) -> None:
     path = tmp_path / "team.pack"
-    from salience.sharing.packs import write_pack
+    from salience.sharing.packwrite import write_pack
 
     line = json.dumps({"content": "My key is AKIAIOSFODNN7EXAMPLE", "type": "insight"})
     source.export_pack(tmp_path / "ok.pack")

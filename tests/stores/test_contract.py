@@ -230,6 +230,42 @@ def test_substring_get_many_entities_and_iteration(store: Store) -> None:
     assert [r.id for r in store.iter_all()] == sorted([a.id, b.id])
 
 
+@pytest.mark.parametrize(
+    "flt",
+    [
+        CURRENT,
+        ALL,
+        MemoryFilter(as_of=NOW, user="u1"),
+        MemoryFilter(as_of=NOW, tags=("infra",), project="p"),
+        MemoryFilter(as_of=NOW, type="insight", include_superseded=True),
+    ],
+)
+def test_iteration_pages_through_what_a_filter_lists(
+    store: Store, flt: MemoryFilter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In id order, pages of 2: the same records the filter lists."""
+    from salience.stores.postgres import memories as postgres_memories
+    from salience.stores.sqlite import memories as sqlite_memories
+
+    for module in (sqlite_memories, postgres_memories):
+        monkeypatch.setattr(module, "PAGE", 2)
+    for i in range(9):
+        store.insert(
+            record(
+                f"memory {i}",
+                user="u1" if i % 3 else "u2",
+                type="insight" if i % 2 else "observation",
+                tags=("infra",) if i % 4 else (),
+                project="p" if i > 2 else None,
+            )
+        )
+    first = store.list(ALL, 1)[0]
+    store.replace(replace(first, valid_until=NOW - timedelta(days=1)))
+    listed = sorted(r.id for r in store.list(flt, None))
+    assert [r.id for r in store.iter_all(flt)] == listed
+    assert [r.id for r in store.iter_all()] == sorted(r.id for r in store.list(ALL, None))
+
+
 def test_vectors_round_trip_exactly(store: Store) -> None:
     a, b = record("first", session_id="s1"), record("second", session_id="s1")
     store.insert(a)
@@ -244,6 +280,8 @@ def test_vectors_round_trip_exactly(store: Store) -> None:
     assert rows[1][3] == exact
     assert store.vector_state()[0] == 2
     assert [r[1] for r in store.vector_rows(rows[0][0])] == [a.id]
+    assert store.vectors_of([a.id, "missing", b.id]) == {a.id: exact, b.id: vector(1, 0, 0, 0)}
+    assert store.vectors_of([]) == {}
     assert store.count_without_vectors() == 0
     store.delete(b.id)
     assert store.vector_state()[0] == 1
@@ -277,6 +315,63 @@ def test_many_vectors_at_once_and_a_bulk_load(store: Store) -> None:
     assert pages == [ids[:2], [ids[3], ids[4]], [ids[2]]]
     store.set_vectors([(ids[1], vector(9, 9, 9, 9)), (ids[1], exact[1])])  # the last one wins
     assert store.vector_rows(after)[0][1:] == (ids[1], "s1", exact[1])
+
+
+def _counted(store: Store) -> tuple[int, int]:
+    """count(*) of memories and vectors, read the slow way."""
+    if hasattr(store, "_rows"):  # PostgreSQL
+        rows = store._rows(
+            "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM memory_vectors)"
+        )
+    else:
+        rows = store._conn.execute(  # type: ignore[attr-defined]
+            "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM memory_vectors)"
+        ).fetchall()
+    return int(rows[0][0]), int(rows[0][1])
+
+
+def test_counts_are_kept_through_every_kind_of_write(store: Store) -> None:
+    """Vectors are counted by triggers (count(*) reads every row): inserts, replaced vectors,
+    bulk writes, deletes of memories that take vectors with them, erasure, clearing."""
+
+    def check() -> None:
+        memories, vectors = _counted(store)
+        assert store.count_rows() == memories
+        assert store.vector_state()[0] == vectors
+
+    check()
+    records = [record(f"memory {i}", user="u1" if i % 2 else "u2") for i in range(8)]
+    for r in records[:3]:
+        store.insert(r)
+    store.insert_many([stage(r) for r in records[3:]])
+    check()
+    store.set_vector(records[0].id, vector(1, 0, 0, 0))
+    store.set_vector(records[0].id, vector(0, 1, 0, 0))  # replaced
+    store.set_vectors([(r.id, vector(0, 0, 1, 0)) for r in records[1:6]])
+    with store.bulk_load():
+        store.set_vectors([(r.id, vector(0, 0, 0, 1)) for r in records[4:]])
+    check()
+    assert store.vector_state()[0] == 8
+    with store.transaction():
+        store.delete(records[0].id)  # its vector goes with it
+        store.replace(replace(records[1], content="changed"))
+    check()
+    assert store.vector_state()[0] == 7
+    store.erase_user("u1")
+    check()
+    store.clear_vectors()
+    check()
+    assert store.vector_state()[0] == 0
+    assert store.count_rows() == 3
+
+    def rolled_back() -> None:
+        with store.transaction():
+            store.insert(record("lost"))
+            raise RuntimeError
+
+    with pytest.raises(RuntimeError):  # rolled back: the counts too
+        rolled_back()
+    check()
 
 
 def test_the_change_marker_moves_with_another_writer_and_with_vectors(

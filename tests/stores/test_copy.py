@@ -90,3 +90,39 @@ def test_progress_counts_memories_then_vectors(tmp_path: Path, clock: FakeClock)
         with Memory.open(tmp_path / "b", clock=clock, embedder=None) as target:
             copy_store(source.store, target.store, lambda done, total: seen.append((done, total)))
     assert seen == [(3, 6), (6, 6), (6, 6)]
+
+
+@pytest.fixture
+def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages of 2 rows and batches of 3: every read that goes through a store pages."""
+    from salience.stores import copy
+    from salience.stores.postgres import memories as postgres_memories
+    from salience.stores.sqlite import memories as sqlite_memories
+
+    for module in (copy, sqlite_memories, postgres_memories):
+        monkeypatch.setattr(module, "PAGE", 2)
+    monkeypatch.setattr(copy, "BATCH", 3)
+
+
+@pytest.mark.usefixtures("small_pages")
+def test_a_copy_read_a_page_at_a_time_keeps_everything(
+    tmp_path: Path, postgres_url: str, clock: FakeClock
+) -> None:
+    config = Config(home=tmp_path / "a", signal_gate=False)
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as original:
+        _fill(original, clock)
+        for i in range(7):
+            original.remember(f"one more memory, number {i}", user="bo" if i % 2 else "ana")
+        before = _everything(original)
+        assert [r.id for r in original.store.iter_all()] == sorted(
+            r.id for r in original.store.iter_all()
+        )
+        with Memory.open(postgres_url, clock=clock, embedder=None) as middle:
+            report = copy_store(original.store, middle.store)
+            assert _everything(middle) == before
+            back = Config(home=tmp_path / "b", signal_gate=False)
+            with Memory.open(config=back, clock=clock, embedder=None) as again:
+                copy_store(middle.store, again.store)
+                assert _everything(again) == before
+    assert report.memories == len(before[0]) > 10  # type: ignore[arg-type]
+    assert report.audit_entries == len(before[2])  # type: ignore[arg-type]

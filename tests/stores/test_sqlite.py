@@ -35,6 +35,29 @@ def test_a_new_file_gets_wal_and_every_migration_once(tmp_path: Path) -> None:
     assert names == list(MIGRATION_NAMES)
 
 
+def test_a_store_from_before_the_row_counts_is_counted_when_it_upgrades(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    records = [record(f"memory {i}") for i in range(5)]
+    for r in records:
+        store.insert(r)
+    store.set_vectors([(r.id, b"\0" * 16) for r in records[:3]])
+    store.close()
+    conn = sqlite3.connect(path)  # back to how an older salience left it
+    for trigger in ("vectors_counted_in", "vectors_counted_out"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("DROP TABLE row_counts")
+    conn.execute("DELETE FROM schema_migrations WHERE name = '0013_row_counts'")
+    conn.commit()
+    conn.close()
+    upgraded = SQLiteStore(path)
+    assert upgraded.count_rows() == 5
+    assert upgraded.vector_state()[0] == 3
+    upgraded.delete(records[0].id)
+    assert (upgraded.count_rows(), upgraded.vector_state()[0]) == (4, 2)
+    upgraded.close()
+
+
 def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "salience.db"
     path.write_bytes(b"just some notes, not a database\n" * 4)

@@ -5,7 +5,8 @@ knowledge packs (:mod:`salience.sharing.packs`)."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -19,13 +20,13 @@ from salience.sharing.packs import (
     PackManifest,
     pack_name,
     read_pack,
-    write_pack,
 )
-from salience.stores.base import MemoryFilter
+from salience.sharing.packwrite import PackRow, stream_pack
+from salience.stores.base import PAGE, MemoryFilter
 from salience.stores.postgres import is_postgres_url
 
 if TYPE_CHECKING:
-    from salience.embeddings.arrays import Matrix
+    from salience.embeddings.arrays import Vector
 
 from salience.engine.migrating import Migrating
 
@@ -111,42 +112,17 @@ class Sharing(Migrating):
         tags = tuple(tags)
         now = self.now()
         flt = MemoryFilter(as_of=now, user=self._scope(user), project=project, type=type, tags=tags)
-        records = sorted(self._store.list(flt, None), key=lambda r: r.id)
-        matrix, model = self._pack_vectors(records)
         filters = {"tags": list(tags), "type": type, "project": project}
-        return write_pack(
+        vectors = _PackVectors(self)
+        return stream_pack(
             path,
-            [jsonl.dump(r) for r in records],
-            [r.type for r in records],
-            vectors=matrix,
-            embedder=model,
+            vectors.rows(self._store.iter_all(flt)),
+            vectors.made_by,
             filters={k: v for k, v in filters.items() if v},
             now=now,
             key=key,
             identity=identity,
         )
-
-    def _pack_vectors(self, records: Sequence[MemoryRecord]) -> tuple[Matrix | None, str | None]:
-        """Every record's vector and the model that made them, or (None, None) if not all
-        of them can have one (missing ones are embedded when the configured model made the
-        rest)."""
-        if not records:
-            return None, None
-        import numpy as np
-
-        identity = self.vectors.stored_identity()
-        if identity is None and self._embedder is None:
-            return None, None
-        found = self.vectors.stored([r.id for r in records])
-        missing = [r for r in records if r.id not in found]
-        if missing:
-            if self._embedder is None or identity not in (None, self._embedder.identity):
-                return None, None
-            embedded = self.vectors.embed([r.content for r in missing])
-            assert embedded is not None
-            found.update(zip((r.id for r in missing), embedded, strict=True))
-            identity = self._embedder.identity
-        return np.stack([found[r.id] for r in records]), identity
 
     def import_pack(
         self,
@@ -202,3 +178,45 @@ class Sharing(Migrating):
                 leftover.unlink(missing_ok=True)
             raise
         return PackImport(result, pack.manifest, fate, mount)
+
+
+class _PackVectors:
+    """The rows of a pack as records come (a page at a time), each with its vector while
+    every record so far has one of one model (missing ones are embedded when the configured
+    model made the rest); then which model made them, or None."""
+
+    def __init__(self, engine: Sharing) -> None:
+        self._engine = engine
+        self._model = engine.vectors.stored_identity()
+        self._embedder = engine._embedder
+        self._complete = not (self._model is None and self._embedder is None)
+        self._count = 0
+
+    def made_by(self) -> str | None:
+        return self._model if self._complete and self._count else None
+
+    def rows(self, records: Iterable[MemoryRecord]) -> Iterator[PackRow]:
+        """The records as pack rows, their vectors read a page at a time."""
+        source = iter(records)
+        while page := list(itertools.islice(source, PAGE)):
+            self._count += len(page)
+            found = self._vectors(page) if self._complete else {}
+            for record in page:
+                yield jsonl.dump(record), record.type, found.get(record.id)
+
+    def _vectors(self, page: list[MemoryRecord]) -> dict[str, Vector]:
+        import numpy as np
+
+        stored = self._engine._store.vectors_of([r.id for r in page])  # (not the index)
+        found = {i: np.frombuffer(v, dtype=np.float32) for i, v in stored.items()}
+        missing = [r for r in page if r.id not in found]
+        if missing:
+            embedder = self._embedder
+            if embedder is None or self._model not in (None, embedder.identity):
+                self._complete = False
+                return {}
+            embedded = self._engine.vectors.embed([r.content for r in missing])
+            assert embedded is not None
+            found.update(zip((r.id for r in missing), embedded, strict=True))
+            self._model = embedder.identity
+        return found

@@ -1,6 +1,7 @@
 """Knowledge packs: a versioned, checksummed file of memories (and their vectors) to share.
 
-A pack is a zip file holding three members:
+A pack is a zip file holding three members (written in the order records, vectors,
+manifest, signature, so that a pack of any size is written as its records are read):
 
 * ``manifest.json`` — ``format`` ("salience-pack"), ``version``, when it was made, the filters
   it was exported with, counts (records, by type), the embedder identity and dimensions of the
@@ -25,17 +26,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
-import tempfile
 import zipfile
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from salience.clock import format_time
 from salience.errors import PackError
 from salience.models import ImportResult, LayerMount
 
@@ -143,69 +138,9 @@ def check_key(key: bytes) -> bytes:
     return key
 
 
-def _signature(key: bytes, manifest: bytes) -> str:
+def signature_of(key: bytes, manifest: bytes) -> str:
+    """The HMAC-SHA256 of ``manifest`` under ``key``, in hex."""
     return hmac.new(check_key(key), manifest, hashlib.sha256).hexdigest()
-
-
-def write_pack(
-    path: str | Path,
-    lines: Sequence[str],
-    types: Sequence[str],
-    *,
-    vectors: Matrix | None,
-    embedder: str | None,
-    filters: dict[str, Any],
-    now: datetime,
-    key: bytes | None = None,
-    identity: PackIdentity | None = None,
-) -> PackManifest:
-    """Write a pack atomically (a temporary file renamed into place) and return its manifest.
-
-    ``lines`` are the records' JSON lines, ``types`` their types; ``vectors`` (one row per
-    record) are stored only with the ``embedder`` identity that made them. With ``key`` the
-    manifest is signed. The file is readable by its owner only.
-    """
-    members: dict[str, bytes] = {RECORDS: "".join(line + "\n" for line in lines).encode()}
-    dimensions = None
-    if vectors is not None and embedder is not None and len(lines):
-        import numpy as np
-
-        if vectors.shape[0] != len(lines):
-            raise PackError("internal: one vector per record is needed to store vectors")
-        members[VECTORS] = np.ascontiguousarray(vectors, dtype="<f4").tobytes()
-        dimensions = int(vectors.shape[1])
-    else:
-        embedder = None
-    manifest = PackManifest(
-        version=PACK_VERSION,
-        created_at=format_time(now),
-        records=len(lines),
-        by_type=dict(sorted(Counter(types).items())),
-        embedder=embedder,
-        dimensions=dimensions,
-        filters=filters,
-        checksums={name: _sha256(data) for name, data in members.items()},
-        identity=identity,
-    )
-    document = (json.dumps(manifest.to_json(), indent=2, ensure_ascii=False) + "\n").encode()
-    extra = {} if key is None else {SIGNATURE: _signature(key, document).encode()}
-    target = Path(path)
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=".pack-", dir=target.parent or ".")
-    except OSError as exc:
-        raise PackError(f"cannot write the pack to {target}: {exc.strerror}") from None
-    try:
-        with os.fdopen(handle, "wb") as raw, zipfile.ZipFile(raw, "w") as archive:
-            for name, data in ((MANIFEST, document), *members.items(), *extra.items()):
-                info = zipfile.ZipInfo(name, date_time=_EPOCH)
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                archive.writestr(info, data)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return manifest
 
 
 def read_pack(path: str | Path, *, key: bytes | None = None) -> Pack:
@@ -264,7 +199,7 @@ def sign_pack(path: str | Path, key: bytes) -> PackManifest:
     with zipfile.ZipFile(source, "a") as archive:
         info = zipfile.ZipInfo(SIGNATURE, date_time=_EPOCH)
         info.external_attr = 0o644 << 16
-        archive.writestr(info, _signature(key, document).encode())
+        archive.writestr(info, signature_of(key, document).encode())
     return manifest
 
 
@@ -273,7 +208,7 @@ def _verify(archive: zipfile.ZipFile, manifest: bytes, key: bytes, source: Path)
     if SIGNATURE not in archive.namelist():
         raise PackError(f"{source} is not signed; it cannot be verified with the key")
     signature = _member(archive, SIGNATURE, source).decode("ascii", "replace").strip()
-    if not hmac.compare_digest(signature, _signature(key, manifest)):
+    if not hmac.compare_digest(signature, signature_of(key, manifest)):
         raise PackError(
             f"{source}: the signature does not match the key (the pack was altered, "
             "or signed with another key)"

@@ -34,6 +34,9 @@ class MemoryFilter:
     depends_on: str | None = None  # records naming this id among their sources or in their text
 
 
+PAGE = 1000
+"""Rows read at a time by reads that go through a whole store (iter_all, copies, checks)."""
+
 COLUMNS_KEY = "columns_key"
 """The meta value naming this copy of a store for the columns saved beside it
 (:mod:`salience.briefing.persisted`); never copied to another store."""
@@ -189,6 +192,11 @@ class Store(Protocol):
         log, or it no longer reaches back that far): read :meth:`all_rows` instead."""
         ...
 
+    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, bytes]:
+        """The stored vector (float32 bytes) of each of those memories that has one, read
+        from the store (a page of a whole-store read: nothing else is loaded)."""
+        ...
+
     def vector_rows(
         self, after: int, limit: int | None = None
     ) -> builtins.list[tuple[int, str, str | None, bytes]]:
@@ -341,8 +349,15 @@ class Store(Protocol):
         """Entities of the matching memories with how many mention each, most first."""
         ...
 
-    def iter_all(self) -> Iterator[MemoryRecord]:
-        """Every record, in id order."""
+    def iter_all(self, flt: MemoryFilter | None = None) -> Iterator[MemoryRecord]:
+        """Every record (only those matching ``flt``, if given), in id order, read a page of
+        :data:`PAGE` at a time (memory stays bounded at a million records); each page is read
+        at one moment, so a record written or deleted while the iteration runs may be seen
+        or not."""
+        ...
+
+    def audit_page(self, after: int, limit: int) -> builtins.list[AuditEntry]:
+        """The first ``limit`` audit entries numbered above ``after``, oldest first."""
         ...
 
     def created_per_day(self, since: datetime, user: str | None = None) -> dict[str, int]:

@@ -9,11 +9,12 @@ be empty: a copy never merges into memories that are already there.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from salience.errors import ConflictError
-from salience.stores.base import COLUMNS_KEY, Store
+from salience.stores.base import COLUMNS_KEY, PAGE, Store
 
 BATCH = 500  # rows per transaction: a crash loses at most one batch, never half a row
 
@@ -34,32 +35,35 @@ def copy_store(
     source: Store, target: Store, progress: Callable[[int, int], None] | None = None
 ) -> CopyReport:
     """Copy everything in ``source`` into the empty ``target``; ``progress(done, total)``
-    counts memories, then vectors."""
+    counts memories, then vectors. Reads a page at a time: memory stays bounded whatever
+    the size of the store (the source should not be written meanwhile)."""
     if next(iter(target.iter_all()), None) is not None or target.vector_state()[0]:
         raise ConflictError(
             f"{target.location} already holds memories; migrate copies into an empty store only"
         )
-    records = list(source.iter_all())
-    vectors = source.vector_rows(0)
-    total = len(records) + len(vectors)
+    total = source.count_rows() + source.vector_state()[0]
     advance = _counter(total, progress)
-    for start in range(0, len(records), BATCH):
+    records = iter(source.iter_all())
+    copied = 0
+    while batch := list(itertools.islice(records, BATCH)):
         with target.transaction():
-            for record in records[start : start + BATCH]:
+            for record in batch:
                 target.insert(record)
-        advance(len(records[start : start + BATCH]))
+        copied += len(batch)
+        advance(len(batch))
+    vectors, after = 0, 0
     with target.bulk_load():  # (PostgreSQL: the HNSW index is built once, after)
-        for start in range(0, len(vectors), BATCH):
-            part = vectors[start : start + BATCH]
+        while part := source.vector_rows(after, BATCH):
             target.set_vectors([(memory_id, vector) for _, memory_id, _, vector in part])
+            vectors, after = vectors + len(part), part[-1][0]
             advance(len(part))
-    audit = list(reversed(source.audit_entries(None, None)))
-    sessions = source.sessions()
-    keys = source.api_keys()
-    layers = source.layers()
+    audit = 0
     with target.transaction():
-        for start in range(0, len(audit), BATCH):
-            target.append_audit(audit[start : start + BATCH])
+        after = 0
+        while entries := source.audit_page(after, PAGE):
+            target.append_audit(entries)
+            audit, after = audit + len(entries), entries[-1].seq
+        sessions = source.sessions()
         for session in sessions:
             target.save_session(session)
         for memory_id, (importance, set_at) in source.importance_bases().items():
@@ -67,12 +71,14 @@ def copy_store(
         for key, value in source.all_meta().items():
             if key != COLUMNS_KEY:  # names the source's own saved columns
                 target.set_meta(key, value)
+        keys = source.api_keys()
         for api_key in keys:
             target.save_key(api_key)
+        layers = source.layers()
         for mount in layers:
             target.mount_layer(mount)
     advance(0)
-    return CopyReport(len(records), len(vectors), len(audit), len(sessions), len(keys), len(layers))
+    return CopyReport(copied, vectors, audit, len(sessions), len(keys), len(layers))
 
 
 def _counter(total: int, progress: Callable[[int, int], None] | None) -> Callable[[int], None]:

@@ -220,6 +220,24 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     ("0012_traces", TRACES),  # the record of recalls and briefings (stores/traces.py)
+    (
+        "0013_row_counts",
+        """
+        -- How many vectors the store holds, kept by triggers: count(*) reads every row
+        -- (160-250 ms for a million), and every process checks the count before it trusts the
+        -- vectors it holds (search/rows.py), after every write too. (Memories are not counted
+        -- so: any trigger on inserting into memories, even one that does nothing, made each
+        -- insert ~50 us slower, half again; a vector's trigger costs ~10-20 us.)
+        CREATE TABLE row_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO row_counts VALUES ('vectors', (SELECT count(*) FROM memory_vectors));
+        CREATE TRIGGER vectors_counted_in AFTER INSERT ON memory_vectors BEGIN
+            UPDATE row_counts SET n = n + 1 WHERE name = 'vectors';
+        END;
+        CREATE TRIGGER vectors_counted_out AFTER DELETE ON memory_vectors BEGIN
+            UPDATE row_counts SET n = n - 1 WHERE name = 'vectors';
+        END;
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
@@ -232,6 +250,7 @@ READABLE_WITHOUT = frozenset(
         "0010_jobs",
         "0011_key_source",
         "0012_traces",
+        "0013_row_counts",
     }
 )
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs

@@ -29,7 +29,7 @@ from typing import Any
 from salience.clock import format_time
 from salience.errors import StoreError
 from salience.models import MemoryRecord
-from salience.stores.base import MemoryFilter, StagedRow
+from salience.stores.base import PAGE, MemoryFilter, StagedRow
 from salience.stores.fts_terms import MIN_ROWS
 from salience.stores.postgres.connection import Connection
 from salience.stores.rows import (
@@ -304,7 +304,14 @@ class MemoryRows(Connection, RowReads):
             params.append(limit)
         return [(str(name), int(n)) for name, n in self._rows(sql, params)]
 
-    def iter_all(self) -> Iterator[MemoryRecord]:
-        """Every record in id order, read in one consistent snapshot."""
-        rows = self._select(f"SELECT {COLUMNS} FROM memories m ORDER BY m.id")
-        return iter(rows)
+    def iter_all(self, flt: MemoryFilter | None = None) -> Iterator[MemoryRecord]:
+        """Every record (matching ``flt``) in id order, a page at a time (see
+        ``Store.iter_all``)."""
+        where, params = filter_sql(flt, "%s") if flt is not None else ("TRUE", [])
+        sql = (
+            f"SELECT {COLUMNS} FROM memories m WHERE ({where}) AND m.id > %s ORDER BY m.id LIMIT %s"
+        )
+        after = ""
+        while page := self._select(sql, [*params, after, PAGE]):
+            yield from page
+            after = page[-1].id

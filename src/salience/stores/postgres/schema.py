@@ -313,6 +313,32 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     ("0012_traces", TRACES),
+    (
+        "0013_row_counts",
+        """
+        -- How many vectors the store holds, kept by triggers (see the SQLite migration of the
+        -- same name); one statement's rows are counted at once.
+        CREATE TABLE row_counts (name TEXT PRIMARY KEY, n BIGINT NOT NULL);
+        INSERT INTO row_counts VALUES ('vectors', (SELECT count(*) FROM memory_vectors));
+        CREATE FUNCTION salience_count_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                UPDATE row_counts SET n = n + (SELECT count(*) FROM added)
+                    WHERE name = TG_ARGV[0];
+            ELSE
+                UPDATE row_counts SET n = n - (SELECT count(*) FROM removed)
+                    WHERE name = TG_ARGV[0];
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER vectors_counted_in AFTER INSERT ON memory_vectors
+            REFERENCING NEW TABLE AS added FOR EACH STATEMENT
+            EXECUTE FUNCTION salience_count_rows('vectors');
+        CREATE TRIGGER vectors_counted_out AFTER DELETE ON memory_vectors
+            REFERENCING OLD TABLE AS removed FOR EACH STATEMENT
+            EXECUTE FUNCTION salience_count_rows('vectors');
+        """,
+    ),
 )
 
 # Text compares and sorts byte by byte, as in SQLite, whatever the database's locale: ids,

@@ -188,6 +188,14 @@ class PostgresStore(VectorRows, TraceRows):
         params.append(limit)
         return [audit_of(r) for r in self._rows(sql, params)]
 
+    def audit_page(self, after: int, limit: int) -> builtins.list[AuditEntry]:
+        """The first ``limit`` audit entries numbered above ``after``, oldest first."""
+        sql = (
+            'SELECT seq, at, memory_id, action, actor, detail, "user" FROM audit_log '
+            "WHERE seq > %s ORDER BY seq LIMIT %s"
+        )
+        return [audit_of(r) for r in self._rows(sql, (after, limit))]
+
     def save_key(self, key: ApiKey) -> None:
         """Insert or overwrite an API key's record (its hash, never the key)."""
         with self.transaction():

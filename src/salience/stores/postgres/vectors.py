@@ -184,7 +184,10 @@ class VectorRows(MemoryRows):
 
     def vector_state(self) -> tuple[int, int]:
         """(number of vectors, highest vseq): changes whenever any process writes vectors."""
-        row = self._rows("SELECT count(*), coalesce(max(vseq), 0) FROM memory_vectors")[0]
+        row = self._rows(  # (counted by triggers: count(*) reads every row)
+            "SELECT (SELECT n FROM row_counts WHERE name = 'vectors'), "
+            "(SELECT coalesce(max(vseq), 0) FROM memory_vectors)"
+        )[0]
         return int(row[0]), int(row[1])
 
     def vector_rows(
@@ -199,6 +202,15 @@ class VectorRows(MemoryRows):
             (after, limit),
         )
         return [(int(r[0]), str(r[1]), r[2], vector_bytes(bytes(r[3]))) for r in rows]
+
+    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, bytes]:
+        """The stored vector of each of those memories that has one (see ``Store``)."""
+        rows = self._rows(
+            "SELECT memory_id, vector_send(embedding) FROM memory_vectors "
+            "WHERE memory_id = ANY(%s)",
+            (list(memory_ids),),
+        )
+        return {str(r[0]): vector_bytes(bytes(r[1])) for r in rows}
 
     def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:
         """Up to ``limit`` records that have no embedding yet, in id order."""

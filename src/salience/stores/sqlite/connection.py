@@ -67,6 +67,7 @@ class Connection:
         self._checkpointed_at = 0  # the writer's total_changes at its last checkpoint
         self._owner = 0
         self._change_log = True  # a read-only store may predate it (see _setup_read_only)
+        self._counted = True  # row_counts (0013): likewise
         if read_only or not create:
             check_existing(self._path, busy_timeout_ms)
         else:
@@ -174,6 +175,7 @@ class Connection:
         if unknown:
             raise SchemaTooNewError(str(self._path), unknown)
         self._change_log = "0007_memory_changes" in applied
+        self._counted = "0013_row_counts" in applied
         if set(MIGRATION_NAMES) - set(applied) - READABLE_WITHOUT:
             raise StoreError(
                 f"{self._path} was written by an older salience; open it once with this "

@@ -11,7 +11,7 @@ from typing import Any
 from salience.clock import format_time
 from salience.errors import StoreError
 from salience.models import FIELD_NAMES, MemoryRecord
-from salience.stores.base import MemoryFilter, StagedRow
+from salience.stores.base import PAGE, MemoryFilter, StagedRow
 from salience.stores.rows import RowReads
 from salience.stores.sqlite.connection import Connection
 from salience.stores.sqlite.rows import (
@@ -20,7 +20,6 @@ from salience.stores.sqlite.rows import (
     INSERT_COLUMNS,
     dated_text,
     filter_sql,
-    from_row,
     fts_match_expression,
     to_row,
 )
@@ -318,11 +317,22 @@ class MemoryRows(Connection, RowReads):
         with self._errors():
             return [(str(name), int(n)) for name, n in self._conn.execute(sql, params)]
 
-    def iter_all(self) -> Iterator[MemoryRecord]:
-        """Every record in id order, read in one consistent snapshot."""
+    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, bytes]:
+        """The stored vector of each of those memories that has one (see ``Store``)."""
+        marks = ", ".join("?" for _ in memory_ids)
+        sql = f"SELECT memory_id, vector FROM memory_vectors WHERE memory_id IN ({marks})"
         with self._errors():
-            rows = self._conn.execute(f"SELECT {COLUMNS} FROM memories m ORDER BY m.id").fetchall()
-        return (from_row(row) for row in rows)
+            return dict(self._conn.execute(sql, list(memory_ids)).fetchall()) if marks else {}
+
+    def iter_all(self, flt: MemoryFilter | None = None) -> Iterator[MemoryRecord]:
+        """Every record (matching ``flt``) in id order, a page at a time (see
+        ``Store.iter_all``)."""
+        where, params = filter_sql(flt) if flt is not None else ("1", [])
+        sql = f"SELECT {COLUMNS} FROM memories m WHERE ({where}) AND m.id > ? ORDER BY m.id LIMIT ?"
+        after = ""
+        while page := self._select(sql, [*params, after, PAGE]):
+            yield from page
+            after = page[-1].id
 
 
 def _entity_names(record: MemoryRecord) -> dict[str, str]:

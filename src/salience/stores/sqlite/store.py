@@ -100,10 +100,11 @@ class SQLiteStore(JobRows):
 
     def vector_state(self) -> tuple[int, int]:
         """(number of vectors, highest vseq): changes whenever any process writes vectors."""
+        counted = "SELECT n FROM row_counts WHERE name = 'vectors'"  # (triggers: 0013)
+        count = counted if self._counted else "SELECT count(*) FROM memory_vectors"
+        highest = "SELECT coalesce(max(vseq), 0) FROM memory_vectors"
         with self._errors():
-            row = self._conn.execute(
-                "SELECT count(*), coalesce(max(vseq), 0) FROM memory_vectors"
-            ).fetchone()
+            row = self._conn.execute(f"SELECT ({count}), ({highest})").fetchone()
         return int(row[0]), int(row[1])
 
     def change_marker(self) -> tuple[int, int]:
@@ -270,6 +271,13 @@ class SQLiteStore(JobRows):
         with self._errors():
             rows = self._conn.execute(sql, params).fetchall()
         return [audit_of(r) for r in rows]
+
+    def audit_page(self, after: int, limit: int) -> builtins.list[AuditEntry]:
+        """The first ``limit`` audit entries numbered above ``after``, oldest first."""
+        columns = "seq, at, memory_id, action, actor, detail, user"
+        sql = f"SELECT {columns} FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?"
+        with self._errors():
+            return [audit_of(r) for r in self._conn.execute(sql, (after, limit))]
 
     def save_key(self, key: ApiKey) -> None:
         """Insert or overwrite an API key's record (its hash, never the key)."""
