@@ -11,6 +11,14 @@ saved index, an exact search while the index builds in the background; exact sea
 large store likewise makes its int8 copy in the background); "index ready" is when that build
 is done and used once (the latencies are measured after it).
 
+"New process" runs a process that opens the store (MiniLM loaded) and recalls once, as a CLI
+call or a hook does, ``--new-process N`` times in turn: the first finds no vectors saved
+beside the store (it reads the store whole, then saves them), the others map what it saved.
+With ``--before SRC`` (another checkout's ``src``), the same process runs that code too,
+alternating with this one on the same store. Each reports the time from opening the store to
+the first recall's answer, the whole process's time, and its peak RSS (the OS page cache is
+warm: the store was just written).
+
 The synthetic words are random letters, which the tokenizer cuts into many pieces (a 3-word
 query is ~14 tokens, a written memory ~70): ``--locomo FILE`` writes real chat turns (~36
 tokens) and asks real questions instead, which is what the closing numbers use.
@@ -29,8 +37,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,7 +54,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np
 
 from bench_store import TextMaker, percentile
-from common import machine, parse_plan, print_table, recall_plan, store_in, write_results
+from common import (
+    machine,
+    parse_plan,
+    print_table,
+    recall_plan,
+    store_in,
+    take_back,
+    write_results,
+)
 from salience import Config, Memory
 from salience.embeddings.minilm import MiniLMEmbedder
 from salience.search.ann import UsearchIndex
@@ -91,6 +109,8 @@ def one_size(
     store: str | None,
     wait: bool = True,
     baseline: dict[str, float] | None = None,
+    processes: int = 0,
+    before: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Fill one store of ``size`` memories, then time recall with each index in turn (and,
     with ``baseline``, with those recall-plan values too, query by query in turn)."""
@@ -104,11 +124,13 @@ def one_size(
         texts = [questions[i * len(questions) // queries] for i in range(queries)]
     out = []
     with tempfile.TemporaryDirectory() as tmp, store_in(store, f"scale_{size}") as url:
-        home = Path(tmp)
+        home = Path(tmp) / "home"
         config = Config(home=home, embedder="none", signal_gate=False, store_url=url)
         with Memory.open(config=config) as loader:
             fill_s = fill(loader, size, maker, pool, seed=size)
             stored_mb = loader.stats().size_bytes / 1e6
+        # Before anything here searches: the first new process finds no vectors saved.
+        spawned = new_processes(home, url, texts[0], processes, before) if processes else []
         for index in indexes:
             config = Config(
                 home=home, signal_gate=False, vector_index=index, store_url=url, pgvector_from=0
@@ -153,6 +175,7 @@ def one_size(
                     "p95_ms": percentile(latencies, 95),
                     "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                     "files_mb": stored_mb,
+                    "new_process": spawned if index == indexes[0] else [],
                 }
                 | (
                     {}
@@ -163,6 +186,64 @@ def one_size(
                     }
                 )
             )
+    return out
+
+
+def new_process(home: Path, url: str | None, query: str) -> dict[str, float]:
+    """(In a process of its own) open the store and recall once: seconds and peak RSS."""
+    started = time.perf_counter()
+    config = Config(home=home, signal_gate=False, store_url=url)
+    with Memory.open(config=config, embedder=MiniLMEmbedder()) as memory:
+        opened = time.perf_counter()
+        memory.search(query, 10, touch=False)
+        done = time.perf_counter()
+    return {
+        "open_s": opened - started,
+        "first_recall_s": done - started,
+        "recall_s": done - opened,
+        "peak_rss_mb": _status_mb("VmHWM"),
+        "anon_mb": _status_mb("RssAnon"),  # (private memory, as the process ends)
+    }
+
+
+def _status_mb(field: str) -> float:
+    """A size from /proc/self/status in MB: VmHWM, the peak resident memory (ru_maxrss would
+    carry the parent's peak from before the exec that started this process), counting the
+    pages of mapped files the kernel maps around what was read; RssAnon, private memory."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def new_processes(
+    home: Path, url: str | None, query: str, runs: int, before: Path | None
+) -> list[dict[str, Any]]:
+    """:func:`new_process` ``runs`` times in new processes (and with ``before``'s code in
+    turn, on a copy of the SQLite store made first: a newer schema is refused by older code),
+    each timed whole from outside."""
+    codes: list[tuple[str, Path | None, Path]] = [("new", None, home)]
+    if before is not None and not url:
+        copy = home.with_name(home.name + "-before")
+        copy.mkdir()
+        shutil.copyfile(home / "salience.db", copy / "salience.db")
+        take_back(copy / "salience.db", before)
+        codes.insert(0, ("before", before, copy))
+    out = []
+    for run in range(runs):
+        for label, src, where in codes:
+            command = [sys.executable, __file__, "--probe", str(where), "--query", query]
+            command += ["--on", url] if url else []
+            environment = dict(os.environ)
+            if src is not None:
+                environment["PYTHONPATH"] = str(src)
+            started = time.perf_counter()
+            done = subprocess.run(
+                command, check=True, capture_output=True, text=True, env=environment
+            )
+            found = json.loads(done.stdout.strip().splitlines()[-1])
+            found |= {"code": label, "run": run, "process_s": time.perf_counter() - started}
+            out.append(found)
     return out
 
 
@@ -220,7 +301,7 @@ def _time(func: Any) -> float:
     return time.perf_counter() - started
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--ann-from", type=int, default=1_000_000, help="use usearch at and above")
@@ -257,11 +338,30 @@ def main() -> None:
         "reply_weight=0'), alternating query by query with the profile's own: a side-by-side "
         "ratio in one run",
     )
+    parser.add_argument(
+        "--new-process",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time N new processes that open each store and recall once (see above)",
+    )
+    parser.add_argument(
+        "--before", type=Path, help="another checkout's src: its new processes run in turn"
+    )
+    parser.add_argument("--probe", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--query", default="", help=argparse.SUPPRESS)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--index", default="exact", help=argparse.SUPPRESS)
     parser.add_argument("--on", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", default="bench/results/scale.json")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    if args.probe:
+        print(json.dumps(new_process(args.probe, args.on, args.query)))
+        return
     if args.one:
         found = one_size(
             args.one,
@@ -271,6 +371,8 @@ def main() -> None:
             args.on,
             not args.no_wait,
             parse_plan(args.baseline_plan),
+            args.new_process,
+            args.before,
         )
         print(json.dumps(found))
         return
@@ -292,17 +394,7 @@ def main() -> None:
             indexes = ["exact", approximate] if size >= args.ann_from else ["exact"]
             if approximate == "usearch" and args.no_usearch:
                 indexes = ["exact"]
-            command = [sys.executable, __file__, "--one", str(size), "--index", ",".join(indexes)]
-            command += ["--queries", str(args.queries)]
-            if args.locomo:
-                command += ["--locomo", str(args.locomo)]
-            if store:
-                command += ["--on", store]
-            if args.no_wait:
-                command += ["--no-wait"]
-            if args.baseline_plan:
-                parse_plan(args.baseline_plan)  # a bad value fails here, before any fill
-                command += ["--baseline-plan", args.baseline_plan]
+            command = _command(args, size, indexes, store)
             runs = []
             for _ in range(repeat):
                 done = subprocess.run(command, check=True, capture_output=True, text=True)
@@ -311,6 +403,28 @@ def main() -> None:
                 results["recall"].append(_median_of([run[i] for run in runs]))
     report(results)
     write_results(args.out, results)
+
+
+def _command(
+    args: argparse.Namespace, size: int, indexes: list[str], store: str | None
+) -> list[str]:
+    """The command that measures one size in a process of its own."""
+    command = [sys.executable, __file__, "--one", str(size), "--index", ",".join(indexes)]
+    command += ["--queries", str(args.queries)]
+    if args.locomo:
+        command += ["--locomo", str(args.locomo)]
+    if store:
+        command += ["--on", store]
+    if args.no_wait:
+        command += ["--no-wait"]
+    if args.new_process:
+        command += ["--new-process", str(args.new_process)]
+    if args.before:
+        command += ["--before", str(args.before.resolve())]
+    if args.baseline_plan:
+        parse_plan(args.baseline_plan)  # a bad value fails here, before any fill
+        command += ["--baseline-plan", args.baseline_plan]
+    return command
 
 
 def _median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -331,6 +445,12 @@ def _spread(entry: dict[str, Any], key: str, digits: int) -> str:
         values = [run[key] for run in runs]
         text += f" ({min(values):.{digits}f}-{max(values):.{digits}f})"
     return text
+
+
+def _med(runs: list[dict[str, Any]], key: str, digits: int) -> str:
+    values = [run[key] for run in runs]
+    text = f"{statistics.median(values):.{digits}f}"
+    return text + (f" ({min(values):.{digits}f}-{max(values):.{digits}f})" if len(runs) > 1 else "")
 
 
 def _ready(entry: dict[str, Any]) -> str:
@@ -384,6 +504,49 @@ def report(results: dict[str, Any]) -> None:
                 f" ms; profile/baseline p50 {r['p50_ms'] / r['baseline_p50_ms']:.2f}x, "
                 f"p95 {r['p95_ms'] / r['baseline_p95_ms']:.2f}x"
             )
+    spawned = [r for r in results["recall"] if r.get("new_process")]
+    if spawned:
+        table = [
+            [
+                "memories",
+                "store",
+                "code",
+                "process",
+                "open s",
+                "recall s",
+                "process s",
+                "MB",
+                "anon MB",
+            ]
+        ]
+        for r in spawned:
+            runs = r["new_process"]
+            for code in dict.fromkeys(run["code"] for run in runs):
+                mine = [run for run in runs if run["code"] == code]
+                # The first process finds nothing saved beside the store (it saves the
+                # briefing columns, and the new code the vectors too); the others find them.
+                groups = [("first", mine[:1]), ("later", mine[1:])]
+                for label, group in groups:
+                    if not group:
+                        continue
+                    table.append(
+                        [
+                            f"{r['size']:,}",
+                            r.get("store", "sqlite"),
+                            code,
+                            label,
+                            _med(group, "open_s", 2),
+                            _med(group, "recall_s", 2),
+                            _med(group, "process_s", 2),
+                            _med(group, "peak_rss_mb", 0),
+                            _med(group, "anon_mb", 0),
+                        ]
+                    )
+        print(
+            "\nfirst recall in a new process (medians; every run listed in the JSON; MB: peak "
+            "resident memory)"
+        )
+        print_table(table, right_align_from=4)
     for w in results["writes"]:
         print(
             f"\nwrites on {w.get('store', 'sqlite')} ({w['texts']} texts) with MiniLM embeddings: "

@@ -75,6 +75,33 @@ def test_saved_index_is_loaded_only_for_the_same_state(tmp_path: Path) -> None:
     assert json.loads(path.with_name("v.usearch.json").read_text())["size"] == 205
 
 
+def test_a_saved_index_is_mapped_and_copied_on_its_first_write(tmp_path: Path) -> None:
+    path = tmp_path / "v.usearch"
+    matrix = unit_rows(300, 16)
+    UsearchIndex(path).open(matrix, (300, 300, "order"))
+    saved = path.read_bytes()
+    index = UsearchIndex(path)
+    index.open(matrix, (300, 300, "order"))
+    assert index._viewed  # mapped, not read
+    assert index.search(matrix[9], 1).tolist() == [9]
+    more = unit_rows(4, 16, seed=8)
+    index.upsert(np.arange(300, 304), more)  # a copy in memory takes the write
+    index.upsert(np.array([9]), more[:1])  # a row replaced
+    assert not index._viewed
+    assert path.read_bytes() == saved  # the file is unchanged until a save
+    assert index.search(more[2], 1).tolist() == [302]
+    assert sorted(index.search(more[0], 2).tolist()) == [9, 300]  # (the same vector twice)
+    index.mark((304, 305, "order"))
+    index.close()
+    again = UsearchIndex(path)
+    again.open(np.vstack([matrix, more]), (304, 305, "order"))
+    assert again._viewed
+    assert again.search(more[3], 1).tolist() == [303]
+    other_order = UsearchIndex(path)
+    other_order.open(np.vstack([matrix, more]), (304, 305, "another"))
+    assert not other_order._viewed  # the same counts in another row order: rebuilt
+
+
 def test_a_damaged_index_file_is_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "v.usearch"
     matrix = unit_rows(100, 16)

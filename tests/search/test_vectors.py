@@ -517,7 +517,7 @@ def test_a_memory_twice_in_one_load_keeps_its_later_vector(memory: Memory) -> No
     ]
     touched = index._append(rows)
     assert touched.tolist() == [0, 1, 0]
-    assert index.loaded_ids() == ["m1", "m2"]
+    assert list(index.loaded_ids()) == ["m1", "m2"]
     assert index._size == 2
     assert index._last_vseq == 3
     assert np.array_equal(index._matrix[0], second)

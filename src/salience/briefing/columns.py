@@ -97,6 +97,18 @@ class Vocabulary:
             self.names.append(name)
         return found
 
+    def adopt(self, names: list[str]) -> bool:
+        """Make ``names`` the codes 0, 1, ... of this vocabulary, if it holds no other
+        names (saved columns, read back: one dict built at once, ~10x faster than coding
+        each name); whether it now holds exactly them (a repeated or empty name: not)."""
+        if self.names:
+            return self.names == names
+        codes = dict(zip(names, range(len(names)), strict=True))
+        if len(codes) != len(names) or "" in codes:
+            return False
+        self.names, self._codes = list(names), codes
+        return True
+
     def lookup(self, name: str) -> int:
         """The code of ``name`` without adding it; :data:`UNKNOWN` if no memory has it."""
         return self._codes.get(name, UNKNOWN)

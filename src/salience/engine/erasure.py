@@ -23,7 +23,7 @@ class Erasure(Writes):
             raise InvalidInputError("name the user to erase", field="user")
         self._records.flush()  # (a recall's record still queued is erased too)
         removed = self._store.erase_user(name)
-        scrubbed = self._store.scrub()
+        scrubbed = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
         receipt: dict[str, Any] = {"user": name, **removed, **scrubbed}
         with self._store.transaction():
             self._audit("erase_user", None, "caller", name, **removed, **scrubbed)

@@ -349,7 +349,7 @@ class Writes(Recording):
             self._stale_after(old, "purged", [d.record for d in found if not d.quotes])
             # A recorded recall or briefing that surfaced it: its query may quote it.
             traces = self._store.delete_traces(surfacing=[r.id for r in gone])
-        receipt = self._store.scrub()
+        receipt = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
         with self._store.transaction():
             self._audit(
                 "erase", memory_id, "caller", old.user, memories=len(gone), traces=traces, **receipt

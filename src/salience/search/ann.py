@@ -1,8 +1,9 @@
 """An approximate nearest-neighbour index for large stores (the ``ann`` extra: usearch).
 
 HNSW over int8-quantised vectors, kept beside the database (``salience.db.usearch`` plus a
-small JSON sidecar naming the vector state it was built from). It is loaded when the sidecar
-matches the store, rebuilt from the vectors otherwise, and always written to a temporary file
+small JSON sidecar naming the vector state and row order it was built from). It is mapped
+(read-only, copied into memory on the first write) when the sidecar matches the store, rebuilt
+from the vectors otherwise, and always written to a temporary file
 first and renamed into place, so a crash never leaves a half-written index behind. Once open
 it follows every write (one insert each), and is saved when the engine closes.
 
@@ -29,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from salience.errors import ConfigError
+from salience.search import saved
 
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
@@ -65,6 +67,10 @@ def _threads(rows: int, asked: int) -> int:
     return 1 if rows <= ONE_THREAD_UP_TO else asked
 
 
+State = tuple[int, int, str]
+"""The vector state an index reflects: the store's vector count and highest ``vseq``, and
+the token of the row order (:class:`~salience.search.rows.VectorRows`): rows are keys."""
+
 RowsOf = Callable[[Sequence[str]], npt.NDArray[np.intp]]
 """Row numbers of memory ids in a :class:`~salience.search.index.VectorIndex` (unknown ones
 left out)."""
@@ -79,13 +85,13 @@ class ApproximateIndex(Protocol):
     def usable(self, size: int) -> bool:
         """Whether to search approximately a store of ``size`` vectors (else exactly)."""
 
-    def open(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
+    def open(self, matrix: npt.NDArray[np.float32], state: State) -> None:
         """Start from every row."""
 
     def upsert(self, rows: npt.NDArray[np.intp], vectors: npt.NDArray[np.float32]) -> None:
         """Add or replace rows."""
 
-    def mark(self, state: tuple[int, int]) -> None:
+    def mark(self, state: State) -> None:
         """Record the store state the index now reflects."""
 
     def search(self, query: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:
@@ -96,6 +102,10 @@ class ApproximateIndex(Protocol):
 
     def close(self) -> None:
         """Persist what needs persisting, and stop any work still running."""
+
+    def discard(self) -> int:
+        """Zero and delete what is kept on disk (after an erasure), and keep nothing until
+        the index is opened again; how many files went."""
 
 
 BUILD_CHUNK = 512
@@ -133,7 +143,7 @@ class UsearchIndex:
         self._index: Any = None
         self._dims = 0
         self._dirty = False
-        self._state: tuple[int, int] = (0, 0)
+        self._state: State = (0, 0, "")
         # A rebuild in the background: its thread, what it made (or how it failed), and the
         # writes made meanwhile (row numbers and vectors, added once it is done).
         self._builder: threading.Thread | None = None
@@ -143,6 +153,8 @@ class UsearchIndex:
         self._guard = threading.Lock()
         self._generation = 0  # a build started before the latest one reports nothing
         self._failed = False  # the last background build failed (e.g. out of memory)
+        self._discarded = False  # see discard(): nothing is saved until the next open
+        self._viewed = False  # the index is the saved file, mapped read-only (see open())
 
     @property
     def building(self) -> bool:
@@ -172,11 +184,11 @@ class UsearchIndex:
             expansion_search=EXPANSION_SEARCH,
         )
 
-    def open(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
+    def open(self, matrix: npt.NDArray[np.float32], state: State) -> None:
         """Load the saved index if it was built from exactly this state, else build it (in
         the background from :attr:`background_from` rows)."""
         self.stop()  # (a background build still running ends first)
-        self._pending, self._failed = [], False
+        self._pending, self._failed, self._discarded = [], False, False
         dims = int(matrix.shape[1]) if matrix.ndim == 2 else 0
         self._dims = dims
         sidecar = self._sidecar
@@ -184,10 +196,13 @@ class UsearchIndex:
             try:
                 saved = json.loads(sidecar.read_text(encoding="utf-8"))
                 if tuple(saved["state"]) == state and saved["dims"] == dims:
+                    # Mapped, not read: a search reads the pages it visits (a copy is made
+                    # in memory on the first write: see _upsert).
                     index = self._new(dims)
-                    index.load(str(self._path))
+                    index.view(str(self._path))
                     if len(index) == len(matrix):
                         self._index, self._state, self._dirty = index, state, False
+                        self._viewed = True
                         return
             except (OSError, ValueError, KeyError, RuntimeError):
                 pass  # unreadable or stale: rebuild below
@@ -196,12 +211,13 @@ class UsearchIndex:
         else:
             self.rebuild(matrix, state)
 
-    def rebuild(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
+    def rebuild(self, matrix: npt.NDArray[np.float32], state: State) -> None:
         """Build from every row and save."""
         self.stop()  # (a background build still running ends first)
         self._pending, self._failed = [], False
         self._dims = int(matrix.shape[1]) if matrix.ndim == 2 and len(matrix) else self._dims
         self._index = self._new(self._dims) if self._dims else None
+        self._viewed = False
         if self._index is not None and len(matrix):
             self._fill(self._index, matrix, _threads(len(matrix), 0))
         self._state = state
@@ -215,12 +231,11 @@ class UsearchIndex:
         keys = np.arange(first, first + len(matrix), dtype=np.uint64)
         index.add(keys, matrix, threads=threads)
 
-    def _rebuild_in_background(
-        self, matrix: npt.NDArray[np.float32], state: tuple[int, int]
-    ) -> None:
+    def _rebuild_in_background(self, matrix: npt.NDArray[np.float32], state: State) -> None:
         """Build from every row on a thread of its own (one core left for recall)."""
         self._dims = int(matrix.shape[1])
         self._index, self._state, self._built, self._failure = None, state, None, None
+        self._viewed = False
         self._pending, self._failed = [], False
         self._generation += 1
         generation = self._generation
@@ -262,6 +277,17 @@ class UsearchIndex:
         self.save()
         self.stop()
 
+    def discard(self) -> int:
+        """Zero and delete the saved index and its sidecar (they may hold an erased memory's
+        vector); nothing is saved again until the index is opened (the next refresh that
+        reads the store whole rebuilds it without the erased rows)."""
+        self.stop()
+        self._discarded, self._dirty = True, False
+        sidecar = self._sidecar
+        if self._path is None or sidecar is None:
+            return 0
+        return sum(saved.discard(path) for path in (self._path, sidecar))
+
     def _adopt(self) -> None:
         """Take over a finished background build: add the writes queued meanwhile, save."""
         if self._builder is None:
@@ -277,7 +303,7 @@ class UsearchIndex:
         if failed is not None:
             self._failed = True  # no index: recall stays exact; the next process tries again
             return
-        self._index = built
+        self._index, self._viewed = built, False
         for rows, vectors in pending:
             self._upsert(rows, vectors)
         self._dirty = True
@@ -300,6 +326,8 @@ class UsearchIndex:
         if self._index is None:
             self._dims = int(vectors.shape[1])
             self._index = self._new(self._dims)
+        elif self._viewed:  # a mapped file cannot change: from now on, a copy in memory
+            self._index, self._viewed = self._index.copy(), False
         keys = rows.astype(np.uint64)
         present = [k for k in keys.tolist() if k in self._index]
         if present:
@@ -307,7 +335,7 @@ class UsearchIndex:
         self._index.add(keys, vectors, threads=_threads(len(keys), 0))
         self._dirty = True
 
-    def mark(self, state: tuple[int, int]) -> None:
+    def mark(self, state: State) -> None:
         """Record the store state the index now reflects."""
         self._state = state
 
@@ -325,6 +353,7 @@ class UsearchIndex:
         self._adopt()
         if (
             self._builder is not None
+            or self._discarded
             or not self._dirty
             or self._path is None
             or self._index is None

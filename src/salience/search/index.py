@@ -16,10 +16,10 @@ import numpy.typing as npt
 
 from salience.embeddings.arrays import Matrix, Vector
 from salience.search import coarse
-from salience.search.rows import VectorRows
+from salience.search.mapped import MappedRows
 
 
-class VectorIndex(VectorRows):
+class VectorIndex(MappedRows):
     """Search over every vector of one store (see the module docstring)."""
 
     # From this many rows, exact search scores an int8 copy first (salience.search.coarse): below
@@ -45,6 +45,7 @@ class VectorIndex(VectorRows):
         self.refresh()
         ann = self._ann if self._ann is not None and self._ann.usable(self._size) else None
         if ann is None and self._int8_ready():
+            self.keep()  # (the int8 copy may be new: worth keeping for the next process)
             return self._bounded(query, neighbour_weight)
         if ann is None or self._size == 0:
             scores = self.similarities(query, neighbour_weight)
@@ -71,6 +72,17 @@ class VectorIndex(VectorRows):
         self._int8 = coarse.Int8Rows(dims)
         self._int8.update(self._matrix, np.arange(self._size))
         return True
+
+    def close(self) -> None:
+        """Close as rows do; an int8 copy still being made is waited for first when rows are
+        saved beside the store (a one-shot process that read the store whole leaves the next
+        one the int8 copy too, instead of another build that it would not live to finish)."""
+        with self.guard:
+            build = self._int8_build
+            if build is not None and self._saved_at is not None and not self._store.read_only:
+                build.wait()
+                self._adopt_int8(build)
+        super().close()
 
     def _adopt_int8(self, build: coarse.Int8Build) -> bool:
         """Take the int8 copy of a finished background build (False while it runs, or if it

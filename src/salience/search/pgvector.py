@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from salience.search.ann import RowsOf
+from salience.search.ann import RowsOf, State
 
 EF_SEARCH = 100  # HNSW's candidate list at query time (pgvector's default is 40)
 
@@ -45,13 +45,13 @@ class PgvectorIndex:
         """From ``threshold`` vectors on."""
         return size >= self._threshold
 
-    def open(self, matrix: npt.NDArray[np.float32], state: tuple[int, int]) -> None:
+    def open(self, matrix: npt.NDArray[np.float32], state: State) -> None:
         """Nothing to load: the index is in the database."""
 
     def upsert(self, rows: npt.NDArray[np.intp], vectors: npt.NDArray[np.float32]) -> None:
         """Nothing to add: the store's writes extend the index."""
 
-    def mark(self, state: tuple[int, int]) -> None:
+    def mark(self, state: State) -> None:
         """Nothing to record."""
 
     def save(self) -> None:
@@ -59,6 +59,10 @@ class PgvectorIndex:
 
     def close(self) -> None:
         """Nothing to persist or stop."""
+
+    def discard(self) -> int:
+        """Nothing kept on disk here (the index is in the database, erased with the rows)."""
+        return 0
 
     def search(self, query: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.intp]:
         """Row numbers of about the ``k`` nearest vectors (cosine)."""

@@ -9,6 +9,7 @@ mixes a row's score with theirs; :class:`~salience.search.index.VectorIndex` sea
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Sequence
 
@@ -19,6 +20,7 @@ from salience.embeddings.arrays import Matrix, Vector
 from salience.errors import EmbedderError
 from salience.search import coarse
 from salience.search.ann import ApproximateIndex
+from salience.search.rowids import RowIds, RowLookup
 from salience.stores.base import Store
 
 _NORM_BLOCK = 1024  # rows per block when computing mixed norms (1.5 MB of MiniLM rows)
@@ -45,9 +47,12 @@ class VectorRows:
         self._reset()
 
     def _reset(self) -> None:
-        self._ids: list[str] = []
+        self._ids = RowIds()
         self._sessions: list[str | None] = []
-        self._row: dict[str, int] = {}
+        self._row = RowLookup(self._ids)
+        # Names this row order (a full load starts a new one): an approximate index saved by
+        # row number is used only with rows in the same order (its state carries this).
+        self._order = secrets.token_hex(8)
         self._matrix: Matrix = np.zeros((0, 0), dtype=np.float32)
         self._size = 0
         self._last_vseq = 0
@@ -71,10 +76,18 @@ class VectorRows:
             if not self._held:
                 self._refresh()
 
+    def _resume(self) -> None:
+        """Start from rows kept on disk, if any (see salience.search.mapped)."""
+
+    def _refreshed(self, full: bool, touched: npt.NDArray[np.intp]) -> None:
+        """Called after a refresh that read the store (``full``: read whole)."""
+
     def _refresh(self) -> None:
         marker = self._store.change_marker()
         if marker == self._marker:
             return
+        if self._marker is None and self._last_vseq == 0:
+            self._resume()
         count, highest = self._store.vector_state()
         full = self._last_vseq == 0
         if highest < self._last_vseq:
@@ -99,7 +112,7 @@ class VectorRows:
             full = True
         assert touched is not None  # (a first load never meets another size)
         if self._ann is not None:
-            state = (count, highest)
+            state = (count, highest, self._order)
             if full or not self._ann_ready:
                 self._ann.open(self._matrix[: self._size], state)
                 self._ann_ready = True
@@ -107,6 +120,8 @@ class VectorRows:
                 self._ann.upsert(touched, self._matrix[touched])
                 self._ann.mark(state)
         self._marker = marker
+        if full or touched.size:
+            self._refreshed(full, touched)
 
     def close(self) -> None:
         """Persist the approximate index if it changed (and stop builds still running)."""
@@ -181,7 +196,7 @@ class VectorRows:
         row_of = self._row
         first_new = self._size
         ids = [r[1] for r in rows]
-        if row_of.keys().isdisjoint(ids) and len(set(ids)) == len(ids):  # all new: in bulk
+        if row_of.isdisjoint(ids) and len(set(ids)) == len(ids):  # all new: in bulk
             row_of.update(zip(ids, range(first_new, first_new + len(ids)), strict=True))
             self._ids.extend(ids)
             self._sessions.extend(r[2] for r in rows)
@@ -189,8 +204,9 @@ class VectorRows:
             self._matrix[first_new : self._size] = vectors
             return np.arange(first_new, self._size, dtype=np.intp)
         written = []
-        for _, memory_id, session, _ in rows:
-            at = row_of.get(memory_id)
+        for (_, memory_id, session, _), at in zip(rows, row_of.find(ids), strict=True):
+            if at is None:
+                at = row_of.get(memory_id)  # (the same memory earlier in these rows)
             if at is None:
                 at = row_of[memory_id] = len(self._ids)
                 self._ids.append(memory_id)
@@ -328,8 +344,7 @@ class VectorRows:
         self.refresh()
         before, after = self._session_neighbours()
         out: dict[str, tuple[str | None, str | None]] = {}
-        for memory_id in memory_ids:
-            row = self._row.get(memory_id)
+        for memory_id, row in zip(memory_ids, self._row.find(memory_ids), strict=True):
             if row is not None:
                 b, a = int(before[row]), int(after[row])
                 out[memory_id] = (
@@ -341,24 +356,24 @@ class VectorRows:
     def vectors_of(self, memory_ids: Sequence[str]) -> Matrix:
         """The stored vectors of those memories that have one (in the order given)."""
         self.refresh()
-        rows = [self._row[i] for i in memory_ids if i in self._row]
+        rows = self._row.rows(memory_ids)
         return self._matrix[rows].copy() if rows else np.zeros((0, 0), dtype=np.float32)
 
     def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored vector of each of those memories that has one."""
         self.refresh()
-        return {i: self._matrix[self._row[i]].copy() for i in memory_ids if i in self._row}
+        found = zip(memory_ids, self._row.find(memory_ids), strict=True)
+        return {i: self._matrix[r].copy() for i, r in found if r is not None}
 
     def _rows_of(self, memory_ids: Sequence[str]) -> npt.NDArray[np.intp]:
         """Row numbers of those ids that are loaded (in the order given)."""
-        row_of = self._row
-        return np.array([row_of[i] for i in memory_ids if i in row_of], dtype=np.intp)
+        return np.array(self._row.rows(memory_ids), dtype=np.intp)
 
     def ids(self) -> list[str]:
         """Memory ids in row order."""
         self.refresh()
-        return self._ids
+        return list(self._ids)
 
-    def loaded_ids(self) -> list[str]:
+    def loaded_ids(self) -> Sequence[str]:
         """Memory ids in row order as loaded now (no refresh)."""
         return self._ids

@@ -18,6 +18,7 @@ from salience.errors import EmbedderError
 from salience.models import MemoryRecord
 from salience.search.ann import ApproximateIndex
 from salience.search.index import VectorIndex
+from salience.search.saved import saved_vectors
 from salience.stores.base import MemoryFilter, Store
 
 _Found = TypeVar("_Found")
@@ -51,12 +52,17 @@ class Vectors:
     ) -> None:
         self._store = store
         self._embedder = embedder
-        self._index = VectorIndex(store, ann)
+        self._index = VectorIndex(store, ann, saved_vectors(store.location))
         self._checked_at: tuple[int, int] | None = None
 
     def close(self) -> None:
         """Persist what needs persisting (the approximate index)."""
         self._index.close()
+
+    def discard_saved(self) -> int:
+        """Zero and delete the vectors kept beside the store (after an erasure); how many
+        files went."""
+        return self._index.discard_saved()
 
     @property
     def embedder(self) -> Embedder | None:

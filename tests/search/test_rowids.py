@@ -1,0 +1,55 @@
+"""Row ids and row lookup over saved rows (fixed-width, binary search) and rows added since."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from salience.search.rowids import RowIds, RowLookup, SavedIds
+
+
+def _saved(ids: list[str]) -> SavedIds:
+    fixed = np.array([i.encode() for i in ids], dtype=f"S{max(len(i) for i in ids)}")
+    return SavedIds(fixed, np.argsort(fixed, kind="stable"))
+
+
+def test_saved_rows_then_added_ones_read_as_one_sequence() -> None:
+    ids = RowIds(_saved(["c", "a", "bb"]))
+    ids.append("zz")
+    ids.extend(["é", "q"])
+    assert len(ids) == 6
+    assert list(ids) == ["c", "a", "bb", "zz", "é", "q"]
+    assert [ids[0], ids[2], ids[3], ids[-1]] == ["c", "bb", "zz", "q"]
+    assert ids[1:4] == ["a", "bb", "zz"]
+
+
+def test_lookup_finds_saved_and_added_rows_and_nothing_else() -> None:
+    ids = RowIds(_saved(["c", "a", "bb", "a2"]))
+    lookup = RowLookup(ids)
+    ids.append("longer-than-the-width")
+    lookup["longer-than-the-width"] = 4
+    lookup.update([("x", 5)])
+    wanted = ["a", "bb", "b", "", "a2", "longer-than-the-width", "x", "c", "bbb", "a\0"]
+    assert lookup.find(wanted) == [1, 2, None, None, 3, 4, 5, 0, None, None]
+    assert lookup.get("c") == 0
+    assert lookup.rows(["zz", "x", "a"]) == [5, 1]
+    assert lookup.isdisjoint(["zz", "q"])
+    assert not lookup.isdisjoint(["zz", "a"])
+
+
+def test_without_saved_rows_the_lookup_is_a_dict() -> None:
+    ids = RowIds()
+    lookup = RowLookup(ids)
+    ids.extend(["m1", "m2"])
+    lookup.update([("m1", 0), ("m2", 1)])
+    assert lookup.find(["m2", "m3"]) == [1, None]
+    assert lookup.isdisjoint(["m3"])
+    assert not lookup.isdisjoint(["m3", "m1"])
+
+
+def test_fixed_width_bytes_cover_saved_and_added_ids() -> None:
+    ids = RowIds(_saved(["ab", "cd"]))
+    ids.extend(["efgh", "i"])
+    fixed = ids.fixed(3)
+    assert fixed.dtype == np.dtype("S4")
+    assert fixed.tolist() == [b"ab", b"cd", b"efgh"]
+    assert RowIds().fixed(0).tolist() == []
