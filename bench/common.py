@@ -120,8 +120,8 @@ def parse_plan(text: str | None) -> dict[str, float] | None:
 
 
 UNDO = {
-    "0013_row_counts": "DROP TRIGGER memories_counted_in; DROP TRIGGER memories_counted_out; "
-    "DROP TRIGGER vectors_counted_in; DROP TRIGGER vectors_counted_out; DROP TABLE row_counts;"
+    "0013_row_counts": "DROP TRIGGER vectors_counted_in; DROP TRIGGER vectors_counted_out; "
+    "DROP TABLE row_counts;"
 }
 """How to take a store back past a migration the code compared with does not know."""
 
