@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -40,7 +41,9 @@ def _audit(entry: Any) -> tuple[int, bytes]:
     return entry.seq, repr(kept).encode()
 
 
-def _pages(read: Any, key: Any) -> tuple[int, str]:
+def _pages(
+    read: Callable[[int, int], Sequence[Any]], key: Callable[[Any], tuple[int, bytes]]
+) -> tuple[int, str]:
     """Every row ``read(after, limit)`` gives, page by page, as (count, digest of their
     keys in order): a copy that kept the order gives the same digest."""
     import hashlib

@@ -45,7 +45,8 @@ class VectorIndex(MappedRows):
         self.refresh()
         ann = self._ann if self._ann is not None and self._ann.usable(self._size) else None
         if ann is None and self._int8_ready():
-            self.keep()  # (the int8 copy may be new: worth keeping for the next process)
+            if not self._saved_parts[0]:  # a new int8 copy: worth keeping for the next process
+                self.keep()
             return self._bounded(query, neighbour_weight)
         if ann is None or self._size == 0:
             scores = self.similarities(query, neighbour_weight)

@@ -43,7 +43,7 @@ def copy_store(
         )
     total = source.count_rows() + source.vector_state()[0]
     advance = _counter(total, progress)
-    records = iter(source.iter_all())
+    records = source.iter_all()
     copied = 0
     while batch := list(itertools.islice(records, BATCH)):
         with target.transaction():
