@@ -9,7 +9,6 @@ that the log was pruned past it) is read whole again.
 
 from __future__ import annotations
 
-import secrets
 import threading
 from collections.abc import Sequence
 from dataclasses import fields
@@ -24,6 +23,7 @@ from salience.briefing.ranking import by_key_then_id
 from salience.errors import StoreError
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, relabel
+from salience.stores.arrays import file_key
 from salience.stores.base import COLUMNS_KEY, MemoryFilter, RowChanges, Store
 
 if TYPE_CHECKING:
@@ -152,10 +152,7 @@ class ColumnSnapshot:
         if self._saved is None or self.store.read_only or self._columns is None:
             return
         try:
-            key = self.store.get_meta(COLUMNS_KEY)
-            if key is None:
-                key = secrets.token_hex(16)
-                self.store.set_meta(COLUMNS_KEY, key)
+            key = file_key(self.store)
             persisted.save(self._saved, self._columns, self._last_seq, self._last_change, key)
         except (OSError, StoreError):
             pass  # (a read-only directory, a busy store): the next process reads the store

@@ -9,7 +9,6 @@ server following writes) saves them again, on a thread of its own: searches go o
 from __future__ import annotations
 
 import contextlib
-import secrets
 import threading
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from salience.search import coarse, saved
 from salience.search.ann import ApproximateIndex
 from salience.search.rowids import RowLookup
 from salience.search.rows import VectorRows
+from salience.stores.arrays import file_key
 from salience.stores.base import COLUMNS_KEY, Store
 
 
@@ -136,13 +136,9 @@ class MappedRows(VectorRows):
     def _store_key(self) -> str | None:
         """The store's file key (made now if it has none yet), or None if it cannot say."""
         try:
-            key = self._store.get_meta(COLUMNS_KEY)
-            if key is None:
-                key = secrets.token_hex(16)
-                self._store.set_meta(COLUMNS_KEY, key)
+            return file_key(self._store)
         except StoreError:
             return None
-        return key
 
     def discard_saved(self) -> int:
         """Zero and delete the saved rows and approximate index (after an erasure: they hold

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from salience.briefing.columns import Vocabulary
 from salience.lazy import lazy_module
 from salience.search.rowids import RowIds, SavedIds
 from salience.stores import arrays as stored_arrays
@@ -82,18 +83,9 @@ def save(path: Path, snapshot: Snapshot) -> None:
     """Write ``snapshot`` to ``path`` atomically (a temporary file, then a rename), owner-only.
     Reads the arrays a chunk at a time: the rows past ``size`` are written as holes."""
     size = snapshot.size
-    names: list[str] = []
-    codes = np.empty(size, dtype=np.int32)
-    numbered: dict[str, int] = {}
-    for row, session in enumerate(snapshot.sessions[:size]):
-        if session is None:
-            codes[row] = -1
-            continue
-        code = numbered.get(session)
-        if code is None:
-            code = numbered[session] = len(names)
-            names.append(session)
-        codes[row] = code
+    sessions = Vocabulary()  # (None: NONE, -1)
+    codes = np.fromiter((sessions.code(s) for s in snapshot.sessions[:size]), np.int32, size)
+    names = sessions.names
     ids = snapshot.ids.fixed(size)
     order = np.argsort(ids, kind="stable")
     room = size + max(64, size // 8)  # rows the next process may add without growing

@@ -17,12 +17,14 @@ import contextlib
 import json
 import mmap
 import os
+import secrets
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from salience.lazy import lazy_module
+from salience.stores.base import COLUMNS_KEY, Store
 
 if TYPE_CHECKING:
     import numpy as np
@@ -108,3 +110,13 @@ def read(path: Path, magic: bytes) -> tuple[dict[str, Any], dict[str, Any]] | No
             raise ValueError(f"{path} is truncated")
         arrays[entry["name"]] = np.frombuffer(body, dtype, count, at).reshape(shape)
     return header, arrays
+
+
+def file_key(store: Store) -> str:
+    """The key naming this copy of ``store`` in the files kept beside it (made now, in the
+    store's meta, if it has none yet): a file written for another copy is not used."""
+    key = store.get_meta(COLUMNS_KEY)
+    if key is None:
+        key = secrets.token_hex(16)
+        store.set_meta(COLUMNS_KEY, key)
+    return key
