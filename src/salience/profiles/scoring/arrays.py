@@ -3,13 +3,18 @@
 Exactly the same, bit for bit: a briefing ranks by these and ``salience rank`` shows the
 scalar ones, so they must never disagree. Additions, multiplications and divisions of
 doubles are correctly rounded in numpy as in Python, so those are done here in the scalar
-code's order; ``pow`` and logarithms are not guaranteed to match between numpy and the C
-library, so they call the very same ``math`` functions, once per distinct value where
-values repeat (counts). tests/scoring/test_arrays.py checks each against its scalar twin.
+code's order. Logarithms are not guaranteed to match between numpy and the C library, so
+they call the very same ``math`` functions, once per distinct value (counts repeat). ``pow``
+is numpy's own only where numpy computes it with the C library's ``pow`` (as ``math.pow``
+does), which :func:`numpy_pow_is_libm` checks once per process: numpy computes it with its
+own vectorised kernel on AVX-512 machines, and there the values go through ``math.pow`` one
+by one (four times slower: ~20 ms at 100k rows). tests/profiles/test_columns_agree.py and
+tests/profiles/scoring/test_arrays.py check each against its scalar twin.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -53,22 +58,54 @@ def by_value(func: Callable[[int], float], values: Ints) -> Floats:
 
 
 def half_life_recency(ages: Floats, half_life_days: float) -> Floats:
-    """``2 ** (-age / half_life)`` (``map`` over ``math.pow`` itself: half the time of a
-    lambda per value, ~12 ms at 100k rows)."""
-    exponents = (-ages / half_life_days).tolist()
-    powers = map(math.pow, repeat(2.0), exponents)
-    return np.fromiter(powers, dtype=np.float64, count=len(exponents))
+    """``2 ** (-age / half_life)``."""
+    return powers(2.0, -ages / half_life_days)
 
 
 def stretched_recency(ages: Floats, half_lives: Floats, shapes: Floats) -> Floats:
     """``2 ** (-(age / half_life) ** shape)``, half-life and shape per row."""
-    inner = np.fromiter(
-        map(math.pow, (ages / half_lives).tolist(), shapes.tolist()),
-        dtype=np.float64,
-        count=len(ages),
+    return powers(2.0, -powers(ages / half_lives, shapes))
+
+
+SMALL = 256  # below this many values, math.pow one by one costs less than the check
+
+
+def powers(bases: Floats | float, exponents: Floats) -> Floats:
+    """``math.pow(base, exponent)`` for each row, the same to the last bit."""
+    if len(exponents) >= SMALL and numpy_pow_is_libm():
+        with np.errstate(all="ignore"):
+            found: Floats = np.power(bases, exponents)
+        if np.isfinite(found).all():  # (math.pow raises where numpy says inf or nan)
+            return found
+    firsts = repeat(bases) if isinstance(bases, float) else bases.tolist()
+    values = map(math.pow, firsts, exponents.tolist())
+    return np.fromiter(values, dtype=np.float64, count=len(exponents))
+
+
+@functools.cache
+def numpy_pow_is_libm() -> bool:
+    """Whether numpy's ``power`` gives ``math.pow``'s values, in the two forms used above.
+
+    Either numpy calls the C library's ``pow`` (as ``math.pow`` does: then every value is the
+    same) or it uses a vectorised kernel of its own (AVX-512), which is within an ulp or
+    two and so differs on a good share of 8,192 values: this tells the two apart.
+    """
+    return agrees(np.power, math.pow)
+
+
+def agrees(vector: Callable[..., Floats], scalar: Callable[[float, float], float]) -> bool:
+    """``vector`` and ``scalar`` agree, bit for bit, on values like the recency curves'."""
+    rng = np.random.default_rng(20261126)
+    ratios = rng.uniform(0.0, 100.0, 4096)
+    shapes = rng.uniform(0.5, 1.5, 4096)
+    exponents = -rng.uniform(0.0, 100.0, 4096)
+    same = np.array_equal(
+        vector(ratios, shapes),
+        np.array([scalar(b, e) for b, e in zip(ratios.tolist(), shapes.tolist(), strict=True)]),
     )
-    powers = map(math.pow, repeat(2.0), (-inner).tolist())
-    return np.fromiter(powers, dtype=np.float64, count=len(ages))
+    return same and np.array_equal(
+        vector(2.0, exponents), np.array([scalar(2.0, e) for e in exponents.tolist()])
+    )
 
 
 def linear_recency(ages: Floats, horizon_days: float) -> Floats:
