@@ -9,6 +9,8 @@ on a copy of the store taken back to the schema it knows.
     python bench/bounded.py --size 100000         # fill one first (synthetic, as scale.py)
         [--commands export,migrate,pack] [--store postgresql://...] [--before SRC]
 
+``migrate`` is both migrations below; ``migrate-sqlite`` or ``migrate-postgresql`` one of them.
+
 ``--store`` adds a migrate into a new schema of that PostgreSQL server. Prints a table and
 writes JSON (default bench/results/bounded.json).
 """
@@ -58,7 +60,7 @@ def commands(
                 [*salience, "export", str(out / "all.jsonl"), "--home", str(home), "--all-users"],
             )
         )
-    if "migrate" in which:
+    if "migrate" in which or "migrate-sqlite" in which:
         target = out / "copy.db"
         found.append(
             (
@@ -66,13 +68,13 @@ def commands(
                 [*salience, "migrate", "--from", str(home / "salience.db"), "--to", str(target)],
             )
         )
-        if url:
-            found.append(
-                (
-                    "migrate to PostgreSQL",
-                    [*salience, "migrate", "--from", str(home / "salience.db"), "--to", url],
-                )
+    if url and ("migrate" in which or "migrate-postgresql" in which):
+        found.append(
+            (
+                "migrate to PostgreSQL",
+                [*salience, "migrate", "--from", str(home / "salience.db"), "--to", url],
             )
+        )
     if "pack" in which:
         found.append(
             (

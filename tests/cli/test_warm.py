@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from salience.cli.warm import announce, hook_output, warm_hook, withdraw
-from salience.config import Config
+from salience.cli import warm
+from salience.cli.warm import announce, home_path, hook_output, warm_hook, withdraw
+from salience.config import Config, default_home
 from tests.jsonserver import Request, json_server
 
 
@@ -141,3 +144,118 @@ def test_the_warm_path_loads_no_engine(home: Path, fake_server: tuple[str, list[
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["True", "[]"]
+
+
+def test_the_home_is_found_as_the_configuration_finds_it(tmp_path: Path) -> None:
+    environments = [
+        {"SALIENCE_HOME": "~/memories/", "HOME": str(tmp_path)},
+        {"SALIENCE_HOME": str(tmp_path / "a" / "b")},
+        {"XDG_DATA_HOME": "~/data", "HOME": str(tmp_path)},
+        {"SALIENCE_HOME": "", "XDG_DATA_HOME": str(tmp_path), "HOME": "/x"},
+        {"HOME": str(tmp_path)},
+    ]
+    for environ in environments:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("HOME", environ.get("HOME", str(tmp_path)))
+            assert Path(home_path(environ)) == default_home(environ), environ
+
+
+def _serving(home: Path) -> dict[str, Any]:
+    return dict(json.loads((home / "serving.json").read_text()))
+
+
+def test_settings_read_from_the_same_sources_are_taken_as_the_same(
+    home: Path, fake_server: tuple[str, list[Request]]
+) -> None:
+    """The digest of what the settings were read from decides without loading the
+    configuration: an announcement whose settings fingerprint is wrong is still asked."""
+    url, asked = fake_server
+    _announce(home, url, settings="not these")
+    assert _serving(home)["sources"]["user"] == "default"
+    assert warm_hook(["--home", str(home)]) is not None
+    assert [body["profile"] for _, _, body in asked] == ["salience"]
+
+
+def test_sources_that_differ_fall_back_to_comparing_the_settings(
+    home: Path, fake_server: tuple[str, list[Request]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, asked = fake_server
+    path = _announce(home, url)
+    digest = _serving(home)["sources"]["digest"]
+    monkeypatch.setenv("SALIENCE_VECTOR_INDEX", "auto")  # the default: same settings
+    assert warm_hook(["--home", str(home)]) is not None  # (compared, found the same)
+    (home / "config.toml").write_text("briefing_budget = 500\n")  # a new file
+    announced = json.loads(path.read_text())
+    announced["settings"] = "unlike any"  # (if the digest were trusted, it would ask)
+    announced["sources"]["digest"] = digest
+    path.write_text(json.dumps(announced))
+    monkeypatch.delenv("SALIENCE_VECTOR_INDEX")
+    assert warm_hook(["--home", str(home)]) is None  # the file changed: not trusted
+    assert len(asked) == 1
+
+
+def test_a_config_made_in_code_publishes_no_sources(home: Path) -> None:
+    home.mkdir()
+    config = Config(home=home, briefing_budget=321)
+    announce(home, "http://127.0.0.1:1", str(home / "salience.db"), config)
+    assert "sources" not in _serving(home)
+
+
+def test_no_secret_is_announced_or_digested(
+    home: Path, fake_server: tuple[str, list[Request]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, asked = fake_server
+    monkeypatch.setenv("SALIENCE_EMBEDDER_API_KEY", "sk-announced-never-1234567890abcdef")
+    path = _announce(home, url)
+    text = path.read_text()
+    assert "sk-announced" not in text and "EMBEDDER_API_KEY" not in text
+    monkeypatch.setenv("SALIENCE_EMBEDDER_API_KEY", "sk-another-key-0987654321fedcba")
+    assert warm_hook(["--home", str(home)]) is not None  # (a key is no setting of a briefing)
+
+
+@given(st.text())
+def test_the_hook_output_is_what_json_writes(text: str) -> None:
+    out = {
+        "continue": True,
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text},
+    }
+    assert hook_output(text) == json.dumps(out, ensure_ascii=False)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=20,
+)
+
+
+@given(JSON)
+def test_json_is_read_and_written_as_the_json_module_does(value: Any) -> None:
+    assert warm._dumps(value) == json.dumps(value, ensure_ascii=False)
+    assert warm._loads(json.dumps(value)) == value
+    assert warm._loads(json.dumps(value, indent=2) + "\n") == value
+
+
+@pytest.mark.parametrize("text", ["", "{", "{} {}", '{"a": 1} x', "[1,]", "nul"])
+def test_what_is_not_one_json_document_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        warm._loads(text)
+
+
+OK = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-type: application/json\r\n\r\n{}"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        OK.replace(b"200 OK", b"404 Not Found"),
+        OK[:-1],  # cut short
+        OK.replace(b"content-length: 2", b"transfer-encoding: chunked"),
+        b"SSH-2.0-OpenSSH\r\n\r\n{}",
+        b"",
+    ],
+)
+def test_only_a_whole_200_answer_is_read(answer: bytes) -> None:
+    assert warm._body(OK) == b"{}"
+    with pytest.raises(ValueError):
+        warm._body(answer)

@@ -45,6 +45,7 @@ def serve(
     from salience.engine.keys import has_keys
     from salience.server.context import is_loopback
 
+    environ = dict(os.environ)  # (what the settings were read from: the hook compares)
     with open_memory(home, profile) as memory:
         keyed = has_keys(memory.store)
         location = memory.store.location
@@ -71,7 +72,7 @@ def serve(
     announced = None
     if not keyed and not is_postgres_url(location):  # a session-start hook may ask it
         with contextlib.suppress(OSError):  # (a read-only home: hooks compute their own)
-            announced = announce(config.home, base, location, config)
+            announced = announce(config.home, base, location, config, environ)
         # uvicorn re-raises SIGTERM once it has shut down: exit through `finally` instead.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     try:
