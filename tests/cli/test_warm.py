@@ -204,11 +204,12 @@ def test_a_config_made_in_code_publishes_no_sources(home: Path) -> None:
 def test_no_secret_is_announced_or_digested(
     home: Path, fake_server: tuple[str, list[Request]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, asked = fake_server
+    url, _ = fake_server
     monkeypatch.setenv("SALIENCE_EMBEDDER_API_KEY", "sk-announced-never-1234567890abcdef")
     path = _announce(home, url)
     text = path.read_text()
-    assert "sk-announced" not in text and "EMBEDDER_API_KEY" not in text
+    assert "sk-announced" not in text
+    assert "EMBEDDER_API_KEY" not in text
     monkeypatch.setenv("SALIENCE_EMBEDDER_API_KEY", "sk-another-key-0987654321fedcba")
     assert warm_hook(["--home", str(home)]) is not None  # (a key is no setting of a briefing)
 
@@ -236,10 +237,21 @@ def test_json_is_read_and_written_as_the_json_module_does(value: Any) -> None:
     assert warm._loads(json.dumps(value, indent=2) + "\n") == value
 
 
-@pytest.mark.parametrize("text", ["", "{", "{} {}", '{"a": 1} x', "[1,]", "nul"])
+@pytest.mark.parametrize("text", ["", "{", "{} {}", '{"a": 1} x', "[1,]", "nul", '{"a": }'])
 def test_what_is_not_one_json_document_is_refused(text: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"JSON|Expecting"):
         warm._loads(text)
+
+
+def test_a_malformed_announcement_in_a_new_process_is_no_error(tmp_path: Path) -> None:
+    """The C scanner alone (json not imported) cannot report an error itself."""
+    (tmp_path / "serving.json").write_text('{"pid": 1')
+    code = (
+        "import sys\nfrom salience.cli import warm\n"
+        f"print(warm._read({str(tmp_path / 'serving.json')!r}), 'json' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["None", "True"]
 
 
 OK = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-type: application/json\r\n\r\n{}"
@@ -257,5 +269,5 @@ OK = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-type: application/json\r\
 )
 def test_only_a_whole_200_answer_is_read(answer: bytes) -> None:
     assert warm._body(OK) == b"{}"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"200|length"):
         warm._body(answer)

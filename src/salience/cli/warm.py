@@ -343,6 +343,10 @@ def _loads(text: str) -> object:
         value, end = scan(text, 0)
     except StopIteration:
         raise ValueError("not JSON") from None
+    except Exception:  # (it reports errors through json.decoder, and without that module
+        import json  # loaded, as a SystemError: let json say what is wrong)
+
+        return json.loads(text)
     if text[end:].strip(" \t\n\r"):
         raise ValueError("more than one JSON document")
     return value
