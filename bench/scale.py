@@ -139,12 +139,12 @@ def one_size(
             with Memory.open(config=config, embedder=embedder) as memory:
                 memory.search("warm up the index", 10, touch=False)
                 load_s = time.perf_counter() - started
-                ann = memory.vectors._index._ann
+                ann = memory.vectors._local._ann
                 building = isinstance(ann, UsearchIndex) and ann.building
                 if building and wait:  # built in the background: wait for it
                     assert isinstance(ann, UsearchIndex)
                     ann.wait()
-                int8 = memory.vectors._index._int8_build  # exact search's int8 copy, likewise
+                int8 = memory.vectors._local._int8_build  # exact search's int8 copy, likewise
                 if int8 is not None:
                     building = True
                     if wait:
@@ -221,9 +221,12 @@ def new_processes(
 ) -> list[dict[str, Any]]:
     """:func:`new_process` ``runs`` times in new processes (and with ``before``'s code in
     turn, on a copy of the SQLite store made first: a newer schema is refused by older code),
-    each timed whole from outside."""
+    each timed whole from outside; on PostgreSQL the same store, which that code must
+    know)."""
     codes: list[tuple[str, Path | None, Path]] = [("new", None, home)]
-    if before is not None and not url:
+    if before is not None and url:  # (the same schema: older code that knows it)
+        codes.insert(0, ("before", before, home))
+    elif before is not None:
         copy = home.with_name(home.name + "-before")
         copy.mkdir()
         shutil.copyfile(home / "salience.db", copy / "salience.db")

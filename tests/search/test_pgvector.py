@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import random
 from dataclasses import replace
 from typing import Any
 
@@ -9,7 +11,9 @@ import numpy as np
 import pytest
 
 from salience import Config, ConfigError, Memory
-from salience.search.pgvector import PgvectorIndex
+from salience.search.index import VectorIndex
+from salience.search.pgvector import PgvectorSearch
+from salience.stores.base import MemoryFilter
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
 
@@ -54,32 +58,127 @@ def test_below_the_threshold_recall_is_exact_and_the_same(
     with _engine(postgres_url, tmp_path, clock) as exact:
         for fact in FACTS:
             exact.remember(fact)
-        assert exact.vectors._index._ann is not None  # pgvector is on, but not used yet
-        assert not exact.vectors._index._ann.usable(len(FACTS))
+        assert isinstance(exact.vectors._index, VectorIndex)  # pgvector is on, not used yet
         expected = [h.record.id for h in exact.search("postgres backups", touch=False)]
     with _engine(postgres_url, tmp_path, clock, pgvector_from=0) as approximate:
+        assert isinstance(approximate.vectors._index, PgvectorSearch)
         found = [h.record.id for h in approximate.search("postgres backups", touch=False)]
     assert found == expected  # six vectors: HNSW finds every one
 
 
-def test_the_index_returns_rows_of_loaded_memories_only(
+WORDS = "harbour ferry pilot tide dock crane cargo storm lighthouse anchor rope gull".split()
+
+
+def _conversations(memory: Memory, turns: int = 60) -> None:
+    """Sessions of several turns (and turns without one), one re-embedded late."""
+    rng = random.Random(5)
+    for turn in range(turns):
+        words = " ".join(rng.choice(WORDS) for _ in range(5))
+        session = None if turn % 7 == 0 else f"s{turn % 4}"
+        memory.remember(f"turn {turn}: {words}", session_id=session)
+    first = memory.store.vector_rows(0, 1)[0][1]
+    memory.vectors.put(first, memory.vectors.embed(["a new turn about the storm"])[0])  # type: ignore[index]
+
+
+class _AskTheStore:
+    """In-memory rows searched through the store's HNSW index: the reference that
+    PgvectorSearch must equal (the in-memory index's own arithmetic)."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self._rows_of: Any = None
+
+    def attach(self, rows_of: Any) -> None:
+        self._rows_of = rows_of
+
+    def usable(self, size: int) -> bool:
+        return True
+
+    def open(self, matrix: Any, state: Any) -> None: ...
+
+    def upsert(self, rows: Any, vectors: Any) -> None: ...
+
+    def mark(self, state: Any) -> None: ...
+
+    def save(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def discard(self) -> int:
+        return 0
+
+    def search(self, query: Any, k: int) -> Any:
+        vector = np.ascontiguousarray(query, dtype="<f4").tobytes()
+        return self._rows_of(self._store.nearest(vector, k, max(100, k)))
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5])
+def test_scores_are_the_in_memory_index_s_to_the_last_bit(
+    postgres_url: str, tmp_path: Any, clock: FakeClock, weight: float
+) -> None:
+    with _engine(postgres_url, tmp_path, clock, pgvector_from=0) as memory:
+        _conversations(memory)
+        remote = memory.vectors._index
+        assert isinstance(remote, PgvectorSearch)
+        local = VectorIndex(memory.store, _AskTheStore(memory.store))
+        queries = [memory.vectors.embed([q])[0] for q in ("storm at the dock", "ferry pilot")]  # type: ignore[index]
+        for query, other in (queries, queries[::-1]):
+            rows, scores = remote.ranked(query, weight)(10)
+            ids = [remote.loaded_ids()[r] for r in rows.tolist()]
+            local_rows, local_scores = local.ranked(query, weight)(10)
+            assert ids == [local.loaded_ids()[r] for r in local_rows.tolist()]
+            assert scores.tobytes() == local_scores.tobytes()
+            floor = remote.scores_of(rows, other, weight)
+            assert floor.tobytes() == local.scores_of(local_rows, other, weight).tobytes()
+        some = local.loaded_ids()[:20]
+        assert remote.neighbours(some) == local.neighbours(some)
+        stored = remote.stored(some)
+        assert all((stored[i] == v).all() for i, v in local.stored(some).items())
+        assert remote.vectors_of(some).tobytes() == local.vectors_of(some).tobytes()
+
+
+def test_nothing_is_loaded_but_what_a_search_scores(
+    postgres_url: str, tmp_path: Any, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _engine(postgres_url, tmp_path, clock, pgvector_from=0) as memory:
+        rng = random.Random(8)
+        turns = [
+            {
+                "content": " ".join(f"w{rng.randrange(3000)}" for _ in range(6)),
+                "session_id": f"s{n % 50}",
+            }
+            for n in range(1000)
+        ]
+        memory.import_([json.dumps(t) for t in turns])
+    with _engine(postgres_url, tmp_path, clock, pgvector_from=0) as memory:
+        read: list[int] = []
+        vectors_of = memory.store.vectors_of
+
+        def counted(ids: Any) -> Any:
+            read.append(len(ids))
+            return vectors_of(ids)
+
+        monkeypatch.setattr(memory.store, "vectors_of", counted)
+        monkeypatch.setattr(memory.store, "vector_rows", None)  # (a load would fail)
+        query = memory.vectors.embed([turns[10]["content"]])[0]  # type: ignore[index]
+        hits = memory.vectors.search(query, MemoryFilter(clock.now), 5, neighbour_weight=0.5)
+        assert hits[0].record.content == turns[10]["content"]
+        assert memory.vectors._local._size == 0
+        assert 0 < sum(read) <= 3 * 64  # 64 candidates and their neighbours, of 1,000
+        assert memory.search(turns[10]["content"], limit=3, touch=False)
+
+
+def test_writes_and_deletions_are_seen_by_the_next_search(
     postgres_url: str, tmp_path: Any, clock: FakeClock
 ) -> None:
     with _engine(postgres_url, tmp_path, clock, pgvector_from=0) as memory:
         for fact in FACTS:
             memory.remember(fact)
-        index = memory.vectors._index
-        index.refresh()
-        ann = index._ann
-        assert isinstance(ann, PgvectorIndex)
-        query = np.asarray(memory.vectors.embed(["printer toner"]))[0]
-        rows = ann.search(query, 3)
-        assert len(rows) == 3
-        assert all(0 <= r < len(FACTS) for r in rows)
-        assert (
-            index.loaded_ids()[rows[0]] == memory.search("printer toner", touch=False)[0].record.id
-        )
-        assert len(ann.search(query, 0)) == 0
+        before = {h.record.id for h in memory.search("lighthouse keeper", touch=False)}
+        kept = memory.remember("the lighthouse keeper retires in May")
+        assert memory.search("lighthouse keeper", touch=False)[0].record.id == kept.id
+        memory.purge(kept.id)
+        assert {h.record.id for h in memory.search("lighthouse keeper", touch=False)} == before
 
 
 def test_pgvector_needs_a_postgresql_store(tmp_path: Any, clock: FakeClock) -> None:

@@ -105,20 +105,22 @@ class EngineCore:
     def _make_vectors(self) -> Vectors:
         if self._vector_store is None:
             from salience.search.ann import ApproximateIndex, UsearchIndex
-            from salience.search.pgvector import PgvectorIndex
             from salience.search.vectors import Vectors
             from salience.stores.postgres import is_postgres_url
 
             kind = self._config.vector_index
             on_postgres = is_postgres_url(self._store.location)
             ann: ApproximateIndex | None = None
+            pgvector_from = None
             if kind == "usearch":
                 ann = UsearchIndex(Path(self._store.location + ".usearch"))
             elif kind == "pgvector" and not on_postgres:
                 raise ConfigError("vector_index = 'pgvector' needs a PostgreSQL store")
             elif kind in ("pgvector", "auto") and on_postgres:
-                ann = PgvectorIndex(self._store, self._config.pgvector_from)
-            self._vector_store = Vectors(self._store, self._embedder, ann)
+                pgvector_from = self._config.pgvector_from
+            self._vector_store = Vectors(
+                self._store, self._embedder, ann, pgvector_from=pgvector_from
+            )
         return self._vector_store
 
     @property

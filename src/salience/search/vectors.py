@@ -18,6 +18,7 @@ from salience.errors import EmbedderError
 from salience.models import MemoryRecord
 from salience.search.ann import ApproximateIndex
 from salience.search.index import VectorIndex
+from salience.search.pgvector import PgvectorSearch
 from salience.search.saved import saved_vectors
 from salience.stores.base import MemoryFilter, Store
 
@@ -45,24 +46,50 @@ def moved_toward(query: Vector, examples: Sequence[Vector], weight: float) -> Ve
 
 
 class Vectors:
-    """One store's embeddings, made by one embedder."""
+    """One store's embeddings, made by one embedder.
+
+    Searched in memory (:class:`VectorIndex`: exact, or through ``ann``), or, with
+    ``pgvector_from``, where they are once the store holds that many
+    (:class:`PgvectorSearch`: PostgreSQL's own index; nothing is loaded).
+    """
 
     def __init__(
-        self, store: Store, embedder: Embedder | None, ann: ApproximateIndex | None = None
+        self,
+        store: Store,
+        embedder: Embedder | None,
+        ann: ApproximateIndex | None = None,
+        *,
+        pgvector_from: int | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
-        self._index = VectorIndex(store, ann, saved_vectors(store.location))
+        self._local = VectorIndex(store, ann, saved_vectors(store.location))
+        self._remote = (
+            None
+            if pgvector_from is None
+            else PgvectorSearch(store, pgvector_from, self._local.guard)
+        )
+        self._holding: VectorIndex | PgvectorSearch | None = None
         self._checked_at: tuple[int, int] | None = None
+
+    @property
+    def _index(self) -> VectorIndex | PgvectorSearch:
+        """The index that serves now: the one a held block took, else PostgreSQL's from its
+        threshold on, else the one in memory."""
+        if self._holding is not None:
+            return self._holding
+        if self._remote is not None and self._remote.usable():
+            return self._remote
+        return self._local
 
     def close(self) -> None:
         """Persist what needs persisting (the approximate index)."""
-        self._index.close()
+        self._local.close()
 
     def discard_saved(self) -> int:
         """Zero and delete the vectors kept beside the store (after an erasure); how many
         files went."""
-        return self._index.discard_saved()
+        return self._local.discard_saved()
 
     @property
     def embedder(self) -> Embedder | None:
@@ -275,21 +302,26 @@ class _Held:
         self._outer = False
 
     def __enter__(self) -> None:
-        index = self._vectors._index
-        index.guard.acquire()
-        if index._held:  # (only this thread can have set it: it holds the guard)
+        vectors = self._vectors
+        guard = vectors._local.guard  # (the one guard of both indexes)
+        guard.acquire()
+        if vectors._holding is not None:  # (only this thread can have set it: it holds the guard)
             return
         try:
-            if self._vectors._embedder is not None:
-                self._vectors._check()
+            index = vectors._index
+            if vectors._embedder is not None:
+                vectors._check()
             index.refresh()
         except BaseException:
-            index.guard.release()
+            guard.release()
             raise
         index._held = self._outer = True
+        vectors._holding = index
 
     def __exit__(self, *exc: object) -> None:
-        index = self._vectors._index
+        vectors = self._vectors
         if self._outer:
-            index._held = False
-        index.guard.release()
+            assert vectors._holding is not None
+            vectors._holding._held = False
+            vectors._holding = None
+        vectors._local.guard.release()

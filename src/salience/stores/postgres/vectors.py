@@ -203,6 +203,23 @@ class VectorRows(MemoryRows):
         )
         return [(int(r[0]), str(r[1]), r[2], vector_bytes(bytes(r[3]))) for r in rows]
 
+    def vector_places(
+        self, memory_ids: Sequence[str]
+    ) -> builtins.list[tuple[str, int, str | None, str | None]]:
+        """(memory id, vseq, the memories with vectors written just before and after it in
+        its session, by vseq) for those of ``memory_ids`` that have a vector."""
+        neighbour = (
+            "(SELECT w.memory_id FROM memories n JOIN memory_vectors w ON w.memory_id = n.id "
+            "WHERE n.session_id = m.session_id AND w.vseq {} v.vseq ORDER BY w.vseq {} LIMIT 1)"
+        )
+        rows = self._rows(
+            f"SELECT v.memory_id, v.vseq, {neighbour.format('<', 'DESC')}, "
+            f"{neighbour.format('>', 'ASC')} FROM memory_vectors v "
+            "JOIN memories m ON m.id = v.memory_id WHERE v.memory_id = ANY(%s)",
+            (list(memory_ids),),
+        )
+        return [(str(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+
     def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, bytes]:
         """The stored vector of each of those memories that has one (see ``Store``)."""
         rows = self._rows(
