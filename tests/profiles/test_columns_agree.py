@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from salience.briefing.columns import Columns
+from salience.briefing.manifest import best_dropped
 from salience.briefing.policies import Briefing, BriefingRequest
 from salience.models import MemoryRecord, Relevance
 from salience.profiles import PROFILES, ProfileSettings
@@ -133,6 +134,9 @@ def test_columnar_policy_equals_the_record_at_a_time_one(
     )
     assert tuple(new.manifest) == tuple(old.manifest)
     assert len(new.manifest) == len(old.manifest)
+    entries = tuple(old.manifest)  # (a tuple: best_dropped reads it entry by entry)
+    for n in (0, 1, 3, 20, 200):
+        assert best_dropped(new.manifest, n) == best_dropped(entries, n)
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))

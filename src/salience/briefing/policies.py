@@ -11,12 +11,21 @@ manifest keeps its dropped entries as row numbers and builds them when read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 from salience.briefing.columns import Columns, one_line
+from salience.briefing.manifest import (
+    AS_GIVEN,
+    BY_SCORE,
+    NEWEST,
+    Manifest,
+    ManifestBuilder,
+    ManifestEntry,
+    best_dropped,
+)
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord
 
@@ -30,7 +39,16 @@ else:
     np = lazy_module("numpy")
 
 
-__all__ = ["one_line"]  # re-exported: policies and sessions render memories with it
+__all__ = [  # re-exported: policies and sessions render memories with it, and use these
+    "AS_GIVEN",
+    "BY_SCORE",
+    "NEWEST",
+    "Manifest",
+    "ManifestBuilder",
+    "ManifestEntry",
+    "best_dropped",
+    "one_line",
+]
 
 
 # Why a candidate was not injected.
@@ -58,19 +76,6 @@ class BriefingRequest:
     project: str | None = None
     session_id: str | None = None
     budget: int | None = None
-
-
-@dataclass(frozen=True)
-class ManifestEntry:
-    """One candidate's fate: kept (score, tokens, section) or dropped (reason)."""
-
-    id: str
-    type: str
-    kept: bool
-    score: float | None = None
-    tokens: int = 0
-    section: str | None = None
-    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -183,163 +188,6 @@ class Candidates:
         if missing:
             self._fetched.update(zip(missing, self._fetch(missing), strict=True))
         return [self._fetched[row] for row in wanted]
-
-
-# How the rows of a dropped group are ordered when the manifest is read.
-AS_GIVEN = "as given"
-BY_SCORE = "by score"  # highest first, ties by id
-NEWEST = "newest"  # by creation time then id, newest first
-
-
-@dataclass(frozen=True)
-class _Dropped:
-    rows: Rows
-    reasons: str | npt.NDArray[np.str_]
-    scores: Floats | None
-    order: str
-
-
-class Manifest(Sequence[ManifestEntry]):
-    """Every candidate's entry: kept ones first (in the order kept), then dropped ones in the
-    order they were decided. Dropped entries are built when first read."""
-
-    def __init__(
-        self, columns: Columns, kept: list[ManifestEntry], dropped: list[_Dropped]
-    ) -> None:
-        self._columns = columns
-        self._kept = kept
-        self._dropped = dropped
-        self._length = len(kept) + sum(len(d.rows) for d in dropped)
-        self._entries: tuple[ManifestEntry, ...] | None = None
-
-    def __len__(self) -> int:
-        return self._length
-
-    @property
-    def kept(self) -> list[ManifestEntry]:
-        """The kept entries (cheap: no dropped entry is built)."""
-        return list(self._kept)
-
-    def reasons(self) -> dict[str, int]:
-        """How many candidates were dropped for each reason (cheap)."""
-        counts: dict[str, int] = {}
-        for group in self._dropped:
-            if isinstance(group.reasons, str):
-                counts[group.reasons] = counts.get(group.reasons, 0) + len(group.rows)
-            else:
-                names, numbers = np.unique(group.reasons, return_counts=True)
-                for name, number in zip(names.tolist(), numbers.tolist(), strict=True):
-                    counts[name] = counts.get(name, 0) + number
-        return counts
-
-    def _all(self) -> tuple[ManifestEntry, ...]:
-        if self._entries is None:
-            entries = list(self._kept)
-            for group in self._dropped:
-                entries += self._build(group)
-            self._entries = tuple(entries)
-        return self._entries
-
-    def _build(self, group: _Dropped) -> list[ManifestEntry]:
-        columns = self._columns
-        rows = group.rows
-        if group.order == BY_SCORE and group.scores is not None:
-            rows = rows[np.lexsort((columns.ids[rows], -group.scores[rows]))]
-        elif group.order == NEWEST:
-            rows = rows[np.lexsort((columns.ids[rows], columns.created[rows]))[::-1]]
-        ids = columns.ids[rows].tolist()
-        types = columns.type_names(rows)
-        scores = group.scores[rows].tolist() if group.scores is not None else [None] * len(ids)
-        reasons = (
-            [group.reasons] * len(ids)
-            if isinstance(group.reasons, str)
-            else group.reasons[np.searchsorted(group.rows, rows)].tolist()
-            if group.order != AS_GIVEN
-            else group.reasons.tolist()
-        )
-        return [
-            ManifestEntry(i, t, False, s, reason=r)
-            for i, t, s, r in zip(ids, types, scores, reasons, strict=True)
-        ]
-
-    @overload
-    def __getitem__(self, index: int) -> ManifestEntry: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[ManifestEntry]: ...
-
-    def __getitem__(self, index: int | slice) -> ManifestEntry | Sequence[ManifestEntry]:
-        return self._all()[index]
-
-    def __iter__(self) -> Iterator[ManifestEntry]:
-        return iter(self._all())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Manifest | tuple | list):
-            return self._all() == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._all())
-
-    def __repr__(self) -> str:
-        return f"Manifest({len(self._kept)} kept, {len(self) - len(self._kept)} dropped)"
-
-
-class ManifestBuilder:
-    """Collects the manifest; each candidate gets exactly one entry (the first decision wins)."""
-
-    def __init__(self, candidates: Candidates, scores: Floats) -> None:
-        self._columns = candidates.columns
-        self._scores = scores
-        self._decided: Flags = np.zeros(len(candidates), dtype=np.bool_)
-        self._kept: list[ManifestEntry] = []
-        self._dropped: list[_Dropped] = []
-
-    def decided(self, row: int) -> bool:
-        """Whether this candidate already has an entry."""
-        return bool(self._decided[row])
-
-    def keep(self, row: int, record: MemoryRecord, tokens: int, section: str) -> None:
-        """Record that ``record`` (the candidate at ``row``) is shown in ``section``."""
-        if not self._decided[row]:
-            self._decided[row] = True
-            score = float(self._scores[row])
-            self._kept.append(ManifestEntry(record.id, record.type, True, score, tokens, section))
-
-    def drop(
-        self,
-        rows: Rows | Sequence[int],
-        reasons: str | npt.NDArray[np.str_],
-        *,
-        scored: bool = True,
-        order: str = AS_GIVEN,
-    ) -> None:
-        """Record that ``rows`` are not shown, and why (one reason, or one per row)."""
-        rows = np.asarray(rows, dtype=np.intp)
-        fresh = ~self._decided[rows]
-        if not fresh.all():
-            if not isinstance(reasons, str):
-                reasons = reasons[fresh]
-            rows = rows[fresh]
-        if not len(rows):
-            return
-        if order != AS_GIVEN:  # kept sorted, to find each row's reason when read
-            sort = np.argsort(rows, kind="stable")
-            rows = rows[sort]
-            if not isinstance(reasons, str):
-                reasons = reasons[sort]
-        self._decided[rows] = True
-        self._dropped.append(_Dropped(rows, reasons, self._scores if scored else None, order))
-
-    def undecided(self, mask: Flags) -> Rows:
-        """Rows of ``mask`` that have no entry yet, in row order."""
-        rows: Rows = np.flatnonzero(mask & ~self._decided)
-        return rows
-
-    def build(self) -> Manifest:
-        """Kept entries first (in the order kept), then dropped ones (in the order decided)."""
-        return Manifest(self._columns, self._kept, self._dropped)
 
 
 def split_live(candidates: Candidates, now: datetime, manifest: ManifestBuilder) -> Flags:

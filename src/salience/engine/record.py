@@ -17,7 +17,6 @@ Writing a trace never makes a recall wait: it goes through the same queue as acc
 from __future__ import annotations
 
 import builtins
-import heapq
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from salience.briefing.manifest import Manifest, best_dropped
 from salience.engine.core import EngineCore
 from salience.ids import new_ulid
 from salience.models import Hit, UserScope
@@ -155,12 +155,11 @@ class Recording(EngineCore):
         trace_id = new_ulid(now)
 
         def write() -> None:  # (on the queue's thread: the briefing is answered already)
-            kept = [e for e in briefing.manifest if e.kept]
-            dropped = heapq.nsmallest(
-                DROPPED_KEPT,
-                (e for e in briefing.manifest if not e.kept and e.score is not None),
-                key=lambda e: (-(e.score or 0.0), e.id),
+            manifest = briefing.manifest
+            kept = (
+                manifest.kept if isinstance(manifest, Manifest) else [e for e in manifest if e.kept]
             )
+            dropped = best_dropped(manifest, DROPPED_KEPT)
             order = {memory_id: rank for rank, memory_id in enumerate(briefing.kept_ids, 1)}
             hits = tuple(
                 TraceHit(e.id, order.get(e.id, 0), e.score, None, e.section) for e in kept
