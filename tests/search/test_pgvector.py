@@ -188,3 +188,25 @@ def test_pgvector_needs_a_postgresql_store(tmp_path: Any, clock: FakeClock) -> N
         pytest.raises(ConfigError, match="needs a PostgreSQL store"),
     ):
         memory.remember("the printer needs toner")
+
+
+def test_what_was_read_is_read_again_only_when_vectors_or_sessions_change(
+    postgres_url: str, tmp_path: Any, clock: FakeClock
+) -> None:
+    with _engine(postgres_url, tmp_path, clock, pgvector_from=0) as memory:
+        turns = [memory.remember(f"turn {i} about the ferry", session_id="a") for i in range(4)]
+        remote = memory.vectors._index
+        assert isinstance(remote, PgvectorSearch)
+        ids = [t.id for t in turns]
+        assert remote.neighbours(ids[1:2]) == {ids[1]: (ids[0], ids[2])}
+        marker = memory.store.change_marker()
+        memory.store.touch([ids[0]], clock.now)  # a write, but no vector changed
+        assert memory.store.change_marker() != marker
+        remote.refresh()
+        assert ids[1] in remote._places  # still held
+        store = memory.store
+        with store.transaction():
+            store._exec("UPDATE memories SET session_id = 'b' WHERE id = %s", (ids[2],))  # type: ignore[attr-defined]
+        assert remote.neighbours(ids[1:2]) == {ids[1]: (ids[0], ids[3])}
+        later = memory.remember("turn 9 about the ferry", session_id="a")
+        assert remote.neighbours([ids[3]]) == {ids[3]: (ids[1], later.id)}

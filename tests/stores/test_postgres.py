@@ -216,3 +216,47 @@ def test_a_bulk_load_builds_the_hnsw_index_once_at_its_end(postgres_url: str) ->
         assert nearest == [records[7].id]
     finally:
         store.close()
+
+
+def test_each_vector_keeps_its_memory_s_session(postgres_url: str) -> None:
+    """Each vector's session (0014) follows its memory: written with it (one by one and by
+    COPY), moved with it, gone with it, and filled in for a store from before."""
+    from tests.factory import record
+
+    sessions = ["s1", None, "s2", "s1"]
+    records = [record(f"memory {i}", session_id=s) for i, s in enumerate(sessions)]
+    vector = struct.pack("<4f", 1, 0, 0, 0)
+    beside = "SELECT memory_id, session_id FROM vector_sessions ORDER BY memory_id"
+    store = open_postgres(postgres_url)
+    try:
+        for r in records:
+            store.insert(r)
+        store.set_vector(records[0].id, vector)
+        store.set_vectors([(r.id, vector) for r in records[1:]])
+        expected = sorted((r.id, r.session_id) for r in records if r.session_id)
+        assert [tuple(row) for row in store._rows(beside)] == expected
+        with store.transaction():
+            store._exec("UPDATE memories SET session_id = 's3' WHERE id = %s", (records[1].id,))
+        with store.transaction():
+            store._exec("UPDATE memories SET session_id = NULL WHERE id = %s", (records[2].id,))
+        store.set_vector(records[3].id, struct.pack("<4f", 0, 1, 0, 0))  # (a new vseq)
+        moved = {records[1].id: "s3", records[2].id: None}
+        expected = sorted(
+            (r.id, moved.get(r.id, r.session_id)) for r in records if moved.get(r.id, r.session_id)
+        )
+        assert [tuple(row) for row in store._rows(beside)] == expected
+        assert store.vector_version()[2] == 2  # (two sessions moved)
+        with store.transaction():  # as a store from before 0014 was
+            store._exec("DROP TABLE vector_sessions")
+            store._exec("DROP TRIGGER session_moved ON memories")
+            store._exec("DROP TRIGGER vector_sessions_in ON memory_vectors")
+            store._exec("DROP FUNCTION salience_vector_sessions, salience_session_moved")
+            store._exec("DELETE FROM row_counts WHERE name = 'sessions_moved'")
+            store._exec("DELETE FROM schema_migrations WHERE name = '0014_vector_sessions'")
+    finally:
+        store.close()
+    store = open_postgres(postgres_url)
+    try:
+        assert [tuple(row) for row in store._rows(beside)] == expected
+    finally:
+        store.close()

@@ -40,6 +40,8 @@ class NearestStore(Protocol):
         self, memory_ids: Sequence[str]
     ) -> list[tuple[str, int, str | None, str | None]]: ...
 
+    def vector_version(self) -> tuple[int, int, int]: ...
+
 
 class Seen(Sequence[str]):
     """The memory ids of one search's rows: rows are numbered as candidates come, and the
@@ -73,9 +75,10 @@ class PgvectorSearch:
         self._marker: object = None
         self._count = 0
         self._seen = Seen(0)
-        self._vectors: dict[str, Vector] = {}
+        # The vectors read, as rows of one matrix; row 0 stays zero (no neighbour).
+        self._data: Matrix = np.zeros((1, 0), dtype=np.float32)
+        self._row: dict[str, int] = {}
         self._places: dict[str, tuple[int, str | None, str | None]] = {}
-        self._inverse: dict[tuple[str, float], np.float32] = {}
 
     def usable(self) -> bool:
         """Whether the store holds ``threshold`` vectors or more (asked once per change)."""
@@ -83,20 +86,22 @@ class PgvectorSearch:
         return self._count >= self._threshold
 
     def refresh(self) -> None:
-        """Learn the store's vector count, and forget what was read if anyone wrote since."""
+        """Learn the store's vector count, and forget what was read if a vector was written
+        or deleted, or a memory changed its session, since (other writes, such as the
+        record of each recall, leave it: vectors are read again only when they changed)."""
         with self.guard:
             if self._held:
                 return
-            marker = self._store.change_marker()
-            if marker != self._marker:
-                self._count = self._store.vector_state()[0]
+            version = self._nearest.vector_version()
+            if version != self._marker:
+                self._count = version[0]
                 self._forget()
-                self._marker = marker
+                self._marker = version
 
     def _forget(self) -> None:
-        self._vectors.clear()
+        self._data = np.zeros((1, self._data.shape[1]), dtype=np.float32)
+        self._row.clear()
         self._places.clear()
-        self._inverse.clear()
 
     def __len__(self) -> int:
         return self._count
@@ -110,7 +115,7 @@ class PgvectorSearch:
         """For any ``k``: the best ``k`` of the index's candidates for ``query`` (``2k``, at
         least 64), as rows of :meth:`loaded_ids`, scored exactly, best first."""
         self.refresh()
-        if len(self._vectors) > KEEP:  # (what was read stays until a write, within bounds)
+        if len(self._row) > KEEP:  # (what was read stays until a write, within bounds)
             self._forget()
         self._seen = Seen(self._count)
         return lambda k: self._best(query, k, neighbour_weight)
@@ -124,7 +129,8 @@ class PgvectorSearch:
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
         vector = np.ascontiguousarray(query, dtype="<f4").tobytes()
         ids = self._nearest.nearest(vector, max(2 * k, 64), max(EF_SEARCH, 2 * k))
-        ids = [i for i in ids if i in self._read(ids)]  # (deleted meanwhile: none)
+        present = self._read(ids)
+        ids = [i for i in ids if i in present]  # (deleted meanwhile: none)
         seen = self._seen
         known = {memory_id: row for row, memory_id in enumerate(seen.ids)}
         rows = []
@@ -147,68 +153,75 @@ class PgvectorSearch:
     def _mixed(self, ids: list[str], query: Vector, weight: float, *, product: bool) -> Matrix:
         """Each memory's score, mixed with its session neighbours' as VectorIndex mixes it
         (``product``: as its approximate search computes, else as its re-scoring does)."""
-        dims = len(query)
-        own = self._matrix(ids, dims)
+        own = self._data[self._rows(ids)]
         if weight <= 0:
             if product:
                 plain: Matrix = own @ query
                 return plain
             alone: Matrix = np.einsum("ij,j->i", own, query)
             return alone
-        before = [self._places[i][1] for i in ids]
-        after = [self._places[i][2] for i in ids]
-        if product:
+        before = self._rows([self._places[i][1] for i in ids])
+        after = self._rows([self._places[i][2] for i in ids])
+        if product:  # (VectorIndex._approximate)
             scores = own @ query
             mixed = scores + np.float32(weight) * (
                 self._side(before, query) + self._side(after, query)
             )
-        else:
-            mixed = self._dots(before, query, dims)
-            mixed += self._dots(after, query, dims)
+        else:  # (VectorIndex._rescore)
+            mixed = self._dots(before, query)
+            mixed += self._dots(after, query)
             mixed *= np.float32(weight)
             mixed += np.einsum("ij,j->i", own, query)
-        inverse = np.array([self._inverse_norm(i, weight, dims) for i in ids], dtype=np.float32)
-        result: Matrix = mixed * inverse
+        result: Matrix = mixed * self._inverse_norms(own, before, after, weight)
         return result
 
-    def _side(self, neighbours: list[str | None], query: Vector) -> Matrix:
+    def _side(self, rows: Rows, query: Vector) -> Matrix:
         """As VectorIndex._approximate's ``side``: the neighbours' scores (0: none)."""
-        out = np.zeros(len(neighbours), dtype=np.float32)
-        present = [n for n in neighbours if n is not None]
-        if present:
-            ok = np.array([n is not None for n in neighbours])
-            out[ok] = self._matrix(present, len(query)) @ query
+        out = np.zeros(len(rows), dtype=np.float32)
+        ok = rows > 0
+        out[ok] = self._data[rows[ok]] @ query
         return out
 
-    def _dots(self, neighbours: list[str | None], query: Vector, dims: int) -> Matrix:
+    def _dots(self, rows: Rows, query: Vector) -> Matrix:
         """As VectorIndex._rescore's ``own``: each neighbour's score by einsum (0: none)."""
-        matrix = self._matrix([n if n is not None else "" for n in neighbours], dims)
-        scores: Matrix = np.einsum("ij,j->i", matrix, query)
-        scores[[n is None for n in neighbours]] = 0.0
+        scores: Matrix = np.einsum("ij,j->i", self._data[rows], query)
+        scores[rows == 0] = 0.0
         return scores
 
-    def _inverse_norm(self, memory_id: str, weight: float, dims: int) -> np.float32:
-        """1 / |e + w e_before + w e_after| (1 where 0), as VectorIndex._inverse_norms."""
-        key = (memory_id, weight)
-        found = self._inverse.get(key)
-        if found is None:
-            _, before, after = self._places[memory_id]
-            mixed = self._matrix([memory_id], dims)
-            for neighbour in (before, after):
-                other = self._matrix([neighbour or ""], dims)
-                other *= np.float32(weight)
-                mixed += other
-            norms = np.linalg.norm(mixed, axis=1)
-            norms[norms == 0] = 1.0
-            found = self._inverse[key] = np.float32((1.0 / norms)[0])
-        return found
+    def _inverse_norms(self, own: Matrix, before: Rows, after: Rows, weight: float) -> Matrix:
+        """1 / |e + w e_before + w e_after| (1 where 0), as VectorIndex._inverse_norms makes
+        them, row by row."""
+        scale = np.float32(weight)
+        mixed = own.copy()
+        for rows in (before, after):
+            other = self._data[rows]
+            other *= scale
+            mixed += other
+        norms = np.linalg.norm(mixed, axis=1)
+        norms[norms == 0] = 1.0
+        inverse: Matrix = (1.0 / norms).astype(np.float32)
+        return inverse
 
-    def _matrix(self, ids: Sequence[str], dims: int) -> Matrix:
-        """The vectors of ``ids`` as rows ("": a zero row)."""
-        zero = np.zeros(dims, dtype=np.float32)
-        if not ids:
-            return np.zeros((0, dims), dtype=np.float32)
-        return np.stack([self._vectors.get(i, zero) if i else zero for i in ids])
+    def _rows(self, ids: Sequence[str | None]) -> Rows:
+        """Rows of :attr:`_data` holding the vectors of ``ids`` (0, a zero row: None, or a
+        vector deleted between the two reads)."""
+        row = self._row
+        return np.array([row.get(i, 0) if i is not None else 0 for i in ids], dtype=np.intp)
+
+    def _append(self, ids: list[str], vectors: Matrix) -> None:
+        """Keep ``vectors`` as rows of :attr:`_data` (room grows by half)."""
+        size = len(self._row) + 1
+        if self._data.shape[1] != vectors.shape[1]:  # (the first read: the width)
+            self._row.clear()
+            size = 1
+            self._data = np.zeros((1, vectors.shape[1]), dtype=np.float32)
+        if size + len(ids) > len(self._data):
+            rows = max(size + len(ids), len(self._data) * 3 // 2)
+            grown = np.zeros((rows, vectors.shape[1]), dtype=np.float32)
+            grown[:size] = self._data[:size]
+            self._data = grown
+        self._data[size : size + len(ids)] = vectors
+        self._row.update(zip(ids, range(size, size + len(ids)), strict=True))
 
     def _read(self, ids: Sequence[str]) -> set[str]:
         """Read the places (vseq, session neighbours) of ``ids`` and the vectors of them and
@@ -219,10 +232,11 @@ class PgvectorSearch:
             for memory_id, vseq, before, after in places:
                 self._places[memory_id] = (vseq, before, after)
             missing = {i for p in places for i in (p[0], p[2], p[3]) if i is not None}
-            missing -= self._vectors.keys()
-            if missing:
-                for memory_id, data in self._store.vectors_of(sorted(missing)).items():
-                    self._vectors[memory_id] = np.frombuffer(data, dtype=np.float32)
+            found = self._store.vectors_of(sorted(missing - self._row.keys()))
+            if found:
+                vectors = np.frombuffer(b"".join(found.values()), dtype=np.float32)
+                vectors = vectors.reshape(len(found), -1)
+                self._append(list(found), vectors)
         return {i for i in ids if i in self._places}
 
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:

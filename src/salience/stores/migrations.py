@@ -238,6 +238,15 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         END;
         """,
     ),
+    (
+        "0014_vector_sessions",
+        """
+        -- PostgreSQL keeps each vector's session beside it, for a search that reads only its
+        -- candidates; a SQLite store's vectors are searched in memory, sessions and all, so
+        -- nothing changes here (the two stores keep one list of migrations).
+        SELECT 1;
+        """,
+    ),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
@@ -251,6 +260,7 @@ READABLE_WITHOUT = frozenset(
         "0011_key_source",
         "0012_traces",
         "0013_row_counts",
+        "0014_vector_sessions",
     }
 )
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs

@@ -77,6 +77,7 @@ _SCRUBBED = (
     "memory_tags",
     "memory_entities",
     "memory_vectors",
+    "vector_sessions",
     "fts_terms",
     "fts_term_deltas",
     "memory_changes",

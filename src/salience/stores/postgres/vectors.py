@@ -200,22 +200,33 @@ class VectorRows(MemoryRows):
             "FROM memory_vectors v JOIN memories m ON m.id = v.memory_id "
             "WHERE v.vseq > %s ORDER BY v.vseq LIMIT %s",
             (after, limit),
+            binary=True,
         )
         return [(int(r[0]), str(r[1]), r[2], vector_bytes(bytes(r[3]))) for r in rows]
+
+    def vector_version(self) -> tuple[int, int, int]:
+        """(number of vectors, highest vseq, sessions moved): what was read of the vectors and
+        their session neighbours holds while this is the same (other writes leave it)."""
+        row = self._rows(
+            "SELECT (SELECT n FROM row_counts WHERE name = 'vectors'), "
+            "(SELECT coalesce(max(vseq), 0) FROM memory_vectors), "
+            "(SELECT n FROM row_counts WHERE name = 'sessions_moved')"
+        )[0]
+        return int(row[0]), int(row[1]), int(row[2])
 
     def vector_places(
         self, memory_ids: Sequence[str]
     ) -> builtins.list[tuple[str, int, str | None, str | None]]:
         """(memory id, vseq, the memories with vectors written just before and after it in
         its session, by vseq) for those of ``memory_ids`` that have a vector."""
-        neighbour = (
-            "(SELECT w.memory_id FROM memories n JOIN memory_vectors w ON w.memory_id = n.id "
-            "WHERE n.session_id = m.session_id AND w.vseq {} v.vseq ORDER BY w.vseq {} LIMIT 1)"
+        neighbour = (  # (an index lookup each: vector_sessions_order, 0014)
+            "(SELECT w.memory_id FROM vector_sessions w WHERE w.session_id = s.session_id "
+            "AND w.vseq {} v.vseq ORDER BY w.vseq {} LIMIT 1)"
         )
         rows = self._rows(
             f"SELECT v.memory_id, v.vseq, {neighbour.format('<', 'DESC')}, "
             f"{neighbour.format('>', 'ASC')} FROM memory_vectors v "
-            "JOIN memories m ON m.id = v.memory_id WHERE v.memory_id = ANY(%s)",
+            "LEFT JOIN vector_sessions s ON s.vseq = v.vseq WHERE v.memory_id = ANY(%s)",
             (list(memory_ids),),
         )
         return [(str(r[0]), int(r[1]), r[2], r[3]) for r in rows]
@@ -226,6 +237,7 @@ class VectorRows(MemoryRows):
             "SELECT memory_id, vector_send(embedding) FROM memory_vectors "
             "WHERE memory_id = ANY(%s)",
             (list(memory_ids),),
+            binary=True,
         )
         return {str(r[0]): vector_bytes(bytes(r[1])) for r in rows}
 
