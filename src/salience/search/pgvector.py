@@ -104,6 +104,7 @@ class PgvectorSearch:
         self._places.clear()
 
     def __len__(self) -> int:
+        self.refresh()
         return self._count
 
     def close(self) -> None:

@@ -70,17 +70,30 @@ class Vectors:
             else PgvectorSearch(store, pgvector_from, self._local.guard)
         )
         self._holding: VectorIndex | PgvectorSearch | None = None
+        self._chosen: VectorIndex | PgvectorSearch | None = (
+            self._local if self._remote is None else None
+        )
         self._checked_at: tuple[int, int] | None = None
 
     @property
     def _index(self) -> VectorIndex | PgvectorSearch:
-        """The index that serves now: the one a held block took, else PostgreSQL's from its
-        threshold on, else the one in memory."""
+        """The index that serves: the one a held block took, else the one chosen at the last
+        look (no lock and no query on each use: a write checks it inside its transaction,
+        and must not wait there for a search to let go of the guard)."""
         if self._holding is not None:
             return self._holding
-        if self._remote is not None and self._remote.usable():
-            return self._remote
-        return self._local
+        return self._chosen if self._chosen is not None else self._choose()
+
+    def _choose(self) -> VectorIndex | PgvectorSearch:
+        """PostgreSQL's index from its threshold on, else the one in memory; asked again at
+        every search (the store may have grown past the threshold meanwhile)."""
+        with self._local.guard:
+            if self._holding is not None:
+                return self._holding
+            remote = self._remote
+            chosen = remote if remote is not None and remote.usable() else self._local
+            self._chosen = chosen
+            return chosen
 
     def close(self) -> None:
         """Persist what needs persisting (the approximate index)."""
@@ -175,7 +188,8 @@ class Vectors:
         ``min_similarity`` (and "more than 0") applies to the similarity to ``floor_query``
         when it is given as well: the query before relevance feedback moved it, so that a hit
         is always related to what was asked."""
-        with self._index.guard:
+        with self._local.guard:
+            self._choose()
             found = self._search(
                 query, flt, k, min_similarity, neighbour_weight, floor_query, self._records
             )
@@ -192,7 +206,8 @@ class Vectors:
         floor_query: Vector | None = None,
     ) -> list[tuple[int, str, float]]:
         """:meth:`search` as (row number in the store, id, similarity): no record is built."""
-        with self._index.guard:
+        with self._local.guard:
+            self._choose()
             found = self._search(
                 query, flt, k, min_similarity, neighbour_weight, floor_query, self._store.matching
             )
@@ -240,18 +255,18 @@ class Vectors:
 
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
         """Session neighbours of memories that have vectors (see :class:`VectorIndex`)."""
-        with self._index.guard:
-            return self._index.neighbours(memory_ids)
+        with self._local.guard:
+            return self._choose().neighbours(memory_ids)
 
     def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored vector of each of those memories that has one."""
-        with self._index.guard:
-            return self._index.stored(memory_ids)
+        with self._local.guard:
+            return self._choose().stored(memory_ids)
 
     def centroid(self, memory_ids: Sequence[str]) -> Vector | None:
         """The normalised mean of the memories' vectors (None if none of them has one)."""
-        with self._index.guard:
-            matrix = self._index.vectors_of(memory_ids)
+        with self._local.guard:
+            matrix = self._choose().vectors_of(memory_ids)
         if not len(matrix):
             return None
         mean = matrix.mean(axis=0)
@@ -308,7 +323,7 @@ class _Held:
         if vectors._holding is not None:  # (only this thread can have set it: it holds the guard)
             return
         try:
-            index = vectors._index
+            index = vectors._choose()
             if vectors._embedder is not None:
                 vectors._check()
             index.refresh()
