@@ -15,12 +15,17 @@ if TYPE_CHECKING:
 
 def main() -> None:
     """Entry point of the ``salience`` console script. A session-start hook asks a running
-    ``salience serve`` first (:mod:`.warm`), before any command is loaded."""
+    ``salience serve`` first (:mod:`.warm`), then computes its briefing without click
+    (:mod:`.hookstart`), before any command is loaded."""
     args = sys.argv[1:]
     if args[:2] == ["hook", "session-start"]:
         from salience.cli.warm import warm_hook
 
         answer = warm_hook(args[2:])
+        if answer is None:
+            from salience.cli.hookstart import cold_hook
+
+            answer = cold_hook(args[2:])
         if answer is not None:
             sys.stdout.write(answer + "\n")
             return

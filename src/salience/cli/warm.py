@@ -135,7 +135,7 @@ def home_path(environ: Mapping[str, str]) -> str:
 
 def warm_hook(args: list[str]) -> str | None:
     """The hook's output from a running server, or None (compute it here)."""
-    given = _options(args)
+    given = options(args)
     if given is None or os.environ.get("SALIENCE_STORE_URL"):
         return None
     home = os.path.expanduser(given["--home"]) if "--home" in given else home_path(os.environ)
@@ -192,7 +192,7 @@ def hook_output(context: str) -> str:
     )
 
 
-def _options(args: list[str]) -> dict[str, str] | None:
+def options(args: list[str]) -> dict[str, str] | None:
     """``--name value`` pairs of the hook's own options; None for anything else."""
     given: dict[str, str] = {}
     rest = list(args)

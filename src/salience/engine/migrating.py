@@ -15,19 +15,32 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from salience.engine.importing import Importing
 from salience.errors import InvalidInputError
 from salience.ids import stable_ulid
 from salience.models import ALL_USERS, MemoryRecord, UserScope
 from salience.sharing import jsonl
-from salience.sharing.importers import SYSTEMS, Item, harvest
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
 from salience.write.gates.pipeline import Screened, screen
 from salience.write.records import validate_field
 
-__all__ = ["SYSTEMS", "Migrating", "MigrationReport"]
+if TYPE_CHECKING:
+    from salience.sharing.importers import Item
+
+__all__ = ["Migrating", "MigrationReport"]  # (and SYSTEMS, below)
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``SYSTEMS``, read from the importers when first asked for: they load a YAML parser
+    and a dozen readers (~37 ms) that a process answering a briefing never needs."""
+    if name == "SYSTEMS":
+        from salience.sharing.importers import SYSTEMS
+
+        return SYSTEMS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,8 @@ class Migrating(Importing):
         ``salience.sharing.importers.SYSTEMS``) as the user's; with :data:`ALL_USERS`, each
         as its source user's (mem0's ``user_id``, RAE's tenant; the default user where the
         source names none). ``dry_run`` reports what would be imported and changes nothing."""
+        from salience.sharing.importers import harvest
+
         scope = self._scope(user)
         found = harvest(system, path)
         owners = {

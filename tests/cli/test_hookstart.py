@@ -1,0 +1,76 @@
+"""The session-start hook computed without click (``salience.cli.hookstart``): the CLI's
+output exactly, recorded the same way, and every unusual case left to the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from salience import Config, Memory
+from salience.cli import cli
+from salience.cli.hookstart import cold_hook
+
+
+@pytest.fixture
+def filled(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in [n for n in os.environ if n.startswith("SALIENCE_")]:
+        monkeypatch.delenv(name)
+    with Memory.open(config=Config(home=home, signal_gate=False), embedder=None) as memory:
+        memory.remember("Deploys go through the ops channel", tags=["project:api"])
+        memory.remember("The user prefers short answers", type="preference")
+        memory.remember("Staging runs postgres 16", tags=["project:web"])
+    return home
+
+
+def _traces(home: Path) -> int:
+    with Memory.open(config=Config(home=home), embedder=None) as memory:
+        return len(memory.briefing_log(limit=100).entries)
+
+
+@pytest.mark.parametrize(
+    "args", [[], ["--project", "api"], ["--profile=aide"], ["--user", "default", "--project=web"]]
+)
+def test_the_output_is_the_cli_s(filled: Path, args: list[str]) -> None:
+    given = ["--home", str(filled), *args]
+    clicked = CliRunner().invoke(cli, ["hook", "session-start", *given], catch_exceptions=False)
+    assert clicked.exit_code == 0
+    before = _traces(filled)
+    answer = cold_hook(given)
+    assert answer is not None
+    assert answer + "\n" == clicked.stdout
+    assert _traces(filled) == before + 1  # recorded as the CLI records it
+
+
+def test_what_is_out_of_the_ordinary_is_left_to_the_cli(
+    filled: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cold_hook(["--home", str(tmp_path / "nowhere")]) is None  # no store: the CLI says so
+    assert cold_hook(["--home", str(filled), "--store", str(filled / "salience.db")]) is None
+    assert cold_hook(["--home", str(filled), "--explain"]) is None
+    (filled / "config.toml").write_text("briefing_budget = 'lots'\n")
+    assert cold_hook(["--home", str(filled)]) is None  # a bad setting: the CLI reports it
+    (filled / "config.toml").unlink()
+    monkeypatch.setenv("SALIENCE_STORE_URL", str(filled / "salience.db"))
+    assert cold_hook(["--home", str(filled)]) is None
+    monkeypatch.delenv("SALIENCE_STORE_URL")
+    assert cold_hook(["--home", str(filled)]) is not None
+
+
+def test_the_hook_loads_neither_click_nor_what_only_other_commands_need(filled: Path) -> None:
+    code = (
+        "import sys\nsys.argv = ['salience', 'hook', 'session-start', '--home', "
+        f"{str(filled)!r}]\nfrom salience.cli import main\nmain()\n"
+        "heavy = ['click', 'yaml', 'salience.sharing.importers', 'salience.cli.app']\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SALIENCE_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert '"hookEventName": "SessionStart"' in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]"
