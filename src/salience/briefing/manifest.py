@@ -100,22 +100,8 @@ class Manifest(Sequence[ManifestEntry]):
             floor = np.partition(scores, len(scores) - k)[len(scores) - k]
             at = np.flatnonzero(scores >= floor)  # (every row tied with the k-th)
             at = at[np.lexsort((columns.ids[group.rows[at]], -scores[at]))[:n]]
-            rows = group.rows[at]
-            reasons = (
-                [group.reasons] * len(at)
-                if isinstance(group.reasons, str)
-                else group.reasons[at].tolist()
-            )
-            found += [
-                ManifestEntry(i, t, False, s, reason=r)
-                for i, t, s, r in zip(
-                    columns.ids[rows].tolist(),
-                    columns.type_names(rows),
-                    scores[at].tolist(),
-                    reasons,
-                    strict=True,
-                )
-            ]
+            reasons = group.reasons if isinstance(group.reasons, str) else group.reasons[at]
+            found += self._build(_Dropped(group.rows[at], reasons, group.scores, AS_GIVEN))
         return heapq.nsmallest(n, found, key=lambda e: (-(e.score or 0.0), e.id))
 
     def _all(self) -> tuple[ManifestEntry, ...]:
