@@ -121,7 +121,8 @@ def parse_plan(text: str | None) -> dict[str, float] | None:
 
 UNDO = {
     "0013_row_counts": "DROP TRIGGER vectors_counted_in; DROP TRIGGER vectors_counted_out; "
-    "DROP TABLE row_counts;"
+    "DROP TABLE row_counts;",
+    "0014_vector_sessions": "",  # (nothing on SQLite)
 }
 """How to take a store back past a migration the code compared with does not know."""
 
