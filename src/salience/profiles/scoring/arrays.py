@@ -94,17 +94,18 @@ def numpy_pow_is_libm() -> bool:
 
 
 def agrees(vector: Callable[..., Floats], scalar: Callable[[float, float], float]) -> bool:
-    """``vector`` and ``scalar`` agree, bit for bit, on values like the recency curves'."""
-    rng = np.random.default_rng(20261126)
-    ratios = rng.uniform(0.0, 100.0, 4096)
-    shapes = rng.uniform(0.5, 1.5, 4096)
-    exponents = -rng.uniform(0.0, 100.0, 4096)
+    """``vector`` and ``scalar`` agree, bit for bit, on values like the recency curves' (spread
+    by the golden ratio's fractional steps: numpy.random alone costs a new process ~10 ms)."""
+    steps = (np.arange(1, 4097, dtype=np.float64) * 0.6180339887498949) % 1.0
+    ratios = steps * 100.0
+    shapes = 0.5 + ((steps * 7.0) % 1.0)
+    exponents = -((steps * 13.0) % 1.0) * 100.0
     same = np.array_equal(
-        vector(ratios, shapes),
-        np.array([scalar(b, e) for b, e in zip(ratios.tolist(), shapes.tolist(), strict=True)]),
+        vector(ratios, shapes), np.fromiter(map(scalar, ratios.tolist(), shapes.tolist()), float)
     )
     return same and np.array_equal(
-        vector(2.0, exponents), np.array([scalar(2.0, e) for e in exponents.tolist()])
+        vector(2.0, exponents),
+        np.fromiter(map(scalar, repeat(2.0), exponents.tolist()), float),
     )
 
 
