@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from salience import Config, Memory
 from salience.cli import cli
 
 
@@ -247,3 +248,26 @@ def test_recall_type_filters(run) -> None:  # type: ignore[no-untyped-def]
     both = run("recall", "dark mode", "--type", "a", "--not-type", "b")
     assert both.exit_code == 1
     assert "not both" in both.stderr
+
+
+def test_an_mcp_server_interrupted_keeps_the_store_it_made(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C ends `salience mcp`; the new store it answered from stays, with its writes."""
+    import salience.mcp_server
+
+    class Interrupted:
+        def __init__(self, memory: object) -> None:
+            self.memory = memory
+
+        def run(self) -> None:
+            self.memory.remember("The staging API listens on 8080")  # type: ignore[attr-defined]
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(
+        salience.mcp_server, "create_mcp_server", lambda memory, **_: Interrupted(memory)
+    )
+    result = CliRunner().invoke(cli, ["mcp", "--home", str(home)])
+    assert result.exit_code != 0
+    with Memory.open(config=Config(home=home), embedder=None) as memory:
+        assert [m.content for m in memory.list()] == ["The staging API listens on 8080"]

@@ -188,3 +188,20 @@ def test_a_session_start_hook_asks_the_running_server_and_prints_the_same(
     assert cold.returncode == 0, cold.stderr
     assert cold.stdout.strip() == warm
     assert "deploy.sh" in json.loads(warm)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_server_stopped_keeps_the_store_it_made_and_what_it_acknowledged(
+    tmp_path: Path,
+) -> None:
+    """A store that `serve` made (a new home) stays when the server is stopped by SIGTERM:
+    it was taken for a failed command's and deleted, with every memory written meanwhile."""
+    home = tmp_path / "home"
+    with serving(home) as base:
+        made = httpx.post(
+            f"{base}/v1/memories", json={"content": "Rotate the deploy key on Monday"}
+        )
+        assert made.status_code == 201
+    listed = _salience("list", "--home", str(home), "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [m["id"] for m in json.loads(listed.stdout)] == [made.json()["id"]]
+    assert "created a new store" in next(tmp_path.glob("serve-*.log")).read_text()

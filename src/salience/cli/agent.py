@@ -12,6 +12,7 @@ import click
 
 from salience.cli import render
 from salience.cli.app import UserError, cli, open_memory, store_options
+from salience.cli.newstore import keep_new_store
 from salience.cli.warm import hook_output
 
 
@@ -31,6 +32,7 @@ def mcp(tools: str, project: str | None, home: Path | None, profile: str | None)
 
     with open_memory(home, profile) as memory:
         server = create_mcp_server(memory, tools=tools, profile=profile, project=project)
+        keep_new_store()  # (stopping the server never takes back what it acknowledged)
         server.run()
 
 

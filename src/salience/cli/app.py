@@ -6,7 +6,6 @@ traceback); 2 a usage error (click's own).
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import sys
@@ -19,6 +18,11 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 import click
 
 from salience import __version__
+from salience.cli.newstore import (
+    NEW_STORE,
+    announce_new_store,
+    discard_new_store,
+)
 
 if TYPE_CHECKING:
     from salience.engine.memory import Memory
@@ -127,16 +131,16 @@ class SalienceGroup(click.Group):
         try:
             result = super().invoke(ctx)
         except click.UsageError as exc:  # one line, like every other error
-            _discard_new_store(ctx)
+            discard_new_store(ctx)
             raise OneLineUsageError(exc) from None
         except SalienceError as exc:
-            _discard_new_store(ctx)
+            discard_new_store(ctx)
             raise UserError(str(exc)) from None
         except UnicodeError:  # an argument that is not valid text (undecodable bytes)
-            _discard_new_store(ctx)
+            discard_new_store(ctx)
             raise UserError("an argument is not valid text (undecodable bytes?)") from None
         except ValueError as exc:  # e.g. a path holding a NUL byte, refused by the OS layer
-            _discard_new_store(ctx)
+            discard_new_store(ctx)
             raise UserError(f"an argument cannot be used: {_first_words(exc)}") from None
         except BrokenPipeError:
             # The reader went away (e.g. `| head`); silence the interpreter's own complaint.
@@ -144,52 +148,26 @@ class SalienceGroup(click.Group):
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(0)
         except OSError as exc:  # e.g. a file name too long for the file system
-            _discard_new_store(ctx)
+            discard_new_store(ctx)
             why = exc.strerror or type(exc).__name__
             raise UserError(f"a file cannot be used: {why}") from None
         except SystemExit as exc:
             if exc.code:
-                _discard_new_store(ctx)
+                discard_new_store(ctx)
             else:
-                _announce_new_store(ctx)
+                announce_new_store(ctx)
             raise
         except BaseException:
-            _discard_new_store(ctx)
+            discard_new_store(ctx)
             raise
-        _announce_new_store(ctx)
+        announce_new_store(ctx)
         return result
-
-
-_NEW_STORE = "salience.new_store"
 
 
 def _first_words(exc: Exception) -> str:
     """An error's own message, cut short: it must not repeat a huge argument."""
     text = " ".join(str(exc).split())
     return text if len(text) <= 120 else text[:119] + "…"
-
-
-def _announce_new_store(ctx: click.Context) -> None:
-    """A command that made a new store and succeeded says where."""
-    made = ctx.meta.get(_NEW_STORE)
-    if made is not None:
-        from salience.cli.render import say
-
-        say(f"created a new store at {made[0]}", err=True)
-
-
-def _discard_new_store(ctx: click.Context) -> None:
-    """A command that made a new store and then failed leaves nothing behind: a failed
-    command changes nothing."""
-    made = ctx.meta.get(_NEW_STORE)
-    if made is None:
-        return
-    path, made_home = made
-    for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        leftover.unlink(missing_ok=True)
-    if made_home:
-        with contextlib.suppress(OSError):  # something else is in it now
-            path.parent.rmdir()
 
 
 @click.group(cls=SalienceGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -343,7 +321,7 @@ def open_memory(home: Path | None, profile: str | None = None, *, create: bool =
         )
     memory = Memory.open(config=config)
     if not existed:
-        meta[_NEW_STORE] = (path, not home_existed)
+        meta[NEW_STORE] = (path, not home_existed)
     return memory
 
 

@@ -21,6 +21,7 @@ from salience.cli.app import (
     open_memory,
     store_options,
 )
+from salience.cli.newstore import keep_new_store
 from salience.engine.provenance import TRUST
 from salience.wire.values import format_time
 
@@ -75,6 +76,7 @@ def serve(
             announced = announce(config.home, base, location, config, environ)
         # uvicorn re-raises SIGTERM once it has shut down: exit through `finally` instead.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    keep_new_store()  # (stopping the server never takes back what it acknowledged)
     try:
         uvicorn.run(
             "salience.server.app:app_from_env",
