@@ -96,10 +96,14 @@ def load_store(
 
 def evaluate(ranked: list[str], gold: set[str]) -> dict[str, float]:
     first = next((i for i, m in enumerate(ranked) if m in gold), None)
+    top5, top10 = gold & set(ranked[:5]), gold & set(ranked[:10])
     return {
-        "R@5": len(gold & set(ranked[:5])) / len(gold),
-        "R@10": len(gold & set(ranked[:10])) / len(gold),
-        "hit@10": float(bool(gold & set(ranked[:10]))),
+        "R@5": len(top5) / len(gold),
+        "R@10": len(top10) / len(gold),
+        "any@5": float(bool(top5)),
+        "any@10": float(bool(top10)),
+        "all@5": float(top5 == gold),
+        "all@10": float(top10 == gold),
         "NDCG@10": ndcg(ranked, gold, 10),
         "MRR": 0.0 if first is None else 1 / (first + 1),
     }
@@ -205,7 +209,7 @@ def summarise(
 
 def report(results: dict[str, Any]) -> None:
     metrics = results["metrics"]
-    names = ["R@5", "R@10", "hit@10", "NDCG@10", "MRR"]
+    names = ["R@5", "R@10", "any@5", "any@10", "all@5", "all@10", "NDCG@10", "MRR"]
     rows = [["questions", "n", *names]]
     for group, values in metrics.items():
         rows.append([group, str(values["questions"]), *(f"{values[m]:.1f}" for m in names)])
