@@ -116,6 +116,7 @@ def run(
     limit_convs: int | None,
     prior: float = 0.15,
     store: str | None = None,
+    learned: bool = False,
 ) -> dict[str, Any]:
     data = json.loads(path.read_text(encoding="utf-8"))[:limit_convs]
     per_question: list[tuple[int, dict[str, float]]] = []
@@ -131,11 +132,13 @@ def run(
                     profile=profile,
                     recall_prior=prior,
                     store_url=url,
+                    recall_learned=learned,
                 )
                 model, without = _evaluate(config, model, sample, per_question, latencies)
                 dropped += without
     results = summarise(per_question, latencies, dropped, profile, embedder, path, len(data))
     results["recall_prior"] = prior
+    results["recall_learned"] = learned
     results["store"] = "postgresql" if store else "sqlite"
     return results
 
@@ -237,10 +240,19 @@ def main() -> None:
     parser.add_argument(
         "--store", default=None, help="a postgresql:// URL: one schema per conversation there"
     )
+    parser.add_argument(
+        "--learned", action="store_true", help="salience profile: the learned fusion on"
+    )
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     results = run(
-        args.path, args.profile, args.embedder, args.conversations, args.prior, args.store
+        args.path,
+        args.profile,
+        args.embedder,
+        args.conversations,
+        args.prior,
+        args.store,
+        args.learned,
     )
     report(results)
     write_results(args.out or f"bench/results/locomo-{args.profile}-{args.embedder}.json", results)

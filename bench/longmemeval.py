@@ -15,10 +15,12 @@ first k distinct sessions of a 50-deep recall; and recall latency of ``search(qu
 ``--profile bm25`` is the plain BM25 baseline: the store's full-text ranking alone.
 
     python bench/longmemeval.py PATH/longmemeval_s_dev.json.gz [--profile salience]
-        [--protocol both|user|all] [--sample N] [--types T1,T2] [--limit N]
+        [--protocol both|user|all] [--sample N] [--types T1,T2] [--limit N] [--half held]
 
-``--sample N`` takes a stratified sample (each type in proportion, a fixed order by hash of
-the question id), so a run of a few minutes is representative of the whole file. Document
+``--half held`` asks only the half of the questions the salience profile's learned fusion
+was not fitted on (``--half fit``: the other). ``--sample N`` takes a stratified sample
+(each type in proportion, a fixed order by hash of the question id), so a run of a few
+minutes is representative of the whole file. Document
 embeddings are cached on disk by text (``--cache``; the query is always embedded afresh, so
 latency includes it). Prints a table and writes JSON (default
 bench/results/longmemeval-<profile>.json). The data file is never copied into the
@@ -78,20 +80,30 @@ def _order(question_id: str) -> str:
     return hashlib.sha256(question_id.encode()).hexdigest()
 
 
+def split(question_id: str) -> str:
+    """``fit`` or ``held``: the half a question belongs to, fixed by its id alone, before any
+    fit (bench/fusion_fit.py fits on one half and measures on the other)."""
+    return "fit" if hashlib.sha256(question_id.encode()).digest()[0] < 128 else "held"
+
+
 def select(
     instances: Sequence[dict[str, Any]],
     *,
     types: Sequence[str] = (),
     sample: int | None = None,
     limit: int | None = None,
+    half: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The questions to ask: no abstention questions, only ``types`` if given; ``sample``
-    draws a stratified sample (each type's share kept, at least one each, largest remainders
-    first), in a fixed order by hash of the question id; ``limit`` keeps the first N."""
+    """The questions to ask: no abstention questions, only ``types`` if given, only those of
+    ``half`` (see :func:`split`) if given; ``sample`` draws a stratified sample (each type's
+    share kept, at least one each, largest remainders first), in a fixed order by hash of the
+    question id; ``limit`` keeps the first N."""
     chosen = [
         q
         for q in instances
-        if not q["question_id"].endswith("_abs") and (not types or q["question_type"] in types)
+        if not q["question_id"].endswith("_abs")
+        and (not types or q["question_type"] in types)
+        and (half is None or split(q["question_id"]) == half)
     ]
     if sample is not None and sample < len(chosen):
         by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -312,6 +324,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         types=[t for t in (args.types or "").split(",") if t],
         sample=args.sample,
         limit=args.limit,
+        half=args.half,
     )
     if not questions:
         raise SystemExit("no questions selected (check --types)")
@@ -334,6 +347,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         recall_prior=args.prior,
                         store_url=url,
                         max_content_bytes=MAX_CONTENT,
+                        recall_learned=args.learned,
                     )
                     if model is None and embedder != "none":
                         with Memory.open(config=config) as first:
@@ -354,9 +368,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "questions": len(questions),
         "question_types": dict(sorted(by_type.items())),
         "sample": args.sample,
+        "half": args.half,
         "profile": args.profile,
         "embedder": embedder,
         "recall_prior": args.prior,
+        "recall_learned": args.learned,
         "plan": args.plan,
         "store": "postgresql" if args.store else "sqlite",
         "protocols": {p: summarise(results[p]) for p in protocols},
@@ -409,12 +425,21 @@ def main() -> None:
     parser.add_argument("--types", default=None, help="only these question types (comma list)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument(
+        "--half",
+        default=None,
+        choices=["fit", "held"],
+        help="only the questions of one half (the learned fusion is fitted on 'fit')",
+    )
+    parser.add_argument(
         "--prior", type=float, default=0.15, help="salience profile: recall_prior (0 = off)"
     )
     parser.add_argument(
         "--plan", default=None, help="salience recall-plan values, e.g. 'pool=50 reply_weight=0'"
     )
     parser.add_argument("--store", default=None, help="a postgresql:// URL (a schema per store)")
+    parser.add_argument(
+        "--learned", action="store_true", help="salience profile: the learned fusion on"
+    )
     parser.add_argument(
         "--cache",
         default="~/.cache/salience-bench",

@@ -111,9 +111,11 @@ def one_size(
     baseline: dict[str, float] | None = None,
     processes: int = 0,
     before: Path | None = None,
+    learned: bool = False,
 ) -> list[dict[str, Any]]:
     """Fill one store of ``size`` memories, then time recall with each index in turn (and,
-    with ``baseline``, with those recall-plan values too, query by query in turn)."""
+    with ``baseline``, with those recall-plan values too, query by query in turn; ``learned``:
+    with the salience profile's learned fusion on)."""
     maker = TextMaker(seed=11)
     embedder = MiniLMEmbedder()
     pool = embedder.embed([maker.sentence() for _ in range(POOL)])
@@ -133,7 +135,12 @@ def one_size(
         spawned = new_processes(home, url, texts[0], processes, before) if processes else []
         for index in indexes:
             config = Config(
-                home=home, signal_gate=False, vector_index=index, store_url=url, pgvector_from=0
+                home=home,
+                signal_gate=False,
+                vector_index=index,
+                store_url=url,
+                pgvector_from=0,
+                recall_learned=learned,
             )
             started = time.perf_counter()
             with Memory.open(config=config, embedder=embedder) as memory:
@@ -342,6 +349,12 @@ def _parser() -> argparse.ArgumentParser:
         "ratio in one run",
     )
     parser.add_argument(
+        "--learned",
+        action="store_true",
+        help="recall with the salience profile's learned fusion on (with --baseline-plan "
+        "'rerank=0': beside the hand-set fusion, query by query)",
+    )
+    parser.add_argument(
         "--new-process",
         type=int,
         default=0,
@@ -376,6 +389,7 @@ def main() -> None:
             parse_plan(args.baseline_plan),
             args.new_process,
             args.before,
+            args.learned,
         )
         print(json.dumps(found))
         return
@@ -427,6 +441,8 @@ def _command(
     if args.baseline_plan:
         parse_plan(args.baseline_plan)  # a bad value fails here, before any fill
         command += ["--baseline-plan", args.baseline_plan]
+    if args.learned:
+        command += ["--learned"]
     return command
 
 

@@ -22,6 +22,7 @@ CONFIG_FILENAME = "config.toml"
 RAE_SIGNALS = ("semantic", "recency", "importance", "usage")
 RECALL_SETTINGS = (
     "recall_prior",
+    "recall_learned",
     "rae_weights",
     "rae_half_life_hours",
     "aide_scoring_disabled",
@@ -201,6 +202,13 @@ class Config:
         "salience profile: weight of the context score (importance, recency, feedback...) in "
         "recall; the rest is query relevance. 0 ranks by relevance alone.",
         _float,
+    )
+    recall_learned: bool = _setting(
+        False,
+        "SALIENCE_RECALL_LEARNED",
+        "salience profile: re-rank recall's best 50 candidates with the learned fusion (fitted "
+        "on LoCoMo and LongMemEval; docs/scoring.md has its measurements). Off by default.",
+        _bool,
     )
     retention_days: int = _setting(
         0,

@@ -98,6 +98,21 @@ class WriteResult:
 
 
 @dataclass(frozen=True)
+class Learned:
+    """How a learned fusion scored a memory (:mod:`salience.search.rerank`): its ``logit`` is
+    ``bias + Σ weight·value`` over ``terms`` (feature, value, weight), and its relevance
+    ``(logit - low) / (high - low)`` over the candidates re-ranked with it; ``before``: the
+    hand-set fusion's relevance it replaced."""
+
+    before: float
+    bias: float
+    terms: tuple[tuple[str, float, float], ...]
+    logit: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
 class Relevance:
     """How a memory matched a query, as the profile's search score sees it.
 
@@ -106,7 +121,8 @@ class Relevance:
     ``lexical_hit``: whether full-text search found it. ``own``: the fused relevance before
     session context was spread (None: not spread); ``context``: what lifted it, if anything
     (``session neighbour``: the memory before or after it matched; ``reply to a question``:
-    the memory before it is a question that matched).
+    the memory before it is a question that matched). ``learned``: set when a learned fusion
+    re-ranked it (``fused`` is then its learned relevance).
     """
 
     lexical: float = 0.0
@@ -115,6 +131,7 @@ class Relevance:
     fused: float | None = None
     own: float | None = None
     context: str | None = None
+    learned: Learned | None = None
 
     def lifted(self) -> str | None:
         """``own 0.2000, lifted as a reply to a question``; None when nothing lifted it."""

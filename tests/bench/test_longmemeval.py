@@ -106,6 +106,8 @@ def test_a_run_on_a_small_file_reports_both_protocols(tmp_path: Path) -> None:
         store=None,
         cache="none",
         plan=None,
+        half=None,
+        learned=False,
     )
     results = longmemeval.run(args)
     for protocol in ("user", "all"):
@@ -121,3 +123,14 @@ def test_a_file_that_is_not_a_list_is_refused(tmp_path: Path) -> None:
     path.write_text("{}")
     with pytest.raises(SystemExit, match="expected a JSON list"):
         longmemeval.load(path)
+
+
+def test_the_halves_depend_on_the_question_id_alone() -> None:
+    halves = [longmemeval.split(f"q{i}") for i in range(400)]
+    assert halves == [longmemeval.split(f"q{i}") for i in range(400)]
+    assert 150 < halves.count("fit") < 250
+    questions = [{"question_id": f"q{i}", "question_type": "multi-session"} for i in range(40)]
+    held = longmemeval.select(questions, half="held")
+    assert {q["question_id"] for q in held} == {
+        f"q{i}" for i in range(40) if longmemeval.split(f"q{i}") == "held"
+    }

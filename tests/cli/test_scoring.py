@@ -200,3 +200,34 @@ def test_recall_explain_and_json_breakdown(run) -> None:  # type: ignore[no-unty
     hits = json.loads(run("recall", "redis", "--json", "--profile", "ilab").stdout)
     assert [c["name"] for c in hits[0]["breakdown"]] == ["fts_rank", "recency", "revision"]
     assert "fts_rank 0.6x1.0000" in run("recall", "redis", "--explain", "--profile", "ilab").stdout
+
+
+def test_recall_explains_the_learned_fusion_term_by_term(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SALIENCE_RECALL_LEARNED", "true")
+    runner = CliRunner(env={"SALIENCE_SIGNAL_GATE": "0", "SALIENCE_EMBEDDER": "none"})
+
+    def run(*args: str, stdin: str | None = None) -> Result:
+        return runner.invoke(cli, [*args, "--home", str(home)], input=stdin, catch_exceptions=False)
+
+    _import(
+        run,
+        {"content": "Redis caches the sessions", "created_at": AS_OF},
+        {"content": "Redis runs on the small box", "created_at": AS_OF},
+    )
+    explained = run("recall", "redis sessions", "--explain").stdout
+    assert "learned 1.0000 (fused" in explained
+    assert "logit " in explained
+    assert "relevance (logit - " in explained
+    hits = json.loads(run("recall", "redis sessions", "--json").stdout)
+    learned = hits[0]["relevance"]["learned"]
+    terms = learned["terms"]
+    assert learned["logit"] == pytest.approx(
+        learned["bias"] + sum(t["contribution"] for t in terms)
+    )
+    assert hits[0]["relevance"]["fused"] == pytest.approx(
+        (learned["logit"] - learned["low"]) / (learned["high"] - learned["low"])
+    )
+    monkeypatch.delenv("SALIENCE_RECALL_LEARNED")
+    assert "learned" not in run("recall", "redis sessions", "--explain").stdout

@@ -131,8 +131,17 @@ def _record_path(memory: Memory, query: str, name: str, limit: int) -> list[Hit]
 
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_recall_scores_columns_and_returns_what_the_record_path_returns(
-    memory: Memory, clock: FakeClock, embedder: WordHashEmbedder, tmp_path: Path, name: str
+    memory: Memory,
+    clock: FakeClock,
+    embedder: WordHashEmbedder,
+    tmp_path: Path,
+    name: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The hand-set fusion on both paths (the salience profile's learned re-ranking of its
+    results has an oracle of its own: tests/search/test_rerank.py)."""
+    rules = PROFILES[name]
+    monkeypatch.setitem(PROFILES, name, replace(rules, recall=replace(rules.recall, rerank=False)))
     with Memory.open(
         config=Config(home=tmp_path / "team", signal_gate=False), clock=clock, embedder=embedder
     ) as team:

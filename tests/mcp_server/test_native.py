@@ -224,3 +224,22 @@ def test_stale_and_confirm(memory: Memory) -> None:
         assert again.structured_content["memories"] == []  # type: ignore[index]
 
     _run(create_mcp_server(memory), session)
+
+
+def test_a_learned_explanation_is_compact_for_an_agent() -> None:
+    from salience.mcp_server.native import _learned
+    from salience.models import Learned
+
+    terms = (
+        ("lexical", 1.0, 0.5),
+        ("context", 0.8, 5.0),
+        ("length", 4.0, -1.0),
+        ("asks", 1.0, 0.1),
+    )
+    compact = _learned(Learned(0.61, 0.0, terms, 3.6, -1.0, 3.6))
+    assert compact == {
+        "before": 0.61,
+        "logit": 3.6,
+        "largest": {"context": 4.0, "length": -4.0, "lexical": 0.5},
+    }
+    assert _learned(None) is None

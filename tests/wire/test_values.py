@@ -16,6 +16,7 @@ from salience import Config, Memory
 from salience.cli import cli
 from salience.clock import parse_time
 from salience.server.app import create_app
+from salience.wire import decode
 from salience.wire.values import hit_out, ranked_out
 from tests.loopback import local_client
 
@@ -168,3 +169,26 @@ def test_layers_and_packs_are_one_shape(faces: tuple[Memory, TestClient], tmp_pa
     assert shape(on_cli) == shape(over_http)
     assert on_cli["manifest"] == over_http["manifest"] == exported
     assert cli_json("layer", "list") == client.get("/v1/layers").json()
+
+
+def test_a_learned_hit_is_one_shape_and_decodes_back(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SALIENCE_RECALL_LEARNED", "true")
+    with Memory.open(config=Config.from_env(), embedder=None) as memory:
+        for text in ("the harbour crane lifts 40 tonnes", "the crane was serviced on Monday"):
+            memory.remember(text)
+        local = memory.search("crane tonnes", touch=False, as_of=parse_time(AS_OF))
+        with local_client(create_app(memory)) as client:
+            query = {"query": "crane tonnes", "touch": False, "as_of": AS_OF}
+            over_http = client.post("/v1/search", json=query).json()
+            on_cli = cli_json("recall", "crane tonnes", "--no-touch", "--as-of", AS_OF)
+            over_mcp = mcp(client, "recall", {"query": "crane tonnes"})["hits"]
+    learned = local[0].relevance.learned if local[0].relevance else None
+    assert learned is not None
+    assert [hit_out(h) for h in local] == over_http
+    assert over_http[0]["relevance"]["learned"]["terms"][0]["feature"] == "lexical"
+    assert [decode.hit(h) for h in over_http] == local
+    assert on_cli == over_http
+    assert shape(over_mcp) == shape(over_http)
+    assert over_mcp[0]["relevance"]["learned"] == over_http[0]["relevance"]["learned"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from salience.models import Hit, ImportResult, MemoryRecord, Stats, WriteResult
+from salience.models import Hit, ImportResult, Learned, MemoryRecord, Stats, WriteResult
 
 if TYPE_CHECKING:
     from salience.engine.migrating import MigrationReport
@@ -171,6 +171,9 @@ def hit_table(hits: Sequence[Hit], *, explain: bool = False) -> None:
         )
         if explain:
             console.print(f"[dim]{escape(retrieval_line(h))}[/dim]")
+            learned = h.relevance.learned if h.relevance is not None else None
+            if learned is not None:
+                console.print(f"[dim]{escape(learned_line(learned))}[/dim]")
         if explain and h.explanation is not None:
             console.print(f"[dim]{escape(breakdown_line(h.explanation))}[/dim]")
 
@@ -181,11 +184,31 @@ def retrieval_line(hit: Hit) -> str:
     parts.append(f"vector cosine {hit.vector:.3f}" if hit.vector is not None else "vector: none")
     relevance = hit.relevance
     if relevance is not None and relevance.fused is not None:
-        parts.append(f"fused {relevance.fused:.4f}")
+        if relevance.learned is not None:
+            parts.append(f"learned {relevance.fused:.4f} (fused {relevance.learned.before:.4f})")
+        else:
+            parts.append(f"fused {relevance.fused:.4f}")
         lifted = relevance.lifted()
         if lifted is not None:
             parts.append(f"({lifted})")
     return "      " + "  ".join(parts)
+
+
+def learned_line(learned: Learned) -> str:
+    """The learned fusion's sum, largest terms first: ``logit 1.234 = bias 0.000 + context
+    0.812*5.221 (+4.240) + ...`` and how it was normalised (terms of 0 left out)."""
+    terms = sorted(learned.terms, key=lambda t: -abs(t[1] * t[2]))
+    shown = " + ".join(
+        f"{name} {value:.3f}*{weight:.3f} ({value * weight:+.3f})"
+        for name, value, weight in terms
+        if value * weight != 0.0
+    )
+    if learned.high - learned.low <= 1e-12:
+        scaled = "relevance 1 (every candidate's logit the same)"
+    else:
+        scaled = f"relevance (logit - {learned.low:.3f}) / ({learned.high:.3f} - {learned.low:.3f})"
+    sum_ = f"logit {learned.logit:.3f} = bias {learned.bias:.3f} + {shown or 'nothing'}"
+    return f"      {sum_}; {scaled}"
 
 
 def import_result(result: ImportResult) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -20,10 +21,12 @@ from salience.lazy import lazy_module
 from salience.models import (
     LOCAL_LAYER,
     Hit,
+    Learned,
     MemoryRecord,
     UserScope,
 )
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
+from salience.search import rerank
 from salience.search.fusion import LEXICAL, fuse, rank_candidates
 from salience.search.pool import Found, Pool, choose, hit, spread
 from salience.search.pool import fuse as fuse_rows
@@ -36,7 +39,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from salience.briefing.columns import Flags
+    from salience.briefing.columns import Columns, Flags
     from salience.embeddings.arrays import Vector
     from salience.search.vectors import Vectors
 else:
@@ -98,8 +101,10 @@ class Recall(Recording):
             candidates = fuse(plan, [(r, 1.0) for r in found], ())
             hits = rank_candidates(candidates, rules, now, settings, limit)
         else:
-            pool = self._candidates(query, flt, plan, limit, layers)
-            hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers)
+            learned = plan.rerank and settings.recall_learned
+            fetch = max(limit, rerank.load().depth) if learned else limit
+            pool = self._candidates(query, flt, plan, fetch, layers)
+            hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers, text)
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
             h for h in hits if STALE_TAG in h.record.tags
         ]  # a stale memory (tagged: its source changed) comes after the current ones
@@ -168,9 +173,11 @@ class Recall(Recording):
         limit: int,
         flt: MemoryFilter,
         layers: Sequence[Layer],
+        query: str,
     ) -> builtins.list[Hit]:
         """The pool scored as columns by the profile's search score (then its selection): the
-        records of the hits alone are read, and their scores explained."""
+        records of the hits alone are read, and their scores explained. With the plan's
+        ``rerank``, the best of them are scored again by the learned model first."""
         kept: builtins.list[npt.NDArray[np.intp]] = []
         parts = []
         for index, layer in enumerate((None, *layers)):
@@ -191,11 +198,66 @@ class Recall(Recording):
         else:
             back = np.argsort(rows, kind="stable")  # (the pool's order: full ties keep it)
             columns, pool = columns.take(back), pool.taken(rows[back])
+        if rules.recall.rerank and settings.recall_learned:
+            return self._reranked(query, pool, columns, rules, now, settings, limit, flt, layers)
         chosen = choose(pool, columns, rules, now, settings, limit)
         hits: builtins.list[Hit] = []
         for row, record in zip(chosen, self._pool_records(pool, chosen, flt, layers), strict=True):
             if record is not None:  # (else deleted since it was found)
                 hits.append(hit(pool, row, record, len(hits) + 1, rules, now, settings))
+        return hits
+
+    def _reranked(
+        self,
+        query: str,
+        pool: Pool,
+        columns: Columns,
+        rules: Profile,
+        now: datetime,
+        settings: ProfileSettings,
+        limit: int,
+        flt: MemoryFilter,
+        layers: Sequence[Layer],
+    ) -> builtins.list[Hit]:
+        """The fusion's best ``depth`` candidates (in its order), scored again by the learned
+        model; its relevance replaces the fused one in the profile's search score."""
+        model = rerank.load()
+        best = choose(pool, columns, rules, now, settings, max(model.depth, limit))
+        read = self._pool_records(pool, best, flt, layers)
+        rows = np.array([b for b, r in zip(best, read, strict=True) if r is not None], np.intp)
+        records = [r for r in read if r is not None]  # (others deleted since they were found)
+        pool, columns = pool.taken(rows), columns.take(rows)
+        r = pool.relevance
+        found = rerank.Candidates(
+            r.lexical,
+            r.lexical_hit,
+            r.vector,
+            pool.similarity,
+            pool.own,
+            r.fused,
+            columns.line_length,
+            columns.session,
+            np.array(["?" in record.content for record in records], dtype=np.bool_),
+            columns.created,
+            tuple(resolve(query, now)) if rules.recall.dated else (),
+        )
+        raw = rerank.signals(query, found, rules.recall.context_weight)
+        sink = rerank.SINK.get()
+        if sink is not None:
+            sink.append((list(pool.ids), raw))
+        inputs = rerank.features(raw)
+        logits = model.logits(inputs)
+        relevance, low, high = rerank.normalised(logits)
+        learned = pool.relearned(relevance)
+        hits: builtins.list[Hit] = []
+        for row in choose(learned, columns, rules, now, settings, limit):
+            found_hit = hit(learned, row, records[row], len(hits) + 1, rules, now, settings)
+            terms = zip(rerank.FEATURE_NAMES, inputs[row].tolist(), model.weights, strict=True)
+            why = Learned(
+                float(r.fused[row]), model.bias, tuple(terms), float(logits[row]), low, high
+            )
+            assert found_hit.relevance is not None
+            hits.append(replace(found_hit, relevance=replace(found_hit.relevance, learned=why)))
         return hits
 
     def _pool_records(

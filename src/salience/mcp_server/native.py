@@ -47,6 +47,7 @@ class Explained(BaseModel):
     cosine: float | None
     fused: float | None
     context: str | None = None
+    learned: dict[str, Any] | None = None
     breakdown: list[dict[str, Any]]
 
 
@@ -103,6 +104,19 @@ def answer(structured: BaseModel, brief: Any) -> CallToolResult:
     )
 
 
+def _learned(learned: Any) -> dict[str, Any] | None:
+    """A learned fusion's explanation, compact: its logit, the relevance it replaced and its
+    three largest terms (the HTTP API and ``recall --explain`` give every term)."""
+    if learned is None:
+        return None
+    terms = sorted(learned.terms, key=lambda t: -abs(t[1] * t[2]))[:3]
+    return {
+        "before": round(learned.before, 4),
+        "logit": round(learned.logit, 4),
+        "largest": {name: round(value * weight, 4) for name, value, weight in terms},
+    }
+
+
 def hit_brief(hit: Any, explain: bool) -> HitBrief:
     """A :class:`~salience.models.Hit` as :class:`HitBrief`."""
     r = hit.record
@@ -115,6 +129,7 @@ def hit_brief(hit: Any, explain: bool) -> HitBrief:
             cosine=hit.vector,
             fused=None if relevance is None else relevance.fused,
             context=None if relevance is None else relevance.lifted(),
+            learned=None if relevance is None else _learned(relevance.learned),
             breakdown=full["breakdown"],
         )
     return HitBrief(

@@ -27,6 +27,7 @@ class ProfileSettings:
     rae_half_life_hours: float = 24.0
     briefing_budget: int = 1500
     recall_prior: float = 0.15
+    recall_learned: bool = False
 
     @classmethod
     def from_config(cls, config: Config) -> ProfileSettings:
@@ -38,6 +39,7 @@ class ProfileSettings:
             rae_half_life_hours=config.rae_half_life_hours,
             briefing_budget=config.briefing_budget,
             recall_prior=config.recall_prior,
+            recall_learned=config.recall_learned,
         )
 
 
@@ -54,6 +56,9 @@ class RecallPlan:
     vector search (0: not moved).
     ``reply_weight``: a candidate that follows a question in its session is worth at least
     this share of the question's fused relevance (0: off; see :func:`spread_context`).
+    ``rerank``: with the ``recall_learned`` setting on, the best candidates of the fusion are
+    scored again by the learned model of :mod:`salience.search.rerank` (fitted on this plan's
+    fusion), whose relevance replaces the fused one.
     """
 
     fusion: str = "lexical"
@@ -69,6 +74,7 @@ class RecallPlan:
     feedback_weight: float = 0.0
     feedback_count: int = 0
     reply_weight: float = 0.0
+    rerank: bool = False
 
     def lexical_count(self, limit: int) -> int:
         """Full-text candidates for ``limit`` results."""

@@ -380,5 +380,6 @@ PROFILE = Profile(
         context_weight=0.4,
         feedback_weight=0.5,
         feedback_count=3,
+        rerank=True,
     ),
 )

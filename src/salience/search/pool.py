@@ -99,6 +99,21 @@ class Pool:
             self.context[row],
         )
 
+    def relearned(self, fused: Floats) -> Pool:
+        """The same rows with another fused relevance (a learned fusion's)."""
+        r = self.relevance
+        relevance = Relevances(r.lexical, r.vector, r.lexical_hit, fused)
+        return Pool(
+            self.source,
+            self.seqs,
+            self.ids,
+            relevance,
+            self.bm25,
+            self.similarity,
+            self.own,
+            self.context,
+        )
+
     def taken(self, rows: npt.NDArray[np.intp]) -> Pool:
         """These rows only, in that order."""
         picks = rows.tolist()

@@ -20,6 +20,7 @@ from salience.models import (
     Hit,
     ImportResult,
     LayerMount,
+    Learned,
     MemoryGraph,
     MemoryRecord,
     Relevance,
@@ -90,8 +91,17 @@ def status(superseded: bool, forgotten: bool) -> str:
     return "current"
 
 
+def learned(data: dict[str, Any] | None) -> Learned | None:
+    if data is None:
+        return None
+    terms = tuple((t["feature"], t["value"], t["weight"]) for t in data["terms"])
+    return Learned(data["before"], data["bias"], terms, data["logit"], data["low"], data["high"])
+
+
 def hit(data: dict[str, Any]) -> Hit:
     relevance = data["relevance"]
+    if relevance is not None:
+        relevance = relevance | {"learned": learned(relevance.get("learned"))}
     return Hit(
         record(data["record"]),
         data["score"],

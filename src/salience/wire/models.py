@@ -54,6 +54,25 @@ class ComponentOut(BaseModel):
     contribution: float = Field(description="weight x value: its share of the score")
 
 
+class TermOut(BaseModel):
+    feature: str
+    value: float
+    weight: float
+    contribution: float = Field(description="weight x value: its share of the logit")
+
+
+class LearnedOut(BaseModel):
+    """How the learned fusion scored a hit: logit = bias + the sum of the terms' contributions;
+    relevance (``fused``) = (logit - low) / (high - low) over the candidates it re-ranked."""
+
+    before: float = Field(description="the hand-set fusion's relevance it replaced")
+    bias: float
+    logit: float
+    low: float
+    high: float
+    terms: list[TermOut]
+
+
 class RelevanceOut(BaseModel):
     lexical: float
     vector: float | None
@@ -61,6 +80,7 @@ class RelevanceOut(BaseModel):
     lexical_hit: bool
     own: float | None = None
     context: str | None = None
+    learned: LearnedOut | None = None
 
 
 class HitOut(BaseModel):

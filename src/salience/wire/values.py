@@ -16,6 +16,7 @@ from salience.models import (
     ImportResult,
     Job,
     LayerMount,
+    Learned,
     MemoryRecord,
     Session,
     Stats,
@@ -97,10 +98,28 @@ def hit_out(hit: Hit) -> dict[str, Any]:
             "lexical_hit": relevance.lexical_hit,
             "own": relevance.own,
             "context": relevance.context,
+            "learned": learned_out(relevance.learned),
         },
         "breakdown": components(hit.explanation),
         "note": None if hit.explanation is None else hit.explanation.note,
         "record": memory_out(hit.record),
+    }
+
+
+def learned_out(learned: Learned | None) -> dict[str, Any] | None:
+    """A learned fusion's explanation as :class:`LearnedOut` data."""
+    if learned is None:
+        return None
+    return {
+        "before": learned.before,
+        "bias": learned.bias,
+        "logit": learned.logit,
+        "low": learned.low,
+        "high": learned.high,
+        "terms": [
+            {"feature": f, "value": v, "weight": w, "contribution": v * w}
+            for f, v, w in learned.terms
+        ],
     }
 
 

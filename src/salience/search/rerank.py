@@ -1,0 +1,243 @@
+"""A learned re-ranking of recall's best candidates: the salience profile's fusion.
+
+The hand-set fusion (:mod:`salience.search.pool`) ranks every candidate; its best
+:attr:`Reranker.depth` are then scored again by a linear model over the signals recall has
+already computed for them (full-text and vector scores, the fused relevance before and
+after context spreading, the raw cosine) and over features of the memory and the query (its
+length, whether it asks a question, how its session fares among the candidates, how long the
+candidates are, how many words the query has and whether it names a date). A memory's
+logit is ``bias + Σ weight·feature``; its learned relevance is the logit min-max normalised
+over the re-ranked candidates (the best is 1, as with the hand fusion, so the profile's prior
+keeps its weight). ``recall --explain`` shows every term of the sum, so a ranking can be
+checked by hand.
+
+The weights are fitted by ``bench/fusion_fit.py`` on the LoCoMo and LongMemEval dev files
+(held out: leave one conversation out, and half of the LongMemEval questions fixed by id) and
+shipped as ``rerank.json`` beside this module. One global weight per signal could not serve
+both kinds of store (two-sided dialogue of short turns; short user turns beside long
+assistant turns): the features that carry the candidates' length let one model do it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from salience.lazy import lazy_module
+from salience.text_dates import day_words
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Floats = npt.NDArray[np.float64]
+else:
+    np = lazy_module("numpy")
+
+MODEL = Path(__file__).resolve().parent / "rerank.json"
+WORD = re.compile(r"[a-z0-9]+")
+STOP = frozenset(
+    "a an and are as at be by did do does for from had has have he her his how i in is it its"
+    " me my of on or our she so that the their them they this to was we were what when where"
+    " which who why will with would you your".split()
+)
+DATE_CUE = re.compile(
+    r"\b(when|date|day|days|week|weeks|month|months|year|years|ago|last|yesterday|before|"
+    r"after|first|recent|since|until|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|\d{4})\b"
+)
+# What recall hands the model for each candidate (columns of :func:`signals`' matrix).
+SIGNALS = (
+    "lexical",  # full-text score, min-max normalised over the candidates (0: no match)
+    "vector",  # cosine, min-max normalised (0: not found by vectors)
+    "cosine",  # the raw cosine (0: not found by vectors)
+    "own",  # fused relevance before context spreading
+    "fused",  # after it
+    "context",  # the best session neighbour's fused relevance
+    "lexical_hit",
+    "vector_hit",
+    "length",  # log(1 + characters of the memory as one line)
+    "asks",  # the memory holds a question mark
+    "query_words",  # log(1 + the query's distinct content words)
+    "query_date",  # the query names a date or a time
+    "pool",  # the median length of the candidates, less POOL_CENTRE
+    "support",  # the best fused relevance of another candidate of its session
+    "session_hits",  # log(1 + other candidates of its session)
+    "date_match",  # the day it was written is a day the query names ("three days ago")
+)
+POOL_CENTRE = 4.5
+# The model's features: a signal, or the product of two.
+FEATURES: tuple[tuple[str, ...], ...] = (
+    ("lexical",),
+    ("vector",),
+    ("own",),
+    ("context",),
+    ("cosine",),
+    ("lexical_hit",),
+    ("vector_hit",),
+    ("length",),
+    ("length", "lexical"),
+    ("length", "vector"),
+    ("length", "context"),
+    ("query_words", "lexical"),
+    ("query_words", "vector"),
+    ("query_date", "lexical"),
+    ("pool",),
+    ("pool", "lexical"),
+    ("pool", "vector"),
+    ("pool", "context"),
+    ("pool", "own"),
+    ("pool", "length"),
+    ("asks",),
+    ("asks", "context"),
+    ("support",),
+    ("session_hits",),
+    ("pool", "support"),
+    ("date_match",),
+)
+FEATURE_NAMES = tuple("*".join(f) for f in FEATURES)
+# Set by bench/fusion_fit.py to collect (ids, signals) of each re-ranking, for fitting.
+SINK: ContextVar[list[tuple[list[str], Floats]] | None] = ContextVar("rerank_sink", default=None)
+
+
+def query_signals(query: str) -> tuple[float, float]:
+    """(query_words, query_date) of a query."""
+    lowered = query.lower()
+    words = {w for w in WORD.findall(lowered) if w not in STOP}
+    return math.log1p(len(words)), float(DATE_CUE.search(lowered) is not None)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What recall knows of its best candidates, in the hand fusion's order."""
+
+    lexical: Floats
+    lexical_hit: npt.NDArray[np.bool_]
+    vector: Floats  # NaN: not found by vectors
+    cosine: Floats  # NaN: not found by vectors
+    own: Floats
+    fused: Floats
+    line_length: npt.NDArray[np.int64]
+    session: npt.NDArray[np.int64]  # negative: no session
+    asks: npt.NDArray[np.bool_]
+    created: npt.NDArray[np.int64]  # microseconds since the epoch (UTC)
+    days: tuple[str, ...] = ()  # the calendar words of the days the query names
+
+
+def written_on(created: npt.NDArray[np.int64], days: Sequence[str]) -> Floats:
+    """1 where the day a memory was written (UTC) is one of ``days`` (``text_dates``' words:
+    ``2023 May 7 Sunday``; a weekend names two), else 0."""
+    if not days:
+        return np.zeros(len(created))
+    named = " | ".join(days)
+    epoch = date(1970, 1, 1).toordinal()
+    return np.array(
+        [
+            float(day_words(date.fromordinal(epoch + int(c) // 86_400_000_000)) in named)
+            for c in created.tolist()
+        ]
+    )
+
+
+def signals(query: str, found: Candidates, context_weight: float) -> Floats:
+    """The :data:`SIGNALS` matrix, one row per candidate."""
+    n = len(found.fused)
+    out = np.zeros((n, len(SIGNALS)), dtype=np.float64)
+    if not n:
+        return out
+    column = {name: i for i, name in enumerate(SIGNALS)}
+    vector_hit = ~np.isnan(found.vector)
+    own = np.where(np.isnan(found.own), found.fused, found.own)
+    context = np.zeros(n)
+    if context_weight > 0:
+        context = np.maximum(0.0, ((1 + context_weight) * found.fused - own) / context_weight)
+    length = np.log1p(found.line_length.astype(np.float64))
+    words, date = query_signals(query)
+    support = np.zeros(n)
+    hits = np.zeros(n)
+    for i in range(n):
+        if found.session[i] < 0:
+            continue
+        same = found.session == found.session[i]
+        same[i] = False
+        if same.any():
+            support[i] = float(found.fused[same].max())
+            hits[i] = math.log1p(int(same.sum()))
+    values = {
+        "lexical": found.lexical,
+        "vector": np.where(vector_hit, found.vector, 0.0),
+        "cosine": np.where(vector_hit, found.cosine, 0.0),
+        "own": own,
+        "fused": found.fused,
+        "context": context,
+        "lexical_hit": found.lexical_hit.astype(np.float64),
+        "vector_hit": vector_hit.astype(np.float64),
+        "length": length,
+        "asks": found.asks.astype(np.float64),
+        "query_words": np.full(n, words),
+        "query_date": np.full(n, date),
+        "pool": np.full(n, float(np.median(length)) - POOL_CENTRE),
+        "support": support,
+        "session_hits": hits,
+        "date_match": written_on(found.created, found.days),
+    }
+    for name, value in values.items():
+        out[:, column[name]] = value
+    return out
+
+
+def features(raw: Floats) -> Floats:
+    """The model's inputs (:data:`FEATURES`) from a :func:`signals` matrix."""
+    column = {name: i for i, name in enumerate(SIGNALS)}
+    parts = []
+    for names in FEATURES:
+        value = raw[:, column[names[0]]]
+        for name in names[1:]:
+            value = value * raw[:, column[name]]
+        parts.append(value)
+    return np.stack(parts, axis=1) if parts else np.zeros((len(raw), 0))
+
+
+@dataclass(frozen=True)
+class Reranker:
+    """A fitted model: a weight per feature and a bias, for the best ``depth`` candidates."""
+
+    weights: tuple[float, ...]
+    bias: float
+    depth: int
+
+    def logits(self, inputs: Floats) -> Floats:
+        """``bias + Σ weight·feature`` of each row of :func:`features`."""
+        result: Floats = inputs @ np.array(self.weights) + self.bias
+        return result
+
+
+def normalised(logits: Floats) -> tuple[Floats, float, float]:
+    """The logits min-max normalised over the candidates, as fusion normalises each
+    retriever's scores (the best is 1; all 1 when they are equal), and (lowest, highest)."""
+    if not len(logits):
+        return logits, 0.0, 0.0
+    low, high = float(logits.min()), float(logits.max())
+    if high - low <= 1e-12:
+        return np.ones(len(logits)), low, high
+    result: Floats = (logits - low) / (high - low)
+    return result, low, high
+
+
+@cache
+def load(path: Path = MODEL) -> Reranker:
+    """The shipped model (checked: one weight per feature, by name)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if tuple(data["features"]) != FEATURE_NAMES:
+        raise ValueError(f"{path}: its features are not this module's; refit it")
+    weights = tuple(float(w) for w in data["weights"])
+    return Reranker(weights, float(data["bias"]), int(data["depth"]))

@@ -1,0 +1,140 @@
+"""bench/fusion_fit.py: the held-out split, the fits and the re-ranked metrics."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import fusion_fit
+
+
+def _lists(rng: np.random.Generator, questions: int = 60, count: int = 20) -> tuple:
+    """Candidates whose gold one has the larger first feature; the second is noise."""
+    x = rng.normal(size=(questions * count, 2))
+    y = np.zeros(questions * count)
+    for q in range(questions):
+        rows = slice(q * count, (q + 1) * count)
+        y[q * count + int(np.argmax(x[rows, 0]))] = 1
+    groups = [(q * count, count, 1.0) for q in range(questions)]
+    return x, y, groups
+
+
+def test_the_listwise_fit_learns_which_signal_ranks() -> None:
+    x, y, groups = _lists(np.random.default_rng(1))
+    coef = fusion_fit.fit_lists(x, y, 0.1, groups)
+    assert coef[0] > 5 * abs(coef[1])
+    assert coef[-1] == 0.0
+
+
+def test_the_pointwise_fit_learns_which_signal_ranks() -> None:
+    x, y, _ = _lists(np.random.default_rng(2))
+    coef = fusion_fit.fit(x, y, 0.1, np.ones(len(y)))
+    assert coef[0] > 5 * abs(coef[1])
+
+
+def test_coefficients_apply_to_the_raw_inputs() -> None:
+    """Standardising is undone: the logit of raw x equals the standardised model's."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(loc=5.0, scale=3.0, size=(400, 2))
+    y = (x[:, 0] + rng.normal(size=400) > 5.0).astype(float)
+    coef = fusion_fit.fit(x, y, 0.0, np.ones(400))
+    p = 1 / (1 + np.exp(-(x @ coef[:-1] + coef[-1])))
+    assert abs(float(p.mean()) - float(y.mean())) < 1e-6  # the intercept's score equation
+
+
+def test_locomo_metrics_of_an_order() -> None:
+    q = {"set": "locomo", "gold_turns": 3}
+    gold = np.array([False, True, False, True])
+    found = fusion_fit.metrics(q, np.array([3, 0, 1, 2]), gold, np.zeros(4, dtype=int))
+    assert found["R@5"] == pytest.approx(2 / 3)
+    assert (found["any@10"], found["all@10"]) == (1.0, 0.0)
+
+
+def test_longmemeval_session_metrics_count_distinct_sessions() -> None:
+    q = {"set": "longmemeval", "gold_turns": 1, "gold_sessions": [7]}
+    gold = np.array([False, False, True])
+    sessions = np.array([1, 1, 7])
+    found = fusion_fit.metrics(q, np.array([0, 1, 2]), gold, sessions)
+    assert found["turn any@5"] == 1.0
+    assert found["session all@10"] == 1.0
+    assert found["session nDCG@10"] == pytest.approx(1 / np.log2(3))
+
+
+def _collected(rng: np.random.Generator) -> dict:
+    """Signals of a few LoCoMo-like and LongMemEval-like questions, gold where the full-text
+    signal is best."""
+    from salience.search import rerank
+
+    questions, rows, gold, sessions = [], [], [], []
+    at = 0
+    for q in range(30):
+        n = 12
+        x = rng.uniform(size=(n, len(rerank.SIGNALS)))
+        y = np.zeros(n, dtype=bool)
+        y[int(np.argmax(x[:, 0]))] = True
+        s = rng.integers(0, 4, size=n)
+        locomo = q % 2 == 0
+        meta = {
+            "set": "locomo" if locomo else "longmemeval",
+            "group": f"conv-{q % 3}" if locomo else ("fit" if q % 4 == 1 else "held"),
+            "type": "1 multi-hop" if locomo else "multi-session",
+            "gold_turns": 1,
+            "start": at,
+            "count": n,
+        }
+        if not locomo:
+            meta["gold_sessions"] = [int(s[y][0])]
+        questions.append(meta)
+        rows.append(x)
+        gold.append(y)
+        sessions.append(s)
+        at += n
+    return {
+        "x": np.concatenate(rows),
+        "gold": np.concatenate(gold),
+        "session": np.concatenate(sessions),
+        "signals": list(rerank.SIGNALS),
+        "questions": questions,
+        "depth": 12,
+        "sources": ["a.json", "b.json.gz"],
+    }
+
+
+def test_a_fit_is_measured_held_out_and_written_as_recall_loads_it(tmp_path: Path) -> None:
+    from salience.search import rerank
+
+    data = _collected(np.random.default_rng(4))
+    result = fusion_fit.evaluate(data, 1.0, "list")
+    assert result["held_out"]["1-4"]["R@10"] == 100.0  # the top 10 of 12 hold the gold one
+    assert result["held_out"]["1-4"]["R@5"] > result["today"]["1-4"]["R@5"]
+    path = tmp_path / "rerank.json"
+    fusion_fit.write_model(path, result, data["depth"], data["sources"])
+    model = rerank.load(path)
+    assert model.depth == 12
+    assert len(model.weights) == len(rerank.FEATURES)
+    assert model.weights[rerank.FEATURE_NAMES.index("lexical")] > 0
+
+
+def test_dropping_a_signal_drops_every_feature_of_it() -> None:
+    data = _collected(np.random.default_rng(5))
+    result = fusion_fit.evaluate(data, 1.0, "list", drop=["pool"])
+    assert result["features"]
+    assert not [f for f in result["features"] if "pool" in f.split("*")]
+    with pytest.raises(SystemExit, match="not signals"):
+        fusion_fit.evaluate(data, 1.0, "list", drop=["bogus"])
+
+
+def test_gold_sessions_mark_the_candidates_of_answer_sessions() -> None:
+    questions = [
+        {"set": "longmemeval", "start": 0, "count": 3, "gold_sessions": [2]},
+        {"set": "locomo", "start": 3, "count": 3},
+    ]
+    gold = np.array([0, 0, 0, 1, 0, 0], dtype=float)
+    sess = np.array([1, 2, 2, 5, 5, 6])
+    marked = fusion_fit.gold_sessions(questions, gold, sess)
+    assert marked.tolist() == [0, 1, 1, 1, 1, 0]

@@ -1,0 +1,245 @@
+"""The salience profile's learned re-ranking (salience.search.rerank).
+
+The oracle recomputes every signal from the hits the hand-set fusion returns, one memory at
+a time in plain Python, applies the shipped weights and ranks with the record path's
+``rank_candidates``: recall must return the same memories, scores and explanations.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import replace
+from datetime import UTC, date, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from salience import Config, Memory
+from salience.briefing.columns import one_line
+from salience.engine.core import STALE_TAG
+from salience.models import Hit
+from salience.profiles import PROFILES
+from salience.search import fusion, rerank
+from salience.text_dates import day_words, resolve
+from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
+
+TOPICS = ["cache", "deploy", "dentist", "garden", "names", "beach"]
+WORDS = ("lexical", "vector", "cosine", "own", "fused", "context", "lexical_hit", "vector_hit")
+
+
+def _hand(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = PROFILES["salience"]
+    monkeypatch.setitem(
+        PROFILES, "salience", replace(rules, recall=replace(rules.recall, rerank=False))
+    )
+
+
+def _signals(query: str, hits: list[Hit], now_day: date) -> list[dict[str, float]]:
+    """Every signal of each hit, from the hit itself (the hand fusion's order)."""
+    asked = {w for w in rerank.WORD.findall(query.lower()) if w not in rerank.STOP}
+    named = " | ".join(resolve(query, now_day))
+    lengths = [math.log1p(len(one_line(h.record))) for h in hits]
+    pool = statistics.median(lengths) - rerank.POOL_CENTRE
+    out = []
+    for i, h in enumerate(hits):
+        r = h.relevance
+        assert r is not None
+        assert r.fused is not None
+        own = r.own if r.own is not None else r.fused
+        others = [
+            g.relevance.fused
+            for j, g in enumerate(hits)
+            if j != i
+            and h.record.session_id
+            and g.record.session_id == h.record.session_id
+            and g.relevance is not None
+            and g.relevance.fused is not None
+        ]
+        written = h.record.created_at.astimezone(UTC).date()
+        out.append(
+            {
+                "lexical": r.lexical,
+                "vector": r.vector or 0.0,
+                "cosine": h.vector or 0.0,
+                "own": own,
+                "fused": r.fused,
+                "context": max(0.0, (1.4 * r.fused - own) / 0.4),
+                "lexical_hit": float(r.lexical_hit),
+                "vector_hit": float(r.vector is not None),
+                "length": lengths[i],
+                "asks": float("?" in h.record.content),
+                "query_words": math.log1p(len(asked)),
+                "query_date": float(rerank.DATE_CUE.search(query.lower()) is not None),
+                "pool": pool,
+                "support": max(others, default=0.0),
+                "session_hits": math.log1p(len(others)),
+                "date_match": float(bool(named) and day_words(written) in named),
+            }
+        )
+    return out
+
+
+def _oracle(
+    memory: Memory, query: str, limit: int, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[Hit, list[float]]]:
+    """The hand fusion's best, scored again one memory at a time; (hit, terms) best first."""
+    model = rerank.load()
+    depth = max(model.depth, limit)
+    with monkeypatch.context() as patch:
+        _hand(memory, patch)
+        hand = memory.search(query, depth, touch=False)
+    hand = [h for h in hand if STALE_TAG not in h.record.tags]
+    now = memory.now()
+    rows = _signals(query, hand, now.date())
+    values = [[math.prod(row[name] for name in names) for names in rerank.FEATURES] for row in rows]
+    logits = [
+        model.bias + sum(v * w for v, w in zip(vs, model.weights, strict=True)) for vs in values
+    ]
+    low, high = min(logits), max(logits)
+    learned = [(x - low) / (high - low) if high - low > 1e-12 else 1.0 for x in logits]
+    candidates = [
+        fusion.Candidate(h.record, replace(h.relevance, fused=v), h.lexical, h.vector)  # type: ignore[arg-type]
+        for h, v in zip(hand, learned, strict=True)
+    ]
+    rules = PROFILES["salience"]
+    ranked = fusion.rank_candidates(candidates, rules, now, memory._settings, limit)
+    terms = {h.record.id: vs for h, vs in zip(hand, values, strict=True)}
+    return [(h, terms[h.record.id]) for h in ranked]
+
+
+@pytest.fixture
+def config(home: Path) -> Config:
+    """The learned fusion on (it is off by default)."""
+    return Config(home=home, signal_gate=False, recall_learned=True)
+
+
+@pytest.fixture
+def filled(memory: Memory, clock: FakeClock) -> Memory:
+    kinds = ["observation", "decision", "insight", "preference"]
+    for i in range(60):
+        clock.advance(hours=7)
+        memory.remember(
+            f"note {i} about the {TOPICS[i % 6]} and the {TOPICS[(i * 5) % 6]}?"[: 30 + i % 17]
+            + " and more words" * (i % 4),
+            session_id=f"s{i % 7}" if i % 9 else None,
+            type=kinds[i % 4],
+            importance=(i % 5) / 4,
+        )
+    return memory
+
+
+@pytest.mark.parametrize("limit", [3, 10, 60])
+@pytest.mark.parametrize(
+    "query", ["cache policy", "the deploy and the garden?", "dentist two days ago", "beach"]
+)
+def test_recall_equals_the_oracle(
+    filled: Memory, query: str, limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = filled.search(query, limit, touch=False)
+    expected = _oracle(filled, query, limit, monkeypatch)
+    assert [h.record.id for h in found] == [h.record.id for h, _ in expected]
+    for got, (want, values) in zip(found, expected, strict=True):
+        assert got.score == pytest.approx(want.score, abs=1e-9)
+        assert got.relevance is not None
+        learned = got.relevance.learned
+        assert learned is not None
+        assert [name for name, _, _ in learned.terms] == list(rerank.FEATURE_NAMES)
+        assert [value for _, value, _ in learned.terms] == pytest.approx(values, abs=1e-9)
+        assert [w for _, _, w in learned.terms] == list(rerank.load().weights)
+        # the explanation adds up: the terms and the bias are the logit, which, normalised,
+        # is the relevance the score used
+        assert learned.logit == pytest.approx(
+            learned.bias + sum(v * w for _, v, w in learned.terms), abs=1e-9
+        )
+        assert got.relevance.fused == pytest.approx(
+            (learned.logit - learned.low) / (learned.high - learned.low), abs=1e-9
+        )
+
+
+def test_a_question_in_relative_time_knows_the_day(memory: Memory, clock: FakeClock) -> None:
+    clock.now -= timedelta(days=5)
+    memory.remember("went to the dentist for a filling")
+    clock.now += timedelta(days=2)
+    friday = memory.remember("went to the dentist for a checkup").id
+    clock.now += timedelta(days=3)
+    hit = memory.search("dentist three days ago", touch=False)[0]
+    assert hit.record.id == friday
+    assert hit.relevance is not None
+    assert hit.relevance.learned is not None
+    assert {n: v for n, v, _ in hit.relevance.learned.terms}["date_match"] == 1.0
+
+
+def test_the_hand_fusion_ranks_unless_the_setting_is_on(
+    home: Path, clock: FakeClock, embedder: WordHashEmbedder
+) -> None:
+    with Memory.open(
+        config=Config(home=home, signal_gate=False), clock=clock, embedder=embedder
+    ) as m:
+        m.remember("the cache policy is write-through", session_id="a")
+        m.remember("the deploy runs on Fridays", session_id="a")
+        for h in m.search("cache policy", touch=False):
+            assert h.relevance is not None
+            assert h.relevance.learned is None
+
+
+def test_other_profiles_are_not_reranked(filled: Memory) -> None:
+    for name in sorted(set(PROFILES) - {"salience"}):
+        for h in filled.search("cache policy", 5, profile=name, touch=False):
+            assert h.relevance is None or h.relevance.learned is None
+
+
+def test_signals_of_known_candidates() -> None:
+    day = 86_400_000_000
+    found = rerank.Candidates(
+        lexical=np.array([1.0, 0.0, 0.5]),
+        lexical_hit=np.array([True, False, True]),
+        vector=np.array([np.nan, 1.0, 0.25]),
+        cosine=np.array([np.nan, 0.9, 0.4]),
+        own=np.array([0.6, 0.4, 0.4]),
+        fused=np.array([0.6, 0.6, 0.4]),
+        line_length=np.array([10, 100, 1000]),
+        session=np.array([3, 3, -1]),
+        asks=np.array([False, True, False]),
+        created=np.array([0, day, 2 * day]),
+        days=(day_words(date(1970, 1, 2)),),
+    )
+    raw = rerank.signals("When did Bo go to the beach?", found, 0.4)
+    got = {name: raw[:, i].tolist() for i, name in enumerate(rerank.SIGNALS)}
+    assert got["vector"] == [0.0, 1.0, 0.25]
+    assert got["vector_hit"] == [0.0, 1.0, 1.0]
+    assert got["context"] == pytest.approx([0.6, 1.1, 0.4])  # (1.4 * fused - own) / 0.4
+    assert got["support"] == [0.6, 0.6, 0.0]  # the other of session 3; none without one
+    assert got["session_hits"] == pytest.approx([math.log(2), math.log(2), 0.0])
+    assert got["pool"] == pytest.approx([math.log(101) - 4.5] * 3)
+    assert got["query_words"] == pytest.approx([math.log1p(3)] * 3)  # bo, go, beach
+    assert got["query_date"] == [1.0] * 3
+    assert got["date_match"] == [0.0, 1.0, 0.0]
+    inputs = rerank.features(raw)
+    column = rerank.FEATURE_NAMES.index("length*context")
+    assert inputs[:, column] == pytest.approx(np.log1p([10, 100, 1000]) * raw[:, 5])
+
+
+def test_normalised_logits() -> None:
+    values, low, high = rerank.normalised(np.array([2.0, -1.0, 0.5]))
+    assert values.tolist() == [1.0, 0.0, 0.5]
+    assert (low, high) == (-1.0, 2.0)
+    assert rerank.normalised(np.array([0.3, 0.3]))[0].tolist() == [1.0, 1.0]
+
+
+def test_a_model_of_other_features_is_refused(tmp_path: Path) -> None:
+    shipped = json.loads(rerank.MODEL.read_text(encoding="utf-8"))
+    path = tmp_path / "rerank.json"
+    path.write_text(json.dumps(shipped | {"features": shipped["features"][:-1]}), "utf-8")
+    with pytest.raises(ValueError, match="refit"):
+        rerank.load(path)
+
+
+def test_the_shipped_model_says_how_it_was_fitted() -> None:
+    shipped = json.loads(rerank.MODEL.read_text(encoding="utf-8"))
+    assert shipped["fitted"]["by"] == "bench/fusion_fit.py"
+    assert len(shipped["weights"]) == len(rerank.FEATURES)
+    assert shipped["depth"] == rerank.load().depth
