@@ -112,9 +112,9 @@ def _oracle(
 
 
 @pytest.fixture
-def config(home: Path) -> Config:
-    """The learned fusion on (it is off by default)."""
-    return Config(home=home, signal_gate=False, recall_learned=True)
+def config(home: Path, store_url: str) -> Config:
+    """The learned fusion on (it is off by default), on both stores."""
+    return Config(home=home, signal_gate=False, recall_learned=True, store_url=store_url)
 
 
 @pytest.fixture
