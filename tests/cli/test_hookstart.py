@@ -65,7 +65,12 @@ def test_the_hook_loads_neither_click_nor_what_only_other_commands_need(filled: 
     code = (
         "import sys\nsys.argv = ['salience', 'hook', 'session-start', '--home', "
         f"{str(filled)!r}]\nfrom salience.cli import main\nmain()\n"
-        "heavy = ['click', 'yaml', 'salience.sharing.importers', 'salience.cli.app']\n"
+        "heavy = ['click', 'yaml', 'salience.sharing.importers', 'salience.cli.app',\n"
+        # what writes, evaluations, packs and the learned fusion need: not a briefing
+        "  'salience.write.gates.pipeline', 'salience.write.gates.secrets',\n"
+        "  'salience.write.gates.instructions', 'salience.write.entities',\n"
+        "  'salience.engine.twin', 'salience.stores.copy', 'salience.sharing.packwrite',\n"
+        "  'salience.search.rerank']\n"
         "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("SALIENCE_")}

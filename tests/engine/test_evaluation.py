@@ -15,7 +15,7 @@ import pytest
 
 from salience import ALL_USERS, Config, InvalidInputError, Memory, Variant
 from salience.config import RECALL_SETTINGS
-from salience.engine import evaluation
+from salience.engine import twin as twin_module
 from salience.engine.evaluation import score
 from salience.stores.copy import copy_store
 from tests.conftest import FakeClock
@@ -208,7 +208,7 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     identity, count = memory.vectors.stored_identity(), memory.vectors.count()
     seen = []
-    real = evaluation.twin
+    real = twin_module.twin
 
     @contextmanager
     def spy(*args: Any) -> Iterator[Memory]:
@@ -217,7 +217,7 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
             seen.append((other.vectors.stored_identity(), other.vectors.count(), copied))
             yield other
 
-    monkeypatch.setattr(evaluation, "twin", spy)
+    monkeypatch.setattr(twin_module, "twin", spy)  # (the verb imports it when it runs)
     left: list[bytes] = []
     rmtree = tempfile._shutil.rmtree  # type: ignore[attr-defined]
 

@@ -35,7 +35,6 @@ from salience.lifecycle.consolidation import (
 from salience.lifecycle.maintenance import OBSERVATION
 from salience.models import MemoryRecord, UserScope
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
-from salience.write.entities import extract_entities
 from salience.write.records import build_record
 
 if TYPE_CHECKING:
@@ -250,9 +249,7 @@ class Consolidating(EngineCore):
             "tags": list(union_tags(records)),
             "derived_from": list(members),
             "entities": list(
-                source.entities
-                if summary.method == EXTRACTIVE
-                else extract_entities(summary.content)
+                source.entities if summary.method == EXTRACTIVE else _entities(summary.content)
             ),
             "created_at": now,
             "updated_at": now,
@@ -308,3 +305,10 @@ def _action(group: _Group) -> tuple[str, str | None]:
     if group.replaces is None:
         return "create", None
     return "rederive", group.replaces.id
+
+
+def _entities(text: str) -> tuple[str, ...]:
+    """The entities of a summary (the extractor's patterns are compiled on first use)."""
+    from salience.write.entities import extract_entities
+
+    return extract_entities(text)

@@ -38,7 +38,6 @@ from salience.models import (
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
 from salience.stores.base import Store
-from salience.write.gates.secrets import first_secret
 from salience.write.records import WRITABLE_FIELDS, validate_field
 
 if TYPE_CHECKING:
@@ -178,6 +177,8 @@ class EngineCore:
     def _rejected(self, result: WriteResult, actor: str, owner: str | None) -> WriteResult:
         """Log a refused write (gate and reason: never the refused text) and return it. A user
         name that is itself a secret is not logged either."""
+        from salience.write.gates.secrets import first_secret  # (its patterns: on first use)
+
         if owner is not None and first_secret(owner) is not None:
             owner = None
         self._audit("reject", None, actor, owner, gate=result.gate, reason=result.reason)

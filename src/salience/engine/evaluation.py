@@ -42,7 +42,6 @@ from salience.engine import probes as drawn
 from salience.engine.probes import Probe
 from salience.engine.recall import Recall
 from salience.engine.record import FULL_TEXT_ONLY, HELPED, QUERY_VECTORS, SETTINGS
-from salience.engine.twin import hold_out, twin
 from salience.errors import ConfigError, InvalidInputError
 from salience.models import MemoryRecord, UserScope
 from salience.search.fusion import LEXICAL
@@ -52,6 +51,9 @@ from salience.stores.traces import RECALL
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
     from salience.engine.memory import Memory
+
+# The scratch copies are imported by the verb (a process that only briefs or recalls never
+# evaluates).
 
 DEPTH = 10
 PARALLEL = 2
@@ -237,6 +239,8 @@ class Evaluation(Recall):
         """Each configuration's run. One that asks for another model runs on a scratch copy
         embedded again; probes drawn from memories' own titles and entities run on a copy
         with those held out (one for every configuration of this model)."""
+        from salience.engine.twin import hold_out, twin
+
         ordinary = [p for p in probes if p.kind not in HELD_OUT]
         held = [p for p in probes if p.kind in HELD_OUT]
         held_ids = sorted({m for p in held for m in p.relevant})

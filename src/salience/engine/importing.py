@@ -17,11 +17,7 @@ from salience.engine.provenance import stood
 from salience.errors import ConflictError, ImportFormatError
 from salience.ids import ulid_for
 from salience.models import AuditEntry, ImportResult, MemoryRecord, UserScope
-from salience.sharing import jsonl
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges, StagedRow
-from salience.stores.rows import stage
-from salience.write import quarantine
-from salience.write.gates.pipeline import screen
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Matrix, Vector
@@ -71,6 +67,8 @@ class Importing(EngineCore):
     ) -> ImportResult:
         """:meth:`import_`, with the vectors of the lines (row i for line i + 1) if known;
         ``owner`` re-owns every record (a pack imported by a user becomes theirs)."""
+        from salience.sharing import jsonl
+
         parsed = jsonl.parse(
             lines,
             now=self.now(),
@@ -150,6 +148,8 @@ class Importing(EngineCore):
     @staticmethod
     def _stage(placed: _Placed) -> builtins.list[StagedRow]:
         """The rows of the placed records that are new (a file names each id once)."""
+        from salience.stores.rows import stage
+
         records, _, known = placed
         return [stage(record) for record in records if record.id not in known]
 
@@ -214,6 +214,8 @@ class Importing(EngineCore):
             )
         fields = {name: getattr(record, name) for name in _SCANNED_ON_IMPORT}
         fields["entities"] = " ".join(record.entities)
+        from salience.write.gates.pipeline import screen  # (the gates compile on first use)
+
         screened = screen(record.content, title=record.title, tags=record.tags, fields=fields)
         if screened.rejected:
             raise ImportFormatError(str(screened.reason), line=line, field="content")
@@ -239,6 +241,8 @@ class Importing(EngineCore):
 
 def _approved(existing: MemoryRecord, record: MemoryRecord) -> bool:
     """Whether ``existing`` is the held ``record`` as a person approved it (it stays so)."""
+    from salience.write import quarantine
+
     return replace(existing, updated_at=record.updated_at) == quarantine.released(record)
 
 

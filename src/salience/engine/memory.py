@@ -59,7 +59,6 @@ from salience.models import (
 )
 from salience.scores import ContextScore
 from salience.stores.base import MemoryFilter, Store
-from salience.write.gates.pipeline import screen
 from salience.write.records import (
     build_record,
     validate_content,
@@ -269,6 +268,8 @@ class Memory(Decisions, Quarantine, Erasure, Staleness, Evaluation, Lifecycle, S
         """Close the user's open session with a summary (stored as a ``summary`` memory)."""
         user = self._one_user(user, "a session")
         validate_content(summary, self._config.max_content_bytes)
+        from salience.write.gates.pipeline import screen  # (the gates compile on first use)
+
         screened = screen(summary)
         if screened.rejected:
             with self._store.transaction():

@@ -24,11 +24,11 @@ from salience.models import ALL_USERS, MemoryRecord, UserScope
 from salience.sharing import jsonl
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
-from salience.write.gates.pipeline import Screened, screen
 from salience.write.records import validate_field
 
 if TYPE_CHECKING:
     from salience.sharing.importers import Item
+    from salience.write.gates.pipeline import Screened
 
 __all__ = ["Migrating", "MigrationReport"]  # (and SYSTEMS, below)
 
@@ -104,6 +104,8 @@ class Migrating(Importing):
         refused: builtins.list[tuple[str, str]] = []
         merged: builtins.list[tuple[str, str]] = []
         texts: dict[str, str] = {}
+        from salience.write.gates.pipeline import screen  # (the gates compile on first use)
+
         for item in found.items:
             screened = screen(item.content, title=item.title, tags=item.tags)
             if screened.rejected:

@@ -23,7 +23,6 @@ from contextvars import ContextVar
 from dataclasses import replace
 
 from salience.models import MemoryRecord
-from salience.write import quarantine
 
 TRUST = {
     "user": 3,
@@ -77,6 +76,8 @@ def stood(
     source lowered to the ceiling if it ``claimed`` one above it; its priority dropped
     unless it is the user's own; held in quarantine if ``words`` (new text, as written)
     read as an order to the agent from a source below the user."""
+    from salience.write import quarantine  # (its patterns compile on first use: writes only)
+
     notes: list[str] = []
     if claimed:
         source, lowered = standing(record.source)

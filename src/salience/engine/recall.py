@@ -26,13 +26,11 @@ from salience.models import (
     UserScope,
 )
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
-from salience.search import rerank
 from salience.search.fusion import LEXICAL, fuse, rank_candidates
 from salience.search.pool import Found, Pool, choose, hit, spread
 from salience.search.pool import fuse as fuse_rows
 from salience.sharing.layers import Layer
 from salience.stores.base import MemoryFilter
-from salience.text_dates import resolve
 from salience.write.records import check_unicode
 
 if TYPE_CHECKING:
@@ -101,8 +99,11 @@ class Recall(Recording):
             candidates = fuse(plan, [(r, 1.0) for r in found], ())
             hits = rank_candidates(candidates, rules, now, settings, limit)
         else:
-            learned = plan.rerank and settings.recall_learned
-            fetch = max(limit, rerank.load().depth) if learned else limit
+            fetch = limit
+            if plan.rerank and settings.recall_learned:
+                from salience.search import rerank
+
+                fetch = max(limit, rerank.load().depth)
             pool = self._candidates(query, flt, plan, fetch, layers)
             hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers, text)
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
@@ -123,6 +124,8 @@ class Recall(Recording):
 
         text = query
         if plan.dated and flt.as_of is not None:  # "last Friday" asked today: that Friday
+            from salience.text_dates import resolve
+
             text = " ".join((query, *resolve(query, flt.as_of)))
 
         def full_text() -> Found:
@@ -221,6 +224,9 @@ class Recall(Recording):
     ) -> builtins.list[Hit]:
         """The fusion's best ``depth`` candidates (in its order), scored again by the learned
         model; its relevance replaces the fused one in the profile's search score."""
+        from salience.search import rerank
+        from salience.text_dates import resolve
+
         model = rerank.load()
         best = choose(pool, columns, rules, now, settings, max(model.depth, limit))
         read = self._pool_records(pool, best, flt, layers)

@@ -31,7 +31,6 @@ from salience.ids import new_ulid
 from salience.models import Hit, UserScope
 from salience.profiles.base import ProfileSettings
 from salience.stores.traces import BRIEFING, RECALL, Feedback, Trace, TraceHit
-from salience.write.gates.secrets import first_secret
 
 if TYPE_CHECKING:
     from salience.briefing.policies import Briefing
@@ -119,6 +118,8 @@ class Recording(EngineCore):
         )
         if not rows:  # nothing surfaced: nothing to learn from, nothing to link
             return
+        from salience.write.gates.secrets import first_secret  # (its patterns: on first use)
+
         said = None if first_secret(query) is not None else query.replace("\x00", "")
         store, records = self._store, self._records
 

@@ -12,21 +12,16 @@ from typing import TYPE_CHECKING, TextIO
 
 from salience.errors import LayerError
 from salience.models import LayerMount, MemoryRecord, UserScope
-from salience.sharing import jsonl
 from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
-from salience.sharing.packs import (
-    PackIdentity,
-    PackImport,
-    PackManifest,
-    pack_name,
-    read_pack,
-)
-from salience.sharing.packwrite import PackRow, stream_pack
+from salience.sharing.packs import PackIdentity, PackImport, PackManifest
 from salience.stores.base import PAGE, MemoryFilter
 from salience.stores.postgres import is_postgres_url
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
+    from salience.sharing.packwrite import PackRow
+
+# Export and pack writing are imported by their verbs (a process that only briefs never packs).
 
 from salience.engine.migrating import Migrating
 
@@ -77,6 +72,8 @@ class Sharing(Migrating):
     def export_lines(self, *, user: UserScope = None) -> Iterator[str]:
         """Every record of the user (superseded and forgotten too; every user's with
         :data:`ALL_USERS`) as one JSON line each, in id order."""
+        from salience.sharing import jsonl
+
         scope = self._scope(user)
         for record in self._store.iter_all():
             if scope is None or record.user == scope:
@@ -109,6 +106,8 @@ class Sharing(Migrating):
         pack was not changed by anyone without it. ``identity`` names the pack (its id, name
         and version) in the manifest.
         """
+        from salience.sharing.packwrite import stream_pack
+
         tags = tuple(tags)
         now = self.now()
         flt = MemoryFilter(as_of=now, user=self._scope(user), project=project, type=type, tags=tags)
@@ -142,6 +141,8 @@ class Sharing(Migrating):
         the memories are re-embedded. A damaged or unknown pack changes nothing; with
         ``key``, so does a pack that is not signed with it.
         """
+        from salience.sharing.packs import pack_name, read_pack
+
         pack = read_pack(path, key=key)
         configured = None if self._embedder is None else self._embedder.identity
         keep = pack.vectors is not None and pack.manifest.embedder == configured
@@ -197,6 +198,8 @@ class _PackVectors:
 
     def rows(self, records: Iterable[MemoryRecord]) -> Iterator[PackRow]:
         """The records as pack rows, their vectors read a page at a time."""
+        from salience.sharing import jsonl
+
         source = iter(records)
         while page := list(itertools.islice(source, PAGE)):
             self._count += len(page)

@@ -30,7 +30,6 @@ from salience.models import (
 from salience.profiles import Profile
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
-from salience.write import quarantine
 from salience.write.dedup import (
     BIGRAM_DICE,
     DICE_WINDOW,
@@ -39,9 +38,6 @@ from salience.write.dedup import (
     TOPIC_UPSERT,
     is_near_duplicate,
 )
-from salience.write.entities import MAX_ENTITIES, extract_entities
-from salience.write.gates.pipeline import SECRET_GATE, Screened, screen
-from salience.write.gates.secrets import first_secret
 from salience.write.records import (
     WRITABLE_FIELDS,
     build_record,
@@ -52,6 +48,9 @@ from salience.write.records import (
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
+    from salience.write.gates.pipeline import Screened
+
+# The gates, quarantine and entities are imported by the verbs (their patterns compile slowly).
 
 DEFAULT_FORGET_REASON = "forgotten on request"
 
@@ -98,6 +97,8 @@ class Writes(Recording):
             values=values,
             validated=True,  # every value above was validated or made here
         )
+        from salience.write import quarantine
+
         record, standing = stood(record, content, claimed=True)  # as written: hidden too
         notes += standing
         held = quarantine.is_held(record)
@@ -125,6 +126,9 @@ class Writes(Recording):
 
     def _screen(self, content: str, values: dict[str, Any], *, signal: bool) -> Screened:
         """Run the gates over the text fields in ``values``; write the cleaned ones back."""
+        from salience.write.entities import extract_entities
+        from salience.write.gates.pipeline import screen
+
         tags = validate_field("tags", values.get("tags", ()))
         title = validate_field("title", values.get("title"))
         screened = screen(
@@ -305,6 +309,9 @@ class Writes(Recording):
             raise InvalidInputError("a reason to forget must be given", field="reason")
         checked = validate_field("forget_reason", reason)
         assert isinstance(checked, str)
+        from salience.write.gates.pipeline import SECRET_GATE
+        from salience.write.gates.secrets import first_secret
+
         finding = first_secret(checked)
         if finding is not None:
             refused = WriteResult(
@@ -382,6 +389,8 @@ def _bypass_notes(force: bool, gate_on: bool) -> tuple[str, ...]:
 
 def _merge_entities(given: tuple[str, ...], found: tuple[str, ...]) -> tuple[str, ...]:
     """Given entities first, then extracted ones not already named (case-insensitively)."""
+    from salience.write.entities import MAX_ENTITIES
+
     seen = {name.casefold() for name in given}
     merged = list(given)
     for name in found:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from salience.errors import LLMError
 from salience.models import MemoryRecord
-from salience.write.gates.pipeline import screen
 
 if TYPE_CHECKING:
     from salience.lifecycle.llm import Summarizer
@@ -108,6 +107,8 @@ def summarize(
         return Summary(extractive, EXTRACTIVE)
     if dry_run:
         return Summary(extractive, LLM, "dry run: the LLM is asked only by a real run")
+    from salience.write.gates.pipeline import screen  # (the gates compile on first use)
+
     texts = [s.content for s in (screen(r.content) for r in members) if not s.rejected]
     withheld = len(members) - len(texts)
     try:

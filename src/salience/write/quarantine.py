@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from salience.models import MemoryRecord
-from salience.write.gates.instructions import Instruction, find_instruction
+
+if TYPE_CHECKING:  # (the patterns compile when a text is first checked: writes only)
+    from salience.write.gates.instructions import Instruction
 
 TAG = "quarantine"
 """The tag of a held memory (beside ``quarantine:<family>``, which says why)."""
@@ -17,6 +20,8 @@ def held_by(source: str, *texts: str | None) -> Instruction | None:
     user's own."""
     if source == "user":
         return None
+    from salience.write.gates.instructions import find_instruction
+
     for text in texts:
         found = find_instruction(text) if text else None
         if found is not None:
