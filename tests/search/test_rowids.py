@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from salience.search.rowids import RowIds, RowLookup, SavedIds
+from salience.search.rowids import RowIds, RowLookup, SavedIds, take
 
 
 def _saved(ids: list[str]) -> SavedIds:
@@ -53,3 +53,16 @@ def test_fixed_width_bytes_cover_saved_and_added_ids() -> None:
     assert fixed.dtype == np.dtype("S4")
     assert fixed.tolist() == [b"ab", b"cd", b"efgh"]
     assert RowIds().fixed(0).tolist() == []
+
+
+def test_taking_rows_reads_the_ids_of_saved_and_added_rows_alike() -> None:
+    added = RowIds()
+    added.extend(["m0", "m1", "m2", "m3"])
+    assert added.take([3, 0, 0, 2]) == ["m3", "m0", "m0", "m2"]
+    assert added.take([1]) == ["m1"]
+    assert added.take([]) == []
+    mixed = RowIds(_saved(["c", "a"]))
+    mixed.extend(["zz", "é"])
+    assert mixed.take([3, 0, 2, 1]) == ["é", "c", "zz", "a"]
+    assert take(["x", "y"], [1, 0]) == ["y", "x"]
+    assert take(mixed, [1]) == ["a"]

@@ -10,6 +10,7 @@ microseconds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, overload
 
 from salience.lazy import lazy_module
@@ -78,6 +79,13 @@ class RowIds(Sequence[str]):
             yield from (bytes(i).decode("utf-8") for i in self.saved.fixed.tolist())
         yield from self._tail
 
+    def take(self, rows: Sequence[int]) -> list[str]:
+        """The ids of these rows (each in range, not negative), in order: one C call for a
+        store whose rows were all added in this process (a list), else row by row."""
+        if self.saved is None and len(rows) > 1:
+            return list(itemgetter(*rows)(self._tail))
+        return [self[r] for r in rows]
+
     def append(self, memory_id: str) -> None:
         self._tail.append(memory_id)
 
@@ -133,3 +141,10 @@ class RowLookup:
 
     def update(self, pairs: Iterable[tuple[str, int]]) -> None:
         self._added.update(pairs)
+
+
+def take(ids: Sequence[str], rows: Sequence[int]) -> list[str]:
+    """``[ids[r] for r in rows]``, at C speed where ``ids`` allows it (:meth:`RowIds.take`)."""
+    if isinstance(ids, RowIds):
+        return ids.take(rows)
+    return [ids[r] for r in rows]

@@ -20,7 +20,7 @@ from salience.embeddings.arrays import Matrix, Vector
 from salience.errors import EmbedderError
 from salience.search import coarse
 from salience.search.ann import ApproximateIndex
-from salience.search.rowids import RowIds, RowLookup
+from salience.search.rowids import RowIds, RowLookup, take
 from salience.stores.base import Store
 
 _NORM_BLOCK = 1024  # rows per block when computing mixed norms (1.5 MB of MiniLM rows)
@@ -343,15 +343,17 @@ class VectorRows:
         """The memories written just before and after each one in its session (None: none)."""
         self.refresh()
         before, after = self._session_neighbours()
-        out: dict[str, tuple[str | None, str | None]] = {}
-        for memory_id, row in zip(memory_ids, self._row.find(memory_ids), strict=True):
-            if row is not None:
-                b, a = int(before[row]), int(after[row])
-                out[memory_id] = (
-                    self._ids[b] if b >= 0 else None,
-                    self._ids[a] if a >= 0 else None,
-                )
-        return out
+        rows_of = zip(memory_ids, self._row.find(memory_ids), strict=True)
+        found = [(i, r) for i, r in rows_of if r is not None]
+        if not found:
+            return {}
+        rows = [r for _, r in found]
+        b, a = before[rows].tolist(), after[rows].tolist()
+        named = take(self._ids, [x for x in b + a if x >= 0])
+        names = iter(named)
+        side = [next(names) if x >= 0 else None for x in b + a]
+        n = len(found)
+        return {i: (side[k], side[n + k]) for k, (i, _) in enumerate(found)}
 
     def vectors_of(self, memory_ids: Sequence[str]) -> Matrix:
         """The stored vectors of those memories that have one (in the order given)."""

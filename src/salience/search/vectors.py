@@ -19,6 +19,7 @@ from salience.models import MemoryRecord
 from salience.search.ann import ApproximateIndex
 from salience.search.index import VectorIndex
 from salience.search.pgvector import PgvectorSearch
+from salience.search.rowids import take
 from salience.search.saved import saved_vectors
 from salience.stores.base import MemoryFilter, Store
 
@@ -244,13 +245,14 @@ class Vectors:
                 floor = self._index.scores_of(rows, floor_query, neighbour_weight)
                 keep &= (floor >= min_similarity) & (floor > 0)
             rows, scores = rows[keep], scores[keep]
-            matched = fetch([ids[r] for r in rows], flt)
+            found_ids = take(ids, rows.tolist())
+            matched = fetch(found_ids, flt)
             # Look deeper only when the store's filter removed hits: rows below the
             # similarity floor stay below it however deep one looks.
             if len(matched) >= k or found < wanted or len(rows) < found or wanted >= len(ids):
                 break
             wanted *= 4
-        similarity = dict(zip((ids[r] for r in rows.tolist()), scores.tolist(), strict=True))
+        similarity = dict(zip(found_ids, scores.tolist(), strict=True))
         return [(item, memory_id, similarity[memory_id]) for item, memory_id in matched[:k]]
 
     def neighbours(self, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
