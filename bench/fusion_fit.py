@@ -307,10 +307,9 @@ def metrics(q: dict[str, Any], order: np.ndarray, gold: np.ndarray, sess: np.nda
         hits = sum(1 for i in ranked[:k] if gold[i])
         out[f"turn any@{k}"] = float(hits > 0)
         out[f"turn all@{k}"] = float(hits == q["gold_turns"])
-    labels = [str(i) for i in ranked]
-    out["turn nDCG@10"] = ndcg(labels, {str(i) for i in found}, 10) * _ideal_share(
-        len(found), q["gold_turns"]
-    )
+    # every gold turn counts in the ideal ranking, also those that are not candidates
+    absent = {f"absent {j}" for j in range(q["gold_turns"] - len(found))}
+    out["turn nDCG@10"] = ndcg([str(i) for i in ranked], {str(i) for i in found} | absent, 10)
     sessions = distinct([int(sess[i]) for i in ranked])
     gold_s = set(q["gold_sessions"])
     for k in (5, 10):
@@ -318,17 +317,7 @@ def metrics(q: dict[str, Any], order: np.ndarray, gold: np.ndarray, sess: np.nda
         out[f"session any@{k}"] = float(bool(got))
         out[f"session all@{k}"] = float(got == gold_s)
     out["session nDCG@10"] = ndcg([str(s) for s in sessions], {str(s) for s in gold_s}, 10)
-    del found
     return out
-
-
-def _ideal_share(found: int, total: int) -> float:
-    """nDCG against every gold turn, when only ``found`` of ``total`` are candidates."""
-    if not found:
-        return 1.0
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(total, 10)))
-    seen = sum(1 / math.log2(i + 2) for i in range(min(found, 10)))
-    return seen / ideal
 
 
 def score(

@@ -111,6 +111,10 @@ class Learned:
     low: float
     high: float
 
+    def largest(self) -> list[tuple[str, float, float]]:
+        """The terms, largest contribution (``value * weight``, either sign) first."""
+        return sorted(self.terms, key=lambda t: -abs(t[1] * t[2]))
+
 
 @dataclass(frozen=True)
 class Relevance:

@@ -197,10 +197,9 @@ def retrieval_line(hit: Hit) -> str:
 def learned_line(learned: Learned) -> str:
     """The learned fusion's sum, largest terms first: ``logit 1.234 = bias 0.000 + context
     0.812*5.221 (+4.240) + ...`` and how it was normalised (terms of 0 left out)."""
-    terms = sorted(learned.terms, key=lambda t: -abs(t[1] * t[2]))
     shown = " + ".join(
         f"{name} {value:.3f}*{weight:.3f} ({value * weight:+.3f})"
-        for name, value, weight in terms
+        for name, value, weight in learned.largest()
         if value * weight != 0.0
     )
     if learned.high - learned.low <= 1e-12:

@@ -109,7 +109,7 @@ def _learned(learned: Any) -> dict[str, Any] | None:
     three largest terms (the HTTP API and ``recall --explain`` give every term)."""
     if learned is None:
         return None
-    terms = sorted(learned.terms, key=lambda t: -abs(t[1] * t[2]))[:3]
+    terms = learned.largest()[:3]
     return {
         "before": round(learned.before, 4),
         "logit": round(learned.logit, 4),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -101,18 +101,7 @@ class Pool:
 
     def relearned(self, fused: Floats) -> Pool:
         """The same rows with another fused relevance (a learned fusion's)."""
-        r = self.relevance
-        relevance = Relevances(r.lexical, r.vector, r.lexical_hit, fused)
-        return Pool(
-            self.source,
-            self.seqs,
-            self.ids,
-            relevance,
-            self.bm25,
-            self.similarity,
-            self.own,
-            self.context,
-        )
+        return replace(self, relevance=replace(self.relevance, fused=fused))
 
     def taken(self, rows: npt.NDArray[np.intp]) -> Pool:
         """These rows only, in that order."""

@@ -161,7 +161,7 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
     if context_weight > 0:
         context = np.maximum(0.0, ((1 + context_weight) * found.fused - own) / context_weight)
     length = np.log1p(found.line_length.astype(np.float64))
-    words, date = query_signals(query)
+    words, dated = query_signals(query)
     support = np.zeros(n)
     hits = np.zeros(n)
     for i in range(n):
@@ -184,7 +184,7 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
         "length": length,
         "asks": found.asks.astype(np.float64),
         "query_words": np.full(n, words),
-        "query_date": np.full(n, date),
+        "query_date": np.full(n, dated),
         "pool": np.full(n, float(np.median(length)) - POOL_CENTRE),
         "support": support,
         "session_hits": hits,
