@@ -243,3 +243,25 @@ def test_the_shipped_model_says_how_it_was_fitted() -> None:
     assert shipped["fitted"]["by"] == "bench/fusion_fit.py"
     assert len(shipped["weights"]) == len(rerank.FEATURES)
     assert shipped["depth"] == rerank.load().depth
+
+
+def test_recall_with_a_mounted_layer_equals_the_oracle(
+    filled: Memory,
+    clock: FakeClock,
+    embedder: WordHashEmbedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    team = Config(home=tmp_path / "team", signal_gate=False)
+    with Memory.open(config=team, clock=clock, embedder=embedder) as other:
+        for i in range(12):
+            other.remember(f"team note {i}: the {TOPICS[i % 6]} policy", session_id=f"s{i % 3}")
+    filled.mount(tmp_path / "team", kind="shared")
+    for query, limit in (("team note policy", 10), ("the garden policy", 60)):
+        found = filled.search(query, limit, touch=False)
+        expected = _oracle(filled, query, limit, monkeypatch)
+        assert [(h.record.id, h.record.layer) for h in found] == [
+            (h.record.id, h.record.layer) for h, _ in expected
+        ]
+        assert any(h.record.layer == "shared" for h in found)
+        assert [h.score for h in found] == pytest.approx([h.score for h, _ in expected], abs=1e-9)
