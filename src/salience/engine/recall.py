@@ -99,13 +99,15 @@ class Recall(Recording):
             candidates = fuse(plan, [(r, 1.0) for r in found], ())
             hits = rank_candidates(candidates, rules, now, settings, limit)
         else:
+            learned = plan.rerank and settings.recall_learned
             fetch = limit
-            if plan.rerank and settings.recall_learned:
+            if learned:
                 from salience.search import rerank
 
                 fetch = max(limit, rerank.load().depth)
             pool = self._candidates(query, flt, plan, fetch, layers)
-            hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers, text)
+            reranking = text if learned else None
+            hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers, reranking)
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
             h for h in hits if STALE_TAG in h.record.tags
         ]  # a stale memory (tagged: its source changed) comes after the current ones
@@ -176,11 +178,11 @@ class Recall(Recording):
         limit: int,
         flt: MemoryFilter,
         layers: Sequence[Layer],
-        query: str,
+        reranking: str | None = None,
     ) -> builtins.list[Hit]:
         """The pool scored as columns by the profile's search score (then its selection): the
-        records of the hits alone are read, and their scores explained. With the plan's
-        ``rerank``, the best of them are scored again by the learned model first."""
+        records of the hits alone are read, and their scores explained. ``reranking``: the
+        query, when the learned model scores the best of them again first."""
         kept: builtins.list[npt.NDArray[np.intp]] = []
         parts = []
         for index, layer in enumerate((None, *layers)):
@@ -201,8 +203,10 @@ class Recall(Recording):
         else:
             back = np.argsort(rows, kind="stable")  # (the pool's order: full ties keep it)
             columns, pool = columns.take(back), pool.taken(rows[back])
-        if rules.recall.rerank and settings.recall_learned:
-            return self._reranked(query, pool, columns, rules, now, settings, limit, flt, layers)
+        if reranking is not None:
+            return self._reranked(
+                reranking, pool, columns, rules, now, settings, limit, flt, layers
+            )
         chosen = choose(pool, columns, rules, now, settings, limit)
         hits: builtins.list[Hit] = []
         for row, record in zip(chosen, self._pool_records(pool, chosen, flt, layers), strict=True):

@@ -348,12 +348,11 @@ class VectorRows:
         if not found:
             return {}
         rows = [r for _, r in found]
-        b, a = before[rows].tolist(), after[rows].tolist()
-        named = take(self._ids, [x for x in b + a if x >= 0])
-        names = iter(named)
-        side = [next(names) if x >= 0 else None for x in b + a]
+        sides = before[rows].tolist() + after[rows].tolist()  # (-1: no neighbour)
+        names = iter(take(self._ids, [x for x in sides if x >= 0]))
+        named = [next(names) if x >= 0 else None for x in sides]
         n = len(found)
-        return {i: (side[k], side[n + k]) for k, (i, _) in enumerate(found)}
+        return {i: (named[k], named[n + k]) for k, (i, _) in enumerate(found)}
 
     def vectors_of(self, memory_ids: Sequence[str]) -> Matrix:
         """The stored vectors of those memories that have one (in the order given)."""
