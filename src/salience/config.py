@@ -32,6 +32,8 @@ RECALL_SETTINGS = (
 EMBEDDERS = ("minilm", "none", "openai", "ollama")
 EMBEDDER_SETTINGS = ("embedder_model", "embedder_url")
 """What names another embedder, beside ``embedder`` itself."""
+SIGNED: tuple[tuple[str, bool], ...] = (("busy_timeout_ms", False), ("pgvector_from", False))
+SIGNED += (("pgvector_warm_mb", False), ("rae_half_life_hours", True), ("llm_timeout_s", True))
 RAE_WEIGHT_DEFAULTS = (("semantic", 0.6), ("recency", 0.1), ("importance", 0.2), ("usage", 0.1))
 
 
@@ -245,6 +247,13 @@ class Config:
         "every vector exactly.",
         _int,
     )
+    pgvector_warm_mb: int = _setting(
+        1024,
+        "SALIENCE_PGVECTOR_WARM_MB",
+        "A server searching PostgreSQL's HNSW index loads the vectors into memory meanwhile, "
+        "then searches them exactly, if they take at most this many MB (~2 KB each); 0: never.",
+        _int,
+    )
     embedder_url: str = _setting(
         "",
         "SALIENCE_EMBEDDER_URL",
@@ -300,12 +309,12 @@ class Config:
             raise ConfigError("user must be a printable name of 1 to 512 characters")
         if self.max_content_bytes < 1:
             raise ConfigError("max_content_bytes must be a positive number of bytes")
-        if self.busy_timeout_ms < 0:
-            raise ConfigError("busy_timeout_ms must not be negative")
+        for name, positive in SIGNED:
+            value = getattr(self, name)
+            if value < 0 or (positive and value == 0):
+                raise ConfigError(f"{name} must {'be positive' if positive else 'not be negative'}")
         if self.briefing_budget < 1:
             raise ConfigError("briefing_budget must be at least 1 token")
-        if self.rae_half_life_hours <= 0:
-            raise ConfigError("rae_half_life_hours must be positive")
         if any(weight < 0 for _, weight in self.rae_weights):
             raise ConfigError("rae_weights must not be negative")
         if self.record_days < 1:
@@ -318,16 +327,12 @@ class Config:
             raise ConfigError("rae_dedup_threshold must be in (0, 1]")
         if self.max_request_bytes < 1024:
             raise ConfigError("max_request_bytes must be at least 1024")
-        if self.llm_timeout_s <= 0:
-            raise ConfigError("llm_timeout_s must be positive")
 
     def _check_choices(self) -> None:
         if self.vector_index not in ("exact", "usearch", "pgvector", "auto"):
             raise ConfigError(
                 f"unknown vector_index {self.vector_index!r}; known: auto, exact, usearch, pgvector"
             )
-        if self.pgvector_from < 0:
-            raise ConfigError("pgvector_from must not be negative")
         if self.embedder not in EMBEDDERS:
             raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(EMBEDDERS)}")
         if self.llm not in ("none", "openai", "ollama"):

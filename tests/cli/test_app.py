@@ -271,3 +271,24 @@ def test_an_mcp_server_interrupted_keeps_the_store_it_made(
     assert result.exit_code != 0
     with Memory.open(config=Config(home=home), embedder=None) as memory:
         assert [m.content for m in memory.list()] == ["The staging API listens on 8080"]
+
+
+def test_mcp_is_a_long_running_process(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`salience mcp` answers many calls: it says so to the engine (see salience.search.warm)."""
+    import salience.mcp_server
+
+    seen: list[int] = []
+
+    class Served:
+        def __init__(self, memory: Memory) -> None:
+            self.memory = memory
+
+        def run(self) -> None:
+            seen.append(self.memory._warm_bytes)
+
+    monkeypatch.setattr(
+        salience.mcp_server, "create_mcp_server", lambda memory, **_: Served(memory)
+    )
+    result = CliRunner().invoke(cli, ["mcp", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert seen == [Config(home=home).pgvector_warm_mb << 20]

@@ -32,6 +32,7 @@ def mcp(tools: str, project: str | None, home: Path | None, profile: str | None)
 
     with open_memory(home, profile) as memory:
         server = create_mcp_server(memory, tools=tools, profile=profile, project=project)
+        memory.long_running()
         keep_new_store()  # (stopping the server never takes back what it acknowledged)
         server.run()
 

@@ -77,6 +77,7 @@ class EngineCore:
         get_profile(self._config.profile)  # an unknown default profile fails here, clearly
         self._embedder = load_embedder(self._config) if embedder == "config" else embedder
         self._vector_store: Vectors | None = None  # built on first use: NumPy loads lazily
+        self._warm_bytes = 0  # (see long_running)
         self._pool: ThreadPoolExecutor | None = None
         self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
         self._unavailable: dict[str, str] = {}  # mounted layers that would not open, and why
@@ -118,9 +119,22 @@ class EngineCore:
             elif kind in ("pgvector", "auto") and on_postgres:
                 pgvector_from = self._config.pgvector_from
             self._vector_store = Vectors(
-                self._store, self._embedder, ann, pgvector_from=pgvector_from
+                self._store,
+                self._embedder,
+                ann,
+                pgvector_from=pgvector_from,
+                warm_bytes=self._warm_bytes,
             )
         return self._vector_store
+
+    def long_running(self) -> None:
+        """Say that this process answers many requests (a server): a PostgreSQL store that
+        its HNSW index searches then has its vectors loaded into memory meanwhile, within
+        ``SALIENCE_PGVECTOR_WARM_MB`` (:mod:`salience.search.warm`)."""
+        with self._state_lock:
+            self._warm_bytes = self._config.pgvector_warm_mb << 20
+            if self._vector_store is not None:
+                self._vector_store.keep_warm(self._warm_bytes)
 
     @property
     def config(self) -> Config:

@@ -74,6 +74,20 @@ class VectorIndex(MappedRows):
         self._int8.update(self._matrix, np.arange(self._size))
         return True
 
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, dimensions) held now, without looking at the store."""
+        return self._size, int(self._matrix.shape[1])
+
+    def prepare(self) -> None:
+        """Read every vector and make the int8 copy, on this thread (a loader's: see
+        salience.search.warm), so that the first search after it scores as a warm one does."""
+        with self.guard:
+            self.refresh()
+            if self._int8 is None and self._int8_build is None:
+                self.int8_background_from = self._size + 1  # (made here, not on a thread)
+                self._int8_ready()
+
     def close(self) -> None:
         """Close as rows do; an int8 copy still being made is waited for first when rows are
         saved beside the store (a one-shot process that read the store whole leaves the next

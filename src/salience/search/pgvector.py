@@ -107,6 +107,11 @@ class PgvectorSearch:
         self.refresh()
         return self._count
 
+    @property
+    def counted(self) -> int:
+        """The store's number of vectors at the last look (no query)."""
+        return self._count
+
     def close(self) -> None:
         """Nothing to persist: the index is in the database."""
 

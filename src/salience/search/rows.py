@@ -28,6 +28,10 @@ LOAD_PAGE = 20_000
 """Vectors read from the store per query when loading (30 MB of MiniLM vectors)."""
 
 
+class StoppedError(Exception):
+    """A load told to stop (:attr:`VectorRows.stop`) stopped between two pages."""
+
+
 class VectorRows:
     """Every vector of one store, in memory, with each memory's session neighbours."""
 
@@ -44,6 +48,9 @@ class VectorRows:
         self.guard = threading.RLock()
         self._held = False  # see Vectors.held(): set only by the thread holding ``guard``
         self._pages_read = 0  # by the last _load
+        # False: never read the store whole again, say ``stale`` (see salience.search.warm).
+        self.reloads, self.stale = True, False
+        self.stop: threading.Event | None = None  # set: a load stops at its next page
         self._reset()
 
     def _reset(self) -> None:
@@ -90,25 +97,16 @@ class VectorRows:
             self._resume()
         count, highest = self._store.vector_state()
         full = self._last_vseq == 0
-        if highest < self._last_vseq:
-            self._reset()
-            full = True
-        touched: npt.NDArray[np.intp] | None = np.zeros(0, dtype=np.intp)
-        if highest != self._last_vseq:
-            touched = self._load(count)
-            if touched is None:  # re-embedded with a model of another size: load afresh
-                self._reset()
-                touched = self._load(count)
-                full = True
-            # Read in several pages, the load may hold what was written or deleted meanwhile:
-            # take the store's count again (one page is one read, which ``count`` preceded).
-            if touched is not None and self._pages_read > 1:
-                count, highest = self._store.vector_state()
-                more = self._load(count) if highest > self._last_vseq else touched[:0]
-                touched = None if more is None else np.concatenate([touched, more])
+        touched: npt.NDArray[np.intp] | None = None  # None: the store must be read whole again
+        if highest == self._last_vseq:
+            touched = np.zeros(0, dtype=np.intp)
+        elif highest > self._last_vseq:  # (a lower highest: purged past what was read)
+            touched, count, highest = self._caught_up(count, highest)
         if touched is None or self._size != count:  # deleted, re-embedded: start again
+            if self._kept_stale():
+                return
             self._reset()
-            touched = self._load(count)
+            touched, count, highest = self._caught_up(count, highest)
             full = True
         assert touched is not None  # (a first load never meets another size)
         if self._ann is not None:
@@ -122,6 +120,23 @@ class VectorRows:
         self._marker = marker
         if full or touched.size:
             self._refreshed(full, touched)
+
+    def _caught_up(self, count: int, highest: int) -> tuple[npt.NDArray[np.intp] | None, int, int]:
+        """:meth:`_load` what was written since the last look (None: a vector of another length
+        came), and the store's (count, highest vseq) that the rows held then match."""
+        touched = self._load(count)
+        # Read in several pages, the load may hold what was written or deleted meanwhile:
+        # take the store's count again (one page is one read, which ``count`` preceded).
+        if touched is not None and self._pages_read > 1:
+            count, highest = self._store.vector_state()
+            more = self._load(count) if highest > self._last_vseq else touched[:0]
+            touched = None if more is None else np.concatenate([touched, more])
+        return touched, count, highest
+
+    def _kept_stale(self) -> bool:
+        """Whether the store must be read whole again and this copy may not (it says so)."""
+        self.stale = self.stale or not self.reloads
+        return not self.reloads
 
     def close(self) -> None:
         """Persist the approximate index if it changed (and stop builds still running)."""
@@ -144,6 +159,8 @@ class VectorRows:
         touched: list[npt.NDArray[np.intp]] = []
         self._pages_read = 0
         while True:
+            if self.stop is not None and self.stop.is_set():
+                raise StoppedError("the load was stopped")
             rows = self._store.vector_rows(self._last_vseq, LOAD_PAGE)
             self._pages_read += 1
             if not rows:

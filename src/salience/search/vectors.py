@@ -21,6 +21,7 @@ from salience.search.index import VectorIndex
 from salience.search.pgvector import PgvectorSearch
 from salience.search.rowids import take
 from salience.search.saved import saved_vectors
+from salience.search.warm import Warming
 from salience.stores.base import MemoryFilter, Store
 
 _Found = TypeVar("_Found")
@@ -61,6 +62,7 @@ class Vectors:
         ann: ApproximateIndex | None = None,
         *,
         pgvector_from: int | None = None,
+        warm_bytes: int = 0,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -70,6 +72,8 @@ class Vectors:
             if pgvector_from is None
             else PgvectorSearch(store, pgvector_from, self._local.guard)
         )
+        self._warming: Warming | None = None
+        self.keep_warm(warm_bytes)
         self._holding: VectorIndex | PgvectorSearch | None = None
         self._chosen: VectorIndex | PgvectorSearch | None = (
             self._local if self._remote is None else None
@@ -91,18 +95,44 @@ class Vectors:
         with self._local.guard:
             if self._holding is not None:
                 return self._holding
-            remote = self._remote
-            chosen = remote if remote is not None and remote.usable() else self._local
+            remote, warming = self._remote, self._warming
+            warm = warming.current(self._local.guard) if warming is not None else None
+            if warm is not None:  # (a server's copy in memory: salience.search.warm)
+                chosen: VectorIndex | PgvectorSearch = warm
+            elif remote is not None and remote.usable():
+                chosen = remote
+                if warming is not None and self._embedder is not None:
+                    warming.start(remote.counted, self._embedder.dimensions)
+            else:
+                chosen = self._local
             self._chosen = chosen
             return chosen
 
+    @property
+    def warming(self) -> Warming | None:
+        """A server's copy of the vectors beside PostgreSQL's index (None: not kept)."""
+        return self._warming
+
+    def keep_warm(self, budget: int) -> None:
+        """Searched by PostgreSQL's index, load the vectors into memory meanwhile and search
+        them there once loaded, if they take at most ``budget`` bytes (a server's choice:
+        :mod:`salience.search.warm`; 0: never)."""
+        if self._remote is not None and budget > 0 and self._warming is None:
+            self._warming = Warming(self._store, budget)
+
     def close(self) -> None:
-        """Persist what needs persisting (the approximate index)."""
+        """Persist what needs persisting (the approximate index); stop loading a copy."""
+        if self._warming is not None:
+            self._warming.close()
         self._local.close()
 
     def discard_saved(self) -> int:
         """Zero and delete the vectors kept beside the store (after an erasure); how many
-        files went."""
+        files went. A server's copy in memory is dropped too (the next search loads another)."""
+        if self._warming is not None:
+            with self._local.guard:
+                self._warming.drop()
+                self._chosen = None
         return self._local.discard_saved()
 
     @property

@@ -95,6 +95,7 @@ class Engine:
 
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
+        memory.long_running()  # (a server: see salience.search.warm)
         self.mode = KEYS if self.run(lambda m: has_keys(m.store)) else LOCAL
 
     def run(self, call: Callable[[Memory], T]) -> T:
