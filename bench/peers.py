@@ -5,7 +5,10 @@ a chromadb collection given salience's own stored MiniLM vectors, so both search
 embeddings. Every question's vector is computed once before any timing; each question is
 then asked of chromadb (vector only, cosine HNSW) and of salience (full-text, vectors,
 fusion, context and profile scoring) in turn, so both are measured side by side in one run.
-Reported: search time beyond the query embedding, p50/p95, and R@10 on the evidence turns.
+Reported: search time beyond the query embedding, p50/p95, and R@10 on the evidence turns;
+and, beside them, salience embedding each question itself (its full-text search runs while
+the query is embedded, as in a user's recall) and the embedding alone: the difference of
+their medians is what a user waits for beyond the model.
 
 With ``--mem0``, mem0 (open source, 2.2.1) is run too: each turn added with ``infer=False``
 (stored as said, no LLM), the same vectors given by an embedder that looks them up, its
@@ -170,6 +173,25 @@ def searchers(
     return out | ({"mem0": mem0_search} if mem0 is not None else {})
 
 
+def embedding(live: Memory, as_of: datetime) -> dict[str, Callable[[str, Any], list[str]]]:
+    """salience embedding each question itself, as a user's recall does (its full-text search
+    runs while the query is embedded), and the embedding alone, timed apart."""
+    model = live.vectors.embedder
+    assert model is not None
+
+    def embedded(question: str, vector: Any) -> list[str]:
+        return [h.record.id for h in live.search(question, 10, as_of=as_of, touch=False)]
+
+    def alone(question: str, vector: Any) -> list[str]:
+        model.embed([question])
+        return []
+
+    return {EMBEDDED: embedded, EMBEDDING: alone}
+
+
+EMBEDDED, EMBEDDING = "salience, embedding", "embedding alone"
+
+
 def percentiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     return {"p50": statistics.median(ordered), "p95": ordered[int(0.95 * (len(ordered) - 1))]}
@@ -181,7 +203,7 @@ def recall_at(ranked: list[str], gold: set[str], k: int = 10) -> float:
 
 def run(path: Path, conversations: int | None, profile: str, with_mem0: bool) -> dict[str, Any]:
     data = json.loads(path.read_text(encoding="utf-8"))[:conversations]
-    names = ["chromadb", "salience"] + (["mem0"] if with_mem0 else [])
+    names = ["chromadb", "salience"] + (["mem0"] if with_mem0 else []) + [EMBEDDED, EMBEDDING]
     times: dict[str, list[float]] = {name: [] for name in names}
     recall: dict[str, list[float]] = {name: [] for name in names}
     llm = RefusingLLM()
@@ -197,7 +219,10 @@ def run(path: Path, conversations: int | None, profile: str, with_mem0: bool) ->
             ids = {d: rankings.stable_id(w, f"{sid}/{d}") for d, w, _, _ in turns}
             as_of = max(w for _, w, _, _ in turns) + timedelta(days=1)
             config = Config(home=Path(tmp) / sid, embedder="minilm", profile=profile)
-            with Memory.open(config=config, embedder=model) as engine:  # type: ignore[arg-type]
+            with (
+                Memory.open(config=config, embedder=model) as engine,  # type: ignore[arg-type]
+                Memory.open(config=config, embedder=loaded) as live,
+            ):
                 engine.import_(rankings.documents(rows))
                 stored = engine.vectors.stored(list(ids.values()))
                 collection = chroma_collection(Path(tmp) / f"chroma-{sid}", sid.replace("-", ""))
@@ -212,14 +237,15 @@ def run(path: Path, conversations: int | None, profile: str, with_mem0: bool) ->
                     asked = zip(questions, vectors, strict=True)
                     lookup |= {qa["question"]: v.tolist() for qa, v in asked}
                     mem0 = mem0_loaded(Path(tmp) / f"mem0-{sid}", llm, lookup, texts)
-                asks = searchers(collection, engine, as_of, mem0)
+                asks = searchers(collection, engine, as_of, mem0) | embedding(live, as_of)
                 for qa, vector in zip(questions, vectors, strict=True):
                     gold = locomo._gold(qa, ids)
                     for name, ask in asks.items():  # one after another, question by question
                         started = time.perf_counter()
                         ranked = ask(qa["question"], vector)
                         times[name].append((time.perf_counter() - started) * 1000)
-                        recall[name].append(recall_at(ranked, gold))
+                        if name != EMBEDDING:
+                            recall[name].append(recall_at(ranked, gold))
             print(f"  {sid}: {len(questions)} questions", file=sys.stderr)
     llm.close()
     if llm.calls:
@@ -233,7 +259,7 @@ def run(path: Path, conversations: int | None, profile: str, with_mem0: bool) ->
         "versions": {"chromadb": chromadb.__version__} | ({"mem0": "2.2.1"} if with_mem0 else {}),
         "llm_calls": llm.calls,
         "search_ms": {name: percentiles(values) for name, values in times.items()},
-        "R@10": {name: 100 * statistics.fmean(values) for name, values in recall.items()},
+        "R@10": {name: 100 * statistics.fmean(v) for name, v in recall.items() if v},
         "questions": len(times["salience"]),
         "machine": machine(),
     }
@@ -245,6 +271,8 @@ def report(results: dict[str, Any]) -> None:
         "chromadb": f"vector only (HNSW, chromadb {results['versions']['chromadb']})",
         "salience": f"hybrid, profile {results['profile']}",
         "mem0": "vector + its scoring (infer=False, local Qdrant)",
+        EMBEDDED: "salience embedding the question itself (MiniLM)",
+        EMBEDDING: "MiniLM embedding one question, nothing else",
     }
     for name, spent in results["search_ms"].items():
         rows.append(
@@ -253,7 +281,7 @@ def report(results: dict[str, Any]) -> None:
                 what[name],
                 f"{spent['p50']:.2f}",
                 f"{spent['p95']:.2f}",
-                f"{results['R@10'][name]:.1f}",
+                f"{results['R@10'][name]:.1f}" if name != EMBEDDING else "",
             ]
         )
     print(
@@ -263,6 +291,14 @@ def report(results: dict[str, Any]) -> None:
     print_table(rows, right_align_from=2)
     ratio = results["search_ms"]["salience"]["p50"] / results["search_ms"]["chromadb"]["p50"]
     print(f"salience / chromadb, p50: {ratio:.2f}x")
+    spent = results["search_ms"]
+    if EMBEDDED in spent:  # (what a user waits for beyond the model: medians subtracted)
+        beyond = spent[EMBEDDED]["p50"] - spent[EMBEDDING]["p50"]
+        print(
+            f"salience embedding its question: {spent[EMBEDDED]['p50']:.2f} ms p50 - the "
+            f"embedding alone {spent[EMBEDDING]['p50']:.2f} ms = {beyond:.2f} ms beyond it "
+            f"({beyond / spent['chromadb']['p50']:.2f}x chromadb)"
+        )
 
 
 def main() -> None:

@@ -217,36 +217,33 @@ def _weighted(
 ) -> Pool:
     """Min-max normalised per list, summed with ``dense_weight`` for vectors."""
     where: dict[str, tuple[int, int, str]] = {}  # id -> row (a later lexical row replaces it)
-    lex: dict[str, tuple[float, float]] = {}
-    for row, raw, norm in zip(rows_l, bm25.tolist(), _min_max(bm25).tolist(), strict=True):
+    lex: dict[str, int] = {}  # id -> its (last) full-text hit
+    for i, row in enumerate(rows_l):
         where[row[2]] = row
-        lex[row[2]] = (raw, norm)
-    vec: dict[str, tuple[float, float]] = {}
-    for row, sim, norm in zip(rows_v, sims.tolist(), _min_max(sims).tolist(), strict=True):
+        lex[row[2]] = i
+    vec: dict[str, int] = {}  # id -> its (last) vector hit
+    for i, row in enumerate(rows_v):
         where.setdefault(row[2], row)
-        vec[row[2]] = (sim, norm)
+        vec[row[2]] = i
     ids = list(where)
-    lexical = [lex.get(i, (0.0, 0.0)) for i in ids]
-    dense = [vec.get(i, (NAN, 0.0)) for i in ids]
-    lex_norm = _floats([x[1] for x in lexical])
-    vec_norm = _floats([x[1] for x in dense])
+    at_l = np.fromiter((lex.get(i, -1) for i in ids), dtype=np.intp, count=len(ids))
+    at_v = np.fromiter((vec.get(i, -1) for i in ids), dtype=np.intp, count=len(ids))
+    found_v = at_v >= 0
+    # (row -1, appended: the record path's value where a list did not find the memory)
+    lex_norm = np.append(_min_max(bm25), 0.0)[at_l]
+    vec_norm = np.append(_min_max(sims), 0.0)[at_v]
     weight = plan.dense_weight if len(rows_v) else 0.0
     fused = (1 - weight) * lex_norm + weight * vec_norm
-    similarity = [x[0] for x in dense]
-    relevance = Relevances(
-        lex_norm,
-        np.where(np.isnan(_floats(similarity)), NAN, vec_norm),
-        np.array([i in lex for i in ids], dtype=np.bool_),
-        fused,
-    )
-    rows = [where[i] for i in ids]
+    similarity = np.append(sims, NAN)[at_v]
+    relevance = Relevances(lex_norm, np.where(found_v, vec_norm, NAN), at_l >= 0, fused)
+    rows = list(where.values())
     return Pool(
         [r[0] for r in rows],
         [r[1] for r in rows],
         ids,
         relevance,
-        _floats([x[0] for x in lexical]),
-        _floats(similarity),
+        np.append(bm25, 0.0)[at_l],
+        similarity,
         np.full(len(ids), NAN),
         [None] * len(ids),
     )
