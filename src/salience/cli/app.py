@@ -296,8 +296,9 @@ def open_memory(home: Path | None, profile: str | None = None, *, create: bool =
     from dataclasses import replace
 
     from salience.config import Config
+    from salience.engine.briefs import resolve_sqlite_path
     from salience.engine.catalog import is_postgres_url
-    from salience.engine.memory import Memory, resolve_sqlite_path
+    from salience.engine.memory import Memory
 
     meta = click.get_current_context().meta
     config = Config.from_env() if home is None else Config.for_home(home)

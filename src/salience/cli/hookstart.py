@@ -3,7 +3,8 @@
 When no running server answers (:mod:`.warm`), the hook computes the briefing itself. Through
 click it also loaded click, the command table and every module a command's output needs
 (~50 ms of a ~420 ms process at 100k memories); here it loads the configuration and the
-engine, opens the store, briefs and prints: the same output, recorded the same way. Anything
+briefing part of the engine (:mod:`salience.engine.briefs`: none of the other verbs'
+modules), opens the store, briefs and prints: the same output, recorded the same way. Anything
 out of the ordinary (an option it does not know, no store yet, any error) answers None, and
 the hook runs through click as before, which reports it as every command does.
 """
@@ -22,7 +23,7 @@ def cold_hook(args: list[str]) -> str | None:
         from dataclasses import replace
 
         from salience.config import Config
-        from salience.engine.memory import Memory
+        from salience.engine.briefs import Briefs
 
         home = given.get("--home")
         config = Config.for_home(home) if home is not None else Config.from_env()
@@ -32,7 +33,7 @@ def cold_hook(args: list[str]) -> str | None:
             config = replace(config, profile=given["--profile"])
         if config.store_url or not config.db_path.is_file():
             return None  # (another store, or none yet: the CLI opens it, or says there is none)
-        with Memory.open(config=config, create=False) as memory:
+        with Briefs.open(config=config, create=False) as memory:
             text = memory.briefing(given.get("--profile"), project=given.get("--project"))
         return hook_output(text.context)
     except Exception:  # (the CLI runs it again, and reports the error as every command does)

@@ -2,9 +2,10 @@
 
 It validates input, keeps the bookkeeping fields (ids, timestamps, counters, supersession)
 right, and delegates persistence to a :class:`~salience.stores.base.Store`. The verbs live in
-groups: reads, briefings and sessions here; writes in :mod:`.writes`; recall in
-:mod:`.recall`; feedback, maintenance and consolidation in :mod:`.lifecycle`; export, import,
-layers and packs in :mod:`.sharing`. Their shared state and helpers are :mod:`.core`.
+groups: reads and sessions here; opening a store and briefings in :mod:`.briefs`; writes in
+:mod:`.writes`; recall in :mod:`.recall`; feedback, maintenance and consolidation in
+:mod:`.lifecycle`; export, import, layers and packs in :mod:`.sharing`. Their shared state
+and helpers are :mod:`.core`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,8 @@ import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, time, timedelta
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from salience.briefing.policies import Briefing, BriefingRequest
 from salience.briefing.ranking import ranked_ids
 from salience.briefing.sessions import (
     RECENT_SUMMARIES,
@@ -26,10 +25,7 @@ from salience.briefing.sessions import (
     automatic_summary,
     is_stale,
 )
-from salience.briefing.snapshot import Vanished
-from salience.clock import Clock, system_clock
-from salience.config import DB_FILENAME, Config
-from salience.embeddings import Embedder
+from salience.engine.briefs import Briefs
 from salience.engine.decisions import Decisions
 from salience.engine.erasure import Erasure
 from salience.engine.evaluation import Evaluation
@@ -40,7 +36,6 @@ from salience.engine.sharing import Sharing
 from salience.engine.staleness import Staleness
 from salience.engine.writes import rejection
 from salience.errors import (
-    ConfigError,
     ConflictError,
     InvalidInputError,
 )
@@ -58,66 +53,20 @@ from salience.models import (
     WriteResult,
 )
 from salience.scores import ContextScore
-from salience.stores.base import MemoryFilter, Store
+from salience.stores.base import MemoryFilter
 from salience.write.records import (
     build_record,
     validate_content,
 )
 
 if TYPE_CHECKING:
-    from salience.lifecycle.llm import Summarizer
+    pass
 
 
-def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
-    """The SQLite file a path, a directory or a ``sqlite://`` URL names (None: the home's)."""
-    if target is None:
-        return config.db_path
-    text = str(target)
-    if "://" in text:
-        scheme = text.split("://", 1)[0].lower()
-        if scheme != "sqlite":
-            raise ConfigError(
-                f"unsupported store URL scheme {scheme!r}; supported: sqlite, postgresql"
-            )
-        text = text.split("://", 1)[1]
-    path = Path(text).expanduser()
-    return path / DB_FILENAME if path.is_dir() else path
-
-
-class Memory(Decisions, Quarantine, Erasure, Staleness, Evaluation, Lifecycle, Sharing, Jobs):
+class Memory(
+    Decisions, Quarantine, Erasure, Staleness, Evaluation, Lifecycle, Sharing, Jobs, Briefs
+):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
-
-    @classmethod
-    def open(
-        cls,
-        path_or_url: str | Path | None = None,
-        *,
-        config: Config | None = None,
-        clock: Clock = system_clock,
-        embedder: Embedder | Literal["config"] | None = "config",
-        llm: Summarizer | Literal["config"] | None = "config",
-        create: bool = True,
-    ) -> Memory:
-        """Open the store at a path, a directory, a ``sqlite://`` URL or a
-        ``postgresql://`` URL (creating it, owner only, unless ``create`` is false: then a
-        missing store is an error).
-
-        With no argument, the configured store (``SALIENCE_STORE_URL``) or else the default
-        file ``$SALIENCE_HOME/salience.db`` is used. The embedder comes from the
-        configuration unless one (or None) is given.
-        """
-        from salience.stores.postgres import is_postgres_url, open_postgres
-        from salience.stores.sqlite import SQLiteStore
-
-        cfg = config or Config.from_env()
-        target = path_or_url if path_or_url is not None else (cfg.store_url or None)
-        store: Store
-        if target is not None and is_postgres_url(target):
-            store = open_postgres(str(target), busy_timeout_ms=cfg.busy_timeout_ms, create=create)
-        else:
-            path = resolve_sqlite_path(target, cfg)
-            store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms, create=create)
-        return cls(store, config=cfg, clock=clock, embedder=embedder, llm=llm)
 
     def list(
         self,
@@ -195,39 +144,6 @@ class Memory(Decisions, Quarantine, Erasure, Staleness, Evaluation, Lifecycle, S
                 break  # else one was deleted meanwhile: look again
         shown = [records[i] for i in ids if i in records]
         return [(r, rules.context_score(r, now, self._settings)) for r in shown]
-
-    def briefing(
-        self,
-        profile: str | None = None,
-        *,
-        user: UserScope = None,
-        project: str | None = None,
-        session_id: str | None = None,
-        budget: int | None = None,
-        as_of: datetime | None = None,
-        record: bool | None = None,
-    ) -> Briefing:
-        """The text to inject at session start, with a manifest of every candidate's fate.
-        It is recorded (``briefing_log``) unless ``record`` is False or it is ``as_of``
-        another time (a preview)."""
-        if budget is not None and budget < 1:
-            raise InvalidInputError("budget must be at least 1 token", field="budget")
-        rules = self.profile(profile)
-        user = self._one_user(user, "a briefing")
-        now = self._at(as_of)
-        request = BriefingRequest(now, user, project, session_id, budget)
-        for attempt in range(3):
-            candidates = self._briefings.candidates(user, self._mounted(), now)
-            try:
-                given = rules.briefing(candidates, request, self._settings)
-            except Vanished:
-                if attempt == 2:
-                    raise
-                continue
-            if record if record is not None else as_of is None:
-                self._record_briefing(given, user, session_id, budget, now)
-            return given
-        raise AssertionError("unreachable")
 
     def session_start(
         self, user: UserScope = None, *, profile: str | None = None, as_of: datetime | None = None

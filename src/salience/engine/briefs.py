@@ -1,0 +1,111 @@
+"""Opening a store, and briefings: what a session-start hook needs, in a class of its own.
+
+:class:`Briefs` opens a store and briefs; :class:`~salience.engine.memory.Memory` is made of
+it and every other verb. A process that only briefs (the hook computed in its own process,
+:mod:`salience.cli.hookstart`) opens a :class:`Briefs`, and so loads neither the other verbs'
+modules nor what they import: the same briefing, recorded the same way.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Self
+
+from salience.briefing.policies import Briefing, BriefingRequest
+from salience.briefing.snapshot import Vanished
+from salience.clock import Clock, system_clock
+from salience.config import DB_FILENAME, Config
+from salience.embeddings import Embedder
+from salience.engine.record import Recording
+from salience.errors import ConfigError, InvalidInputError
+from salience.models import UserScope
+from salience.stores.base import Store
+
+if TYPE_CHECKING:
+    from salience.lifecycle.llm import Summarizer
+
+
+def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
+    """The SQLite file a path, a directory or a ``sqlite://`` URL names (None: the home's)."""
+    if target is None:
+        return config.db_path
+    text = str(target)
+    if "://" in text:
+        scheme = text.split("://", 1)[0].lower()
+        if scheme != "sqlite":
+            raise ConfigError(
+                f"unsupported store URL scheme {scheme!r}; supported: sqlite, postgresql"
+            )
+        text = text.split("://", 1)[1]
+    path = Path(text).expanduser()
+    return path / DB_FILENAME if path.is_dir() else path
+
+
+class Briefs(Recording):
+    """Opening a store, and the briefing verb."""
+
+    @classmethod
+    def open(
+        cls,
+        path_or_url: str | Path | None = None,
+        *,
+        config: Config | None = None,
+        clock: Clock = system_clock,
+        embedder: Embedder | Literal["config"] | None = "config",
+        llm: Summarizer | Literal["config"] | None = "config",
+        create: bool = True,
+    ) -> Self:
+        """Open the store at a path, a directory, a ``sqlite://`` URL or a
+        ``postgresql://`` URL (creating it, owner only, unless ``create`` is false: then a
+        missing store is an error).
+
+        With no argument, the configured store (``SALIENCE_STORE_URL``) or else the default
+        file ``$SALIENCE_HOME/salience.db`` is used. The embedder comes from the
+        configuration unless one (or None) is given.
+        """
+        from salience.stores.postgres import is_postgres_url, open_postgres
+        from salience.stores.sqlite import SQLiteStore
+
+        cfg = config or Config.from_env()
+        target = path_or_url if path_or_url is not None else (cfg.store_url or None)
+        store: Store
+        if target is not None and is_postgres_url(target):
+            store = open_postgres(str(target), busy_timeout_ms=cfg.busy_timeout_ms, create=create)
+        else:
+            path = resolve_sqlite_path(target, cfg)
+            store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms, create=create)
+        return cls(store, config=cfg, clock=clock, embedder=embedder, llm=llm)
+
+    def briefing(
+        self,
+        profile: str | None = None,
+        *,
+        user: UserScope = None,
+        project: str | None = None,
+        session_id: str | None = None,
+        budget: int | None = None,
+        as_of: datetime | None = None,
+        record: bool | None = None,
+    ) -> Briefing:
+        """The text to inject at session start, with a manifest of every candidate's fate.
+        It is recorded (``briefing_log``) unless ``record`` is False or it is ``as_of``
+        another time (a preview)."""
+        if budget is not None and budget < 1:
+            raise InvalidInputError("budget must be at least 1 token", field="budget")
+        rules = self.profile(profile)
+        user = self._one_user(user, "a briefing")
+        now = self._at(as_of)
+        request = BriefingRequest(now, user, project, session_id, budget)
+        for attempt in range(3):
+            candidates = self._briefings.candidates(user, self._mounted(), now)
+            try:
+                given = rules.briefing(candidates, request, self._settings)
+            except Vanished:
+                if attempt == 2:
+                    raise
+                continue
+            if record if record is not None else as_of is None:
+                self._record_briefing(given, user, session_id, budget, now)
+            return given
+        raise AssertionError("unreachable")
