@@ -3,8 +3,8 @@
 From ``SALIENCE_PGVECTOR_FROM`` vectors a PostgreSQL store is searched by its HNSW index
 (:mod:`salience.search.pgvector`): a process's first recall reads a few hundred vectors, not
 the store. But every recall then reads its candidates' and their neighbours' vectors from the
-database (about 1,150 at 100k): 17.5 ms p50 there, where exact search in memory takes 5.3 ms
-(this module's docs/benchmarks entry says how it was measured). So a process that answers
+database (about 1,150 at 100k): 20.8 ms p50 there, where exact search in memory takes 6.1 ms
+(``bench/scale.py --store URL``; docs/development.md). So a process that answers
 many requests (a server: :meth:`~salience.engine.core.EngineCore.long_running`) loads the
 vectors into an index of its own, page by page on a thread of its own, while the HNSW index
 goes on answering; once every vector and the int8 copy are in memory, recall searches them
