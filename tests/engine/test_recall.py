@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -10,6 +11,8 @@ import pytest
 
 from salience import Config, Memory
 from salience.engine.core import STALE_TAG
+from salience.engine.recall import Recall
+from salience.engine.record import QUERY_VECTORS
 from salience.models import LOCAL_LAYER, Hit, MemoryRecord, Relevance
 from salience.profiles import PROFILES
 from salience.search import fusion
@@ -177,3 +180,33 @@ def test_recall_scores_columns_and_returns_what_the_record_path_returns(
                 (h.relevance, h.explanation) for h in old
             ]
     assert any(h.record.layer == "shared" for h in memory.search("team policy", touch=False))
+
+
+def test_a_known_query_vector_finds_the_full_text_hits_on_the_calling_thread(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for text in ("the dentist fixed a filling", "a filling at the dentist", "the sink leaks"):
+        memory.remember(text)
+    asked: list[tuple[int, object]] = []
+    search_rows = type(memory.store).search_rows
+
+    def spy(self: object, *args: object, **kwargs: object) -> object:
+        asked.append((threading.get_ident(), kwargs.get("beside")))
+        return search_rows(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(memory.store), "search_rows", spy)
+    query = "dentist filling"
+    embedded = memory.search(query, touch=False)  # (a worker searches while it embeds)
+    assert asked[-1][0] != threading.get_ident()
+    assert asked[-1][1] is True  # (beside: FTS5 leaves the interpreter to the embedding)
+    vector = memory.vectors.embed([query])
+    assert vector is not None
+    token = QUERY_VECTORS.set({query: vector[0]})
+    no_feedback = replace(PROFILES["salience"].recall, feedback_weight=0.0)
+    try:
+        known = memory.search(query, touch=False)
+        assert not Recall._waits_for_full_text(query, no_feedback)  # (then no waiting)
+    finally:
+        QUERY_VECTORS.reset(token)
+    assert asked[-1] == (threading.get_ident(), False)  # the vector scan waits for them anyway
+    assert [(h.record.id, h.score) for h in known] == [(h.record.id, h.score) for h in embedded]

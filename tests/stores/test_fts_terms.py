@@ -10,7 +10,7 @@ import pytest
 from salience import Config, Memory
 from salience.stores import fts_terms
 from salience.stores.base import MemoryFilter
-from salience.stores.fts_terms import TermCounts, _varint
+from salience.stores.fts_terms import TermCounts, _varint, varints
 from salience.stores.sqlite import SQLiteStore
 from tests.conftest import FakeClock
 
@@ -22,6 +22,11 @@ def test_varints_decode_as_sqlite_writes_them() -> None:
     assert _varint(bytes([0x82, 0x80, 0x01])) == (2 << 14) | 1
     assert _varint(bytes([0xFF] * 8 + [0x01])) == (2**56 - 1) << 8 | 1
     assert _varint(bytes([0x81])) is None
+    assert varints(bytes([0x05, 0x81, 0x00, 0xFF] + [0xFF] * 7 + [0x01, 0x81])) == [
+        5,
+        128,
+        (2**56 - 1) << 8 | 1,
+    ]  # one after another; the last, cut short, is left out
 
 
 def _fill(memory: Memory, texts: list[str]) -> None:

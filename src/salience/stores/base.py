@@ -132,9 +132,17 @@ class Store(Protocol):
         ...
 
     def search_rows(
-        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
+        self,
+        query: str,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dated: bool = False,
+        beside: bool = False,
     ) -> builtins.list[tuple[int, str, float]]:
-        """:meth:`search` as (row number, id, bm25), best first: no record is built."""
+        """:meth:`search` as (row number, id, bm25), best first: no record is built.
+        ``beside``: the caller's thread works meanwhile (a worker searches while it embeds
+        the query), so a search that leaves Python's interpreter lock free is preferred."""
         ...
 
     def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:

@@ -21,6 +21,7 @@ import sqlite3
 _REUSE_WITHIN = 0.01  # a count taken at N rows is used until the table differs by this much
 MIN_ROWS = 10_000  # a word in fewer rows is always searched for
 _CACHE_LIMIT = 50_000  # counts kept at most (queries may bring any word): then start afresh
+_TOKENS: dict[str, tuple[str, ...]] = {}  # word -> its tokens (the tokenizer never changes)
 
 
 class TermCounts:
@@ -78,6 +79,37 @@ class TermCounts:
                 self._usable = None
         return set()
 
+    def phrases(self, words: list[str]) -> list[tuple[str, ...]] | None:
+        """Each word's tokens as ``memory_fts`` indexes them (porter-stemmed, split at
+        punctuation: "john's" is the phrase john s); None if this connection cannot say."""
+        known = {word: _TOKENS.get(word) for word in words}
+        new = [word for word, tokens in known.items() if tokens is None]
+        if new:
+            if not self._prepare():
+                return None
+            try:
+                self._conn.executemany(
+                    "INSERT INTO temp.salience_words (rowid, word) VALUES (?, ?)",
+                    list(enumerate(new)),
+                )
+                try:
+                    found = self._conn.execute(
+                        "SELECT doc, offset, term FROM temp.salience_word_tokens"
+                    ).fetchall()
+                finally:
+                    self._conn.execute("DELETE FROM temp.salience_words")
+            except sqlite3.OperationalError:
+                self._usable = None  # (as in weightless: made again next time)
+                return None
+            tokens: dict[int, list[tuple[int, str]]] = {}
+            for doc, offset, term in found:
+                tokens.setdefault(int(doc), []).append((int(offset), str(term)))
+            if len(_TOKENS) + len(new) > _CACHE_LIMIT:
+                _TOKENS.clear()
+            for i, word in enumerate(new):
+                known[word] = _TOKENS[word] = tuple(t for _, t in sorted(tokens.get(i, [])))
+        return [known[word] or () for word in words]
+
     def _weightless(self, words: list[str], total: int) -> set[str]:
         self._conn.executemany(
             "INSERT INTO temp.salience_words (rowid, word) VALUES (?, ?)", list(enumerate(words))
@@ -114,11 +146,26 @@ class TermCounts:
 
 def _varint(data: bytes) -> int | None:
     """SQLite's variable-length integer at the start of ``data`` (None if cut short)."""
-    value = 0
-    for i, byte in enumerate(data[:9]):
-        if i == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if byte < 0x80:
-            return value
-    return None
+    found = varints(data[:9])
+    return found[0] if found else None
+
+
+def varints(data: bytes) -> list[int]:
+    """SQLite's variable-length integers, one after another (one cut short is left out)."""
+    out: list[int] = []
+    i = 0
+    while i < len(data):
+        value = 0
+        for j in range(9):
+            if i >= len(data):
+                return out
+            byte = data[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if byte < 0x80:
+                break
+        out.append(value)
+    return out

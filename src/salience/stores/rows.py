@@ -228,9 +228,16 @@ class RowReads(ABC):
 
     @abstractmethod
     def _fts(
-        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
+        self,
+        select: str,
+        query: str,
+        flt: MemoryFilter,
+        limit: int,
+        dated: bool,
+        beside: bool = False,
     ) -> list[Any]:
-        """``select``'s columns and the bm25 score (last) of the best full-text matches."""
+        """``select``'s columns and the bm25 score (last) of the best full-text matches
+        (``beside``: see :meth:`search_rows`)."""
 
     @abstractmethod
     def _wanted(self, select: str, memory_ids: Sequence[str], flt: MemoryFilter) -> list[Any]:
@@ -250,10 +257,18 @@ class RowReads(ABC):
         return [(from_row(row), float(row[-1])) for row in rows]
 
     def search_rows(
-        self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
+        self,
+        query: str,
+        flt: MemoryFilter,
+        limit: int,
+        *,
+        dated: bool = False,
+        beside: bool = False,
     ) -> list[tuple[int, str, float]]:
-        """:meth:`search` as (row number, id, bm25): no record is built."""
-        rows = self._fts("m.seq, m.id", query, flt, limit, dated)
+        """:meth:`search` as (row number, id, bm25): no record is built. ``beside``: the
+        caller's thread works meanwhile, so a search that leaves the interpreter lock free is
+        preferred (SQLite: FTS5 itself rather than a copy of its index in memory)."""
+        rows = self._fts("m.seq, m.id", query, flt, limit, dated, beside)
         return [(int(seq), str(memory_id), float(bm25)) for seq, memory_id, bm25 in rows]
 
     def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> list[MemoryRecord]:

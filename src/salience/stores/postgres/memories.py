@@ -210,9 +210,16 @@ class MemoryRows(Connection, RowReads):
         return self._select(sql, params)
 
     def _fts(
-        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
+        self,
+        select: str,
+        query: str,
+        flt: MemoryFilter,
+        limit: int,
+        dated: bool,
+        beside: bool = False,
     ) -> builtins.list[Any]:
-        """BM25 over the stored lexemes (see the module docstring)."""
+        """BM25 over the stored lexemes (see the module docstring; ``beside`` changes
+        nothing: PostgreSQL computes it apart)."""
         terms = query_terms(query)
         if limit <= 0 or not terms:
             return []

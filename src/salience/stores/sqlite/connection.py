@@ -37,6 +37,7 @@ from salience.stores.fts_terms import TermCounts
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
 from salience.stores.sqlite.files import check_existing, prepare_file, split_statements
 from salience.stores.sqlite.rows import from_row
+from salience.stores.sqlite.textindex import TextCopy
 from salience.stores.sqlite.transaction import Transaction
 
 _T = TypeVar("_T")
@@ -68,6 +69,7 @@ class Connection:
         self._owner = 0
         self._change_log = True  # a read-only store may predate it (see _setup_read_only)
         self._counted = True  # row_counts (0013): likewise
+        self._text_copy = TextCopy(self._connect)  # a small store's full-text index, in memory
         if read_only or not create:
             check_existing(self._path, busy_timeout_ms)
         else:
@@ -315,6 +317,7 @@ class Connection:
     def close(self) -> None:
         """Close every connection (idempotent)."""
         self._closed = True
+        self._text_copy.close()
         with self._lock:
             self._writer.close()
         with self._watch_lock:
