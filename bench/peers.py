@@ -5,6 +5,10 @@ a chromadb collection given salience's own stored MiniLM vectors, so both search
 embeddings. Every question's vector is computed once before any timing; each question is
 then asked of chromadb (vector only, cosine HNSW) and of salience (full-text, vectors,
 fusion, context and profile scoring) in turn, so both are measured side by side in one run.
+salience is given the vector as ``salience eval`` gives its probes' (``QUERY_VECTORS``): it
+knows not to embed, so its full-text search runs on the calling thread. (The embedder
+that remembers the import's vectors would also give them, but salience would then search
+as if beside an embedding: in a worker, FTS5 rather than its copy of the index.)
 Reported: search time beyond the query embedding, p50/p95, and R@10 on the evidence turns;
 and, beside them, salience embedding each question itself (its full-text search runs while
 the query is embedded, as in a user's recall) and the embedding alone: the difference of
@@ -48,6 +52,7 @@ import locomo
 import rankings
 from common import machine, print_table, write_results
 from salience import Config, Memory
+from salience.engine.record import QUERY_VECTORS
 
 
 def chroma_collection(path: Path, name: str) -> Any:
@@ -163,7 +168,11 @@ def searchers(
         return list(found["ids"][0])
 
     def salience(question: str, vector: Any) -> list[str]:
-        return [h.record.id for h in engine.search(question, 10, as_of=as_of, touch=False)]
+        given = QUERY_VECTORS.set({question: vector})  # (as an evaluation gives its vectors)
+        try:
+            return [h.record.id for h in engine.search(question, 10, as_of=as_of, touch=False)]
+        finally:
+            QUERY_VECTORS.reset(given)
 
     def mem0_search(question: str, vector: Any) -> list[str]:
         found = mem0.search(question, top_k=10, filters={"user_id": "bench"})
