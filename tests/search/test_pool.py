@@ -111,7 +111,8 @@ def _column_path(
         def asks(p: pool.Pool) -> Any:
             return np.array(["?" in records[seq].content for seq in p.seqs], dtype=np.bool_)
 
-        found = pool.spread(found, neighbours, plan.context_weight, plan.reply_weight, asks)
+        before, after = pool.neighbour_slots(found.ids, neighbours)
+        found = pool.spread(found, before, after, plan.context_weight, plan.reply_weight, asks)
     columns = Columns.from_records([records[seq] for seq in found.seqs])
     profile = PROFILES[name]
     chosen = pool.choose(found, columns, profile, NOW, tuned, 10)

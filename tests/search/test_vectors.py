@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from salience.models import Outcome
 from salience.profiles import PROFILES
 from salience.search import rows as rows_module
 from salience.search.index import VectorIndex, top_rows
+from salience.search.pool import neighbour_slots
 from salience.search.vectors import moved_toward
 from salience.stores.base import MemoryFilter
 from tests.conftest import FakeClock
@@ -408,6 +410,27 @@ def test_session_mixing_matches_the_formula(
         got = index.similarities(query, weight)
         assert got.dtype == np.float32
         np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_neighbour_slots_place_the_neighbours_among_the_ids_given(memory: Memory) -> None:
+    """As positions, what ``neighbours`` names: any subset, in any order, ids without a
+    vector among them, neighbours left out of it."""
+    for session in ("s1", "s2"):
+        for i in range(4):
+            memory.remember(f"turn {i} of {session} about the pier", session_id=session)
+    memory.remember("a memory outside any session about the pier")
+    index = VectorIndex(memory.store)
+    ids = index.ids()
+    rng = random.Random(3)
+    for _ in range(40):
+        given = rng.sample(ids, rng.randint(0, len(ids))) + ["01NOVECTOR"] * rng.randint(0, 1)
+        rng.shuffle(given)
+        want = neighbour_slots(given, index.neighbours(given))
+        for got in (index.neighbour_slots(given), memory.vectors.neighbour_slots(given)):
+            assert got is not None
+            assert [side.tolist() for side in got] == [side.tolist() for side in want]
+    before, after = index.neighbour_slots(ids)
+    assert (before < len(ids)).sum() == (after < len(ids)).sum() == 6  # 3 pairs a session
 
 
 def test_mixed_scores_follow_writes_as_a_fresh_index_would(memory: Memory) -> None:

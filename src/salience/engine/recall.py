@@ -27,7 +27,7 @@ from salience.models import (
 )
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
 from salience.search.fusion import LEXICAL, fuse, rank_candidates
-from salience.search.pool import Found, Pool, choose, hit, spread
+from salience.search.pool import Found, Pool, choose, hit, neighbour_slots, spread
 from salience.search.pool import fuse as fuse_rows
 from salience.sharing.layers import Layer
 from salience.stores.base import MemoryFilter
@@ -160,16 +160,22 @@ class Recall(Recording):
                 lexical = pending.result()
         pool = fuse_rows(plan, lexical, vector)
         if plan.context_weight and len(vector):
-            neighbours: dict[str, tuple[str | None, str | None]] = {}
-            for index, vectors in sources:
-                neighbours.update(vectors.neighbours(pool.of_source(index)))
+            slots: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
+            if len(sources) == 1 and set(pool.source) == {sources[0][0]}:  # (one source)
+                slots = sources[0][1].neighbour_slots(pool.ids)
+            if slots is None:
+                neighbours: dict[str, tuple[str | None, str | None]] = {}
+                for index, vectors in sources:
+                    neighbours.update(vectors.neighbours(pool.of_source(index)))
+                slots = neighbour_slots(pool.ids, neighbours)
 
             def asks(pool: Pool) -> Flags:
                 records = self._pool_records(pool, range(len(pool)), flt, layers)
                 texts = {r.id: r.content for r in records if r is not None}
                 return np.array(["?" in texts.get(i, "") for i in pool.ids], dtype=np.bool_)
 
-            pool = spread(pool, neighbours, plan.context_weight, plan.reply_weight, asks)
+            before, after = slots
+            pool = spread(pool, before, after, plan.context_weight, plan.reply_weight, asks)
         return pool
 
     @staticmethod

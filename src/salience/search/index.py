@@ -9,7 +9,7 @@ needs it, or from 50,000 rows on a thread of its own while searches score float3
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -53,6 +53,28 @@ class VectorIndex(MappedRows):
 
             return lambda k: _best(scores, k)
         return lambda k: self._approximate(query, k, neighbour_weight)
+
+    def neighbour_slots(
+        self, memory_ids: Sequence[str]
+    ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """:meth:`neighbours` as positions among ``memory_ids`` (unique): where the memory
+        written just before and just after each one in its session is (``len(memory_ids)``:
+        none, or not among them). In NumPy: no id of a neighbour is looked up."""
+        self.refresh()
+        n = len(memory_ids)
+        rows = np.array([-1 if r is None else r for r in self._row.find(memory_ids)], np.intp)
+        given = np.flatnonzero(rows >= 0)  # the positions with a row
+        if not len(given):
+            return np.full(n, n, dtype=np.intp), np.full(n, n, dtype=np.intp)
+        order = np.argsort(rows[given])
+        known, at = rows[given][order], given[order]  # rows ascending, and their positions
+        sides = []
+        for neighbour in self._session_neighbours():
+            near = np.full(n, -1, dtype=np.intp)
+            near[given] = neighbour[rows[given]]
+            found = np.minimum(np.searchsorted(known, near), len(known) - 1)
+            sides.append(np.where(known[found] == near, at[found], n))  # (-1: no row)
+        return sides[0], sides[1]
 
     def _int8_ready(self) -> bool:
         """Whether exact search may score the int8 copy first (built here if needed, or on a

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from salience.briefing.columns import Columns, Flags, Floats
+
+    Slots = npt.NDArray[np.intp]
 else:
     np = lazy_module("numpy")
 
@@ -249,27 +251,39 @@ def _weighted(
     )
 
 
-def spread(
-    pool: Pool,
-    neighbours: Mapping[str, tuple[str | None, str | None]],
-    weight: float,
-    reply_weight: float = 0.0,
-    asks: Callable[[Pool], Flags] | None = None,
-) -> Pool:
-    """:func:`salience.search.fusion.spread_context` on a pool (ids unique, as fusion leaves
-    them). ``asks``: which rows' texts hold a question (needed only with ``reply_weight``)."""
-    n = len(pool)
-    fused = np.nan_to_num(pool.relevance.fused, nan=0.0)  # (``fused or 0.0``)
-    slot = {memory_id: i for i, memory_id in enumerate(pool.ids)}
-    before = np.full(n, n, dtype=np.intp)  # n: not a candidate (the 0.0 appended below)
+def neighbour_slots(
+    memory_ids: Sequence[str], neighbours: Mapping[str, tuple[str | None, str | None]]
+) -> tuple[Slots, Slots]:
+    """Each memory's session neighbours (by id, as ``Vectors.neighbours`` gives them) as
+    positions among ``memory_ids`` (unique): ``len(memory_ids)`` for none, or one not there."""
+    n = len(memory_ids)
+    slot = {memory_id: i for i, memory_id in enumerate(memory_ids)}
+    before = np.full(n, n, dtype=np.intp)
     after = np.full(n, n, dtype=np.intp)
-    for i, memory_id in enumerate(pool.ids):
+    for i, memory_id in enumerate(memory_ids):
         b, a = neighbours.get(memory_id, (None, None))
         if b is not None:
             before[i] = slot.get(b, n)
         if a is not None:
             after[i] = slot.get(a, n)
-    padded = np.append(fused, 0.0)
+    return before, after
+
+
+def spread(
+    pool: Pool,
+    before: Slots,
+    after: Slots,
+    weight: float,
+    reply_weight: float = 0.0,
+    asks: Callable[[Pool], Flags] | None = None,
+) -> Pool:
+    """:func:`salience.search.fusion.spread_context` on a pool (ids unique, as fusion leaves
+    them), its rows' session neighbours given as rows of the pool (:func:`neighbour_slots`:
+    ``len(pool)`` for none). ``asks``: which rows' texts hold a question (needed only with
+    ``reply_weight``)."""
+    n = len(pool)
+    fused = np.nan_to_num(pool.relevance.fused, nan=0.0)  # (``fused or 0.0``)
+    padded = np.append(fused, 0.0)  # (n, not a candidate: this 0.0)
     context = np.maximum(padded[before], padded[after])
     value = (fused + weight * context) / (1 + weight)
     lifted = (context > fused) if weight > 0 else np.zeros(n, dtype=np.bool_)

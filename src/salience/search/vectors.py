@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from salience.embeddings import Embedder
 from salience.embeddings.arrays import Matrix, Vector
@@ -289,6 +290,16 @@ class Vectors:
         """Session neighbours of memories that have vectors (see :class:`VectorIndex`)."""
         with self._local.guard:
             return self._choose().neighbours(memory_ids)
+
+    def neighbour_slots(
+        self, memory_ids: Sequence[str]
+    ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None:
+        """:meth:`neighbours` as positions among ``memory_ids`` (see
+        :meth:`VectorIndex.neighbour_slots`); None from PostgreSQL's index (ask
+        :meth:`neighbours`)."""
+        with self._local.guard:
+            index = self._choose()
+            return index.neighbour_slots(memory_ids) if isinstance(index, VectorIndex) else None
 
     def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored vector of each of those memories that has one."""
