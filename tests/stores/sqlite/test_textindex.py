@@ -302,3 +302,36 @@ def test_a_failed_load_leaves_fts5_answering(store: SQLiteStore) -> None:
     assert isinstance(store._text_copy.failure, sqlite3.OperationalError)
     assert first[0] == first[1] == first[2]
     assert first[0]
+
+
+def test_searches_on_many_threads_while_another_writes(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _loaded(store)
+    flt = MemoryFilter(as_of=NOW)
+    errors: list[BaseException] = []
+    counts: list[int] = []
+
+    def search() -> None:
+        try:
+            for _ in range(40):
+                counts.append(len(store.search_rows("maria zebra", flt, 300)))
+        except BaseException as exc:  # (reported below)
+            errors.append(exc)
+
+    readers = [threading.Thread(target=search) for _ in range(4)]
+    for thread in readers:
+        thread.start()
+    for i in range(20):
+        store.insert(record(f"zebra number {i}"))
+    for thread in readers:
+        thread.join(30)
+    assert not errors
+    assert min(counts) >= len(store.search_rows("maria", flt, 300, beside=True))
+    for _ in range(2):
+        store.search_rows("maria zebra", flt, 300)
+    store._text_copy.wait()
+    assert store.search_rows("maria zebra", flt, 300) == _fts5(store, monkeypatch)(
+        "maria zebra", flt, 300, False
+    )
+    assert sum("zebra" in r.content for r, _ in store.search("zebra", flt, 50)) == 20
