@@ -1,0 +1,141 @@
+"""A SQLite store's full-text search: FTS5 itself beside the store's in-memory copy of its index.
+
+Stores of LoCoMo turns (the first ``--sizes`` turns of the file, its conversations repeated
+under new session names to reach the larger sizes), with no embedder. For each store the
+copy is loaded (its time and its arrays' size reported), then every question of the first
+conversation (whose turns every size holds) is asked as recall asks it (the salience
+profile's dated terms, 200 hits, a default user's filter), of the copy and of FTS5 in turn
+(either first), and the two answers are checked equal: the same rows, order and scores.
+Prints a table and writes JSON (default bench/results/fulltext.json); the data file is never
+copied into the repository.
+
+    python bench/fulltext.py PATH/locomo_dev.json [--sizes 419,5000,20000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import locomo
+from common import machine, print_table, write_results
+from salience import Config, Memory
+from salience.stores.base import MemoryFilter
+from salience.stores.sqlite import SQLiteStore
+from salience.stores.sqlite.textindex import TextIndex
+from salience.text_dates import resolve
+
+
+def turns_for(data: list[dict[str, Any]], size: int) -> list[tuple[str, Any, str, str]]:
+    """``size`` turns: the file's conversations one after another, repeated as needed."""
+    out: list[tuple[str, Any, str, str]] = []
+    copy = 0
+    while len(out) < size:
+        for sample in data:
+            for dia_id, when, session, text in locomo.turns(sample["conversation"]):
+                name = f"{sample['sample_id']}-{copy}"
+                out.append((f"{name}/{dia_id}", when, f"{name}-{session}", text))
+        copy += 1
+    return out[:size]
+
+
+def measure(data: list[dict[str, Any]], size: int, home: Path) -> dict[str, Any]:
+    rows = turns_for(data, size)
+    with Memory.open(config=Config(home=home, embedder="none")) as engine:
+        locomo.load_store(engine, "bench", rows)
+        store = engine.store
+        assert isinstance(store, SQLiteStore)
+        conn = sqlite3.connect(home / "salience.db")
+        started = time.perf_counter()
+        index = TextIndex.load(conn, lambda: False)
+        load_s = time.perf_counter() - started
+        conn.close()
+        assert index is not None
+        as_of = max(when for _, when, _, _ in rows) + timedelta(days=1)
+        flt = MemoryFilter(as_of=as_of, user=engine._scope(None))
+        questions = [qa["question"] for qa in data[0]["qa"]]  # (its turns are all stored)
+        texts = [" ".join((q, *resolve(q, as_of))) for q in questions]
+        for text in texts[:2]:  # the second search in one state loads the copy
+            store.search_rows(text, flt, 200, dated=True)
+        store._text_copy.wait()
+        copy = store._text_copy.current
+
+        def fts5(marker: bytes) -> None:
+            return None
+
+        for text in texts[:10]:  # (untimed: each way's first calls)
+            for current in (copy, fts5):
+                store._text_copy.current = current  # type: ignore[method-assign]
+                store.search_rows(text, flt, 200, dated=True)
+
+        times: dict[str, list[float]] = {"copy": [], "fts5": []}
+        for i, text in enumerate(texts):
+            answers = []
+            ways = [("copy", copy), ("fts5", fts5)]
+            for name, current in ways if i % 2 else ways[::-1]:  # (either may go first)
+                store._text_copy.current = current  # type: ignore[method-assign]
+                began = time.perf_counter()
+                answers.append(store.search_rows(text, flt, 200, dated=True))
+                times[name].append((time.perf_counter() - began) * 1000)
+            if answers[0] != answers[1]:  # (in either order: both must be equal)
+                raise SystemExit(f"the copy and FTS5 differ at {size} rows: {text!r}")
+        store._text_copy.current = copy  # type: ignore[method-assign]
+    return {
+        "rows": size,
+        "questions": len(texts),
+        "load_s": load_s,
+        "arrays_mb": index.nbytes / 1e6,
+        "copy_ms": _percentiles(times["copy"]),
+        "fts5_ms": _percentiles(times["fts5"]),
+    }
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"p50": statistics.median(ordered), "p95": ordered[int(0.95 * (len(ordered) - 1))]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("path", type=Path, help="a LoCoMo-format JSON file")
+    parser.add_argument("--sizes", default="419,5000,20000")
+    parser.add_argument("--repeat", type=int, default=1, help="stores built per size")
+    parser.add_argument("--out", default="bench/results/fulltext.json")
+    args = parser.parse_args()
+    data = json.loads(args.path.read_text(encoding="utf-8"))
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in (int(s) for s in args.sizes.split(",")):
+            for run in range(args.repeat):
+                results.append(measure(data, size, Path(tmp) / f"{size}-{run}"))
+    table = [["rows", "questions", "FTS5 p50", "copy p50", "FTS5 p95", "copy p95", "load", "MB"]]
+    for r in results:
+        table.append(
+            [
+                f"{r['rows']:,}",
+                str(r["questions"]),
+                f"{r['fts5_ms']['p50']:.2f} ms",
+                f"{r['copy_ms']['p50']:.2f} ms",
+                f"{r['fts5_ms']['p95']:.2f} ms",
+                f"{r['copy_ms']['p95']:.2f} ms",
+                f"{r['load_s']:.2f} s",
+                f"{r['arrays_mb']:.1f}",
+            ]
+        )
+    print("full-text search, 200 hits, salience's dated terms; the same answers from both")
+    print_table(table, right_align_from=1)
+    write_results(args.out, {"runs": results, "file": args.path.name, "machine": machine()})
+
+
+if __name__ == "__main__":
+    main()
