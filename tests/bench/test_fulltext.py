@@ -43,3 +43,9 @@ def test_a_measure_asks_both_and_reports_each(tmp_path: Path) -> None:
     assert result["arrays_mb"] > 0
     assert result["copy_ms"]["p50"] > 0
     assert result["fts5_ms"]["p50"] > 0
+
+
+def test_a_recall_measure_asks_both_ways(tmp_path: Path) -> None:
+    result = fulltext.measure([_conversation("a")], 30, tmp_path / "store", recall=True)
+    assert (result["rows"], result["questions"]) == (30, 3)
+    assert result["copy_ms"]["p50"] > 0

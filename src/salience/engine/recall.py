@@ -150,9 +150,9 @@ class Recall(Recording):
         else:
             # Full-text search runs in a worker (on a connection of its own) while this thread
             # embeds the query and scans the vectors: SQLite, onnxruntime and NumPy all
-            # release the GIL (so FTS5 itself answers, not a store's copy of its index in
-            # memory: see search_rows' beside). With feedback, the vector scan waits for the
-            # full-text hits; they are usually found before the query is embedded.
+            # release the GIL (a small store's FTS5 answers rather than its copy of the index
+            # in memory: see search_rows' beside). With feedback, the vector scan waits for
+            # the full-text hits; they are usually found before the query is embedded.
             pending = self._worker().submit(lambda: full_text(beside=True))
             try:
                 vector, sources = self._vector_hits(query, flt, plan, limit, layers, pending.result)

@@ -266,8 +266,9 @@ class RowReads(ABC):
         beside: bool = False,
     ) -> list[tuple[int, str, float]]:
         """:meth:`search` as (row number, id, bm25): no record is built. ``beside``: the
-        caller's thread works meanwhile, so a search that leaves the interpreter lock free is
-        preferred (SQLite: FTS5 itself rather than a copy of its index in memory)."""
+        caller's thread works meanwhile, so a search that leaves the interpreter lock free
+        may be preferred (SQLite, up to 1,000 rows: FTS5 rather than a copy of its index in
+        memory)."""
         rows = self._fts("m.seq, m.id", query, flt, limit, dated, beside)
         return [(int(seq), str(memory_id), float(bm25)) for seq, memory_id, bm25 in rows]
 

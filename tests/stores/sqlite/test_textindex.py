@@ -190,6 +190,22 @@ def test_a_search_beside_other_work_asks_fts5_and_loads_nothing(
     assert beside == store.search_rows("maria dinner", flt, 50)
 
 
+def test_beside_other_work_a_larger_store_answers_from_its_copy(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("salience.stores.sqlite.memories.BESIDE_UP_TO", 100)  # (240 rows)
+    flt = MemoryFilter(as_of=NOW)
+    for _ in range(2):
+        store.search_rows("maria", flt, 5, beside=True)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 1
+    statements = _asked(store)
+    beside = store.search_rows("maria dinner", flt, 50, beside=True)
+    assert not any("memory_fts MATCH" in s for s in statements)
+    store._conn.set_trace_callback(None)
+    assert beside == _fts5(store, monkeypatch)("maria dinner", flt, 50, False)
+
+
 def test_a_store_written_between_every_search_loads_no_copy(store: SQLiteStore) -> None:
     flt = MemoryFilter(as_of=NOW)
     for i in range(4):

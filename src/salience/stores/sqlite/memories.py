@@ -23,7 +23,7 @@ from salience.stores.sqlite.rows import (
     fts_match_expression,
     to_row,
 )
-from salience.stores.sqlite.textindex import KEPT_UP_TO
+from salience.stores.sqlite.textindex import BESIDE_UP_TO, KEPT_UP_TO
 from salience.stores.sqlite.textindex import state as index_state
 from salience.text import query_terms
 
@@ -231,9 +231,9 @@ class MemoryRows(Connection, RowReads):
     ) -> builtins.list[Any]:
         """A store of up to :data:`~salience.stores.sqlite.textindex.KEPT_UP_TO` rows is
         searched in its in-memory copy of the index when that is current (the same scores and
-        order: see :mod:`~salience.stores.sqlite.textindex`), unless ``beside``: FTS5 runs
-        without the interpreter lock, so a thread embedding the query meanwhile is not slowed
-        (LoCoMo, with the copy: +0.07-0.15 ms a recall). Otherwise FTS5 answers: up to
+        order: see :mod:`~salience.stores.sqlite.textindex`), unless ``beside`` in a store
+        of up to ``BESIDE_UP_TO`` rows: there FTS5, which runs without the interpreter lock,
+        slows a thread embedding the query meanwhile less. Otherwise FTS5 answers: up to
         :data:`JOIN_ALL_UP_TO` rows, every match is joined and the best ``limit`` kept (ties
         by row number); in a larger store the ranked FTS query runs first, for four times
         ``limit`` candidates (widened if the filter removes too many), and the join comes
@@ -242,8 +242,10 @@ class MemoryRows(Connection, RowReads):
         they are many (100k rows, 14k matches: 48 -> 66 ms)."""
         if limit <= 0:
             return []
-        if not beside and not self._writing():  # (a write's own rows are in no copy)
-            kept = self._at_one_moment(lambda: self._fts_kept(select, query, flt, limit, dated))
+        if not self._writing():  # (a write's own rows are in no copy)
+            kept = self._at_one_moment(
+                lambda: self._fts_kept(select, query, flt, limit, dated, beside)
+            )
             if kept is not None:
                 return kept
         leave_out: set[str] = set()
@@ -285,12 +287,13 @@ class MemoryRows(Connection, RowReads):
         return rows
 
     def _fts_kept(
-        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
+        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool, beside: bool
     ) -> builtins.list[Any] | None:
         """:meth:`_fts` from the in-memory copy of the index, read in the caller's read
-        transaction; None if there is no current copy (FTS5 answers)."""
+        transaction; None if there is no current copy, or FTS5 is the better choice beside
+        other work (up to ``BESIDE_UP_TO`` rows): then FTS5 answers."""
         marker, averages = index_state(self._conn)
-        if not averages or averages[0] > KEPT_UP_TO:
+        if not averages or averages[0] > KEPT_UP_TO or (beside and averages[0] <= BESIDE_UP_TO):
             return None
         index = self._text_copy.current(marker)
         if index is None:

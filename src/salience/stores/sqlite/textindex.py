@@ -9,7 +9,9 @@ exactly as FTS5's own ``fts5vocab`` table lists them. A search scores the rows i
 in with FTS5's formula in FTS5's order of operations, so the scores are the same doubles and
 the order the same (ties by row number); the filter is then checked in SQL for the best rows
 alone (LoCoMo: 0.72 -> 0.29 ms). A search ``beside`` other work (a worker while recall embeds
-the query) asks FTS5, which runs without the interpreter lock; this copy would hold it.
+the query) in a store of up to :data:`BESIDE_UP_TO` rows asks FTS5, which runs without the
+interpreter lock (the copy would hold it); in a larger one FTS5's work, on two cores beside
+the embedding's threads, costs more than the copy's (20,000 turns: recall 8.2 -> 4.6 ms).
 
 The copy is tied to the index's state: FTS5's structure record (rewritten, its write counter
 moved on, by every transaction that writes to the index, in any process) and its averages
@@ -37,6 +39,10 @@ else:
 
 KEPT_UP_TO = 20_000
 """Stores of up to this many rows keep a copy (at LoCoMo's ~36 tokens a row: ~7 MB)."""
+BESIDE_UP_TO = 1_000
+"""Up to this many rows a search beside an embedding asks FTS5, which leaves the interpreter
+lock to it: recall on LoCoMo turns took 0.05-0.14 ms less so at 663 and 1,000 rows; from
+1,500 rows the copy is faster even there (0.3 ms at 1,500 and 2,000, 3.5 ms at 20,000)."""
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
 WEIGHTS = (1.0, 2.0, 1.0, 1.0, 1.0)  # the rank function's column weights (migration 0001)
