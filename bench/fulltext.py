@@ -12,7 +12,9 @@ copied into the repository.
     python bench/fulltext.py PATH/locomo_dev.json [--sizes 419,5000,20000] [--repeat 3]
         [--recall]
 
-``--recall`` times a whole recall instead, MiniLM embedding each question, as shipped (where
+Then 30 times a turn is written and a question asked both ways ("after a write": FTS5 / the
+copy, which first catches up with the write), p50 in ms. ``--recall`` times a whole recall
+instead, MiniLM embedding each question, as shipped (where
 the full-text search runs beside the embedding: FTS5 up to 1,000 rows, the copy above) and
 with FTS5 alone.
 """
@@ -88,24 +90,34 @@ def measure(
         store._text_copy.wait()
         copy = store._text_copy.current
 
-        def fts5(marker: bytes) -> None:
+        def fts5(*args: object) -> None:  # (no copy: FTS5 answers)
             return None
 
         for i in range(min(10, len(questions))):  # (untimed: each way's first calls)
             for current in (copy, fts5):
                 store._text_copy.current = current  # type: ignore[method-assign]
                 ask(i)
-        times: dict[str, list[float]] = {"copy": [], "fts5": []}
-        for i in range(len(questions)):
+
+        def both_ways(i: int, times: dict[str, list[float]]) -> None:
+            """Question ``i`` of the copy and of FTS5 (either first), timed; equal answers."""
             answers = []
             ways = [("copy", copy), ("fts5", fts5)]
-            for name, current in ways if i % 2 else ways[::-1]:  # (either may go first)
+            for name, current in ways if i % 2 else ways[::-1]:
                 store._text_copy.current = current  # type: ignore[method-assign]
                 began = time.perf_counter()
                 answers.append(ask(i))
-                times[name].append((time.perf_counter() - began) * 1000)
-            if answers[0] != answers[1]:  # (in either order: both must be equal)
+                times.setdefault(name, []).append((time.perf_counter() - began) * 1000)
+            if answers[0] != answers[1]:
                 raise SystemExit(f"the copy and FTS5 differ at {size} rows: {texts[i]!r}")
+
+        times: dict[str, list[float]] = {}
+        for i in range(len(questions)):
+            both_ways(i, times)
+        written: dict[str, list[float]] = {}
+        for i in range(min(30, len(questions))):  # a write, then a question (a catch-up first)
+            when = as_of - timedelta(minutes=i)
+            locomo.load_store(engine, "written", [(f"w{i}", when, "w", f"note {i}: {texts[i]}")])
+            both_ways(i, written)
         store._text_copy.current = copy  # type: ignore[method-assign]
     return {
         "rows": size,
@@ -114,6 +126,8 @@ def measure(
         "arrays_mb": index.nbytes / 1e6,
         "copy_ms": _percentiles(times["copy"]),
         "fts5_ms": _percentiles(times["fts5"]),
+        "after_write_ms": {name: _percentiles(values) for name, values in written.items()},
+        "loads": store._text_copy.loads,
     }
 
 
@@ -141,7 +155,17 @@ def main() -> None:
                 results.append(measure(data, size, home, args.recall))
     kept = "shipped" if args.recall else "copy"  # (recall: the copy above 1,000 rows)
     table = [
-        ["rows", "questions", "FTS5 p50", f"{kept} p50", "FTS5 p95", f"{kept} p95", "load", "MB"]
+        [
+            "rows",
+            "questions",
+            "FTS5 p50",
+            f"{kept} p50",
+            "FTS5 p95",
+            f"{kept} p95",
+            "after a write",
+            "load",
+            "MB",
+        ]
     ]
     for r in results:
         table.append(
@@ -152,6 +176,9 @@ def main() -> None:
                 f"{r['copy_ms']['p50']:.2f} ms",
                 f"{r['fts5_ms']['p95']:.2f} ms",
                 f"{r['copy_ms']['p95']:.2f} ms",
+                "{:.2f} / {:.2f}".format(
+                    *(r["after_write_ms"][w]["p50"] for w in ("fts5", "copy"))
+                ),
                 f"{r['load_s']:.2f} s",
                 f"{r['arrays_mb']:.1f}",
             ]

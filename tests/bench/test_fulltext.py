@@ -43,6 +43,8 @@ def test_a_measure_asks_both_and_reports_each(tmp_path: Path) -> None:
     assert result["arrays_mb"] > 0
     assert result["copy_ms"]["p50"] > 0
     assert result["fts5_ms"]["p50"] > 0
+    assert result["after_write_ms"]["copy"]["p50"] > 0
+    assert result["loads"] == 1  # (the copy followed every write)
 
 
 def test_a_recall_measure_asks_both_ways(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from salience.stores.fts_terms import TermCounts
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
 from salience.stores.sqlite.files import check_existing, prepare_file, split_statements
 from salience.stores.sqlite.rows import from_row
-from salience.stores.sqlite.textindex import TextCopy
+from salience.stores.sqlite.textcopy import TextCopy
 from salience.stores.sqlite.transaction import Transaction
 
 _T = TypeVar("_T")

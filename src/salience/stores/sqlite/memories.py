@@ -295,7 +295,7 @@ class MemoryRows(Connection, RowReads):
         marker, averages = index_state(self._conn)
         if not averages or averages[0] > KEPT_UP_TO or (beside and averages[0] <= BESIDE_UP_TO):
             return None
-        index = self._text_copy.current(marker)
+        index = self._text_copy.current(marker, self._conn, averages)
         if index is None:
             return None
         leave_out = self._term_counts.weightless(query_terms(query), averages[0]) if dated else ()

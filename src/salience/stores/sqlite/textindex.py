@@ -15,16 +15,15 @@ the embedding's threads, costs more than the copy's (20,000 turns: recall 8.2 ->
 
 The copy is tied to the index's state: FTS5's structure record (rewritten, its write counter
 moved on, by every transaction that writes to the index, in any process) and its averages
-record (row and token counts). A search in another state asks FTS5, as before; once a store
-has been searched twice in one state, a thread loads a new copy while FTS5 goes on answering,
-so a store written between every search never pays for copies it would not use.
+record (row and token counts). A search that finds another state catches the copy up with
+the rows written since (:mod:`~salience.stores.sqlite.textcopy`), or asks FTS5 while a new
+copy loads.
 """
 
 from __future__ import annotations
 
 import math
 import sqlite3
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -50,6 +49,8 @@ COLUMNS = ("content", "title", "tags", "entities", "dated")
 TEXT_COLUMNS = 4  # a search without dates matches the first four
 _FETCH = 50_000  # instances read at a time (a load checks for a stop between them)
 _STATE = "SELECT id, block FROM memory_fts_data WHERE id IN (1, 10)"  # averages, structure
+COLUMN_NUMBER = " ".join(f"WHEN '{c}' THEN {i}" for i, c in enumerate(COLUMNS))
+COLUMN_NUMBER = f"CASE col {COLUMN_NUMBER} END"  # (fts5vocab names columns: number them)
 
 
 def state(conn: sqlite3.Connection) -> tuple[bytes, list[int]]:
@@ -60,34 +61,75 @@ def state(conn: sqlite3.Connection) -> tuple[bytes, list[int]]:
     return averages + b"/" + blocks.get(10, b""), varints(averages)
 
 
-class TextIndex:
-    """One state of ``memory_fts``: its token instances by term, and each row's length."""
+class Instances:
+    """Token instances grouped by term: each term's span in three parallel arrays."""
 
     def __init__(
         self,
-        marker: bytes,
-        total_rows: int,
-        total_tokens: int,
-        rows: npt.NDArray[np.int64],
-        terms: dict[str, tuple[int, int]],
+        names: Sequence[str],
         docs: npt.NDArray[np.int32],
         columns: npt.NDArray[np.int8],
         offsets: npt.NDArray[np.int32],
     ) -> None:
+        ids: dict[str, int] = {}
+        term_ids = np.fromiter(
+            (ids.setdefault(name, len(ids)) for name in names), dtype=np.int64, count=len(names)
+        )
+        order = np.argsort(term_ids, kind="stable")
+        starts = np.searchsorted(term_ids[order], np.arange(len(ids) + 1)).tolist()
+        self.terms = {name: (starts[i], starts[i + 1]) for name, i in ids.items()}
+        self.names = [names[i] for i in order.tolist()]  # (to merge with more, later)
+        self.docs, self.columns, self.offsets = docs[order], columns[order], offsets[order]
+
+    def of(
+        self, token: str
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int32]] | None:
+        span = self.terms.get(token)
+        if span is None:
+            return None
+        start, stop = span
+        return self.docs[start:stop], self.columns[start:stop], self.offsets[start:stop]
+
+
+class TextIndex:
+    """One state of ``memory_fts``: its token instances by term, each row's length, and the
+    rows written since it was read (:meth:`caught_up`), the rows they replaced left out."""
+
+    def __init__(
+        self,
+        marker: bytes,
+        averages: Sequence[int],
+        position: tuple[int, int] | None,
+        rows: npt.NDArray[np.int64],
+        lengths: npt.NDArray[np.float64],
+        parts: tuple[Instances, Instances | None],
+        alive: npt.NDArray[np.bool_] | None = None,
+        added: dict[int, int] | None = None,
+    ) -> None:
         self.marker = marker
-        self.rows = rows  # the row numbers (rowid) of the rows with any token, ascending
-        self._terms = terms  # term -> its instances' span in the three arrays
-        self._docs, self._columns, self._offsets = docs, columns, offsets
-        self._total_rows = total_rows
-        lengths = np.bincount(docs, minlength=len(rows)).astype(np.float64)  # all columns
-        average = float(total_tokens) / float(total_rows) if total_rows else 1.0
-        self._norm = K1 * (1 - B + B * lengths / average)  # as FTS5: per row, before any term
+        self.averages = tuple(averages)  # row count, then each column's token count
+        self.position = position  # (highest row number, highest change number) when read
+        self.rows = rows  # each row's row number (rowid): those read ascending, then added
+        self.lengths = lengths  # each row's tokens, all columns
+        self.parts = parts  # the instances read whole, and those of the rows added since
+        self.alive = alive  # None: every row; else False for rows replaced or deleted since
+        self.added = added or {}  # row number -> row, for the rows added since
+        self.base = len(rows) - len(self.added)
 
     @property
     def nbytes(self) -> int:
-        """The arrays' size (the terms' dictionary not counted)."""
-        arrays = (self.rows, self._docs, self._columns, self._offsets, self._norm)
-        return sum(int(a.nbytes) for a in arrays)
+        """The arrays' size (the terms' dictionaries not counted)."""
+        total = self.rows.nbytes + self.lengths.nbytes
+        total += 0 if self.alive is None else self.alive.nbytes
+        for part in self.parts:
+            if part is not None:
+                total += part.docs.nbytes + part.columns.nbytes + part.offsets.nbytes
+        return int(total)
+
+    def consistent(self) -> bool:
+        """Whether the rows' tokens add up to FTS5's own count (else something was missed)."""
+        lengths = self.lengths if self.alive is None else self.lengths[self.alive]
+        return int(lengths.sum()) == sum(self.averages[1:])
 
     @classmethod
     def load(cls, conn: sqlite3.Connection, stop: Callable[[], bool]) -> TextIndex | None:
@@ -96,43 +138,122 @@ class TextIndex:
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.salience_index_instances "
             "USING fts5vocab(main, memory_fts, 'instance')"
         )
-        case = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(COLUMNS))
         conn.execute("BEGIN")
         try:
             marker, averages = state(conn)
+            position = counters(conn)
             cursor = conn.execute(
-                f"SELECT term, doc, CASE col {case} END, offset FROM temp.salience_index_instances"
+                f"SELECT term, doc, {COLUMN_NUMBER}, offset FROM temp.salience_index_instances"
             )
-            ids: dict[str, int] = {}
-            term_ids: list[int] = []
+            names: list[str] = []
             docs: list[int] = []
             columns: list[int] = []
             offsets: list[int] = []
             while chunk := cursor.fetchmany(_FETCH):
                 if stop():
                     return None
-                names, chunk_docs, chunk_columns, chunk_offsets = zip(*chunk, strict=True)
-                term_ids.extend(ids.setdefault(name, len(ids)) for name in names)
+                chunk_names, chunk_docs, chunk_columns, chunk_offsets = zip(*chunk, strict=True)
+                names.extend(chunk_names)
                 docs.extend(chunk_docs)
                 columns.extend(chunk_columns)
                 offsets.extend(chunk_offsets)
         finally:
             conn.execute("COMMIT")
-        tid = np.array(term_ids, dtype=np.int64)
-        order = np.argsort(tid, kind="stable")
-        starts = np.searchsorted(tid[order], np.arange(len(ids) + 1))
         rows, dense = np.unique(np.array(docs, dtype=np.int64), return_inverse=True)
-        spans = {name: (int(starts[i]), int(starts[i + 1])) for name, i in ids.items()}
-        return cls(
-            marker,
-            averages[0] if averages else 0,
-            sum(averages[1:]),
-            rows,
-            spans,
-            dense.astype(np.int32)[order],
-            np.array(columns, dtype=np.int8)[order],
-            np.array(offsets, dtype=np.int32)[order],
+        instances = Instances(
+            names,
+            dense.astype(np.int32),
+            np.array(columns, dtype=np.int8),
+            np.array(offsets, dtype=np.int32),
         )
+        lengths = np.bincount(instances.docs, minlength=len(rows)).astype(np.float64)
+        return cls(marker, averages, position, rows, lengths, (instances, None))
+
+    def caught_up(
+        self,
+        marker: bytes,
+        averages: Sequence[int],
+        position: tuple[int, int],
+        present: dict[int, list[tuple[str, int, int]]],
+        gone: Sequence[int],
+    ) -> TextIndex:
+        """This index with rows written since: ``present``, each row's (term, column, offset)
+        now (a row added, or one whose text may have changed: its old instances are left
+        out), and ``gone``, rows deleted."""
+        alive = np.ones(len(self.rows), dtype=np.bool_) if self.alive is None else self.alive
+        alive = alive.copy()
+        added = dict(self.added)
+        for rowid in (*gone, *present):
+            row = self._row_of(rowid)
+            if row is not None:
+                alive[row] = False
+                added.pop(rowid, None)
+        start = len(self.rows)
+        names: list[str] = []
+        docs: list[int] = []
+        columns: list[int] = []
+        offsets: list[int] = []
+        lengths = []
+        for k, (rowid, tokens) in enumerate(present.items()):
+            added[rowid] = start + k
+            lengths.append(float(len(tokens)))
+            for name, column, offset in tokens:
+                names.append(name)
+                docs.append(start + k)
+                columns.append(column)
+                offsets.append(offset)
+        earlier = self.parts[1]
+        if earlier is not None:  # (the rows added before: merged, the new ones after)
+            names = earlier.names + names
+            docs = earlier.docs.tolist() + docs
+            columns = earlier.columns.tolist() + columns
+            offsets = earlier.offsets.tolist() + offsets
+        since = Instances(
+            names,
+            np.array(docs, dtype=np.int32),
+            np.array(columns, dtype=np.int8),
+            np.array(offsets, dtype=np.int32),
+        )
+        return TextIndex(
+            marker,
+            averages,
+            position,
+            np.concatenate([self.rows, np.array(list(present), dtype=np.int64)]),
+            np.concatenate([self.lengths, np.array(lengths, dtype=np.float64)]),
+            (self.parts[0], since),
+            np.concatenate([alive, np.ones(len(present), dtype=np.bool_)]),
+            added,
+        )
+
+    def moved(self, position: tuple[int, int]) -> TextIndex:
+        """This index, the store's counters at ``position``: rows were written (accesses
+        counted, say) but none of the index's text changed (its state is the same)."""
+        return TextIndex(
+            self.marker,
+            self.averages,
+            position,
+            self.rows,
+            self.lengths,
+            self.parts,
+            self.alive,
+            self.added,
+        )
+
+    def added_instances(self) -> int:
+        """How many token instances the rows added since the index was read hold."""
+        since = self.parts[1]
+        return 0 if since is None else len(since.docs)
+
+    def _row_of(self, rowid: int) -> int | None:
+        """The row holding this row number now (added since, or read), if any."""
+        row = self.added.get(rowid)
+        if row is not None:
+            return row
+        at = int(np.searchsorted(self.rows[: self.base], rowid))
+        if at < self.base and int(self.rows[at]) == rowid:
+            alive = self.alive
+            return at if alive is None or bool(alive[at]) else None
+        return None
 
     def ranked(
         self, phrases: Sequence[Sequence[str]], dated: bool
@@ -141,6 +262,7 @@ class TextIndex:
         number: what ``ORDER BY rank, rowid`` gives, as positive scores. ``dated``: every
         column matches, else the first :data:`TEXT_COLUMNS`."""
         weights = np.array(WEIGHTS)
+        total_rows = self.averages[0] if self.averages else 0
         found: list[tuple[float, npt.NDArray[np.float64]]] = []
         hit = np.zeros(len(self.rows), dtype=np.bool_)
         for tokens in phrases:
@@ -158,12 +280,13 @@ class TextIndex:
             count = int(np.count_nonzero(matched))
             if not count:
                 continue
-            idf = math.log((self._total_rows - count + 0.5) / (count + 0.5))
+            idf = math.log((total_rows - count + 0.5) / (count + 0.5))
             found.append((idf if idf > 0.0 else 1e-6, frequency))
             hit |= matched
         candidates = np.flatnonzero(hit)
         scores = np.zeros(len(candidates))
-        norm = self._norm[candidates]
+        average = float(sum(self.averages[1:])) / float(total_rows) if total_rows else 1.0
+        norm = K1 * (1 - B + B * self.lengths[candidates] / average)  # (as FTS5, per row)
         for idf, frequency in found:  # in the query's order, as FTS5 adds them
             f = frequency[candidates]
             scores = scores + idf * ((f * (K1 + 1.0)) / (f + norm))
@@ -171,82 +294,53 @@ class TextIndex:
         order = np.lexsort((rows, -scores))
         return rows[order], scores[order]
 
+    def _instances(
+        self, token: str
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int32]] | None:
+        """A token's instances in rows that hold it now (None: none)."""
+        found = [got for part in self.parts if part is not None if (got := part.of(token))]
+        if not found:
+            return None
+        if len(found) == 1:
+            docs, columns, offsets = found[0]
+        else:
+            docs, columns, offsets = (np.concatenate(arrays) for arrays in zip(*found, strict=True))
+        if self.alive is not None:
+            keep = self.alive[docs]
+            docs, columns, offsets = docs[keep], columns[keep], offsets[keep]
+        return (docs, columns, offsets) if len(docs) else None
+
     def _starts(
         self, tokens: Sequence[str]
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int8]] | None:
         """Where the phrase occurs, as (row, column) of each occurrence; None if nowhere."""
-        spans = [self._terms.get(token) for token in tokens]
-        if not spans or None in spans:
+        found = [self._instances(token) for token in tokens]
+        if not found or any(f is None for f in found):
             return None
-        first, end = spans[0]  # type: ignore[misc]
-        docs, columns = self._docs[first:end], self._columns[first:end]
-        if len(spans) == 1:
+        docs, columns, offsets = found[0]  # type: ignore[misc]
+        if len(found) == 1:
             return docs, columns
-        keys = self._keys(first, end)
-        for shift, (start, stop) in enumerate(spans[1:], 1):  # type: ignore[misc]
-            keys = keys[np.isin(keys, self._keys(start, stop) - shift)]
+        keys = _keys(docs, columns, offsets)
+        for shift, (d, c, o) in enumerate(found[1:], 1):  # type: ignore[misc]
+            keys = keys[np.isin(keys, _keys(d, c, o) - shift)]
         place = keys >> 32
         return (place >> 3).astype(np.int32), (place & 7).astype(np.int8)
 
-    def _keys(self, start: int, stop: int) -> npt.NDArray[np.int64]:
-        """Instances as one number each: row, column and offset."""
-        docs = self._docs[start:stop].astype(np.int64)
-        return ((docs << 3 | self._columns[start:stop]) << 32) | self._offsets[start:stop]
+
+def _keys(
+    docs: npt.NDArray[np.int32], columns: npt.NDArray[np.int8], offsets: npt.NDArray[np.int32]
+) -> npt.NDArray[np.int64]:
+    """Instances as one number each: row, column and offset."""
+    return ((docs.astype(np.int64) << 3 | columns) << 32) | offsets
 
 
-class TextCopy:
-    """A store's current :class:`TextIndex`, loaded on a thread of its own when wanted."""
-
-    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
-        self._connect = connect
-        self._lock = threading.Lock()
-        self._index: TextIndex | None = None
-        self._seen: bytes | None = None  # the state the last search without a copy saw
-        self._thread: threading.Thread | None = None
-        self._stopped = False
-        self.loads = 0
-        self.failure: Exception | None = None
-
-    def current(self, marker: bytes) -> TextIndex | None:
-        """The copy of the index in state ``marker``, or None (then FTS5 answers): the second
-        search in one state starts loading a copy."""
-        with self._lock:
-            index = self._index
-            if index is not None and index.marker == marker:
-                return index
-            self._index = None  # (an index only moves on: that state will not come back)
-            again, self._seen = self._seen == marker, marker
-            if again and self._thread is None and not self._stopped:
-                self.loads += 1
-                self._thread = threading.Thread(target=self._load, name="salience-text-copy")
-                self._thread.daemon = True
-                self._thread.start()
+def counters(conn: sqlite3.Connection) -> tuple[int, int] | None:
+    """Where the store's row numbers and change log stand (None: no change log)."""
+    try:
+        row = conn.execute(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM memories), "
+            "(SELECT coalesce(max(cseq), 0) FROM memory_changes)"
+        ).fetchone()
+    except sqlite3.OperationalError:  # (a store from before the change log: reload instead)
         return None
-
-    def _load(self) -> None:
-        index: TextIndex | None = None
-        try:
-            conn = self._connect()
-            try:
-                index = TextIndex.load(conn, lambda: self._stopped)
-            finally:
-                conn.close()
-        except Exception as exc:  # (FTS5 answers meanwhile; the next state tries again)
-            self.failure = exc
-        with self._lock:
-            if index is not None and not self._stopped:
-                self._index = index
-            self._thread = None
-
-    def wait(self, timeout: float | None = None) -> None:
-        """Until a load under way has ended."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-
-    def close(self) -> None:
-        """Stop a load (between reads) and wait for it; keep no copy."""
-        with self._lock:
-            self._stopped = True
-            self._index = None
-        self.wait()
+    return int(row[0]), int(row[1])

@@ -1,0 +1,299 @@
+"""A store's copy of its full-text index: loaded when wanted, caught up with writes."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from salience.stores.base import MemoryFilter
+from salience.stores.sqlite import SQLiteStore, textcopy, textindex
+from salience.stores.sqlite.textcopy import TextCopy
+from salience.stores.sqlite.textindex import TextIndex
+from tests.factory import NOW, record
+from tests.stores.sqlite.corpus import QUERIES, asked, fts5, loaded
+
+
+def test_a_copy_loads_on_the_second_search_in_one_state(store: SQLiteStore) -> None:
+    flt = MemoryFilter(as_of=NOW)
+    store.search_rows("maria", flt, 5)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 0
+    store.search_rows("beach", flt, 5)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 1
+    assert store._text_copy._index is not None
+    statements = asked(store)
+    store.search_rows("sunset", flt, 5)
+    assert not any("memory_fts MATCH" in s for s in statements)
+
+
+def test_a_search_beside_other_work_asks_fts5_and_loads_nothing(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flt = MemoryFilter(as_of=NOW)
+    for _ in range(3):
+        store.search_rows("maria", flt, 5, beside=True)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 0
+    loaded(store)
+    statements = asked(store)
+    beside = store.search_rows("maria dinner", flt, 50, beside=True)
+    assert any("memory_fts MATCH" in s for s in statements)
+    store._conn.set_trace_callback(None)
+    assert beside == store.search_rows("maria dinner", flt, 50)
+
+
+def test_beside_other_work_a_larger_store_answers_from_its_copy(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("salience.stores.sqlite.memories.BESIDE_UP_TO", 100)  # (240 rows)
+    flt = MemoryFilter(as_of=NOW)
+    for _ in range(2):
+        store.search_rows("maria", flt, 5, beside=True)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 1
+    statements = asked(store)
+    beside = store.search_rows("maria dinner", flt, 50, beside=True)
+    assert not any("memory_fts MATCH" in s for s in statements)
+    store._conn.set_trace_callback(None)
+    assert beside == fts5(store, monkeypatch)("maria dinner", flt, 50, False)
+
+
+def test_a_store_written_between_every_search_loads_no_copy(store: SQLiteStore) -> None:
+    flt = MemoryFilter(as_of=NOW)
+    for i in range(4):
+        store.search_rows("maria", flt, 5)
+        store.insert(record(f"maria wrote {i}"))
+    store._text_copy.wait()
+    assert store._text_copy.loads == 0
+
+
+@pytest.mark.parametrize("change", ["insert", "same length", "delete", "other process"])
+def test_after_a_change_the_copy_is_caught_up_and_answers_as_fts5(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch, change: str, tmp_path: Path
+) -> None:
+    loaded(store)
+    flt = MemoryFilter(as_of=NOW)
+    target = next(r for r, _ in store.search("maria", flt, 50) if not r.entities)
+    averages = textindex.state(store._conn)[1]
+    if change == "insert":
+        store.insert(record("zebra crossing"))
+    elif change == "same length":  # a word for a word: the row and token counts stay
+        store.replace(replace(target, content=target.content.replace("maria", "zebra")))
+        assert textindex.state(store._conn)[1] == averages
+    elif change == "delete":
+        store.delete(target.id)
+    else:
+        other = SQLiteStore(tmp_path / "s.db")
+        other.insert(record("zebra crossing"))
+        other.close()
+    statements = asked(store)
+    zebra = [r.id for r, _ in store.search("zebra", flt, 5)]
+    maria = [memory_id for _, memory_id, _ in store.search_rows("maria", flt, 300)]
+    assert not any("memory_fts MATCH" in s for s in statements)  # the copy answered
+    store._conn.set_trace_callback(None)
+    assert (store._text_copy.loads, store._text_copy.catches) == (1, 1)
+    assert (target.id in maria) == (change in ("insert", "other process"))
+    assert (target.id in zebra) == (change == "same length")
+    assert len(zebra) == (0 if change == "delete" else 1)
+    ask = fts5(store, monkeypatch)
+    for query in QUERIES:
+        assert store.search_rows(query, flt, 300, dated=True) == ask(query, flt, 300, True)
+
+
+def test_a_copy_follows_many_writes_as_fts5_would(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    loaded(store)
+    ask = fts5(store, monkeypatch)
+    flt = MemoryFilter(as_of=NOW)
+    rng = random.Random(11)
+    words = ["zebra", "maria", "dinner", "kettle", "john's", "sunset"]
+    other = SQLiteStore(tmp_path / "s.db")
+    try:
+        for step in range(60):
+            ids = [memory_id for _, memory_id, _ in store.search_rows("maria dinner", flt, 300)]
+            kind = rng.choice(["insert", "replace", "delete", "touch", "other", "insert"])
+            text = " ".join(rng.choices(words, k=rng.randint(1, 6)))
+            if kind == "insert" or not ids:
+                store.insert(record(text, title=rng.choice([None, "kettle notes"])))
+            elif kind == "replace":
+                old = store.get(rng.choice(ids))
+                assert old is not None
+                store.replace(replace(old, content=text))
+            elif kind == "delete":
+                store.delete(rng.choice(ids))
+            elif kind == "touch":
+                store.touch(rng.sample(ids, min(3, len(ids))), NOW)
+            else:
+                other.insert(record(f"{text} from elsewhere"))
+            for query in ("maria zebra", "kettle notes", "john's dinner", QUERIES[step % 9]):
+                got = store.search_rows(query, flt, 300, dated=step % 2 == 0)
+                assert got == ask(query, flt, 300, step % 2 == 0), (step, kind, query)
+    finally:
+        other.close()
+    assert store._text_copy.loads == 1  # (caught up every time: never loaded again)
+    assert store._text_copy.catches > 40
+
+
+@pytest.mark.parametrize("why", ["pruned", "too many", "index alone", "read-only"])
+def test_a_copy_that_cannot_follow_is_loaded_again(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch, why: str, tmp_path: Path
+) -> None:
+    loaded(store)
+    flt = MemoryFilter(as_of=NOW)
+    raw = sqlite3.connect(tmp_path / "s.db")
+    seq = raw.execute("SELECT max(seq) FROM memories").fetchone()[0]
+    if why == "pruned":  # (the log keeps its newest 100,000 entries: as if it went past)
+        store.touch([r.id for r, _ in store.search("maria", flt, 3)], NOW)
+        store.insert(record("zebra crossing"))
+        raw.execute(
+            "DELETE FROM memory_changes WHERE cseq < (SELECT max(cseq) FROM memory_changes)"
+        )
+    elif why == "too many":
+        monkeypatch.setattr(textcopy, "_MOST_CHANGED", 2)
+        for i in range(3):
+            store.insert(record(f"zebra {i}"))
+    elif why == "index alone":  # (FTS5 changed with no memory written: totals differ)
+        raw.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
+    else:
+        monkeypatch.setattr(textcopy, "_tokens", _read_only)
+        store.insert(record("zebra crossing"))
+    raw.commit()
+    raw.close()
+    ask = fts5(store, monkeypatch)
+    for _ in range(2):  # the first drops the copy, the second in that state loads one
+        assert store.search_rows("maria zebra", flt, 300) == ask("maria zebra", flt, 300, False)
+    store._text_copy.wait()
+    assert (store._text_copy.loads, store._text_copy.catches) == (2, 0)
+    assert store.search_rows("maria zebra", flt, 300) == ask("maria zebra", flt, 300, False)
+
+
+def _read_only(*args: object) -> None:
+    raise sqlite3.OperationalError("attempt to write a readonly database")
+
+
+def test_a_copy_that_grew_a_quarter_is_loaded_again(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loaded(store)
+    flt = MemoryFilter(as_of=NOW)
+    ask = fts5(store, monkeypatch)
+    for i in range(80):  # (the store held 240 rows of 1 to 9 words)
+        store.insert(record(" ".join(["zebra maria dinner beach"] * 3) + f" {i}"))
+        assert store.search_rows("zebra", flt, 300) == ask("zebra", flt, 300, False)
+    assert store._text_copy._index is None  # (dropped once it grew by a quarter)
+    catches = store._text_copy.catches
+    assert catches > 10
+    store.search_rows("zebra", flt, 300)  # the second search in this state loads a copy
+    store._text_copy.wait()
+    assert (store._text_copy.loads, store._text_copy.catches) == (2, catches)
+
+
+def test_a_write_sees_its_own_rows(store: SQLiteStore) -> None:
+    loaded(store)
+    flt = MemoryFilter(as_of=NOW)
+    with store.transaction():
+        store.insert(record("zebra crossing"))
+        assert [r.content for r, _ in store.search("zebra", flt, 5)] == ["zebra crossing"]
+
+
+def test_a_larger_store_keeps_no_copy(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(textindex, "KEPT_UP_TO", 100)
+    monkeypatch.setattr("salience.stores.sqlite.memories.KEPT_UP_TO", 100)
+    for _ in range(3):
+        store.search_rows("maria", MemoryFilter(as_of=NOW), 5)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 0
+
+
+def test_a_read_only_store_answers_the_same(tmp_path: Path, store: SQLiteStore) -> None:
+    flt = MemoryFilter(as_of=NOW)
+    before = [store.search_rows(q, flt, 20, dated=True) for q in QUERIES]
+    readonly = SQLiteStore(tmp_path / "s.db", read_only=True)
+    try:
+        for _ in range(2):
+            readonly.search_rows("maria", flt, 5)
+        readonly._text_copy.wait()
+        assert [readonly.search_rows(q, flt, 20, dated=True) for q in QUERIES] == before
+    finally:
+        readonly.close()
+
+
+def test_a_load_stops_when_told_and_close_waits_for_it(store: SQLiteStore) -> None:
+    conn = sqlite3.connect(store._path)
+    assert TextIndex.load(conn, lambda: True) is None
+    index = TextIndex.load(conn, lambda: False)
+    assert index is not None
+    assert len(index.rows) == 240
+    assert index.nbytes > 0
+    conn.close()
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> sqlite3.Connection:
+        started.set()
+        release.wait(5)
+        return sqlite3.connect(store._path)
+
+    copy = TextCopy(slow)
+    copy.current(b"state", sqlite3.connect(":memory:"), [])
+    copy.current(b"state", sqlite3.connect(":memory:"), [])
+    assert started.wait(5)
+    closing = threading.Thread(target=copy.close)
+    closing.start()
+    release.set()
+    closing.join(5)
+    assert not closing.is_alive()
+    assert copy._index is None
+    assert copy._thread is None
+
+
+def test_a_failed_load_leaves_fts5_answering(store: SQLiteStore) -> None:
+    def broken() -> sqlite3.Connection:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    store._text_copy = TextCopy(broken)
+    flt = MemoryFilter(as_of=NOW)
+    first = [store.search_rows("maria", flt, 5) for _ in range(3)]
+    store._text_copy.wait()
+    assert isinstance(store._text_copy.failure, sqlite3.OperationalError)
+    assert first[0] == first[1] == first[2]
+    assert first[0]
+
+
+def test_searches_on_many_threads_while_another_writes(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loaded(store)
+    flt = MemoryFilter(as_of=NOW)
+    errors: list[BaseException] = []
+    counts: list[int] = []
+
+    def search() -> None:
+        try:
+            for _ in range(40):
+                counts.append(len(store.search_rows("maria zebra", flt, 300)))
+        except BaseException as exc:  # (reported below)
+            errors.append(exc)
+
+    readers = [threading.Thread(target=search) for _ in range(4)]
+    for thread in readers:
+        thread.start()
+    for i in range(20):
+        store.insert(record(f"zebra number {i}"))
+    for thread in readers:
+        thread.join(30)
+    assert not errors
+    assert min(counts) >= len(store.search_rows("maria", flt, 300, beside=True))
+    for _ in range(2):
+        store.search_rows("maria zebra", flt, 300)
+    store._text_copy.wait()
+    assert store.search_rows("maria zebra", flt, 300) == fts5(store, monkeypatch)(
+        "maria zebra", flt, 300, False
+    )
+    assert sum("zebra" in r.content for r, _ in store.search("zebra", flt, 50)) == 20
