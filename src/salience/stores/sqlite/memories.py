@@ -242,15 +242,15 @@ class MemoryRows(Connection, RowReads):
         they are many (100k rows, 14k matches: 48 -> 66 ms)."""
         if limit <= 0:
             return []
-        if not self._writing():  # (a write's own rows are in no copy)
-            kept = self._at_one_moment(
-                lambda: self._fts_kept(select, query, flt, limit, dated, beside)
-            )
-            if kept is not None:
+        with self._errors():
+            total = self._term_counts.total_rows()
+        kept_up_to = BESIDE_UP_TO if beside else 0  # (beside: FTS5 below, see BESIDE_UP_TO)
+        if total is not None and kept_up_to < total <= KEPT_UP_TO and not self._writing():
+            kept = self._at_one_moment(lambda: self._fts_kept(select, query, flt, limit, dated))
+            if kept is not None:  # (a write's own rows are in no copy: never inside one)
                 return kept
         leave_out: set[str] = set()
         with self._errors():
-            total = self._term_counts.total_rows()
             if dated:
                 leave_out = self._term_counts.weightless(query_terms(query), total)
         expression = fts_match_expression(query, dated=dated, leave_out=leave_out)
@@ -287,19 +287,19 @@ class MemoryRows(Connection, RowReads):
         return rows
 
     def _fts_kept(
-        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool, beside: bool
+        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
     ) -> builtins.list[Any] | None:
         """:meth:`_fts` from the in-memory copy of the index, read in the caller's read
-        transaction; None if there is no current copy, or FTS5 is the better choice beside
-        other work (up to ``BESIDE_UP_TO`` rows): then FTS5 answers."""
+        transaction; None if there is no current copy (then FTS5 answers)."""
         marker, averages = index_state(self._conn)
-        if not averages or averages[0] > KEPT_UP_TO or (beside and averages[0] <= BESIDE_UP_TO):
+        if not averages or averages[0] > KEPT_UP_TO:  # (grown since the caller looked)
             return None
         index = self._text_copy.current(marker, self._conn, averages)
         if index is None:
             return None
-        leave_out = self._term_counts.weightless(query_terms(query), averages[0]) if dated else ()
-        terms = [term for term in query_terms(query) if term not in leave_out]
+        words = query_terms(query)
+        leave_out = self._term_counts.weightless(words, averages[0]) if dated else ()
+        terms = [term for term in words if term not in leave_out]
         phrases = self._term_counts.phrases(terms)
         if phrases is None or not all(phrases):
             return None  # (a word FTS5 reads as no token at all: FTS5 says what it matches)

@@ -1,7 +1,9 @@
-"""SQLite's own query text: the FTS5 MATCH expression of a query (rows: stores/rows.py)."""
+"""SQLite's own query text: the FTS5 MATCH expression of a query, and where a store's counters
+stand (rows: stores/rows.py)."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Collection
 
 from salience.stores.rows import (
@@ -20,6 +22,7 @@ __all__ = [
     "COLUMNS",
     "INDEXED_FIELDS",
     "INSERT_COLUMNS",
+    "counters",
     "date_words",
     "dated_text",
     "filter_sql",
@@ -44,3 +47,16 @@ def fts_match_expression(
         return None
     expression = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
     return expression if dated else f"{_TEXT_COLUMNS} : ({expression})"
+
+
+def counters(conn: sqlite3.Connection) -> tuple[int, int] | None:
+    """The highest row number and the highest change number (``memory_changes``, migration
+    0007) on ``conn``; None for a store from before the change log."""
+    try:
+        row = conn.execute(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM memories), "
+            "(SELECT coalesce(max(cseq), 0) FROM memory_changes)"
+        ).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return int(row[0]), int(row[1])

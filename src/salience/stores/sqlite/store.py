@@ -21,7 +21,7 @@ from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Sessio
 from salience.stores.base import RowChanges
 from salience.stores.rows import audit_of, audit_row, key_of, key_row, session_of
 from salience.stores.sqlite.jobs import JobRows
-from salience.stores.sqlite.rows import COLUMNS, from_row
+from salience.stores.sqlite.rows import COLUMNS, counters, from_row
 
 
 class SQLiteStore(JobRows):
@@ -112,13 +112,11 @@ class SQLiteStore(JobRows):
         return self.data_version(), self._vector_writes
 
     def _counters(self) -> tuple[int, int]:
-        last_seq = self._conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()
-        if not self._change_log:
+        found = counters(self._conn) if self._change_log else None
+        if found is None:  # (a read-only store from before the change log)
+            last_seq = self._conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()
             return int(last_seq[0]), 0
-        last_change = self._conn.execute(
-            "SELECT coalesce(max(cseq), 0) FROM memory_changes"
-        ).fetchone()
-        return int(last_seq[0]), int(last_change[0])
+        return found
 
     def _numbered(
         self, where: str, params: Sequence[object]

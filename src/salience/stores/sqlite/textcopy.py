@@ -21,7 +21,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from salience.stores.sqlite.textindex import COLUMN_NUMBER, COLUMNS, TextIndex, counters
+from salience.stores.sqlite.rows import counters
+from salience.stores.sqlite.textindex import COLUMN_NUMBER, COLUMNS, TextIndex
 
 _MOST_CHANGED = 5_000  # rows changed since the copy beyond which a new copy is loaded instead
 _MOST_ADDED = 10_000  # token instances added since (each catch-up merges them all again)

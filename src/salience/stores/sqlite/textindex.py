@@ -25,10 +25,11 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from salience.lazy import lazy_module
 from salience.stores.fts_terms import varints
+from salience.stores.sqlite.rows import counters
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,20 +67,42 @@ class Instances:
 
     def __init__(
         self,
+        vocabulary: Sequence[str],
+        term_ids: npt.NDArray[np.int64],
+        docs: npt.NDArray[np.int32],
+        columns: npt.NDArray[np.int8],
+        offsets: npt.NDArray[np.int32],
+        *,
+        named: bool = False,
+    ) -> None:
+        """Instances of the terms ``vocabulary[term_ids]``; ``named`` keeps each instance's
+        term too, to merge these with more later (the rows added since a copy was read: a
+        few; a whole index's would take ~50 MB of strings at 20,000 rows)."""
+        order = np.argsort(term_ids, kind="stable")
+        ordered = term_ids[order]
+        starts = np.searchsorted(ordered, np.arange(len(vocabulary) + 1)).tolist()
+        self.terms = {
+            name: (starts[i], starts[i + 1])
+            for i, name in enumerate(vocabulary)
+            if starts[i] < starts[i + 1]
+        }
+        self.names = [vocabulary[i] for i in ordered.tolist()] if named else []
+        self.docs, self.columns, self.offsets = docs[order], columns[order], offsets[order]
+
+    @classmethod
+    def named(
+        cls,
         names: Sequence[str],
         docs: npt.NDArray[np.int32],
         columns: npt.NDArray[np.int8],
         offsets: npt.NDArray[np.int32],
-    ) -> None:
+    ) -> Instances:
+        """Instances with their terms given one by one (kept: see ``named``)."""
         ids: dict[str, int] = {}
         term_ids = np.fromiter(
             (ids.setdefault(name, len(ids)) for name in names), dtype=np.int64, count=len(names)
         )
-        order = np.argsort(term_ids, kind="stable")
-        starts = np.searchsorted(term_ids[order], np.arange(len(ids) + 1)).tolist()
-        self.terms = {name: (starts[i], starts[i + 1]) for name, i in ids.items()}
-        self.names = [names[i] for i in order.tolist()]  # (to merge with more, later)
-        self.docs, self.columns, self.offsets = docs[order], columns[order], offsets[order]
+        return cls(list(ids), term_ids, docs, columns, offsets, named=True)
 
     def of(
         self, token: str
@@ -145,27 +168,34 @@ class TextIndex:
             cursor = conn.execute(
                 f"SELECT term, doc, {COLUMN_NUMBER}, offset FROM temp.salience_index_instances"
             )
-            names: list[str] = []
-            docs: list[int] = []
-            columns: list[int] = []
-            offsets: list[int] = []
+            ids: dict[str, int] = {}
+            parts: list[tuple[npt.NDArray[Any], ...]] = []  # a page's terms, rows, columns, offsets
             while chunk := cursor.fetchmany(_FETCH):
                 if stop():
                     return None
-                chunk_names, chunk_docs, chunk_columns, chunk_offsets = zip(*chunk, strict=True)
-                names.extend(chunk_names)
-                docs.extend(chunk_docs)
-                columns.extend(chunk_columns)
-                offsets.extend(chunk_offsets)
+                names, docs, columns, offsets = zip(*chunk, strict=True)
+                term = (ids.setdefault(name, len(ids)) for name in names)
+                parts.append(
+                    (
+                        np.fromiter(term, dtype=np.int64, count=len(names)),
+                        np.array(docs, dtype=np.int64),
+                        np.array(columns, dtype=np.int8),
+                        np.array(offsets, dtype=np.int32),
+                    )
+                )
         finally:
             conn.execute("COMMIT")
-        rows, dense = np.unique(np.array(docs, dtype=np.int64), return_inverse=True)
-        instances = Instances(
-            names,
-            dense.astype(np.int32),
-            np.array(columns, dtype=np.int8),
-            np.array(offsets, dtype=np.int32),
+        empty = (
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int8),
+            np.zeros(0, np.int32),
         )
+        term_ids, all_docs, all_columns, all_offsets = (
+            np.concatenate(arrays) for arrays in zip(empty, *parts, strict=True)
+        )
+        rows, dense = np.unique(all_docs, return_inverse=True)
+        instances = Instances(list(ids), term_ids, dense.astype(np.int32), all_columns, all_offsets)
         lengths = np.bincount(instances.docs, minlength=len(rows)).astype(np.float64)
         return cls(marker, averages, position, rows, lengths, (instances, None))
 
@@ -208,7 +238,7 @@ class TextIndex:
             docs = earlier.docs.tolist() + docs
             columns = earlier.columns.tolist() + columns
             offsets = earlier.offsets.tolist() + offsets
-        since = Instances(
+        since = Instances.named(
             names,
             np.array(docs, dtype=np.int32),
             np.array(columns, dtype=np.int8),
@@ -332,15 +362,3 @@ def _keys(
 ) -> npt.NDArray[np.int64]:
     """Instances as one number each: row, column and offset."""
     return ((docs.astype(np.int64) << 3 | columns) << 32) | offsets
-
-
-def counters(conn: sqlite3.Connection) -> tuple[int, int] | None:
-    """Where the store's row numbers and change log stand (None: no change log)."""
-    try:
-        row = conn.execute(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM memories), "
-            "(SELECT coalesce(max(cseq), 0) FROM memory_changes)"
-        ).fetchone()
-    except sqlite3.OperationalError:  # (a store from before the change log: reload instead)
-        return None
-    return int(row[0]), int(row[1])
