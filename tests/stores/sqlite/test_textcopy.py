@@ -297,3 +297,24 @@ def test_searches_on_many_threads_while_another_writes(
         "maria zebra", flt, 300, False
     )
     assert sum("zebra" in r.content for r, _ in store.search("zebra", flt, 50)) == 20
+
+
+def test_a_row_changed_twice_then_another_still_follows(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The rows read first stay findable by binary search however many rows are added."""
+    loaded(store)
+    ask = fts5(store, monkeypatch)
+    flt = MemoryFilter(as_of=NOW)
+    raw = sqlite3.connect(tmp_path / "s.db")
+    low, high = (
+        raw.execute(f"SELECT id FROM memories ORDER BY seq {way} LIMIT 1").fetchone()[0]
+        for way in ("", "DESC")
+    )
+    raw.close()
+    for memory_id, text in ((low, "zebra one"), (low, "zebra two"), (high, "zebra three")):
+        old = store.get(memory_id)
+        assert old is not None
+        store.replace(replace(old, content=text))
+        assert store.search_rows("zebra maria", flt, 300) == ask("zebra maria", flt, 300, False)
+    assert (store._text_copy.loads, store._text_copy.catches) == (1, 3)

@@ -128,6 +128,7 @@ class TextIndex:
         parts: tuple[Instances, Instances | None],
         alive: npt.NDArray[np.bool_] | None = None,
         added: dict[int, int] | None = None,
+        base: int | None = None,
     ) -> None:
         self.marker = marker
         self.averages = tuple(averages)  # row count, then each column's token count
@@ -137,7 +138,7 @@ class TextIndex:
         self.parts = parts  # the instances read whole, and those of the rows added since
         self.alive = alive  # None: every row; else False for rows replaced or deleted since
         self.added = added or {}  # row number -> row, for the rows added since
-        self.base = len(rows) - len(self.added)
+        self.base = len(rows) if base is None else base  # the rows read (sorted), first
 
     @property
     def nbytes(self) -> int:
@@ -253,6 +254,7 @@ class TextIndex:
             (self.parts[0], since),
             np.concatenate([alive, np.ones(len(present), dtype=np.bool_)]),
             added,
+            self.base,
         )
 
     def moved(self, position: tuple[int, int]) -> TextIndex:
@@ -267,6 +269,7 @@ class TextIndex:
             self.parts,
             self.alive,
             self.added,
+            self.base,
         )
 
     def added_instances(self) -> int:
