@@ -318,3 +318,20 @@ def test_a_row_changed_twice_then_another_still_follows(
         store.replace(replace(old, content=text))
         assert store.search_rows("zebra maria", flt, 300) == ask("zebra maria", flt, 300, False)
     assert (store._text_copy.loads, store._text_copy.catches) == (1, 3)
+
+
+def test_the_newest_row_deleted_and_its_number_used_again(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    loaded(store)
+    ask = fts5(store, monkeypatch)
+    flt = MemoryFilter(as_of=NOW)
+    raw = sqlite3.connect(tmp_path / "s.db")
+    newest, seq = raw.execute("SELECT id, seq FROM memories ORDER BY seq DESC LIMIT 1").fetchone()
+    store.delete(newest)
+    assert store.search_rows("maria zebra", flt, 300) == ask("maria zebra", flt, 300, False)
+    store.insert(record("zebra in the newest row's place"))
+    assert raw.execute("SELECT max(seq) FROM memories").fetchone()[0] == seq  # (used again)
+    raw.close()
+    assert store.search_rows("maria zebra", flt, 300) == ask("maria zebra", flt, 300, False)
+    assert (store._text_copy.loads, store._text_copy.catches) == (1, 2)

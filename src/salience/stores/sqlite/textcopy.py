@@ -53,7 +53,7 @@ class TextCopy:
             index = self._index
         if index is not None and index.marker == marker:
             now = counters(conn)  # (rows written since with no new text: never read again)
-            if now is None or index.position is None or not _after(now, index.position):
+            if now is None or index.position is None or not _later(now, index.position):
                 return index
             moved = index.moved(now)
             with self._lock:
@@ -133,7 +133,7 @@ def _written_since(
     now = counters(conn)
     if index.position is None or now is None:
         return None
-    if now != index.position and not _after(now, index.position):
+    if now != index.position and not _later(now, index.position):
         return None  # (this transaction sees an earlier state than the copy's)
     (seq, change), (last_seq, last_change) = index.position, now
     oldest = conn.execute("SELECT min(cseq) FROM memory_changes").fetchone()[0]
@@ -157,9 +157,10 @@ def _written_since(
     return present, [s for s in earlier if s not in present], (last_seq, last_change)
 
 
-def _after(now: tuple[int, int], then: tuple[int, int]) -> bool:
-    """Whether the counters moved on (both at least as far, one further)."""
-    return now != then and now[0] >= then[0] and now[1] >= then[1]
+def _later(now: tuple[int, int], then: tuple[int, int]) -> bool:
+    """Whether counters read now are later than ``then``: the change number only grows (the
+    highest row number falls when the newest row is deleted, which is a change)."""
+    return now[1] > then[1] or (now[1] == then[1] and now[0] > then[0])
 
 
 def _tokens(
