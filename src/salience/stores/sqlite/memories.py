@@ -193,6 +193,7 @@ class MemoryRows(Connection, RowReads):
             yield
         finally:
             self._writer.execute("PRAGMA secure_delete = FAST")
+            self._text_copy.drop()  # (nor in this process's copy of the full-text index)
 
     def get(self, memory_id: str) -> MemoryRecord | None:
         """The record with this id, or None."""
