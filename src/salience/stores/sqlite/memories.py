@@ -245,8 +245,8 @@ class MemoryRows(Connection, RowReads):
             return []
         with self._errors():
             total = self._term_counts.total_rows()
-        kept_up_to = BESIDE_UP_TO if beside else 0  # (beside: FTS5 below, see BESIDE_UP_TO)
-        if total is not None and kept_up_to < total <= KEPT_UP_TO and not self._writing():
+        fts5_up_to = BESIDE_UP_TO if beside else 0  # (beside: FTS5 there, see BESIDE_UP_TO)
+        if total is not None and fts5_up_to < total <= KEPT_UP_TO and not self._writing():
             kept = self._at_one_moment(lambda: self._fts_kept(select, query, flt, limit, dated))
             if kept is not None:  # (a write's own rows are in no copy: never inside one)
                 return kept
