@@ -148,11 +148,18 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "http-native": lambda: _routes("/", exclude=("/compat",)),
     "http-rae": lambda: _routes("/compat/rae"),
     "http-eidet": lambda: _routes("/compat/eidet"),
+    "write-authority": lambda: _write_authority(),
     **{
         f"mcp-{name}": (lambda n=name: _tools(n))
         for name in ("salience", "aide", "eidet", "ilab", "talome", "rae")
     },
 }
+
+
+def _write_authority() -> str:
+    from salience.write.rulebook import rules_table
+
+    return rules_table() + "\n"
 
 
 def render(text: str, cache: dict[str, str]) -> str:

@@ -7,6 +7,8 @@ Every error is a :class:`SalienceError`; catch that to handle them all. The tree
     │   └── ImportFormatError    a bad line in a JSON Lines import; ``line`` names it
     ├── NotFoundError            no memory with that id; ``memory_id``
     ├── ConflictError            the memory is in a state that forbids the change
+    ├── ForbiddenError           the writer's standing does not allow the change (the write
+    │                            authority: a memory above the writer, or a person's decision)
     ├── ConfigError              a bad setting or an unsupported store URL
     ├── EmbedderError            the embedder failed or does not match the store's vectors
     ├── LayerError               a layer cannot be mounted or opened
@@ -64,6 +66,19 @@ class ConflictError(SalienceError):
     def __init__(self, message: str, *, memory_id: str | None = None) -> None:
         super().__init__(message)
         self.memory_id = memory_id
+
+
+class ForbiddenError(SalienceError, PermissionError):
+    """The write authority refused the change: the memory stands above the writer (an
+    agent's key on the user's own memory), or the decision is a person's (quarantine, stale
+    marks). Nothing was changed. ``memory_id`` and ``field`` name what was refused."""
+
+    def __init__(
+        self, message: str, *, memory_id: str | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.memory_id = memory_id
+        self.field = field
 
 
 class ConfigError(SalienceError):

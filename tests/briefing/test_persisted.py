@@ -169,7 +169,7 @@ def test_a_count_that_disagrees_means_a_whole_read(tmp_path: Path, clock: FakeCl
 
 
 def test_the_key_is_not_copied_by_migrate(tmp_path: Path, clock: FakeClock) -> None:
-    from salience.stores.copy import copy_store
+    from salience.engine.catalog import copy as copy_store  # (what migrate calls)
 
     with Memory.open(config=Config(home=tmp_path / "a"), clock=clock, embedder=None) as memory:
         fill(memory, 6)

@@ -16,6 +16,7 @@ from salience.briefing.policies import BriefingRequest, Candidates
 from salience.briefing.snapshot import ColumnSnapshot, Vanished
 from salience.profiles import PROFILES, ProfileSettings
 from salience.stores.base import MemoryFilter
+from salience.stores.grant import granted
 from salience.stores.sqlite import SQLiteStore
 from tests.conftest import FakeClock
 from tests.factory import record
@@ -275,7 +276,7 @@ def test_a_look_reads_nothing_when_nothing_was_committed_but_sees_its_own_transa
     spy = Spy(engine.store, monkeypatch)  # type: ignore[arg-type]
     assert len(snapshot.refresh()) == 1
     assert (spy.whole, spy.catch_up) == (0, 0)  # recall looks on every call: a marker read
-    with engine.store.transaction():  # not committed yet: the marker has not moved
+    with engine.store.transaction(), granted("test"):  # not committed: the marker stays
         engine.store.insert(record("written inside the open transaction"))
         assert len(snapshot.refresh()) == 2
     assert (spy.whole, spy.catch_up) == (0, 1)

@@ -134,12 +134,27 @@ def test_export_import_round_trip(run, tmp_path: Path) -> None:  # type: ignore[
     _remember(run, "second exported memory")
     exported = run("export").stdout
     assert len(exported.splitlines()) == 2
+    key = tmp_path / "backup.key"
+    key.write_text("a key only I keep\n")
+    signed = run("export", "--sign-with", str(key)).stdout
+    assert signed.splitlines()[:2] == exported.splitlines()
+    assert '"salience_signature": "hmac-sha256:' in signed.splitlines()[2]
     target = tmp_path / "other-home"
     runner = CliRunner()
-    imported = runner.invoke(cli, ["import", "-", "--home", str(target), "--json"], input=exported)
+    verified = ["import", "-", "--home", str(target), "--verify-with", str(key), "--json"]
+    imported = runner.invoke(cli, verified, input=signed)
     assert json.loads(imported.stdout) == {"created": 2, "updated": 0, "unchanged": 0, "renamed": 0}
     again = runner.invoke(cli, ["export", "--home", str(target)])
-    assert again.stdout == exported
+    assert again.stdout == exported  # (signed: every source as it was)
+    tampered = signed.replace("first exported", "first altered")
+    refused = runner.invoke(cli, verified, input=tampered)
+    assert refused.exit_code != 0
+    assert "changed since it was signed" in refused.output
+    stranger = tmp_path / "stranger-home"
+    unsigned = ["import", "-", "--home", str(stranger), "--json"]
+    assert runner.invoke(cli, unsigned, input=exported).exit_code == 0
+    theirs = runner.invoke(cli, ["export", "--home", str(stranger)]).stdout
+    assert {json.loads(line)["source"] for line in theirs.splitlines()} == {"import"}
     out_file = tmp_path / "dump.jsonl"
     assert run("export", str(out_file)).exit_code == 0
     assert out_file.read_text(encoding="utf-8") == exported

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from salience.cli import cli
+from salience.sharing.jsonl import signed
 
 AS_OF = "2026-04-20T00:00:00Z"
 
@@ -26,8 +28,12 @@ def run(home: Path):  # type: ignore[no-untyped-def]
 
 
 def _import(run, *records: dict[str, object]) -> None:  # type: ignore[no-untyped-def]
-    lines = "\n".join(json.dumps(r) for r in records)
-    assert run("import", "-", stdin=lines).exit_code == 0
+    """The records, signed with a key the user trusts: they keep the sources they claim (a
+    person's tags and pins, as the reference's cases are written)."""
+    key = Path(tempfile.mkdtemp()) / "key"
+    key.write_bytes(b"a shared key for the test")
+    lines = "\n".join(signed((json.dumps(r) for r in records), key.read_bytes()))
+    assert run("import", "-", "--verify-with", str(key), stdin=lines).exit_code == 0
 
 
 def _scores(run, profile: str) -> dict[str, float]:  # type: ignore[no-untyped-def]

@@ -18,6 +18,7 @@ from salience.config import RECALL_SETTINGS
 from salience.engine import twin as twin_module
 from salience.engine.evaluation import score
 from salience.stores.copy import copy_store
+from salience.stores.grant import granted
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
 
@@ -235,7 +236,8 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
     # The oracle: the whole store copied as migrate copies it, embedded again by MiniLM.
     target = Config(home=tmp_path / "oracle", signal_gate=False, embedder="minilm")
     with Memory.open(config=target, clock=clock) as oracle:
-        copy_store(memory._store, oracle._store)
+        with granted("copy"):
+            copy_store(memory._store, oracle._store)
         oracle.reindex()
         oracle_identity = oracle.vectors.stored_identity()
         ana_versions = len(oracle.list(user="ana", limit=None, include_superseded=True))

@@ -19,6 +19,7 @@ from salience import (
     Status,
     StoreError,
 )
+from salience.stores.grant import granted
 from tests.conftest import T0, FakeClock
 
 
@@ -194,7 +195,8 @@ def test_history_survives_a_cycle(memory: Memory, clock: FakeClock) -> None:
     clock.advance(minutes=1)
     b = memory.supersede(a, "memory b in a loop").id or ""
     # Corrupt the chain on purpose: a claims b as its parent (an imported file could do this).
-    memory.store.replace(replace(memory.get(a), parent_id=b))
+    with granted("a planted cycle"):  # (around the write authority, as a damaged file is)
+        memory.store.replace(replace(memory.get(a), parent_id=b))
     chain = [r.id for r in memory.history(a)]
     assert sorted(chain) == sorted([a, b])
 
@@ -229,7 +231,8 @@ def test_purge_deletes_for_good(memory: Memory) -> None:
 
 def test_valid_until_in_the_future_means_still_current(memory: Memory, clock: FakeClock) -> None:
     memory_id = memory.remember("Freeze on deploys this week").id or ""
-    memory.store.replace(replace(memory.get(memory_id), valid_until=T0.replace(day=22)))
+    with granted("test"):
+        memory.store.replace(replace(memory.get(memory_id), valid_until=T0.replace(day=22)))
     assert [r.id for r in memory.list()] == [memory_id]
     clock.advance(days=3)
     assert memory.list() == []

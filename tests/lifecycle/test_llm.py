@@ -19,6 +19,7 @@ from salience.cli import cli
 from salience.errors import ConfigError, LLMError
 from salience.lifecycle.llm import SYSTEM_PROMPT, OllamaChat, OpenAIChat, load_llm
 from salience.models import MemoryRecord
+from salience.stores.grant import granted
 from salience.write.entities import extract_entities
 from tests.conftest import FakeClock
 from tests.jsonserver import Request, json_server
@@ -228,7 +229,8 @@ def test_text_sent_has_passed_the_secret_scanner_and_redaction(
         planted = memory.list()[0]
         values = {**planted.__dict__, "id": "01KAAAAAAAAAAAAAAAAAAAAAAA"}
         values["content"] = "Checkout Redis key is AKIAIOSFODNN7EXAMPLE"
-        memory.store.insert(MemoryRecord(**values))
+        with granted("a planted record"):
+            memory.store.insert(MemoryRecord(**values))
         [group] = memory.consolidate().groups
         sent = chat.requests[0][2]["messages"][1]["content"]
         assert "AKIAIOSFODNN7EXAMPLE" not in sent

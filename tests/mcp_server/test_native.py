@@ -34,7 +34,6 @@ TOOLS = {
     "entities",
     "stats",
     "stale",
-    "confirm",
     "briefing_log",
 }
 READ_ONLY = {"recall", "briefing", "history", "list", "entities", "stats", "stale", "briefing_log"}
@@ -204,7 +203,7 @@ def test_over_stdio_as_a_desktop_host_runs_it(tmp_path: Path, mode: str) -> None
         assert [r.content for r in memory.list()] == ["The staging API listens on port 8080"]
 
 
-def test_stale_and_confirm(memory: Memory) -> None:
+def test_stale_is_listed_and_only_a_person_confirms(memory: Memory) -> None:
     source = "01JS0000000000000000000031"
     lines = [
         json.dumps({"id": source, "content": "the north crane is rated for 40 tonnes"}),
@@ -218,8 +217,9 @@ def test_stale_and_confirm(memory: Memory) -> None:
         assert not listed.is_error
         marked = listed.structured_content["memories"]  # type: ignore[index]
         assert [m["content"] for m in marked] == ["crane summary: 40 t"]
-        confirmed = await client.call_tool("confirm", {"memory_id": marked[0]["id"]})
-        assert not confirmed.is_error
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert "confirm" not in tools  # an agent does not confirm what went stale: a person
+        memory.confirm(marked[0]["id"])  # (the library: a person at the machine)
         again = await client.call_tool("stale", {})
         assert again.structured_content["memories"] == []  # type: ignore[index]
 

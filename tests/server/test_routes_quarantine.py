@@ -45,7 +45,7 @@ def test_a_keys_writes_claim_no_more_than_the_key_allows(
     accepted = client.post("/v1/import", content=line + "\n", headers={**ASYNC, **bearer(agent)})
     assert _follow(client, accepted.json()["href"], bearer(agent))["state"] == "done"
     imported = [r for r in engine.list(user="alice", limit=None) if r.content == "x"]
-    assert [r.source for r in imported] == ["agent"]  # (its id is alice's own: renamed)
+    assert [r.source for r in imported] == ["import"]  # (unsigned: an import's standing)
     mine = client.post(
         "/v1/memories",
         json={"content": "Alice deploys on Tuesdays", "source": "user"},

@@ -26,6 +26,7 @@ from salience.errors import (
 from salience.models import LOCAL_LAYER
 from salience.profiles import PROFILES, ProfileSettings
 from salience.profiles.scoring.signals import NON_LOCAL_WEIGHT
+from salience.stores.grant import granted
 from salience.stores.sqlite import SQLiteStore
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
@@ -315,7 +316,7 @@ def test_a_read_only_store_refuses_writes_and_old_schemas(tmp_path: Path, clock:
     try:
         assert store.read_only
         assert store.get(record.id) == record
-        with pytest.raises(StoreReadOnlyError):
+        with pytest.raises(StoreReadOnlyError), granted("test"):
             store.replace(record)
     finally:
         store.close()

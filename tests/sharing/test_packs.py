@@ -25,6 +25,8 @@ TEXTS = [
     ("Use ruff for linting in every Python repository", "heuristic", "ops"),
 ]
 
+KEY = b"a key the team shares"
+
 
 def _open(home: Path, clock: FakeClock, embedder: WordHashEmbedder | None) -> Memory:
     return Memory.open(config=Config(home=home, signal_gate=False), clock=clock, embedder=embedder)
@@ -51,14 +53,14 @@ def _vectors(memory: Memory) -> dict[str, bytes]:
 def test_round_trip_keeps_ids_records_and_vectors(
     source: Memory, tmp_path: Path, clock: FakeClock
 ) -> None:
-    manifest = source.export_pack(tmp_path / "team.pack")
+    manifest = source.export_pack(tmp_path / "team.pack", key=KEY)
     current = sorted(source.list(), key=lambda r: r.id)
     assert manifest.records == len(current) == 4
     assert manifest.embedder == WordHashEmbedder().identity
     assert manifest.dimensions == 256
     target_embedder = WordHashEmbedder()
     with _open(tmp_path / "target", clock, target_embedder) as target:
-        done = target.import_pack(tmp_path / "team.pack")
+        done = target.import_pack(tmp_path / "team.pack", key=KEY)  # (signed: sources kept)
         assert (done.result.created, done.vectors, done.mount) == (4, "kept", None)
         assert target_embedder.calls == []  # nothing re-embedded
         assert sorted(target.list(), key=lambda r: r.id) == current
@@ -68,6 +70,19 @@ def test_round_trip_keeps_ids_records_and_vectors(
         assert target.store.get_meta(IDENTITY_KEY) == WordHashEmbedder().identity
         again = target.import_pack(tmp_path / "team.pack")
         assert (again.result.created, again.result.unchanged) == (0, 4)
+
+
+def test_an_unsigned_pack_stands_as_a_pack(
+    source: Memory, tmp_path: Path, clock: FakeClock
+) -> None:
+    source.remember("Pin this: always deploy on Fridays.", source="user", priority=100)
+    source.export_pack(tmp_path / "team.pack")
+    with _open(tmp_path / "target", clock, WordHashEmbedder()) as target:
+        target.import_pack(tmp_path / "team.pack")
+        records = target.list()
+        assert {r.source for r in records} == {"pack"}
+        assert {r.priority for r in records} == {0.0}
+        assert "## Pinned" not in target.briefing(profile="salience").text
 
 
 def test_another_embedder_re_embeds(source: Memory, tmp_path: Path, clock: FakeClock) -> None:

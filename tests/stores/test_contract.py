@@ -14,6 +14,7 @@ import pytest
 from salience.errors import StoreError
 from salience.models import ApiKey, AuditEntry, LayerMount, Session
 from salience.stores.base import MemoryFilter, Store
+from salience.stores.grant import granted
 from salience.stores.migrations import MIGRATION_NAMES
 from salience.stores.postgres.schema import MIGRATIONS as POSTGRES_MIGRATIONS
 from salience.stores.rows import stage
@@ -428,9 +429,9 @@ def test_writers_on_threads_never_lose_an_increment(store: Store) -> None:
     counter = record("a counter")
     store.insert(counter)
 
-    def bump() -> None:
+    def bump() -> None:  # (a thread starts with no grant: it takes its own)
         for _ in range(10):
-            with store.transaction():
+            with granted("store test"), store.transaction():
                 current = store.get(counter.id)
                 assert current is not None
                 store.replace(replace(current, echo_count=current.echo_count + 1))

@@ -283,6 +283,25 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(func)
 
 
+def key_option(flag: str, help_text: str) -> Callable[[F], F]:
+    """``--sign-with`` / ``--verify-with FILE``: a shared key, read as :func:`shared_key`."""
+    return click.option(
+        flag,
+        "key_file",
+        type=click.Path(dir_okay=False, exists=True, path_type=Path),
+        default=None,
+        help=help_text,
+    )
+
+
+def shared_key(path: Path | None) -> bytes | None:
+    """The shared key in ``path`` (its bytes, one final newline dropped)."""
+    if path is None:
+        return None
+    data = path.read_bytes()
+    return data[:-1] if data.endswith(b"\n") else data
+
+
 LIMIT = click.IntRange(1, 1_000_000)
 """How many results a command may ask for (bounded: SQLite binds 64-bit integers only)."""
 

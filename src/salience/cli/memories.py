@@ -20,10 +20,12 @@ from salience.cli.app import (
     chosen_user,
     cli,
     json_option,
+    key_option,
     open_memory,
     private_file,
     progress_bar,
     read_text,
+    shared_key,
     store_options,
 )
 from salience.engine.migrating import SYSTEMS
@@ -163,17 +165,23 @@ def history(memory_id: str, home: Path | None, profile: str | None, as_json: boo
 
 @cli.command(name="export")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True), default="-")
+@key_option(
+    "--sign-with",
+    "Sign the export with the shared key in this file (HMAC-SHA256, a last line): imported "
+    "with --verify-with, its memories keep their sources.",
+)
 @all_users_option
 @store_options
-def export_(file: str, home: Path | None, profile: str | None) -> None:
+def export_(file: str, key_file: Path | None, home: Path | None, profile: str | None) -> None:
     """Write every memory as JSON Lines to FILE (default: standard output; a file is made
     readable by its owner only)."""
+    key = shared_key(key_file)
     with open_memory(home, profile, create=False) as memory:
         if file == "-":
-            memory.export(sys.stdout, user=chosen_user())
+            memory.export(sys.stdout, user=chosen_user(), key=key)
             return
         with private_file(file) as out:
-            count = memory.export(out, user=chosen_user())
+            count = memory.export(out, user=chosen_user(), key=key)
     render.say(f"exported {count} memories", err=True)
 
 
@@ -189,6 +197,11 @@ def export_(file: str, home: Path | None, profile: str | None) -> None:
 @click.option(
     "--dry-run", is_flag=True, help="With --from: report what would come; change nothing."
 )
+@key_option(
+    "--verify-with",
+    "Refuse the file unless it is signed with the shared key in this file; then its "
+    "memories keep the sources they claim (else they stand as an import).",
+)
 @all_users_option
 @store_options
 @json_option
@@ -196,6 +209,7 @@ def import_(
     source: str,
     system: str | None,
     dry_run: bool,
+    key_file: Path | None,
     home: Path | None,
     profile: str | None,
     as_json: bool,
@@ -204,7 +218,10 @@ def import_(
     nothing. With --from, SOURCE is another memory system's store or export (a file or a
     folder): every memory is mapped, screened for secrets, merged with what you have, and
     imported; running it again adds nothing. With --all-users, each memory becomes its
-    source user's (mem0's user_id, RAE's tenant)."""
+    source user's (mem0's user_id, RAE's tenant). An import stands as `import` (below your
+    own word and an agent's) unless signed with a key you trust (--verify-with)."""
+    if key_file is not None and system is not None:
+        raise click.UsageError("--verify-with goes with a JSON Lines file, not --from")
     if system is None:
         if dry_run:
             raise click.UsageError("--dry-run goes with --from")
@@ -213,7 +230,9 @@ def import_(
         except OSError as exc:
             raise UserError(f"cannot read {source}: {exc.strerror}") from None
         with lines, open_memory(home, profile) as memory, progress_bar("importing") as advance:
-            result = memory.import_(lines, user=chosen_user(), progress=advance)
+            result = memory.import_(
+                lines, user=chosen_user(), progress=advance, key=shared_key(key_file)
+            )
         if as_json:
             render.emit_json(import_out(result))
         else:

@@ -14,6 +14,7 @@ from salience.cli.app import (
     json_option,
     open_memory,
     progress_bar,
+    shared_key,
     store_options,
 )
 from salience.models import LAYER_KINDS
@@ -51,7 +52,7 @@ def export_(
     as_json: bool,
 ) -> None:
     """Write the current memories matching the filters to the pack FILE."""
-    key = _key(key_file)
+    key = shared_key(key_file)
     with open_memory(home, profile, create=False) as memory:
         manifest = memory.export_pack(
             file, tags=tags, type=type_, project=project, user=chosen_user(), key=key
@@ -92,7 +93,7 @@ def import_(
     as_json: bool,
 ) -> None:
     """Import the pack FILE (ids kept; vectors kept when the embedder matches)."""
-    key = _key(key_file)
+    key = shared_key(key_file)
     with open_memory(home, profile) as memory, progress_bar("importing") as advance:
         done = memory.import_pack(file, mount_as=mount_as, name=name, key=key, progress=advance)
     result = done.result
@@ -109,11 +110,3 @@ def import_(
     )
     if done.mount is not None:
         render.say(f"mounted {done.mount.path} as {done.mount.kind} layer {done.mount.name!r}")
-
-
-def _key(path: Path | None) -> bytes | None:
-    """The shared key in ``path`` (its bytes, one final newline dropped)."""
-    if path is None:
-        return None
-    data = path.read_bytes()
-    return data[:-1] if data.endswith(b"\n") else data

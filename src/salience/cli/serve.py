@@ -22,7 +22,7 @@ from salience.cli.app import (
     store_options,
 )
 from salience.cli.newstore import keep_new_store
-from salience.engine.provenance import TRUST
+from salience.models import TRUST
 from salience.wire.values import format_time
 
 

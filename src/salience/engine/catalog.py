@@ -9,6 +9,7 @@ from salience.profiles import PROFILES, Profile, get_profile
 from salience.stores.base import Store
 from salience.stores.copy import CopyReport, copy_store
 from salience.stores.postgres import is_postgres_url
+from salience.write.authority import Authority
 
 __all__ = [
     "CopyReport",
@@ -35,4 +36,5 @@ def copy(
     source: Store, target: Store, progress: Callable[[int, int], None] | None = None
 ) -> CopyReport:
     """Copy everything in ``source`` into the empty ``target`` (see :mod:`salience.stores.copy`)."""
-    return copy_store(source, target, progress)
+    with Authority(target).copying():
+        return copy_store(source, target, progress)

@@ -35,6 +35,7 @@ from salience.lifecycle.consolidation import (
 from salience.lifecycle.maintenance import OBSERVATION
 from salience.models import MemoryRecord, UserScope
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
+from salience.write.authority import decide
 from salience.write.records import build_record
 
 if TYPE_CHECKING:
@@ -222,7 +223,8 @@ class Consolidating(EngineCore):
             links = insight.derived_from + tuple(
                 m for m in members if m not in insight.derived_from
             )
-            self._store.replace(replace(insight, importance=importance, derived_from=links))
+            boosted = replace(insight, importance=importance, derived_from=links)
+            self._authority.write(decide("consolidate", insight, boosted))
             self._audit(
                 "consolidate",
                 insight.id,
@@ -262,10 +264,10 @@ class Consolidating(EngineCore):
         )
         if group.replaces is not None:  # the stale insight becomes the new one's history
             old = group.replaces
-            self._store.replace(replace(old, valid_until=now))
+            self._authority.write(decide("consolidate", old, replace(old, valid_until=now)))
             self._audit("supersede", old.id, "consolidation", old.user, by=insight.id)
             self._stale_after(old, "superseded")  # (what was built on it, confirmed or not)
-        self._store.insert(insight)
+        self._authority.write(decide("consolidate", None, insight))
         self._put_vector(insight.id, group.vector)
         detail: dict[str, Any] = {"plan": action, "members": list(members)}
         if replaces is not None:

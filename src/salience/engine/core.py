@@ -38,6 +38,7 @@ from salience.models import (
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
 from salience.stores.base import Store
+from salience.write.authority import Authority, decide
 from salience.write.records import WRITABLE_FIELDS, validate_field
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ class EngineCore:
         llm: Summarizer | Literal["config"] | None = "config",
     ) -> None:
         self._store = store
+        self._authority = Authority(store)  # the one way a memory row changes
         # Columns read on the first briefing (or loaded from beside a SQLite file).
         self._briefings = BriefingSource(store, saved_columns(store))
         self._llm = llm  # loaded from the config on first use: only consolidation needs it
@@ -267,7 +269,8 @@ class EngineCore:
             if not record.is_current(now) or STALE_TAG in record.tags:
                 continue
             tags = (*record.tags, STALE_TAG, f"{STALE_TAG}:{how}")
-            self._store.replace(replace(record, tags=tags, updated_at=now))
+            marked_stale = replace(record, tags=tags, updated_at=now)
+            self._authority.write(decide("stale", record, marked_stale))
             self._audit("stale", record.id, "system", record.user, source=changed.id, how=how)
             marked += 1
         return marked

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from salience.engine.writes import Writes
+from salience.engine.forgetting import Forgetting
 from salience.errors import InvalidInputError
 from salience.write.records import validate_field
 
 
-class Erasure(Writes):
+class Erasure(Forgetting):
     """erase_user."""
 
     def erase_user(self, user: str) -> dict[str, Any]:
@@ -22,7 +22,7 @@ class Erasure(Writes):
         if not isinstance(name, str) or not name:
             raise InvalidInputError("name the user to erase", field="user")
         self._records.flush()  # (a recall's record still queued is erased too)
-        removed = self._store.erase_user(name)
+        removed = self._authority.erase_user(name)
         scrubbed = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
         receipt: dict[str, Any] = {"user": name, **removed, **scrubbed}
         with self._store.transaction():

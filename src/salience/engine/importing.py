@@ -13,16 +13,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from salience.engine.provenance import stood
 from salience.errors import ConflictError, ImportFormatError
 from salience.ids import ulid_for
-from salience.models import AuditEntry, ImportResult, MemoryRecord, UserScope
-from salience.stores.base import NOW_ON, MemoryFilter, RowChanges, StagedRow
+from salience.models import CEILING, AuditEntry, ImportResult, MemoryRecord, UserScope, channel
+from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Matrix, Vector
 
 from salience.engine.core import EngineCore, changed_fields
+from salience.write.authority import Staged, decide
 
 
 class Importing(EngineCore):
@@ -35,8 +35,15 @@ class Importing(EngineCore):
         user: UserScope = None,
         progress: Callable[[int, int], None] | None = None,
         private_ids: bool = False,
+        key: bytes | None = None,
     ) -> ImportResult:
         """Import JSON Lines, all or nothing: a bad line refuses the whole import.
+
+        An import stands as ``import``: a record claiming a higher source (``user``, ``agent``)
+        is stored as ``import``, unpinned, and held if it reads as an order; it changes no
+        memory above that standing (see :mod:`salience.write.authority`). With ``key``, the
+        file must be signed with it (``export(..., key=)``), and then its records keep the
+        sources they claim, up to the caller's own.
 
         A record whose id exists replaces it (counted as updated, or unchanged if identical).
         Missing ``id``, ``type`` and times are filled in, so hand-written files work. Every
@@ -51,9 +58,11 @@ class Importing(EngineCore):
         of the user's own memories are kept, so that the answer cannot depend on whether an
         id exists at all.
         """
-        return self._import(
-            lines, None, scope=self._scope(user), progress=progress, private_ids=private_ids
-        )
+        scope = self._scope(user)
+        with channel("import" if key is None else CEILING.get()):
+            return self._import(
+                lines, None, scope=scope, progress=progress, private_ids=private_ids, key=key
+            )
 
     def _import(
         self,
@@ -64,9 +73,13 @@ class Importing(EngineCore):
         owner: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         private_ids: bool = False,
+        key: bytes | None = None,
+        written: Sequence[str] | None = None,
     ) -> ImportResult:
         """:meth:`import_`, with the vectors of the lines (row i for line i + 1) if known;
-        ``owner`` re-owns every record (a pack imported by a user becomes theirs)."""
+        ``owner`` re-owns every record (a pack imported by a user becomes theirs);
+        ``written``, each line's text as its source wrote it, if the lines hold it cleaned
+        (quarantine reads it as written)."""
         from salience.sharing import jsonl
 
         parsed = jsonl.parse(
@@ -75,8 +88,10 @@ class Importing(EngineCore):
             max_bytes=self._config.max_content_bytes,
             user=self._config.user if scope is None else scope,
             owner=owner,
+            key=key,
         )
         records = [self._screen_import(record, line, scope) for line, record in parsed]
+        words = list(written or [raw.content for _, raw in parsed])  # what quarantine reads
         total = len(records)
         if progress is not None:
             progress(0, total)
@@ -85,53 +100,69 @@ class Importing(EngineCore):
             embedded = [vectors[line - 1] for line, _ in parsed]
         elif self._embedder is not None:
             embedded = self._embed_all([r.content for r in records], progress)
-        created = updated = unchanged = 0
-        entries: builtins.list[AuditEntry] = []
-        now = self.now()
         # Ids and the records they replace are looked up before the write lock is taken, and
         # looked up again under it only if one of them was written meanwhile: the lock is
         # held to write, not to read (all or nothing still: one transaction).
-        # The new rows are converted before it too (staged), and written in one statement
-        # per table: a 3,000-line import holds the lock for tens of milliseconds.
+        # The new rows are decided and converted before it too (staged), and written in one
+        # statement per table: a 3,000-line import holds the lock for tens of milliseconds.
         before = self._store.row_changes(NOW_ON, NOW_ON)
         placed = self._place(records, scope, private_ids)
-        staged = self._stage(placed)
+        fresh, staged = self._stage(placed, words)
         with self._store.transaction():
             if before is None or self._touched_since(before, placed):
                 placed = self._place(records, scope, private_ids)
-                staged = self._stage(placed)
-            records, renamed, known = placed
-            pairs: builtins.list[tuple[str, Vector]] = []
-            self._store.insert_many(staged)
-            for at, record in enumerate(records):
-                vector = None if embedded is None else embedded[at]
-                existing = known.get(record.id)
-                if existing is None:
-                    if vector is not None:
-                        pairs.append((record.id, vector))
-                    entries.append(
-                        AuditEntry(
-                            now, record.id, "import", "import", {"created": True}, user=record.user
-                        )
-                    )
-                    created += 1
-                elif existing == record or _approved(existing, record):
-                    unchanged += 1
-                else:
-                    self._store.replace(record)
-                    if existing.content != record.content and vector is not None:
-                        pairs.append((record.id, vector))
-                    detail = {"created": False, **changed_fields(existing, record)}
-                    entries.append(
-                        AuditEntry(now, record.id, "import", "import", detail, user=record.user)
-                    )
-                    updated += 1
-            if pairs:
-                self.vectors.put_many(pairs)
-            self._store.append_audit(entries)
+                fresh, staged = self._stage(placed, words)
+            self._authority.write_new(staged)
+            counts = self._write_placed(placed, fresh, embedded, words)
         if progress is not None:
             progress(total, total)
-        return ImportResult(created=created, updated=updated, unchanged=unchanged, renamed=renamed)
+        created, updated, unchanged = counts
+        return ImportResult(
+            created=created, updated=updated, unchanged=unchanged, renamed=placed[1]
+        )
+
+    def _write_placed(
+        self,
+        placed: _Placed,
+        fresh: builtins.list[MemoryRecord],
+        embedded: Matrix | Sequence[Vector] | None,
+        words: builtins.list[str],
+    ) -> tuple[int, int, int]:
+        """Inside the import's transaction, the new rows written: their vectors and audit
+        entries, and the records that replace stored ones (as the authority decides). How
+        many were created, updated and unchanged."""
+        records, _, known = placed
+        created = updated = unchanged = 0
+        entries: builtins.list[AuditEntry] = []
+        pairs: builtins.list[tuple[str, Vector]] = []
+        now = self.now()
+        for at, record in enumerate(records):
+            vector = None if embedded is None else embedded[at]
+            existing = known.get(record.id)
+            if existing is None:
+                if vector is not None:
+                    pairs.append((record.id, vector))
+                detail: dict[str, object] = {"created": True}
+                created += 1
+            elif existing in (record, fresh[at]) or _approved(existing, fresh[at]):
+                unchanged += 1
+                continue
+            else:
+                decision = decide("import", existing, record, words=words[at], claimed=True)
+                stored = decision.after or record
+                if stored == existing:  # (what the file claims beyond its standing aside)
+                    unchanged += 1
+                    continue
+                self._authority.write(decision)
+                if existing.content != stored.content and vector is not None:
+                    pairs.append((record.id, vector))
+                detail = {"created": False, **changed_fields(existing, stored)}
+                updated += 1
+            entries.append(AuditEntry(now, record.id, "import", "import", detail, user=record.user))
+        if pairs:
+            self.vectors.put_many(pairs)
+        self._store.append_audit(entries)
+        return created, updated, unchanged
 
     def _place(
         self, records: builtins.list[MemoryRecord], scope: str | None, private: bool
@@ -145,13 +176,20 @@ class Importing(EngineCore):
             known = self._stored([r.id for r in records])
         return records, renamed, known
 
-    @staticmethod
-    def _stage(placed: _Placed) -> builtins.list[StagedRow]:
-        """The rows of the placed records that are new (a file names each id once)."""
-        from salience.stores.rows import stage
-
+    def _stage(
+        self, placed: _Placed, words: builtins.list[str]
+    ) -> tuple[builtins.list[MemoryRecord], Staged]:
+        """Each placed record as it stands new (the authority's decision: its source, pins,
+        hold), and the rows of those that are new (a file names each id once), made before
+        the lock is taken."""
         records, _, known = placed
-        return [stage(record) for record in records if record.id not in known]
+        decided = [
+            decide("import", None, r, words=words[at], claimed=True) for at, r in enumerate(records)
+        ]
+        new = [d for d, r in zip(decided, records, strict=True) if r.id not in known]
+        return [d.after or r for d, r in zip(decided, records, strict=True)], self._authority.stage(
+            new
+        )
 
     def _stored(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         every = MemoryFilter(as_of=self.now(), include_superseded=True, include_forgotten=True)
@@ -219,8 +257,7 @@ class Importing(EngineCore):
         screened = screen(record.content, title=record.title, tags=record.tags, fields=fields)
         if screened.rejected:
             raise ImportFormatError(str(screened.reason), line=line, field="content")
-        clean = replace(record, content=screened.content, title=screened.title, tags=screened.tags)
-        return stood(clean, record.content, claimed=True)[0]  # (the text as written)
+        return replace(record, content=screened.content, title=screened.title, tags=screened.tags)
 
     def _embed_all(
         self, texts: builtins.list[str], progress: Callable[[int, int], None] | None

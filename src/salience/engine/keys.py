@@ -18,9 +18,8 @@ import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from salience.engine.provenance import TRUST
 from salience.errors import InvalidInputError, NotFoundError
-from salience.models import ApiKey
+from salience.models import TRUST, ApiKey
 from salience.stores.base import Store
 from salience.write.records import validate_field
 
@@ -52,7 +51,7 @@ def create_key(
 ) -> NewKey:
     """Make a key for ``user``; only its hash is stored. ``source`` is the highest source
     its writes may claim (``agent`` for a key an agent uses: see
-    :mod:`salience.engine.provenance`)."""
+    :mod:`salience.models`)."""
     if read_only and admin:
         raise InvalidInputError("a key is read-only or admin, not both", field="admin")
     if source not in TRUST:

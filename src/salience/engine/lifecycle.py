@@ -17,6 +17,7 @@ from salience.models import (
     UserScope,
     WriteResult,
 )
+from salience.write.authority import decide
 
 if TYPE_CHECKING:
     pass
@@ -42,7 +43,7 @@ class Lifecycle(Consolidating, Maintaining, Recording):
             old = self._current(memory_id, "give feedback on", self._scope(user))
             now = self.now()
             new = apply_feedback(old, used=used, now=now)
-            self._store.replace(new)
+            self._authority.write(decide("feedback", old, new))
             self._store.set_importance_base(memory_id, new.importance, now)
             self._audit(
                 "feedback",

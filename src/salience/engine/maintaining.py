@@ -25,6 +25,7 @@ from salience.lifecycle.maintenance import (
 from salience.models import MemoryRecord
 from salience.sharing.jsonl import CLOCK_SKEW
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
+from salience.write.authority import decide
 from salience.write.records import with_changes
 
 DECAY_STEP = 5e-5
@@ -135,12 +136,13 @@ class Maintaining(EngineCore):
                 days = self._config.retention_days
                 reason = f"retention: observation older than {days} days, never consolidated"
                 gone = with_changes(found, {"forget_reason": reason})
-                self._store.replace(replace(gone, valid_until=now))
+                self._authority.write(decide("retention", found, replace(gone, valid_until=now)))
                 self._audit("retention", record.id, "maintenance", record.user, reason=reason)
             else:
                 if change.base is not None:
                     self._store.set_importance_base(record.id, *change.base)
-                self._store.replace(replace(found, importance=change.value))
+                decayed = replace(found, importance=change.value)
+                self._authority.write(decide("decay", found, decayed))
                 self._audit(
                     "decay",
                     record.id,

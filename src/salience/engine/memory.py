@@ -54,6 +54,7 @@ from salience.models import (
 )
 from salience.scores import ContextScore
 from salience.stores.base import MemoryFilter
+from salience.write.authority import decide
 from salience.write.records import (
     build_record,
     validate_content,
@@ -210,7 +211,10 @@ class Memory(
             "updated_at": now,
         }
         record = build_record(summary, max_bytes=self._config.max_content_bytes, values=values)
-        self._store.insert(record)
+        words = summary if source != "system" else None  # (salience's own summary: no order)
+        decision = decide("summary", None, record, words=words)
+        self._authority.write(decision)
+        record = decision.after or record
         self._put_vector(record.id, self._embed_one(record.content))
         self._audit(
             "create", record.id, source, session.user, type=SUMMARY_TYPE, session=session.id

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from salience.engine.importing import Importing
 from salience.errors import InvalidInputError
 from salience.ids import stable_ulid
-from salience.models import ALL_USERS, MemoryRecord, UserScope
+from salience.models import MemoryRecord, UserScope, channel
 from salience.sharing import jsonl
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
@@ -104,6 +104,7 @@ class Migrating(Importing):
         refused: builtins.list[tuple[str, str]] = []
         merged: builtins.list[tuple[str, str]] = []
         texts: dict[str, str] = {}
+        written: dict[str, str] = {}  # each record's text as the source wrote it
         from salience.write.gates.pipeline import screen  # (the gates compile on first use)
 
         for item in found.items:
@@ -120,6 +121,7 @@ class Migrating(Importing):
                     continue
                 texts[f"{record.user}\0{content_hash(record.content)}"] = record.id
             records.append(record)
+            written[record.id] = item.content
         kept = {r.id for r in records}
         records = [_within(r, kept) for r in records]
         report = MigrationReport(
@@ -134,8 +136,14 @@ class Migrating(Importing):
         )
         if dry_run or not records:
             return report
-        every = ALL_USERS if scope is None else scope
-        done = self.import_([jsonl.dump(r) for r in records], user=every, progress=progress)
+        with channel("import"):  # (screened for orders as written: hidden characters too)
+            done = self._import(
+                [jsonl.dump(r) for r in records],
+                None,
+                scope=scope,
+                progress=progress,
+                written=[written[r.id] for r in records],
+            )
         return MigrationReport(
             **{
                 **report.__dict__,

@@ -10,16 +10,17 @@ from __future__ import annotations
 import builtins
 from dataclasses import replace
 
-from salience.engine.writes import Writes
+from salience.engine.forgetting import Forgetting
 from salience.errors import ConflictError
 from salience.models import MemoryRecord, Outcome, UserScope, WriteResult
 from salience.stores.base import MemoryFilter
+from salience.write.authority import decide, may
 from salience.write.quarantine import TAG, family, is_held, released
 
 REJECTED = "rejected from quarantine"
 
 
-class Quarantine(Writes):
+class Quarantine(Forgetting):
     """quarantined, approve, reject."""
 
     def quarantined(self, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
@@ -34,7 +35,7 @@ class Quarantine(Writes):
         with self._store.transaction():
             record = self._held(memory_id, scope)
             approved = replace(released(record), updated_at=self.now())
-            self._store.replace(approved)
+            self._authority.write(decide("approve", record, approved))
             self._audit("approve", record.id, "user", record.user, quarantine=family(record))
         return WriteResult(Outcome.UPDATED, record.id, record=approved)
 
@@ -42,7 +43,9 @@ class Quarantine(Writes):
         """Forget a held memory: out of every recall, readable in its history (audited)."""
         scope = self._scope(user)
         record = self._held(memory_id, scope)
-        return self.forget(record.id, REJECTED, user=user)
+        if not may("reject", record):  # (before the reason is checked: a person's decision)
+            decide("reject", record, None)
+        return self._forget(record.id, REJECTED, scope, "reject")
 
     def _held(self, memory_id: str, scope: str | None) -> MemoryRecord:
         record = self._local(memory_id, "approve", scope)

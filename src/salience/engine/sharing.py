@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from salience.errors import LayerError
-from salience.models import LayerMount, MemoryRecord, UserScope
+from salience.models import CEILING, LayerMount, MemoryRecord, UserScope, channel
 from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
 from salience.sharing.packs import PackIdentity, PackImport, PackManifest
 from salience.stores.base import PAGE, MemoryFilter
@@ -69,23 +69,27 @@ class Sharing(Migrating):
             opened.close()
         return mounts[name]
 
-    def export_lines(self, *, user: UserScope = None) -> Iterator[str]:
+    def export_lines(self, *, user: UserScope = None, key: bytes | None = None) -> Iterator[str]:
         """Every record of the user (superseded and forgotten too; every user's with
-        :data:`ALL_USERS`) as one JSON line each, in id order."""
+        :data:`ALL_USERS`) as one JSON line each, in id order; with ``key``, then the line
+        that signs them (an import verified with the key keeps their sources)."""
         from salience.sharing import jsonl
 
         scope = self._scope(user)
-        for record in self._store.iter_all():
-            if scope is None or record.user == scope:
-                yield jsonl.dump(record)
+        lines = (
+            jsonl.dump(record)
+            for record in self._store.iter_all()
+            if scope is None or record.user == scope
+        )
+        return lines if key is None else jsonl.signed(lines, key)
 
-    def export(self, out: TextIO, *, user: UserScope = None) -> int:
+    def export(self, out: TextIO, *, user: UserScope = None, key: bytes | None = None) -> int:
         """Write :meth:`export_lines` to ``out``; return how many records were written."""
         count = 0
-        for line in self.export_lines(user=user):
+        for line in self.export_lines(user=user, key=key):
             out.write(line + "\n")
             count += 1
-        return count
+        return count - (key is not None)  # (the signature line is no record)
 
     def export_pack(
         self,
@@ -148,9 +152,14 @@ class Sharing(Migrating):
         keep = pack.vectors is not None and pack.manifest.embedder == configured
         vectors = pack.vectors if keep else None
         fate = "kept" if keep else "none" if configured is None else "embedded"
+        # An unsigned pack stands as a pack: a stranger's memories, whatever they claim.
+        ceiling = "pack" if key is None else CEILING.get()
         if mount_as is None:
             owner = self._one_user(user, "a pack import")
-            result = self._import(pack.lines, vectors, scope=owner, owner=owner, progress=progress)
+            with channel(ceiling):
+                result = self._import(
+                    pack.lines, vectors, scope=owner, owner=owner, progress=progress
+                )
             return PackImport(result, pack.manifest, fate)
         check_kind(mount_as)
         name = check_name(pack_name(path) if name is None else name)
@@ -169,9 +178,12 @@ class Sharing(Migrating):
 
         try:
             store = SQLiteStore(target, busy_timeout_ms=self._config.busy_timeout_ms)
-            with type(self)(
-                store, config=self._config, clock=self._clock, embedder=self._embedder
-            ) as m:
+            with (
+                type(self)(
+                    store, config=self._config, clock=self._clock, embedder=self._embedder
+                ) as m,
+                channel(ceiling),
+            ):
                 result = m._import(pack.lines, vectors, scope=None, progress=progress)
             mount = self.mount(target, kind=mount_as, name=name)
         except BaseException:

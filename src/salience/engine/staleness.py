@@ -13,13 +13,14 @@ import builtins
 from dataclasses import replace
 
 from salience.engine.core import STALE_TAG
-from salience.engine.writes import Writes
+from salience.engine.forgetting import Forgetting
 from salience.errors import ConflictError
 from salience.models import MemoryRecord, Outcome, UserScope, WriteResult
 from salience.stores.base import MemoryFilter
+from salience.write.authority import decide
 
 
-class Staleness(Writes):
+class Staleness(Forgetting):
     """stale, confirm."""
 
     def stale(self, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
@@ -37,7 +38,7 @@ class Staleness(Writes):
                 raise ConflictError(f"memory {memory_id} is not stale", memory_id=memory_id)
             tags = tuple(t for t in record.tags if t != STALE_TAG and not _how(t))
             confirmed = replace(record, tags=tags, updated_at=self.now())
-            self._store.replace(confirmed)
+            self._authority.write(decide("confirm", record, confirmed))
             self._audit("confirm", record.id, "user", record.user)
         return WriteResult(Outcome.UPDATED, record.id, record=confirmed)
 

@@ -64,7 +64,8 @@ def twin(
         with Memory.open(config=config, clock=engine._clock, embedder=model, llm=None) as other:
             target = other._store
             if not whole:
-                copy_store(store, target)  # (as migrate copies: memories, vectors, bases...)
+                with other._authority.copying():  # (as migrate copies: memories, vectors...)
+                    copy_store(store, target)
             if embedder is not None:
                 _clear_vectors(target)
                 mine = [r for r in target.iter_all() if r.user == owner]
@@ -81,7 +82,7 @@ def hold_out(other: Memory, memory_ids: Sequence[str]) -> None:
     """Leave those memories' titles and entities out of the copy (their text and vectors
     stay): a probe asked with them finds the memory by what else it holds, or not at all."""
     target = other._store
-    with target.transaction():
+    with target.transaction(), other._authority.copying():
         for memory_id in memory_ids:
             record = target.get(memory_id)
             if record is not None:

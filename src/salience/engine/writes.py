@@ -1,8 +1,9 @@
-"""Write verbs of :class:`~salience.engine.memory.Memory`: remember, update, supersede, forget.
+"""Write verbs of :class:`~salience.engine.memory.Memory`: remember, update, supersede
+(forget and purge: :mod:`.forgetting`).
 
-And purge. Every write passes the gates (:mod:`salience.write.gates`), then the profile's
-duplicate rules (:mod:`salience.write.dedup`), and answers a :class:`WriteResult`: it is
-never dropped.
+Every write passes the gates (:mod:`salience.write.gates`), then the profile's duplicate
+rules (:mod:`salience.write.dedup`), then the write authority
+(:mod:`salience.write.authority`), and answers a :class:`WriteResult`: it is never dropped.
 """
 
 from __future__ import annotations
@@ -12,14 +13,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from salience.engine.core import changed_fields
-from salience.engine.dependents import dependents
-from salience.engine.provenance import stood
 from salience.engine.record import Recording
-from salience.errors import (
-    ConflictError,
-    InvalidInputError,
-    NotFoundError,
-)
+from salience.errors import InvalidInputError
 from salience.ids import new_ulid
 from salience.models import (
     MemoryRecord,
@@ -30,6 +25,7 @@ from salience.models import (
 from salience.profiles import Profile
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
+from salience.write.authority import decide, is_owned_tag, may, succession, writer
 from salience.write.dedup import (
     BIGRAM_DICE,
     DICE_WINDOW,
@@ -51,8 +47,6 @@ if TYPE_CHECKING:
     from salience.write.gates.pipeline import Screened
 
 # The gates, quarantine and entities are imported by the verbs (their patterns compile slowly).
-
-DEFAULT_FORGET_REASON = "forgotten on request"
 
 
 class Writes(Recording):
@@ -99,14 +93,18 @@ class Writes(Recording):
         )
         from salience.write import quarantine
 
-        record, standing = stood(record, content, claimed=True)  # as written: hidden too
-        notes += standing
+        decision = decide("remember", None, record, words=content, claimed=True)  # as written
+        record = decision.after or record
+        notes += decision.notes
         held = quarantine.is_held(record)
         vector = self._embed_one(record.content)
         with self._store.transaction():
-            result = self._deduplicate(record, rules, now, vector)
+            result = None if held else self._deduplicate(record, rules, now, vector)
+            if result is not None and result.outcome is Outcome.CREATED:  # (not merged)
+                notes += result.notes
+                result = None
             if result is None:
-                self._store.insert(record)
+                self._authority.write(decision)
                 self._put_vector(record.id, vector)
                 result = WriteResult(Outcome.CREATED, record.id, record=record)
             elif result.outcome is Outcome.UPDATED and result.id is not None:
@@ -179,7 +177,15 @@ class Writes(Recording):
         return None
 
     def _absorb(self, old: MemoryRecord, new: MemoryRecord, now: datetime, why: str) -> WriteResult:
-        """Update ``old`` in place with ``new``'s text: one more revision, fresh ``updated_at``."""
+        """Update ``old`` in place with ``new``'s text: one more revision, fresh ``updated_at``.
+        A memory above the writer's standing is not rewritten: the write is stored as a
+        memory of its own (``created``, its notes say why)."""
+        if not may("merge", old):
+            note = (
+                f"not merged into {old.id} ({why}): it is a {old.source}'s memory, above what "
+                "this writer may change; stored as a memory of its own"
+            )
+            return WriteResult(Outcome.CREATED, None, notes=(note,))
         merged = replace(
             old,
             content=new.content,
@@ -187,7 +193,9 @@ class Writes(Recording):
             revision_count=old.revision_count + 1,
             updated_at=now,
         )
-        self._store.replace(merged)
+        decision = decide("merge", old, merged)
+        self._authority.write(decision)
+        merged = decision.after or merged
         return WriteResult(Outcome.UPDATED, old.id, reason=f"merged: {why}", record=merged)
 
     def update(self, memory_id: str, *, user: UserScope = None, **changes: Any) -> WriteResult:
@@ -234,8 +242,11 @@ class Writes(Recording):
                 self._put_vector(memory_id, vector)
             new = replace(new, updated_at=now, revision_count=revisions)
             changed = content is not None and content != old.content
-            new, standing = stood(new, written if changed else None, claimed="source" in values)
-            self._store.replace(new)
+            decision = decide(
+                "update", old, new, words=written if changed else None, claimed="source" in values
+            )
+            self._authority.write(decision)
+            new, standing = decision.after or new, decision.notes
             if "importance" in values:  # a person set it: decay starts again from here
                 self._store.set_importance_base(memory_id, new.importance, now)
             self._audit("update", memory_id, "caller", old.user, **changed_fields(old, new))
@@ -262,7 +273,9 @@ class Writes(Recording):
             old = self._current(old_id, "supersede", scope)
             now = self.now()
             inherited = {name: getattr(old, name) for name in WRITABLE_FIELDS}
-            inherited.update(derived_from=(), entities=values.pop("entities", ()))
+            own_tags = tuple(t for t in old.tags if not is_owned_tag(t, writer()))
+            inherited.update(derived_from=(), entities=values.pop("entities", ()), tags=own_tags)
+            inherited.update(enabled=True)  # (a held predecessor's hold: the authority's)
             inherited.update(values)
             screened = self._screen(content, inherited, signal=False)
             if screened.rejected:
@@ -273,9 +286,9 @@ class Writes(Recording):
                 return _duplicate(twin)
             inherited.update(id=new_ulid(now), created_at=now, updated_at=now, parent_id=old.id)
             new = build_record(content, max_bytes=self._config.max_content_bytes, values=inherited)
-            new, standing = stood(new, written, claimed=True)  # the new words are the caller's
-            self._store.replace(replace(old, valid_until=now))
-            self._store.insert(new)
+            ended, made = succession(old, replace(old, valid_until=now), new, words=written)
+            self._authority.write(ended, made)  # the new words are the caller's
+            new, standing = made.after or new, made.notes
             self._put_vector(new.id, self._embed_one(new.content))
             self._audit("supersede", old.id, "caller", old.user, by=new.id)
             self._stale_after(old, "superseded")
@@ -295,74 +308,6 @@ class Writes(Recording):
         """Another current memory of ``user`` with this content (after normalisation)."""
         flt = MemoryFilter(as_of=now, user=user, content_hash=content_hash(content))
         return next((r for r in self._store.list(flt, 2) if r.id != besides), None)
-
-    def forget(
-        self, memory_id: str, reason: str = DEFAULT_FORGET_REASON, *, user: UserScope = None
-    ) -> WriteResult:
-        """Forget softly: the memory leaves recall and briefings but stays readable.
-
-        The reason is kept on the memory (the secret scanner checks it first); the audit log
-        records that a reason was given, never its text.
-        """
-        scope = self._scope(user)
-        if not isinstance(reason, str) or not reason.strip():
-            raise InvalidInputError("a reason to forget must be given", field="reason")
-        checked = validate_field("forget_reason", reason)
-        assert isinstance(checked, str)
-        from salience.write.gates.pipeline import SECRET_GATE
-        from salience.write.gates.secrets import first_secret
-
-        finding = first_secret(checked)
-        if finding is not None:
-            refused = WriteResult(
-                Outcome.REJECTED,
-                None,
-                reason=f"the reason contains {finding.describe()}; secrets are never stored",
-                gate=SECRET_GATE,
-            )
-            return self._rejected(refused, "caller", scope)
-        with self._store.transaction():
-            old = self._local(memory_id, "forget", scope)
-            if old.forget_reason is not None:
-                raise ConflictError(f"memory {memory_id} is already forgotten", memory_id=memory_id)
-            now = self.now()
-            until = now if old.valid_until is None or old.valid_until > now else old.valid_until
-            new = with_changes(old, {"forget_reason": checked})
-            new = replace(new, valid_until=until, updated_at=now)
-            self._store.replace(new)
-            given = "default" if checked == DEFAULT_FORGET_REASON else "given"
-            self._audit("forget", memory_id, "caller", old.user, reason=given)
-            self._stale_after(old, "forgotten")
-        return WriteResult(Outcome.FORGOTTEN, memory_id, record=new)
-
-    def purge(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
-        """Erase one of the user's memories for good, and every memory that quotes it
-        (consolidated from it, summarising its session), transitively; a memory that only
-        cites its id goes stale. Irreversible (see :mod:`~salience.engine.dependents`).
-
-        Nothing of their text or vectors stays in the store's files: rows, full-text index,
-        vectors, the WAL (see ``Store.scrub``). The audit log keeps a receipt (``erase``):
-        what was removed, counted, and when; never the text."""
-        scope = self._scope(user)
-        self._records.flush()  # (a recall's record still queued goes too)
-        with self._store.transaction():
-            old = self._local(memory_id, "purge", scope)
-            found = dependents(self._store, old, self.now())
-            gone = [old, *(d.record for d in found if d.quotes)]
-            for record in gone:
-                if not self._store.delete(record.id):
-                    raise NotFoundError(record.id)
-                self._audit("purge", record.id, "caller", record.user)
-            self._stale_after(old, "purged", [d.record for d in found if not d.quotes])
-            # A recorded recall or briefing that surfaced it: its query may quote it.
-            traces = self._store.delete_traces(surfacing=[r.id for r in gone])
-        receipt = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
-        with self._store.transaction():
-            self._audit(
-                "erase", memory_id, "caller", old.user, memories=len(gone), traces=traces, **receipt
-            )
-        notes = (f"{len(gone) - 1} memories derived from it were erased too",) if gone[1:] else ()
-        return WriteResult(Outcome.DELETED, memory_id, notes=notes)
 
 
 _SCANNED_FIELDS = ("type", "user", "project", "topic_key", "session_id")

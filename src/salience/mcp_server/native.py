@@ -252,19 +252,13 @@ def _writes(server: MCPServer, shell: Shell) -> None:
         result = shell.write(lambda m: m.forget(memory_id, reason, user=shell.user))
         return WriteOut.model_validate(write_out(result))
 
-    @server.tool(annotations=CHANGE)
-    def confirm(memory_id: MemoryId) -> WriteOut:
-        """A stale memory (see stale) is still true: clear its mark, so it is briefed again.
-        If it is no longer true, forget or supersede it instead."""
-        result = shell.write(lambda m: m.confirm(memory_id, user=shell.user))
-        return WriteOut.model_validate(write_out(result))
-
 
 def _reads(server: MCPServer, shell: Shell) -> None:
     @server.tool(annotations=READ)
     def stale() -> Annotated[CallToolResult, Memories]:
         """Memories derived from one that changed since (superseded, rewritten, forgotten):
-        out of briefings until confirmed (confirm) or forgotten (forget)."""
+        out of briefings until a person confirms them, or forgotten (forget) or superseded
+        if no longer true."""
         marked = shell.run(lambda m: m.stale(user=shell.user))
         return _memories(marked, shell.memory.now())
 

@@ -20,9 +20,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
 from salience.engine.memory import Memory
-from salience.engine.provenance import channel
 from salience.errors import SalienceError
-from salience.models import WriteResult
+from salience.models import WriteResult, channel
 
 T = TypeVar("T")
 
@@ -52,7 +51,7 @@ class Shell:
 
     def run(self, call: Callable[[Memory], T]) -> T:
         """``call(memory)`` as an agent's (a write claims at most ``source="agent"``: see
-        :mod:`salience.engine.provenance`); a library error becomes a tool error."""
+        :mod:`salience.models`); a library error becomes a tool error."""
         try:
             with channel("agent"):
                 return call(self.memory)

@@ -87,7 +87,7 @@ def recency(record: MemoryRecord, now: datetime) -> float:
 
 def provenance(record: MemoryRecord) -> float:
     """Stated by the user 1.0, verified 0.8, otherwise 0.5. The user's word is the record's
-    source, which its channel vouches for (:mod:`salience.engine.provenance`); a
+    source, which its channel vouches for (:mod:`salience.models`); a
     ``source:user`` tag is a claim any writer can make, so it counts for nothing here."""
     if record.source == "user":
         return 1.0

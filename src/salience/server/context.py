@@ -28,8 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 from salience.engine.keys import check_key, has_keys
 from salience.engine.memory import Memory
-from salience.engine.provenance import CEILING
-from salience.models import ALL_USERS, UserScope
+from salience.models import ALL_USERS, CEILING, UserScope
 
 T = TypeVar("T")
 USER_HEADER = "X-Salience-User"
@@ -157,7 +156,7 @@ def authenticate(engine: Engine, request: Request) -> Caller:
 
 async def caller_of(request: Request) -> Caller:
     """FastAPI dependency: the request's caller. Its key's ceiling holds for the rest of the
-    request (the route, and any job it starts): see :mod:`salience.engine.provenance`."""
+    request (the route, and any job it starts): see :mod:`salience.models`."""
     state: Any = request.app.state
     caller: Caller = await run_in_threadpool(authenticate, state.engine, request)
     CEILING.set(caller.source)  # this request's own context: it ends with the request

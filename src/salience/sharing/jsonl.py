@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -22,6 +24,25 @@ PENDING_ID = "0" * 26
 """Stands for the id of a record that came without one, until every check has passed."""
 
 
+SIGNATURE = "salience_signature"
+"""The key of a signed export's last line: ``{"salience_signature": "hmac-sha256:HEX",
+"records": N}``, an HMAC-SHA256 of every line before it (each with its newline) under a key
+the user keeps. An import verified with the key keeps the sources the file claims
+(:mod:`salience.models`); without it, the line is skipped and the import stands as
+``import``."""
+
+
+def signed(lines: Iterable[str], key: bytes) -> Iterator[str]:
+    """``lines`` (JSON Lines, no newlines), then the line that signs them with ``key``."""
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    count = 0
+    for line in lines:
+        mac.update(line.encode("utf-8") + b"\n")
+        count += 1
+        yield line
+    yield json.dumps({SIGNATURE: f"hmac-sha256:{mac.hexdigest()}", "records": count})
+
+
 def dump(record: MemoryRecord) -> str:
     """One record as one compact JSON line (every field, in declaration order)."""
     return json.dumps(to_json_dict(record), ensure_ascii=False, separators=(",", ":"))
@@ -34,6 +55,7 @@ def parse(
     max_bytes: int,
     user: str = DEFAULT_USER,
     owner: str | None = None,
+    key: bytes | None = None,
 ) -> list[tuple[int, MemoryRecord]]:
     """Every record in ``lines`` with its line number; a bad line raises
     :class:`ImportFormatError`.
@@ -44,10 +66,20 @@ def parse(
     the local one, and a time after ``now`` (beyond :data:`CLOCK_SKEW`) or before 1970 is
     refused, so no record can claim a layer or the future.
     A record without ``user`` is ``user``'s; with ``owner``, every record is ``owner``'s.
+    With ``key``, the file must end with the line that signs it with that key (:func:`signed`)
+    or nothing is imported; without, that line is skipped.
     """
     records: list[tuple[int, MemoryRecord]] = []
     seen: dict[str, int] = {}
+    mac = hmac.new(key or b"", digestmod=hashlib.sha256)
+    signature: tuple[int, dict[str, object]] | None = None
     for number, line in _numbered(lines):
+        if signature is not None and line.strip():
+            raise ImportFormatError("a line follows the signature line", line=number)
+        if line.lstrip().startswith('{"' + SIGNATURE):
+            signature = (number, _signature(line, number))
+            continue
+        mac.update(line.rstrip("\r\n").encode("utf-8") + b"\n")
         if not line.strip():
             continue
         record, pending = _parse_line(
@@ -76,7 +108,34 @@ def parse(
             )
         seen[record.id] = number
         records.append((number, record))
+    if key is not None:
+        _verify(signature, f"hmac-sha256:{mac.hexdigest()}", len(records))
     return records
+
+
+def _signature(line: str, number: int) -> dict[str, object]:
+    try:
+        found = json.loads(line)
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or not isinstance(found.get(SIGNATURE), str):
+        raise ImportFormatError("the signature line is not valid JSON", line=number)
+    return found
+
+
+def _verify(signature: tuple[int, dict[str, object]] | None, expected: str, count: int) -> None:
+    """Refuse an import whose signature is missing or not made with the key."""
+    if signature is None:
+        raise InvalidInputError(
+            "the file is not signed: export it with --sign-with, or import it without "
+            "--verify-with (its memories then stand as an import)",
+            field="key",
+        )
+    number, found = signature
+    if not hmac.compare_digest(str(found[SIGNATURE]), expected) or found.get("records") != count:
+        raise ImportFormatError(
+            "the file was changed since it was signed, or signed with another key", line=number
+        )
 
 
 def _numbered(lines: Iterable[str] | Iterable[bytes]) -> Iterator[tuple[int, str]]:

@@ -144,6 +144,8 @@ def error_of(body: dict[str, Any], status: int, path: str = "") -> errors.Salien
     if code == "not_found":
         named = path.split("/")[3] if path.startswith("/v1/memories/") else ""
         return errors.NotFoundError(named, message)
+    if code == "forbidden_change":
+        return errors.ForbiddenError(message, field=body.get("field"))
     if status in (401, 403):
         return errors.AccessError(message, status=status, code=code)
     kind = _ERRORS.get(code)

@@ -13,6 +13,7 @@ STATUS: tuple[tuple[type[errors.SalienceError], int, str], ...] = (
     (errors.InvalidInputError, 422, "invalid_input"),
     (errors.NotFoundError, 404, "not_found"),
     (errors.ConflictError, 409, "conflict"),
+    (errors.ForbiddenError, 403, "forbidden_change"),
     (errors.ReadOnlyLayerError, 409, "read_only_layer"),
     (errors.LayerError, 409, "layer"),
     (errors.PackError, 400, "invalid_pack"),

@@ -31,6 +31,7 @@ from salience.errors import StoreError
 from salience.models import MemoryRecord
 from salience.stores.base import PAGE, MemoryFilter, StagedRow
 from salience.stores.fts_terms import MIN_ROWS
+from salience.stores.grant import require_grant
 from salience.stores.postgres.connection import Connection
 from salience.stores.rows import (
     COLUMNS,
@@ -93,6 +94,7 @@ class MemoryRows(Connection, RowReads):
     def insert(self, record: MemoryRecord) -> None:
         """Add a record with its tags and entities, atomically (the row's index columns are
         filled by the database's trigger)."""
+        require_grant("insert")
         with self.transaction():
             found = self._rows(_INSERT, [*to_row(record), dated_text(record)])
             self._link(int(found[0][0]), record)
@@ -100,6 +102,7 @@ class MemoryRows(Connection, RowReads):
     def insert_many(self, rows: Sequence[StagedRow]) -> None:
         """Add new records at once, atomically: the rows in one pipelined statement, their
         tags and entities in one each."""
+        require_grant("insert_many")
         if not rows:
             return
         with self.transaction():
@@ -118,6 +121,7 @@ class MemoryRows(Connection, RowReads):
 
     def replace(self, record: MemoryRecord) -> None:
         """Overwrite the record with ``record.id`` and its tag and entity rows."""
+        require_grant("replace")
         with self.transaction():
             found = self._rows(_UPDATE, [*to_row(record), dated_text(record), record.id])
             if not found:
@@ -158,11 +162,13 @@ class MemoryRows(Connection, RowReads):
 
     def delete(self, memory_id: str) -> bool:
         """Remove the record and everything derived from it."""
+        require_grant("delete")
         with self.transaction():
             return self._exec("DELETE FROM memories WHERE id = %s", (memory_id,)) > 0
 
     def erase_user(self, user: str) -> dict[str, int]:
         """Delete everything ``user`` ever stored (see the SQLite store's)."""
+        require_grant("erase_user")
         with self.transaction():
             counts = {
                 table: self._exec(f'DELETE FROM {table} WHERE "user" = %s', (user,))

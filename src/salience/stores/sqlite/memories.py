@@ -12,6 +12,7 @@ from salience.clock import format_time
 from salience.errors import StoreError
 from salience.models import FIELD_NAMES, MemoryRecord
 from salience.stores.base import PAGE, MemoryFilter, StagedRow
+from salience.stores.grant import require_grant
 from salience.stores.rows import RowReads
 from salience.stores.sqlite.connection import Connection
 from salience.stores.sqlite.rows import (
@@ -36,6 +37,7 @@ class MemoryRows(Connection, RowReads):
 
     def insert(self, record: MemoryRecord) -> None:
         """Add a record with its full-text row, tags and entities, atomically."""
+        require_grant("insert")
         placeholders = ", ".join("?" for _ in INSERT_COLUMNS)
         with self.transaction(), self._errors():
             cursor = self._conn.execute(
@@ -48,6 +50,7 @@ class MemoryRows(Connection, RowReads):
     def insert_many(self, rows: Sequence[StagedRow]) -> None:
         """Add new records at once, atomically: one statement per table, row numbers given
         (the next free ones, as SQLite would choose them), so no row is read back."""
+        require_grant("insert_many")
         if not rows:
             return
         columns = ("seq", *INSERT_COLUMNS)
@@ -89,6 +92,7 @@ class MemoryRows(Connection, RowReads):
 
     def replace(self, record: MemoryRecord) -> None:
         """Overwrite the record with ``record.id``; reindex only if indexed text changed."""
+        require_grant("replace")
         assignments = ", ".join(f"{name} = ?" for name in INSERT_COLUMNS)
         with self.transaction(), self._errors():
             old = self._conn.execute(
@@ -147,6 +151,7 @@ class MemoryRows(Connection, RowReads):
 
     def delete(self, memory_id: str) -> bool:
         """Remove the record and everything derived from it."""
+        require_grant("delete")
         with self.transaction(), self._errors():
             row = self._conn.execute(
                 "SELECT seq FROM memories WHERE id = ?", (memory_id,)
@@ -170,9 +175,9 @@ class MemoryRows(Connection, RowReads):
         return {"full_text_merged": 1, "wal_truncated": int(busy == 0)}
 
     def erase_user(self, user: str) -> dict[str, int]:
-        """Delete everything ``user`` ever stored: memories of every status (their index
-        rows, vectors and decay bases with them), sessions, audit entries and jobs; what
-        went, counted by table. (Then :meth:`scrub`.)"""
+        """Delete everything ``user`` ever stored (memories of every status with their index
+        rows, vectors and decay bases; sessions, audit entries, jobs), counted by table."""
+        require_grant("erase_user")
         counts: dict[str, int] = {}
         with self.transaction(), self._errors(), self._zeroing():
             seqs = self._conn.execute("SELECT seq FROM memories WHERE user = ?", (user,))
