@@ -142,24 +142,24 @@ def _tools(tool_set: str) -> str:
     return _table(["tool", "parameters (? optional)", "what it does"], rows)
 
 
+def _write_authority() -> str:
+    from salience.write.rulebook import rules_table
+
+    return rules_table() + "\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "settings": settings,
     "cli": cli,
     "http-native": lambda: _routes("/", exclude=("/compat",)),
     "http-rae": lambda: _routes("/compat/rae"),
     "http-eidet": lambda: _routes("/compat/eidet"),
-    "write-authority": lambda: _write_authority(),
+    "write-authority": _write_authority,
     **{
         f"mcp-{name}": (lambda n=name: _tools(n))
         for name in ("salience", "aide", "eidet", "ilab", "talome", "rae")
     },
 }
-
-
-def _write_authority() -> str:
-    from salience.write.rulebook import rules_table
-
-    return rules_table() + "\n"
 
 
 def render(text: str, cache: dict[str, str]) -> str:

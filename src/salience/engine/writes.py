@@ -25,7 +25,7 @@ from salience.models import (
 from salience.profiles import Profile
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
-from salience.write.authority import decide, is_owned_tag, may, succession, writer
+from salience.write.authority import decide, is_owned_tag, may, require, succession, writer
 from salience.write.dedup import (
     BIGRAM_DICE,
     DICE_WINDOW,
@@ -217,6 +217,7 @@ class Writes(Recording):
         said: tuple[str, ...] = ()  # the screen's notes (hidden characters removed)
         if content is not None or values:
             current = self._local(memory_id, "update", scope)
+            require("update", current)
             text = current.content if content is None else content
             values.setdefault("tags", current.tags)
             if content is None:

@@ -172,8 +172,7 @@ def decide(
     memory, and held when ``words`` (its new text, as written) read as an order from below
     the user, or when it follows a held memory and no person wrote it."""
     rule = VERBS[verb]
-    if not may(verb, before):
-        raise _refusal(rule, before)
+    require(verb, before)
     if after is None:
         return Decision(verb, before, None)
     if before is not None and rule.does == CHANGE:
@@ -190,9 +189,19 @@ def succession(
     """A supersession: ``before`` ended, and ``new`` (the writer's, screened as ``words``);
     a successor of a held memory stays held unless a person wrote it."""
     end = decide("supersede", before, ended)
-    if _is_held(before) and writer() != PERSON:
-        new = _hold(new, _held_family(before))
-    return end, decide("remember", None, new, words=words, claimed=True)
+    made = decide("remember", None, new, words=words, claimed=True)
+    if _is_held(before) and writer() != PERSON and made.after and not _is_held(made.after):
+        note = f"held in quarantine as the memory it replaces ({before.id}) is held"
+        made = replace(made, after=_hold(made.after, _held_family(before)))
+        made = replace(made, notes=(*made.notes, note))
+    return end, made
+
+
+def require(verb: str, before: MemoryRecord | None) -> None:
+    """Refuse at once (:class:`ForbiddenError`) if the writer may not ``verb`` ``before``: a
+    verb asks before it does any other work, so that the refusal is what the writer hears."""
+    if not may(verb, before):
+        raise _refusal(VERBS[verb], before)
 
 
 def _refusal(rule: Verb, before: MemoryRecord | None) -> ForbiddenError:
@@ -203,15 +212,16 @@ def _refusal(rule: Verb, before: MemoryRecord | None) -> ForbiddenError:
             f"only a person may {rule.doc}: {who}'s key or tool cannot", memory_id=memory_id
         )
     assert before is not None
+    whose = "the user's own" if before.source == PERSON else f"{_a(before.source)}'s"
     return ForbiddenError(
-        f"memory {before.id} is {_a(before.source)}'s, above what {who} may change: it may "
-        f"supersede it (the new version is its own) or give feedback, not {rule.name} it",
+        f"memory {before.id} is {whose}, above what {who} may change: it may supersede it "
+        f"(the new version is its own) or give feedback, not {rule.name} it",
         memory_id=memory_id,
     )
 
 
 def _a(source: str) -> str:
-    return ("an " if source[0] in "aeiou" else "a ") + source
+    return ("an " if source in ("agent", "import") else "a ") + source
 
 
 def _check_fields(rule: Verb, before: MemoryRecord, after: MemoryRecord) -> None:
