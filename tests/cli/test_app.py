@@ -307,3 +307,17 @@ def test_mcp_is_a_long_running_process(home: Path, monkeypatch: pytest.MonkeyPat
     result = CliRunner().invoke(cli, ["mcp", "--home", str(home)])
     assert result.exit_code == 0, result.output
     assert seen == [Config(home=home).pgvector_warm_mb << 20]
+
+
+def test_a_write_during_an_open_session_belongs_to_it(run) -> None:  # type: ignore[no-untyped-def]
+    """The session-start hook opens a session; a `remember` then is the session's, so the
+    session's summary goes stale with it and is erased with it."""
+    started = json.loads(run("session", "start", "--json").stdout)["session_id"]
+    memory_id = _remember(run, "The gate code for bay 7 is kept by the night shift")
+    assert json.loads(run("show", memory_id, "--json").stdout)["session_id"] == started
+    elsewhere = _remember(run, "Bay 8 has no gate", "--session", "another-session")
+    assert json.loads(run("show", elsewhere, "--json").stdout)["session_id"] == "another-session"
+    ended = run("session", "end", "--summary", "Bay 7 gate code is with the night shift", "--json")
+    summary_id = json.loads(ended.stdout)["id"]
+    assert run("forget", memory_id, "--purge").exit_code == 0
+    assert run("show", summary_id).exit_code == 1  # (it quoted the session: erased with it)

@@ -26,7 +26,15 @@ def test_every_kind_of_change_is_logged(memory: Memory, clock: FakeClock) -> Non
     b = memory.supersede(a, "the staging host is db3").id or ""
     memory.forget(b, "moved to k8s")
     memory.purge(b)
-    assert _actions(memory, a) == ["create", "duplicate", "update", "feedback", "supersede"]
+    # (purging b erases its whole chain: a, its older version, too)
+    assert _actions(memory, a) == [
+        "create",
+        "duplicate",
+        "update",
+        "feedback",
+        "supersede",
+        "purge",
+    ]
     assert _actions(memory, b) == ["create", "forget", "purge", "erase"]  # kept after it; a receipt
     update = next(e for e in memory.log(a) if e.action == "update")
     assert update.detail["importance"] == [0.5, 0.9]

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from salience import Memory
+from salience import Config, Memory, NotFoundError
 from salience.stores.postgres import is_postgres_url
 from tests.both_stores import stored_bytes
+from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
 
 MARKER = "qzvmarkerxj"
 TEXTS = [
@@ -92,3 +94,45 @@ def test_erasing_a_user_takes_everything_they_stored_and_nothing_else(
     assert MARKER.encode() not in stored_bytes(memory)
     if not is_postgres_url(memory.store.location):
         assert not [p for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]
+
+
+@pytest.mark.parametrize("which", [0, 2])
+def test_a_purge_erases_every_version_of_its_chain(memory: Memory, which: int) -> None:
+    """Purging the current version (or an old one) erases the whole chain: no version's text
+    stays, and the receipt counts the versions."""
+    first = memory.remember(f"the loading bay code is {MARKER} one", force=True).id or ""
+    second = memory.supersede(first, f"the loading bay code is {MARKER} two").id or ""
+    third = memory.supersede(second, f"the loading bay code is {MARKER} three").id or ""
+    summary = memory.remember("bay code summary", derived_from=[first], force=True).id or ""
+    kept = memory.remember("the dock closes at six", force=True).id or ""
+    chain = [first, second, third]
+    done = memory.purge(chain[which])
+    assert "2 other versions of it were erased too" in done.notes
+    for gone in [*chain, summary]:
+        with pytest.raises(NotFoundError):
+            memory.get(gone)
+    assert memory.get(kept).content == "the dock closes at six"
+    receipt = next(e for e in memory.log(chain[which]) if e.action == "erase")
+    assert (receipt.detail["versions"], receipt.detail["memories"]) == (3, 4)
+    assert MARKER.encode() not in stored_bytes(memory)
+
+
+def test_a_recall_queued_in_another_process_is_not_recorded_after_the_purge(
+    config: Config, clock: FakeClock, embedder: WordHashEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server answering a recall while another process purges: its queued record lands
+    after the delete, and must not bring the purged id (or its query) back."""
+    monkeypatch.setattr("salience.engine.core.RECORD_EVERY_S", 3600.0)  # (queued until flushed)
+    with Memory.open(config=config, clock=clock, embedder=embedder) as server:
+        made = server.remember(f"the loading bay code is {MARKER}", force=True).id or ""
+        server.search(f"loading bay {MARKER}")  # recorded: queued, not yet written
+        with Memory.open(config=config, clock=clock, embedder=embedder) as other:
+            other.purge(made)
+        server._records.flush()  # (what the server's writer thread does a second later)
+        assert server.store.traces(None) == []
+    assert MARKER.encode() not in _bytes(config, clock, embedder)
+
+
+def _bytes(config: Config, clock: FakeClock, embedder: WordHashEmbedder) -> bytes:
+    with Memory.open(config=config, clock=clock, embedder=embedder) as memory:
+        return stored_bytes(memory)

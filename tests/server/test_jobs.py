@@ -125,3 +125,28 @@ def test_prefer_chooses_how_long_a_request_waits(prefer: str, wait: float) -> No
 
     scope = {"type": "http", "headers": [(b"prefer", prefer.encode())]}
     assert jobs.wait_of(Request(scope)) == wait
+
+
+def test_a_purge_leaves_no_text_in_a_jobs_result(client: TestClient, engine: Memory) -> None:
+    """A consolidation's answer quotes its members; purging them scrubs the stored answer,
+    as GET /v1/jobs shows it and as bytes in the store."""
+    from tests.both_stores import stored_bytes
+
+    marker = "qzvjobmarker"
+    texts = [
+        f"the pallet scanner {marker} misread a wet label at dock 3",
+        f"dock 4's pallet scanner {marker} failed on a damp label",
+        f"wet labels confuse the pallet scanner {marker} again",
+    ]
+    made = [engine.remember(t, type="observation", tags=["scanner"], force=True) for t in texts]
+    accepted = client.post("/v1/consolidate", json={}, headers={"Prefer": "respond-async"})
+    assert accepted.status_code in (200, 202), accepted.text
+    href = accepted.json().get("href") or client.get("/v1/jobs").json()[0]["href"]
+    done = _follow(client, href)
+    assert marker in json.dumps(done["result"])
+    for record in made:
+        assert client.delete(f"/v1/memories/{record.id}").status_code == 200
+    after = client.get(href).json()
+    assert marker not in json.dumps(after)
+    assert "erased" in after["result"]
+    assert marker.encode() not in stored_bytes(engine)

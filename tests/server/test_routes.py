@@ -55,13 +55,14 @@ def test_get_update_supersede_history_forget_purge(client: TestClient, clock: Fa
     assert client.get("/v1/memories").json() == []
     assert len(client.get("/v1/memories", params={"status": "all"}).json()) == 2
     assert [r["id"] for r in client.get("/v1/memories?status=forgotten").json()] == [new_id]
-    purged = client.delete(f"/v1/memories/{new_id}")
-    assert (purged.status_code, purged.json()["outcome"]) == (200, "deleted")
-    missing = client.get(f"/v1/memories/{new_id}")
-    assert missing.status_code == 404
-    assert missing.json()["error"]["code"] == "not_found"
     conflict = client.patch(f"/v1/memories/{memory_id}", json={"importance": 0.1})
     assert (conflict.status_code, conflict.json()["error"]["code"]) == (409, "conflict")
+    purged = client.delete(f"/v1/memories/{new_id}")
+    assert (purged.status_code, purged.json()["outcome"]) == (200, "deleted")
+    for gone in (new_id, memory_id):  # (the whole chain: its older version too)
+        missing = client.get(f"/v1/memories/{gone}")
+        assert missing.status_code == 404
+        assert missing.json()["error"]["code"] == "not_found"
 
 
 def test_list_pages(client: TestClient, clock: FakeClock) -> None:

@@ -316,9 +316,10 @@ def open_memory(home: Path | None, profile: str | None = None, *, create: bool =
 
     from salience.config import Config
     from salience.engine.briefs import resolve_sqlite_path
-    from salience.engine.catalog import is_postgres_url
+    from salience.engine.catalog import is_postgres_url, sweep_scratch
     from salience.engine.memory import Memory
 
+    sweep_scratch()  # (copies a killed salience process left behind: erased)
     meta = click.get_current_context().meta
     config = Config.from_env() if home is None else Config.for_home(home)
     if meta.get(STORE_META) is not None:

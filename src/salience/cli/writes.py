@@ -54,10 +54,17 @@ def remember(
     as_json: bool,
     **fields: Any,
 ) -> None:
-    """Store a memory. CONTENT is the text, or - to read it from standard input."""
+    """Store a memory. CONTENT is the text, or - to read it from standard input. Written
+    while the user's session is open (the session-start hook opens one), it belongs to that
+    session unless --session names another."""
     text = read_text(content)
+    given = _given(fields)
     with open_memory(home, profile) as memory:
-        result = memory.remember(text, tags=list(tags), force=force, **_given(fields))
+        if "session_id" not in given:
+            session = memory.current_session(user=given.get("user"))
+            if session is not None:
+                given["session_id"] = session.id
+        result = memory.remember(text, tags=list(tags), force=force, **given)
     render.emit_write(result, as_json)
 
 

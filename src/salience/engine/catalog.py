@@ -9,6 +9,8 @@ from salience.profiles import PROFILES, Profile, get_profile
 from salience.stores.base import Store
 from salience.stores.copy import CopyReport, copy_store
 from salience.stores.postgres import is_postgres_url
+from salience.stores.scratch import scratch
+from salience.stores.scratch import sweep as sweep_scratch
 from salience.write.authority import Authority
 
 __all__ = [
@@ -18,7 +20,9 @@ __all__ = [
     "get_profile",
     "is_postgres_url",
     "profiles",
+    "scratch",
     "store_kind",
+    "sweep_scratch",
 ]
 
 

@@ -68,3 +68,24 @@ def _direct(
         flt = replace(every, session_id=parent.session_id, type=SUMMARY_TYPE)
         for record in store.list(flt, None):
             yield record, True
+
+
+def versions(store: Store, record: MemoryRecord) -> list[MemoryRecord]:
+    """Every version of the supersession chain ``record`` belongs to, newest first
+    (cycle-safe); only its owner's versions (a chain never crosses users)."""
+    owner, newest = record.user, record
+    seen = {newest.id}
+    while successors := [
+        s for s in store.successors(newest.id) if s.id not in seen and s.user == owner
+    ]:
+        newest = successors[-1]
+        seen.add(newest.id)
+    chain = [newest]
+    visited = {newest.id}
+    while chain[-1].parent_id and chain[-1].parent_id not in visited:
+        parent = store.get(chain[-1].parent_id)
+        if parent is None or parent.user != owner:
+            break
+        visited.add(parent.id)
+        chain.append(parent)
+    return chain

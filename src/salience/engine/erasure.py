@@ -7,6 +7,7 @@ from typing import Any
 
 from salience.engine.forgetting import Forgetting
 from salience.errors import InvalidInputError
+from salience.stores.base import MemoryFilter
 from salience.write.records import validate_field
 
 
@@ -22,7 +23,13 @@ class Erasure(Forgetting):
         if not isinstance(name, str) or not name:
             raise InvalidInputError("name the user to erase", field="user")
         self._records.flush()  # (a recall's record still queued is erased too)
-        removed = self._authority.erase_user(name)
+        every = MemoryFilter(
+            as_of=self.now(), user=name, include_superseded=True, include_forgotten=True
+        )
+        with self._store.transaction():
+            # Their ids (never text): a recall another process queued is not written later.
+            self._store.mark_erased([r.id for r in self._store.iter_all(every)])
+            removed = self._authority.erase_user(name)
         scrubbed = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
         receipt: dict[str, Any] = {"user": name, **removed, **scrubbed}
         with self._store.transaction():

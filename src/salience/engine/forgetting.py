@@ -3,12 +3,13 @@ history) and purge (for good, with what quotes it), both through the write autho
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import replace
 
-from salience.engine.dependents import dependents
+from salience.engine.dependents import dependents, versions
 from salience.engine.writes import Writes
 from salience.errors import ConflictError, InvalidInputError
-from salience.models import Outcome, UserScope, WriteResult
+from salience.models import MemoryRecord, Outcome, UserScope, WriteResult
 from salience.write.authority import decide
 from salience.write.records import validate_field, with_changes
 
@@ -61,31 +62,63 @@ class Forgetting(Writes):
         return WriteResult(Outcome.FORGOTTEN, memory_id, record=new)
 
     def purge(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
-        """Erase one of the user's memories for good, and every memory that quotes it
-        (consolidated from it, summarising its session), transitively; a memory that only
-        cites its id goes stale. Irreversible (see :mod:`~salience.engine.dependents`).
+        """Erase one of the user's memories for good: every version of its chain (older and
+        newer), and every memory that quotes one of them (consolidated from it, summarising
+        its session), transitively; a memory that only cites an id goes stale. Irreversible
+        (see :mod:`~salience.engine.dependents`).
 
         Nothing of their text or vectors stays in the store's files: rows, full-text index,
         vectors, the WAL (see ``Store.scrub``). The audit log keeps a receipt (``erase``):
-        what was removed, counted, and when; never the text."""
+        what was removed, counted (``memories``, ``versions``), and when; never the text."""
         scope = self._scope(user)
         self._records.flush()  # (a recall's record still queued goes too)
         with self._store.transaction():
             old = self._local(memory_id, "purge", scope)
-            found = dependents(self._store, old, self.now())
-            gone = [old, *(d.record for d in found if d.quotes)]
+            chain, derived, cited = self._erased_with(old)
             self._authority.write(
-                decide("purge", old, None), *(decide("erase-derived", r, None) for r in gone[1:])
+                *(decide("purge", v, None) for v in chain),
+                *(decide("erase-derived", r, None) for r in derived),
             )
+            gone = [*chain, *derived]
             for record in gone:
                 self._audit("purge", record.id, "caller", record.user)
-            self._stale_after(old, "purged", [d.record for d in found if not d.quotes])
+            self._stale_after(old, "purged", cited)
             # A recorded recall or briefing that surfaced it: its query may quote it.
             traces = self._store.delete_traces(surfacing=[r.id for r in gone])
+            self._store.mark_erased([r.id for r in gone])  # (nor one queued elsewhere, later)
+            # A job's answer that named it (a consolidation's plan quotes its members).
+            jobs = self._store.scrub_job_results([r.id for r in gone])
         receipt = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
+        counts = {"memories": len(gone), "versions": len(chain), "traces": traces}
+        counts["job_results"] = jobs
         with self._store.transaction():
-            self._audit(
-                "erase", memory_id, "caller", old.user, memories=len(gone), traces=traces, **receipt
-            )
-        notes = (f"{len(gone) - 1} memories derived from it were erased too",) if gone[1:] else ()
-        return WriteResult(Outcome.DELETED, memory_id, notes=notes)
+            self._audit("erase", memory_id, "caller", old.user, **counts, **receipt)
+        notes = []
+        if chain[1:]:
+            notes.append(f"{len(chain) - 1} other versions of it were erased too")
+        if derived:
+            notes.append(f"{len(derived)} memories derived from it were erased too")
+        return WriteResult(Outcome.DELETED, memory_id, notes=tuple(notes))
+
+    def _erased_with(
+        self, record: MemoryRecord
+    ) -> tuple[
+        builtins.list[MemoryRecord], builtins.list[MemoryRecord], builtins.list[MemoryRecord]
+    ]:
+        """What a purge of ``record`` erases: every version of its chain, and what quotes one
+        of them; and the memories that only cite one (they go stale)."""
+        now = self.now()
+        chain = versions(self._store, record)
+        gone = {v.id for v in chain}
+        derived: dict[str, MemoryRecord] = {}
+        cited: dict[str, MemoryRecord] = {}
+        for version in chain:
+            for found in dependents(self._store, version, now):
+                if found.record.id in gone or found.record.id in derived:
+                    continue
+                if found.quotes:
+                    derived[found.record.id] = found.record
+                    cited.pop(found.record.id, None)
+                else:
+                    cited[found.record.id] = found.record
+        return chain, [*derived.values()], [*cited.values()]

@@ -27,6 +27,7 @@ from salience.briefing.sessions import (
 )
 from salience.engine.briefs import Briefs
 from salience.engine.decisions import Decisions
+from salience.engine.dependents import versions
 from salience.engine.erasure import Erasure
 from salience.engine.evaluation import Evaluation
 from salience.engine.jobs import Jobs
@@ -234,23 +235,7 @@ class Memory(
     def history(self, memory_id: str, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
         """The whole supersession chain this memory belongs to, newest first (cycle-safe);
         only its owner's versions (a chain never crosses users)."""
-        newest = self.get(memory_id, user=user)
-        owner = newest.user
-        seen = {newest.id}
-        while successors := [
-            s for s in self._store.successors(newest.id) if s.id not in seen and s.user == owner
-        ]:
-            newest = successors[-1]
-            seen.add(newest.id)
-        chain = [newest]
-        visited = {newest.id}
-        while chain[-1].parent_id and chain[-1].parent_id not in visited:
-            parent = self._store.get(chain[-1].parent_id)
-            if parent is None or parent.user != owner:
-                break
-            visited.add(parent.id)
-            chain.append(parent)
-        return chain
+        return versions(self._store, self.get(memory_id, user=user))
 
     def log(
         self, memory_id: str | None = None, *, limit: int | None = None, user: UserScope = None

@@ -18,18 +18,16 @@ deleted.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from salience.briefing.snapshot import saved_columns
 from salience.stores.base import Store
 from salience.stores.copy import copy_store
+from salience.stores.scratch import private, scratch
 from salience.stores.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -38,7 +36,6 @@ if TYPE_CHECKING:
     from salience.engine.recall import Recall
 
 BATCH = 500
-ZEROS = 1 << 20
 
 
 @contextmanager
@@ -52,11 +49,12 @@ def twin(
 
     store = engine._store
     model = engine._embedder if embedder is None else embedder
-    with tempfile.TemporaryDirectory(prefix="salience-eval-") as tmp, _zeroed(Path(tmp)):
-        config = replace(engine.config, home=Path(tmp), store_url="", record=False, **settings)
+    with scratch("eval") as tmp:  # (owner only; zeroed on exit; swept if this process dies)
+        config = replace(engine.config, home=tmp, store_url="", record=False, **settings)
         whole = isinstance(store, SQLiteStore)
         if isinstance(store, SQLiteStore):  # the file at once: row numbers, index, vectors
             store.copy_file(config.db_path)
+            private(config.db_path)  # (its journal and WAL take the same mode)
             columns = saved_columns(store)  # and its saved briefing columns (no text): the
             if columns is not None and columns.is_file():  # copy resumes them, checked
                 with contextlib.suppress(OSError):
@@ -87,24 +85,6 @@ def hold_out(other: Memory, memory_ids: Sequence[str]) -> None:
             record = target.get(memory_id)
             if record is not None:
                 target.replace(replace(record, title=None, entities=()))
-
-
-@contextmanager
-def _zeroed(directory: Path) -> Iterator[None]:
-    """On exit, every file in ``directory`` is overwritten with zeros before it is deleted
-    (as SQLite's ``secure_delete`` zeroes freed pages): the copy's text is not left in blocks
-    the file system frees. (mkdtemp made the directory: owner only, 0700.)"""
-    try:
-        yield
-    finally:
-        for path in directory.iterdir():
-            if path.is_file():
-                size = path.stat().st_size
-                with path.open("r+b") as handle:
-                    for start in range(0, size, ZEROS):
-                        handle.write(bytes(min(ZEROS, size - start)))
-                    handle.flush()
-                    os.fsync(handle.fileno())
 
 
 def _clear_vectors(target: Store) -> None:

@@ -8,7 +8,6 @@ tenant's key lists the layers without their paths.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import Field
 
+from salience.engine.catalog import scratch
 from salience.engine.jobs import Progress
 from salience.engine.packs import PackIdentity
 from salience.errors import InvalidInputError, PackError
@@ -87,8 +87,8 @@ def named_pack(pack_id: str | None, name: str | None, version: str | None) -> Pa
 
 def pack_bytes(engine: Engine, **filters: Any) -> bytes:
     """``export_pack(**filters)`` as the pack file's bytes (written to a private folder)."""
-    with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
-        path = Path(folder) / "export.pack"
+    with scratch("pack") as folder:
+        path = folder / "export.pack"
         engine.run(lambda m: m.export_pack(path, **filters))
         return path.read_bytes()
 
@@ -96,8 +96,8 @@ def pack_bytes(engine: Engine, **filters: Any) -> bytes:
 @contextmanager
 def uploaded_pack(data: bytes) -> Iterator[Path]:
     """An uploaded pack as a file in a private folder, removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="salience-pack-") as folder:
-        path = Path(folder) / "upload.pack"
+    with scratch("pack") as folder:
+        path = folder / "upload.pack"
         path.write_bytes(data)
         yield path
 

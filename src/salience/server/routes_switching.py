@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -20,6 +19,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from salience.engine.catalog import scratch
 from salience.engine.jobs import Progress
 from salience.engine.migrating import SYSTEMS
 from salience.errors import InvalidInputError
@@ -68,8 +68,7 @@ async def import_from(
         raise InvalidInputError("the body is empty: upload the store or export file")
 
     def work(progress: Progress) -> dict[str, Any]:
-        with tempfile.TemporaryDirectory(prefix="salience-import-") as folder:
-            root = Path(folder)
+        with scratch("import") as root:
             if kind == "application/zip":
                 source = unpack(data, root / "upload")
             else:

@@ -42,6 +42,9 @@ COLUMNS_KEY = "columns_key"
 (:mod:`salience.briefing.persisted`); never copied to another store."""
 
 
+ERASED_RESULT = '{"erased": "this result named a memory that was purged since: it is gone with it"}'
+"""A job's result once a memory it named was purged (:meth:`Store.scrub_job_results`)."""
+
 NOW_ON = 2**62
 """Row and change numbers above any a store reaches: ``row_changes(NOW_ON, NOW_ON)`` reads
 only where the store's counters stand (to ask later what was written since)."""
@@ -267,6 +270,12 @@ class Store(Protocol):
         """The newest jobs first, of one user with ``user``, at most ``limit``."""
         ...
 
+    def scrub_job_results(self, memory_ids: Sequence[str]) -> int:
+        """Replace the result of every job that names one of ``memory_ids`` (a consolidation's
+        plan quotes its members) with :data:`ERASED_RESULT`, leaving no copy of the old one in
+        the files (with :meth:`scrub`); how many."""
+        ...
+
     def delete_jobs(self, finished_before: datetime) -> int:
         """Forget the jobs that finished before ``finished_before``; how many."""
         ...
@@ -309,6 +318,7 @@ class Store(Protocol):
 
     # The record of recalls and briefings: see salience.stores.traces.TraceRows.
     def save_traces(self, traces: Sequence[Trace]) -> None: ...
+    def mark_erased(self, memory_ids: Sequence[str]) -> None: ...
     def traces(
         self,
         user: str | None,

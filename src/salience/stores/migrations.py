@@ -6,7 +6,7 @@ this list does not know was written by a newer salience and is refused.
 
 from __future__ import annotations
 
-from salience.stores.traces import TRACES
+from salience.stores.traces import ERASED, TRACES
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -247,6 +247,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         SELECT 1;
         """,
     ),
+    ("0015_erased", ERASED),  # purged ids: a trace queued elsewhere is not written after
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
@@ -261,6 +262,7 @@ READABLE_WITHOUT = frozenset(
         "0012_traces",
         "0013_row_counts",
         "0014_vector_sessions",
+        "0015_erased",
     }
 )
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs

@@ -91,11 +91,32 @@ class TraceRows(ABC):
     def transaction(self) -> Any:
         """The store's write transaction (its own, re-entrant)."""
 
+    def mark_erased(self, memory_ids: Sequence[str]) -> None:
+        """Remember that these memories were erased (inside the erasing transaction): a
+        trace that surfaces one is never written afterwards, by any process."""
+        self._trace_execmany(
+            "INSERT INTO erased (memory_id) VALUES (?) ON CONFLICT DO NOTHING",
+            [(memory_id,) for memory_id in memory_ids],
+        )
+
+    def _erased(self, memory_ids: set[str]) -> set[str]:
+        ids = sorted(memory_ids)
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ", ".join("?" for _ in part)
+            sql = f"SELECT memory_id FROM erased WHERE memory_id IN ({marks})"
+            found.update(str(row[0]) for row in self._trace_rows(sql, part))
+        return found
+
     def save_traces(self, traces: Sequence[Trace]) -> None:
-        """Insert traces with their hits, in one transaction."""
+        """Insert traces with their hits, in one transaction; a trace that surfaces an erased
+        memory (:meth:`mark_erased`: queued in a process before the purge) is dropped."""
         if not traces:
             return
         with self.transaction():
+            gone = self._erased({h.memory_id for t in traces for h in t.hits})
+            traces = [t for t in traces if not any(h.memory_id in gone for h in t.hits)]
             self._trace_execmany(
                 f"INSERT INTO traces ({_TRACE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -293,3 +314,10 @@ CREATE INDEX trace_feedback_by_trace ON trace_feedback (trace_id);
 """
 """Migration ``0012_traces``, the same on both stores (``owner``: ``user`` is a keyword in
 PostgreSQL)."""
+
+
+ERASED = """
+CREATE TABLE erased (memory_id TEXT PRIMARY KEY);
+"""
+"""The ids of purged and erased memories (ids only, never text): a trace another process
+queued before the purge is not written once its memory is gone (:meth:`TraceRows.save_traces`)."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from salience.stores.traces import TRACES
+from salience.stores.traces import ERASED, TRACES
 
 _FTS_FUNCTIONS = """
 CREATE FUNCTION salience_token_count(doc tsvector) RETURNS integer
@@ -386,6 +386,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             EXECUTE FUNCTION salience_session_moved();
         """,
     ),
+    ("0015_erased", ERASED),  # purged ids: a trace queued elsewhere is not written after
 )
 
 # Text compares and sorts byte by byte, as in SQLite, whatever the database's locale: ids,

@@ -10,7 +10,7 @@ from typing import Any
 
 from salience.clock import format_time
 from salience.models import ApiKey, AuditEntry, Job, LayerMount, MemoryRecord, Session, Stats
-from salience.stores.base import RowChanges
+from salience.stores.base import ERASED_RESULT, RowChanges
 from salience.stores.postgres.vectors import VectorRows
 from salience.stores.rows import (
     COLUMNS,
@@ -259,6 +259,17 @@ class PostgresStore(VectorRows, TraceRows):
             [*params, limit],
         )
         return [job_of(row) for row in rows]
+
+    def scrub_job_results(self, memory_ids: Sequence[str]) -> int:
+        """Replace the result of every job naming one of ``memory_ids`` (see the protocol;
+        :meth:`scrub` vacuums the old rows away)."""
+        if not memory_ids:
+            return 0
+        with self.transaction():
+            return self._exec(
+                "UPDATE jobs SET result = %s WHERE result IS NOT NULL AND result LIKE ANY(%s)",
+                (ERASED_RESULT, [f"%{memory_id}%" for memory_id in memory_ids]),
+            )
 
     def delete_jobs(self, finished_before: datetime) -> int:
         """Forget the jobs that finished before ``finished_before``; how many."""

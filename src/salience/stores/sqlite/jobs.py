@@ -10,6 +10,7 @@ from typing import Any
 
 from salience.clock import format_time
 from salience.models import Job
+from salience.stores.base import ERASED_RESULT
 from salience.stores.rows import JOB_COLUMNS, job_of, job_row
 from salience.stores.sqlite.memories import MemoryRows
 from salience.stores.traces import TraceRows
@@ -69,6 +70,21 @@ class JobRows(MemoryRows, TraceRows):
                 [*params, limit],
             ).fetchall()
         return [job_of(row) for row in rows]
+
+    def scrub_job_results(self, memory_ids: Sequence[str]) -> int:
+        """Replace the result of every job naming one of ``memory_ids`` (see the protocol),
+        zeroing the pages the old results held."""
+        changed = 0
+        with self.transaction(), self._errors(), self._zeroing():
+            for start in range(0, len(memory_ids), 400):
+                part = memory_ids[start : start + 400]
+                names = " OR ".join("result LIKE ?" for _ in part)
+                cursor = self._conn.execute(
+                    f"UPDATE jobs SET result = ? WHERE result IS NOT NULL AND ({names})",
+                    [ERASED_RESULT, *(f"%{memory_id}%" for memory_id in part)],
+                )
+                changed += int(cursor.rowcount)
+        return changed
 
     def delete_jobs(self, finished_before: datetime) -> int:
         """Forget the jobs that finished before ``finished_before``; how many."""
