@@ -279,6 +279,7 @@ class Stats:
     by_user: dict[str, int] = field(default_factory=dict)
     by_project: dict[str, int] = field(default_factory=dict)
     size_bytes: int = 0
+    erasure_pending: str | None = None  # since when a purge's scrub waits for readers
 
 
 @dataclass(frozen=True)

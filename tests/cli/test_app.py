@@ -309,7 +309,7 @@ def test_mcp_is_a_long_running_process(home: Path, monkeypatch: pytest.MonkeyPat
     assert seen == [Config(home=home).pgvector_warm_mb << 20]
 
 
-def test_a_write_during_an_open_session_belongs_to_it(run) -> None:  # type: ignore[no-untyped-def]
+def test_a_write_during_an_open_session_belongs_to_it(run, home: Path) -> None:  # type: ignore[no-untyped-def]
     """The session-start hook opens a session; a `remember` then is the session's, so the
     session's summary goes stale with it and is erased with it."""
     started = json.loads(run("session", "start", "--json").stdout)["session_id"]
@@ -321,3 +321,29 @@ def test_a_write_during_an_open_session_belongs_to_it(run) -> None:  # type: ign
     summary_id = json.loads(ended.stdout)["id"]
     assert run("forget", memory_id, "--purge").exit_code == 0
     assert run("show", summary_id).exit_code == 1  # (it quoted the session: erased with it)
+    files = [p for p in home.rglob("*") if p.is_file()]
+    assert not any(b"night shift" in p.read_bytes() for p in files)
+
+
+def test_purge_wait_waits_for_a_reader_to_let_go(home: Path) -> None:
+    import sqlite3
+
+    runner = CliRunner(env={"SALIENCE_SIGNAL_GATE": "0", "SALIENCE_BUSY_TIMEOUT_MS": "100"})
+
+    def run(*args: str) -> Result:  # (a checkpoint waits this long for a reader to go)
+        return runner.invoke(cli, [*args, "--home", str(home)], catch_exceptions=False)
+
+    first = _remember(run, "The gate code for bay 7 is 4411")
+    second = _remember(run, "The gate code for bay 8 is 5522")
+    reader = sqlite3.connect(home / "salience.db", isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM memories").fetchone()
+    held = run("forget", first, "--purge", "--wait", "0")
+    assert held.exit_code == 1
+    assert "still pending" in held.output
+    assert "pending since" in run("stats").stdout
+    reader.close()
+    done = run("forget", second, "--purge", "--wait")
+    assert done.exit_code == 0, done.output
+    assert "pending since" not in run("stats").stdout
+    assert run("forget", second, "--wait", "5").exit_code == 2  # (--wait goes with --purge)

@@ -4,10 +4,11 @@ the store's files, and the audit log keeps a receipt (on SQLite and on PostgreSQ
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from salience import Config, Memory, NotFoundError
+from salience import ALL_USERS, Config, Memory, NotFoundError
 from salience.stores.postgres import is_postgres_url
 from tests.both_stores import stored_bytes
 from tests.conftest import FakeClock
@@ -136,3 +137,48 @@ def test_a_recall_queued_in_another_process_is_not_recorded_after_the_purge(
 def _bytes(config: Config, clock: FakeClock, embedder: WordHashEmbedder) -> bytes:
     with Memory.open(config=config, clock=clock, embedder=embedder) as memory:
         return stored_bytes(memory)
+
+
+def _reader(memory: Memory) -> Any:
+    """Another process's read of the store, held open (a long export, a backup, a shell)."""
+    location = memory.store.location
+    if is_postgres_url(location):
+        import psycopg
+
+        conn: Any = psycopg.connect(location)
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    else:
+        import sqlite3
+
+        conn = sqlite3.connect(location, isolation_level=None)
+        conn.execute("BEGIN")
+    conn.execute("SELECT count(*) FROM memories").fetchone()
+    return conn
+
+
+def test_an_erasure_a_reader_holds_back_is_pending_then_completes(
+    memory: Memory, home: Path
+) -> None:
+    made = memory.remember(f"the loading bay code is {MARKER}", force=True).id or ""
+    memory.remember("the dock closes at six tonight", force=True)
+    reader = _reader(memory)
+    try:
+        done = memory.purge(made)
+        assert any(n.startswith("erasure pending") for n in done.notes)
+        assert memory.stats().erasure_pending is not None
+        receipt = next(e for e in memory.log(made) if e.action == "erase")
+        assert receipt.detail["pending"] == 1
+        assert not memory.settle_erasure()  # (still held)
+        if not is_postgres_url(memory.store.location):  # the text is really still there
+            assert any(MARKER.encode() in p.read_bytes() for p in home.rglob("*-wal"))
+    finally:
+        reader.close()
+    memory.remember("the gate opens at seven tomorrow", force=True)  # the next write retries
+    assert memory.stats().erasure_pending is None
+    assert any(e.action == "erase_completed" for e in memory.log(user=ALL_USERS))
+    if not is_postgres_url(memory.store.location):  # every file as it is, not checkpointed
+        found = [
+            p.name for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()
+        ]
+        assert found == []
+    assert MARKER.encode() not in stored_bytes(memory)

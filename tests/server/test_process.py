@@ -205,3 +205,57 @@ def test_a_server_stopped_keeps_the_store_it_made_and_what_it_acknowledged(
     assert listed.returncode == 0, listed.stderr
     assert [m["id"] for m in json.loads(listed.stdout)] == [made.json()["id"]]
     assert "created a new store" in next(tmp_path.glob("serve-*.log")).read_text()
+
+
+def test_a_purge_with_a_reader_open_and_a_server_recalling_leaves_no_byte(
+    tmp_path: Path,
+) -> None:
+    """The erasure test as it happens in use: a server answers recalls of the memory while
+    another process holds a read of the file and the CLI purges it. The purge says its
+    erasure is pending; once the reader closes, the server completes it, and no file
+    salience wrote (the home, its temporary folder) holds a byte of the text."""
+    import sqlite3
+    import threading
+
+    marker = "qzvracemarker"
+    home, scratch = tmp_path / "home", tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**ENV, "TMPDIR": str(scratch)}
+    made = _salience("remember", f"the loading bay code is {marker}", "--home", str(home),
+                     "--json", env=env)  # fmt: skip
+    memory_id = json.loads(made.stdout)["id"]
+    _salience("remember", "the dock closes at six tonight", "--home", str(home), env=env)
+    with serving(home, env=env) as base:
+        stop = threading.Event()
+        answered: list[int] = []
+
+        def recall() -> None:
+            with httpx.Client(base_url=base, timeout=10) as client:
+                while not stop.is_set() and len(answered) < 2000:
+                    answer = client.post("/v1/search", json={"query": f"loading bay {marker}"})
+                    answered.append(answer.status_code)
+
+        reader = sqlite3.connect(home / "salience.db", isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM memories").fetchone()
+        recalling = threading.Thread(target=recall)
+        recalling.start()
+        try:
+            purged = _salience("forget", memory_id, "--purge", "--home", str(home), env=env)
+            assert purged.returncode == 0, purged.stderr
+            assert "erasure pending" in purged.stdout + purged.stderr
+        finally:
+            stop.set()
+            recalling.join()
+            reader.close()
+        assert answered
+        assert set(answered) == {200}
+        deadline = time.monotonic() + 60
+        while httpx.get(f"{base}/v1/stats").json()["erasure_pending"] is not None:
+            assert time.monotonic() < deadline, "the server did not complete the erasure"
+            time.sleep(0.2)
+    found = [
+        str(p) for root in (home, scratch) for p in root.rglob("*")
+        if p.is_file() and marker.encode() in p.read_bytes()
+    ]  # fmt: skip
+    assert found == []

@@ -85,9 +85,13 @@ def test_a_killed_process_copy_is_erased_by_the_next_command(
     child.stdin.close()
     assert folder.exists()
     home = tmp_path / "home"
-    done = CliRunner().invoke(cli, ["remember", "the dock closes at six tonight", "--home", str(home)])
+    done = CliRunner().invoke(
+        cli, ["remember", "the dock closes at six tonight", "--home", str(home)]
+    )
     assert done.exit_code == 0, done.output
     assert not folder.exists()
+    left = [p for p in tmp_root.rglob("*") if p.is_file() and b"every user" in p.read_bytes()]
+    assert left == []
 
 
 def test_erase_removes_nested_files(tmp_path: Path) -> None:

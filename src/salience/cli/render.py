@@ -250,6 +250,11 @@ def stats(s: Stats) -> None:
     for label, counts in (("types", s.by_type), ("users", s.by_user), ("projects", s.by_project)):
         if counts:
             lines.append(f"{label:<9} " + "  ".join(f"{k} {v}" for k, v in counts.items()))
+    if s.erasure_pending:
+        lines.append(
+            f"{'erasure':<9} pending since {s.erasure_pending}: a reader holds an old view of "
+            "the file; the text goes when it closes (salience forget --purge --wait)"
+        )
     say("\n".join(lines))
 
 

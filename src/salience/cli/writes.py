@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from salience.cli import render
-from salience.cli.app import cli, json_option, open_memory, read_text, store_options
+from salience.cli.app import UserError, cli, json_option, open_memory, read_text, store_options
 from salience.models import SOURCES
+
+if TYPE_CHECKING:
+    from salience.engine.memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -136,12 +140,46 @@ def supersede(
 @click.argument("memory_id")
 @click.option("--reason", default="forgotten on request", show_default=True)
 @click.option("--purge", is_flag=True, help="Delete for good instead (cannot be undone).")
+@click.option(
+    "--wait",
+    "wait",
+    type=click.IntRange(0, 86_400),
+    default=None,
+    is_flag=False,
+    flag_value=600,
+    help="With --purge: if a reader holds the store's files, wait (up to SECONDS, 600 when "
+    "not given) until the erasure completes; exit 1 if it has not.",
+)
 @store_options
 @json_option
 def forget(
-    memory_id: str, reason: str, purge: bool, home: Path | None, profile: str | None, as_json: bool
+    memory_id: str,
+    reason: str,
+    purge: bool,
+    wait: int | None,
+    home: Path | None,
+    profile: str | None,
+    as_json: bool,
 ) -> None:
     """Forget a memory (softly: it stays readable in history), or --purge it."""
+    if wait is not None and not purge:
+        raise click.UsageError("--wait goes with --purge")
     with open_memory(home, profile) as memory:
         result = memory.purge(memory_id) if purge else memory.forget(memory_id, reason)
+        settled = wait is None or _settled(memory, wait)
     render.emit_write(result, as_json)
+    if not settled:
+        raise UserError(f"the erasure is still pending after {wait} s: a reader holds the store")
+
+
+def _settled(memory: Memory, seconds: int) -> bool:
+    """Retry a pending erasure until it completes or ``seconds`` pass (each try scrubs
+    again: a reader that closed lets it go)."""
+    deadline = time.monotonic() + seconds
+    pause = 0.05
+    while not memory.settle_erasure():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, 2.0)
+    return True

@@ -317,6 +317,7 @@ class Client(Sharing):
             by_user=data["by_user"],
             by_project=data["by_project"],
             size_bytes=data["size_bytes"],
+            erasure_pending=data.get("erasure_pending"),
         )
 
     def consolidate(

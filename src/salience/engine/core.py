@@ -90,6 +90,7 @@ class EngineCore:
         self._touches = Touches(store, ours=self._records)
         self._stopping = threading.Event()  # set on close: running jobs stop (see .jobs)
         self._started: builtins.set[str] = set()  # the jobs this engine started
+        self._pending_erasure: bool | None = None  # None: not looked yet (engine/forgetting)
 
     @property
     def store(self) -> Store:

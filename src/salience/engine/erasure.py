@@ -30,7 +30,7 @@ class Erasure(Forgetting):
             # Their ids (never text): a recall another process queued is not written later.
             self._store.mark_erased([r.id for r in self._store.iter_all(every)])
             removed = self._authority.erase_user(name)
-        scrubbed = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
+        scrubbed = self._scrubbed()
         receipt: dict[str, Any] = {"user": name, **removed, **scrubbed}
         with self._store.transaction():
             self._audit("erase_user", None, "caller", name, **removed, **scrubbed)

@@ -7,6 +7,7 @@ import builtins
 from dataclasses import replace
 
 from salience.engine.dependents import dependents, versions
+from salience.engine.scrubbing import PENDING_NOTE
 from salience.engine.writes import Writes
 from salience.errors import ConflictError, InvalidInputError
 from salience.models import MemoryRecord, Outcome, UserScope, WriteResult
@@ -59,6 +60,7 @@ class Forgetting(Writes):
             given = "default" if checked == DEFAULT_FORGET_REASON else "given"
             self._audit("forget", memory_id, "caller", old.user, reason=given)
             self._stale_after(old, "forgotten")
+        self._settle_after_write()
         return WriteResult(Outcome.FORGOTTEN, memory_id, record=new)
 
     def purge(self, memory_id: str, *, user: UserScope = None) -> WriteResult:
@@ -88,7 +90,7 @@ class Forgetting(Writes):
             self._store.mark_erased([r.id for r in gone])  # (nor one queued elsewhere, later)
             # A job's answer that named it (a consolidation's plan quotes its members).
             jobs = self._store.scrub_job_results([r.id for r in gone])
-        receipt = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
+        receipt = self._scrubbed()
         counts = {"memories": len(gone), "versions": len(chain), "traces": traces}
         counts["job_results"] = jobs
         with self._store.transaction():
@@ -98,6 +100,8 @@ class Forgetting(Writes):
             notes.append(f"{len(chain) - 1} other versions of it were erased too")
         if derived:
             notes.append(f"{len(derived)} memories derived from it were erased too")
+        if receipt["pending"]:
+            notes.append(PENDING_NOTE)
         return WriteResult(Outcome.DELETED, memory_id, notes=tuple(notes))
 
     def _erased_with(

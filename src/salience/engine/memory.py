@@ -33,6 +33,7 @@ from salience.engine.evaluation import Evaluation
 from salience.engine.jobs import Jobs
 from salience.engine.lifecycle import Lifecycle
 from salience.engine.quarantine import Quarantine
+from salience.engine.scrubbing import ERASURE_PENDING
 from salience.engine.sharing import Sharing
 from salience.engine.staleness import Staleness
 from salience.engine.writes import rejection
@@ -249,7 +250,8 @@ class Memory(
     def stats(self, *, user: UserScope = None) -> Stats:
         """Counts of the user's memories (every user's with :data:`ALL_USERS`) by status, type,
         user and project."""
-        return self._store.stats(self.now(), self._scope(user))
+        stats = self._store.stats(self.now(), self._scope(user))
+        return replace(stats, erasure_pending=self._store.get_meta(ERASURE_PENDING))
 
     def activity(self, *, days: int = 30, user: UserScope = None) -> builtins.list[DayCount]:
         """Memories created per UTC day (every status), the last ``days`` days, oldest first,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from salience.engine.core import changed_fields
 from salience.engine.record import Recording
+from salience.engine.scrubbing import Scrubbing
 from salience.errors import InvalidInputError
 from salience.ids import new_ulid
 from salience.models import (
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 # The gates, quarantine and entities are imported by the verbs (their patterns compile slowly).
 
 
-class Writes(Recording):
+class Writes(Recording, Scrubbing):
     """The verbs that add or change memories."""
 
     def remember(
@@ -120,6 +121,7 @@ class Writes(Recording):
                 self._store.touch_session(record.session_id, now)
         if SEMANTIC in rules.dedup and vector is None:
             notes += ("semantic dedup skipped: no embedder (SALIENCE_EMBEDDER=none)",)
+        self._settle_after_write()  # (a pending erasure: retried now)
         return replace(result, notes=notes)
 
     def _screen(self, content: str, values: dict[str, Any], *, signal: bool) -> Screened:
@@ -255,6 +257,7 @@ class Writes(Recording):
                 self._stale_after(old, "updated")
         if content is not None and changed:
             self._link(memory_id, new.user, "updated")
+        self._settle_after_write()  # (a pending erasure: retried now)
         return WriteResult(Outcome.UPDATED, memory_id, record=new, notes=said + standing)
 
     def supersede(
@@ -296,6 +299,7 @@ class Writes(Recording):
             self._audit("create", new.id, new.source, new.user, type=new.type, supersedes=old.id)
         self._link(old.id, old.user, "superseded")
         notes = screened.notes + standing
+        self._settle_after_write()  # (a pending erasure: retried now)
         return WriteResult(Outcome.CREATED, new.id, record=new, notes=notes)
 
     def duplicate_of(self, content: str, *, user: UserScope = None) -> MemoryRecord | None:

@@ -8,10 +8,15 @@ ship with the package (no CDN).
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, PlainTextResponse
@@ -19,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 
 from salience import __version__
 from salience.engine.memory import Memory
+from salience.errors import SalienceError
 from salience.server import (
     compat_eidet,
     compat_eidet_upkeep,
@@ -49,6 +55,34 @@ mode. A request that changes state is refused from another site (`Origin`,
 `Sec-Fetch-Site`), and a body must be JSON (JSON Lines for `/v1/import`): 415 otherwise."""
 
 
+SETTLE_EVERY_S = 2.0
+"""How often a server retries an erasure a reader held back (``Memory.settle_erasure``)."""
+
+
+def _with_erasures(lifespan: Any) -> Any:
+    """``lifespan``, and beside it a task that finishes pending erasures: a purge that a
+    reader held back (in this process or another) completes once the reader lets go."""
+
+    @asynccontextmanager
+    async def both(app: FastAPI) -> AsyncIterator[None]:
+        async with lifespan(app), anyio.create_task_group() as group:
+            group.start_soon(_settle_erasures, app)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+
+    return both
+
+
+async def _settle_erasures(app: FastAPI) -> None:
+    while True:
+        await anyio.sleep(SETTLE_EVERY_S)
+        engine: Engine = app.state.engine
+        with contextlib.suppress(SalienceError):  # (a busy store: next time)
+            await anyio.to_thread.run_sync(engine.memory.settle_erasure)
+
+
 def create_app(memory: Memory) -> FastAPI:
     """The HTTP API around ``memory`` (which the app owns from here: it closes it on
     shutdown only if it opened it, so the caller closes its own)."""
@@ -60,7 +94,7 @@ def create_app(memory: Memory) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    app.router.lifespan_context = mcp_http.mount(app, engine)
+    app.router.lifespan_context = _with_erasures(mcp_http.mount(app, engine))
     app.state.engine = engine
     app.state.metrics = Metrics()
     errors.install(app)

@@ -346,7 +346,7 @@ class Store(Protocol):
         rows and vectors, sessions, audit entries, jobs; what went, counted by table."""
         ...
 
-    def scrub(self) -> dict[str, int]:
+    def scrub(self, *, again: bool = False) -> dict[str, int]:
         """Leave no copy of deleted rows' text or vectors in the store's files (SQLite: merge
         the full-text index, truncate the WAL; PostgreSQL: VACUUM); what was done, counted."""
         ...

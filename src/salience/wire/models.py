@@ -165,6 +165,7 @@ class StatsOut(BaseModel):
     by_user: dict[str, int]
     by_project: dict[str, int]
     size_bytes: int
+    erasure_pending: str | None = None
     schema_version: str
     unavailable_layers: dict[str, str]
     layers: list[dict[str, str]] = []

@@ -209,6 +209,7 @@ def stats_out(
         "by_user": stats.by_user,
         "by_project": stats.by_project,
         "size_bytes": stats.size_bytes,
+        "erasure_pending": stats.erasure_pending,
         "schema_version": stats.schema,
         "unavailable_layers": unavailable,
         "layers": layers,

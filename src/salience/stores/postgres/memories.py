@@ -73,6 +73,10 @@ def _tsquery(lexemes: Sequence[str]) -> str:
     return " | ".join("'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" for lex in lexemes)
 
 
+_READERS = (
+    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+    "AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL AND xact_start < %s"
+)
 _SCRUBBED = (
     "memories",
     "memory_tags",
@@ -177,7 +181,7 @@ class MemoryRows(Connection, RowReads):
             counts["traces"] = self.delete_traces(user=user)  # type: ignore[attr-defined]
             return counts
 
-    def scrub(self) -> dict[str, int]:
+    def scrub(self, *, again: bool = False) -> dict[str, int]:
         """Leave no dead tuple of deleted rows: fold the term counts and drop lexemes no row
         holds any more, then VACUUM the tables a memory's text or vector reaches (outside a
         transaction, as VACUUM must). The database's own WAL archive, backups and replicas
@@ -187,8 +191,17 @@ class MemoryRows(Connection, RowReads):
             dropped = self._exec("DELETE FROM fts_terms WHERE all_rows <= 0")
         with self._errors(), self._pool.connection() as conn:
             conn.autocommit = True
+            started = conn.execute("SELECT clock_timestamp()").fetchone()
             conn.execute(f"VACUUM {', '.join(_SCRUBBED)}")
-        return {"lexemes_dropped": dropped, "tables_vacuumed": len(_SCRUBBED)}
+            # A transaction begun before the VACUUM and still open may see the deleted rows:
+            # VACUUM kept them for it (the erasure is pending until it ends).
+            row = conn.execute(_READERS, (started[0] if started else None,)).fetchone()
+        readers = int(row[0]) if row else 0
+        return {
+            "lexemes_dropped": dropped,
+            "tables_vacuumed": len(_SCRUBBED),
+            "readers_open": readers,
+        }
 
     def get(self, memory_id: str) -> MemoryRecord | None:
         """The record with this id, or None."""

@@ -12,11 +12,11 @@ from salience.clock import format_time
 from salience.models import Job
 from salience.stores.base import ERASED_RESULT
 from salience.stores.rows import JOB_COLUMNS, job_of, job_row
-from salience.stores.sqlite.memories import MemoryRows
+from salience.stores.sqlite.erasing import ErasingRows
 from salience.stores.traces import TraceRows
 
 
-class JobRows(MemoryRows, TraceRows):
+class JobRows(ErasingRows, TraceRows):
     """Jobs and the record beside the memory rows (see :class:`salience.models.Job`)."""
 
     def _trace_rows(self, sql: str, params: Sequence[object]) -> builtins.list[Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import contextlib
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
@@ -148,57 +147,6 @@ class MemoryRows(Connection, RowReads):
                 f"WHERE id IN ({marks})",
                 [format_time(now), *memory_ids],
             )
-
-    def delete(self, memory_id: str) -> bool:
-        """Remove the record and everything derived from it."""
-        require_grant("delete")
-        with self.transaction(), self._errors():
-            row = self._conn.execute(
-                "SELECT seq FROM memories WHERE id = ?", (memory_id,)
-            ).fetchone()
-            if row is None:
-                return False
-            with self._zeroing():
-                self._unindex(row[0])
-                self._conn.execute("DELETE FROM memories WHERE seq = ?", (row[0],))
-            return True
-
-    def scrub(self) -> dict[str, int]:
-        """Leave no copy of deleted rows' text in the files: merge the full-text index into
-        one segment (its old segments still hold deleted rows' terms; freed, they are zeroed,
-        as the writer runs with ``secure_delete``), then copy the WAL into the database and
-        truncate it (its frames hold old pages). What was done, counted."""
-        with self.transaction(), self._errors(), self._zeroing():
-            self._conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
-        with self._lock, self._errors():  # no write starts meanwhile
-            busy = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-        return {"full_text_merged": 1, "wal_truncated": int(busy == 0)}
-
-    def erase_user(self, user: str) -> dict[str, int]:
-        """Delete everything ``user`` ever stored (memories of every status with their index
-        rows, vectors and decay bases; sessions, audit entries, jobs), counted by table."""
-        require_grant("erase_user")
-        counts: dict[str, int] = {}
-        with self.transaction(), self._errors(), self._zeroing():
-            seqs = self._conn.execute("SELECT seq FROM memories WHERE user = ?", (user,))
-            for (seq,) in seqs.fetchall():
-                self._unindex(seq)
-            for table in ("memories", "sessions", "audit_log", "jobs"):
-                cursor = self._conn.execute(f"DELETE FROM {table} WHERE user = ?", (user,))
-                counts[table] = int(cursor.rowcount)
-            counts["traces"] = self.delete_traces(user=user)  # type: ignore[attr-defined]
-        return counts
-
-    @contextlib.contextmanager
-    def _zeroing(self) -> Iterator[None]:
-        """Inside the writer's transaction: every page and cell freed is zeroed (a delete's
-        promise that its text stays nowhere in the file), not only the cheap ones."""
-        self._writer.execute("PRAGMA secure_delete = ON")
-        try:
-            yield
-        finally:
-            self._writer.execute("PRAGMA secure_delete = FAST")
-            self._text_copy.drop()  # (nor in this process's copy of the full-text index)
 
     def get(self, memory_id: str) -> MemoryRecord | None:
         """The record with this id, or None."""
