@@ -267,11 +267,9 @@ def _stand(
         notes.append(pin_note(after.source))
     if before is not None and _is_held(before) and verb not in ("approve", "reject"):
         after = replace(after, enabled=False)  # (its quarantine tags were kept above)
-    held = quarantine.held_by(after.source, words) if words is not None else None
-    if held is None and words is not None and after.title:
-        held = quarantine.held_by(after.source, after.title)
-    if held is None and after.title and before is not None and after.title != before.title:
-        held = quarantine.held_by(after.source, after.title)
+    retitled = before is None or after.title != before.title
+    title = after.title if words is not None or retitled else None  # (new words are read)
+    held = quarantine.held_by(after.source, words, title)
     if held is not None:
         after = quarantine.hold(after, held)
         notes.append(quarantine.held_note(held))
