@@ -130,6 +130,46 @@ def test_reads_from_another_site_are_not_refused_here(client: TestClient) -> Non
     assert answer.status_code == 200
 
 
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+def test_a_read_from_another_site_changes_nothing(
+    client: TestClient, engine: Memory, site: str
+) -> None:
+    """An ``<img>`` or a link from another site may GET a route that counts an access or
+    records a briefing: answered as a read-only key's read, it changes no stored value."""
+    engine.remember("the north crane is rated for 40 tonnes", type="fact")
+    before = fingerprint(engine)
+    briefed = len(engine.briefing_log().entries)
+    other = {"Sec-Fetch-Site": site}
+    recalled = client.get("/compat/eidet/api/eidet/recall", params={"q": "crane"}, headers=other)
+    assert recalled.status_code == 200, recalled.text
+    assert client.get("/compat/eidet/api/eidet/context", headers=other).status_code == 200
+    assert (
+        client.get(
+            "/compat/rae/v1/memory/query", params={"query": "crane"}, headers=other
+        ).status_code
+        < 500
+    )
+    assert fingerprint(engine) == before
+    assert len(engine.briefing_log().entries) == briefed
+    client.get("/compat/eidet/api/eidet/context")  # (the same read from the site itself)
+    assert len(engine.briefing_log().entries) == briefed + 1
+
+
+@pytest.mark.parametrize("name", ["Origin", "Sec-Fetch-Site", "Host"])
+def test_a_repeated_guard_header_is_refused(client: TestClient, engine: Memory, name: str) -> None:
+    value = {"Origin": "http://127.0.0.1", "Sec-Fetch-Site": "same-origin", "Host": "127.0.0.1"}
+    twice = [
+        (name, "https://evil.example" if name == "Origin" else "cross-site"),
+        (name, value[name]),
+    ]
+    if name == "Host":
+        twice = [("Host", "evil.example"), ("Host", "127.0.0.1")]
+    answer = client.post("/v1/memories", json={"content": "x y z w"}, headers=twice)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "repeated_header"
+    assert engine.list() == []
+
+
 def _chunks(total: int, size: int = 1 << 16) -> Iterator[bytes]:
     sent = 0
     while sent < total:

@@ -150,3 +150,73 @@ def test_a_purge_leaves_no_text_in_a_jobs_result(client: TestClient, engine: Mem
     assert marker not in json.dumps(after)
     assert "erased" in after["result"]
     assert marker.encode() not in stored_bytes(engine)
+
+
+def test_a_job_is_cancelled_by_its_caller_at_its_next_check(
+    client: TestClient, engine: Memory, keys: Keys
+) -> None:
+    stop = threading.Event()
+
+    def endless(progress: Any) -> dict[str, Any]:
+        for n in range(1_000_000):  # (bounded: the test cancels it long before)
+            progress(n, 1_000_000)
+            if stop.wait(0.01):
+                break
+        return {"done": True}
+
+    job = engine.start_job("import", endless, user="alice")
+    assert client.delete(f"/v1/jobs/{job.id}", headers=bearer(keys.bob)).status_code == 404
+    cancelled = client.delete(f"/v1/jobs/{job.id}", headers=bearer(keys.alice))
+    assert cancelled.status_code == 200, cancelled.text
+    done = _follow(client, f"/v1/jobs/{job.id}", bearer(keys.alice))
+    stop.set()
+    assert done["state"] == "failed"
+    assert (done["error"]["code"], done["error"]["status"]) == ("cancelled", 409)
+    again = client.delete(f"/v1/jobs/{job.id}", headers=bearer(keys.alice))
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "conflict")
+
+
+def test_requests_waiting_for_jobs_hold_no_worker_thread(
+    engine: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More waiting requests than the server has worker threads (40): the waits are on the
+    event loop, so a request that needs a thread (authentication, a read) is answered while
+    every one of them still waits."""
+    import anyio
+    import httpx
+
+    from tests.server.conftest import app_for
+
+    release = threading.Event()
+    real = engine.import_
+
+    def blocked(*args: Any, **kwargs: Any) -> Any:
+        assert release.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "import_", blocked)
+    app = app_for(engine)
+    waiting = {**NDJSON, "Prefer": "wait=60"}
+    answered: list[int] = []
+
+    async def main() -> None:
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+
+            async def wait_for_job() -> None:
+                answer = await http.post("/v1/import", content=LINES, headers=waiting)
+                answered.append(answer.status_code)
+
+            async with anyio.create_task_group() as group:
+                for _ in range(45):
+                    group.start_soon(wait_for_job)
+                await anyio.sleep(0)
+                with anyio.fail_after(30):  # (a guard against a hang, not a measure)
+                    stats = await http.get("/v1/stats")
+                    health = await http.get("/healthz")
+                assert (stats.status_code, health.status_code) == (200, 200)
+                assert answered == []  # every job's request still waits
+                release.set()
+
+    anyio.run(main)
+    assert answered == [200] * 45

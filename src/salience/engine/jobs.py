@@ -30,7 +30,7 @@ from datetime import timedelta
 from typing import Any
 
 from salience.engine.core import EngineCore
-from salience.errors import NotFoundError, SalienceError
+from salience.errors import ConflictError, NotFoundError, SalienceError
 from salience.ids import new_ulid
 from salience.models import ALL_USERS, Job, JobState, UserScope
 
@@ -54,6 +54,10 @@ class JobStopped(SalienceError):
     """The engine is closing: a job's work stops at its next progress report."""
 
 
+class JobCancelled(SalienceError):
+    """Its caller cancelled the job (``DELETE /v1/jobs/{id}``): it stopped at its next check."""
+
+
 @dataclass
 class _Run:
     """A job running in this process: its latest state and the events of its life."""
@@ -63,6 +67,7 @@ class _Run:
     moved: threading.Event = field(default_factory=threading.Event)  # progress to write
     finished: threading.Event = field(default_factory=threading.Event)  # the work ended
     written: threading.Event = field(default_factory=threading.Event)  # and its outcome too
+    cancelled: threading.Event = field(default_factory=threading.Event)  # stop at next check
 
 
 _RUNNING: dict[str, _Run] = {}
@@ -122,6 +127,24 @@ class Jobs(EngineCore):
             for j in self._store.jobs(scope, limit)
         ]
 
+    def cancel_job(self, job_id: str, *, user: UserScope = None) -> Job:
+        """Ask a running job of ``user``'s to stop: it fails (``JobCancelled``) at its next
+        progress report. A finished job, or one another process runs, is a conflict."""
+        found = self.job(job_id, user=user)
+        run = _RUNNING.get(job_id)
+        if found.state is not JobState.RUNNING:
+            raise ConflictError(f"job {job_id} has finished already")
+        if run is None:
+            raise ConflictError(f"job {job_id} runs in another process: cancel it there")
+        run.cancelled.set()
+        return found
+
+    def job_finished(self, job_id: str) -> threading.Event | None:
+        """What is set once the job's outcome is written (None: it is not running here), for
+        a caller that waits without holding a thread (the server)."""
+        run = _RUNNING.get(job_id)
+        return None if run is None else run.written
+
     def wait_job(self, job_id: str, timeout: float | None = None) -> Job:
         """Wait (at most ``timeout`` seconds) for a job of this engine to finish; the job."""
         run = _RUNNING.get(job_id)
@@ -147,6 +170,8 @@ class Jobs(EngineCore):
         def progress(done: int, total: int) -> None:
             if self._stopping.is_set():
                 raise JobStopped("the server shut down before the job finished")
+            if run.cancelled.is_set():
+                raise JobCancelled("the job was cancelled by its caller")
             with run.lock:
                 run.job = replace(run.job, done=done, total=total)
             run.moved.set()

@@ -123,7 +123,7 @@ def create_app(memory: Memory) -> FastAPI:
 
 def _health(app: FastAPI) -> None:
     @app.get("/healthz", tags=["health"])
-    def healthz(request: Request) -> dict[str, str]:
+    async def healthz(request: Request) -> dict[str, str]:
         """The process is up, and its mode: ``local`` (no key; one user, loopback only) or
         ``keys`` (every request needs a key; fixed once a key has been in force). The mode as
         last decided: a key made while the server runs ends local mode at the next keyless

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from fastapi import Request
@@ -159,6 +159,8 @@ async def caller_of(request: Request) -> Caller:
     request (the route, and any job it starts): see :mod:`salience.models`."""
     state: Any = request.app.state
     caller: Caller = await run_in_threadpool(authenticate, state.engine, request)
+    if getattr(request.state, "cross_site", False):  # (the guard: a read from another site)
+        caller = replace(caller, read_only=True)
     CEILING.set(caller.source)  # this request's own context: it ends with the request
     return caller
 

@@ -6,8 +6,10 @@ Plain ASGI, in front of everything (the API, the originals' faces, ``/mcp``, the
   ``Sec-Fetch-Site`` to every request; a request that changes state (any method but GET, HEAD
   and OPTIONS) is refused when ``Origin`` is present and is not the server's own origin, or
   when ``Sec-Fetch-Site`` says ``cross-site`` or ``same-site`` (another port of localhost is
-  the same site, not the same origin). Clients that are not browsers send neither header
-  and are not affected; the web UI's own requests are same-origin.
+  the same site, not the same origin); a GET from another site is answered as a read-only
+  key's would be (no access counted, nothing recorded). Clients that are not browsers send
+  neither header and are not affected; the web UI's own requests are same-origin. A request
+  that repeats ``Origin``, ``Sec-Fetch-Site`` or ``Host`` is refused (400).
 * **Declared media types only.** A request with a body must say it is JSON (``/v1/import``
   also takes JSON Lines; ``/v1/packs/import`` takes a zip file only); anything else,
   ``text/plain`` and HTML forms included, is a 415.
@@ -119,6 +121,16 @@ def cross_site(scope: Scope, headers: dict[bytes, bytes]) -> str | None:
     return None
 
 
+GUARD_HEADERS = (b"origin", b"sec-fetch-site", b"host")
+"""Headers the guard decides by: a request that repeats one is refused (which one a server
+or a proxy reads would be a guess)."""
+
+
+def _repeated(scope: Scope) -> str | None:
+    names = [name.lower() for name, _ in scope.get("headers", [])]
+    return next((n.decode() for n in GUARD_HEADERS if names.count(n) > 1), None)
+
+
 def body_error(path: str, headers: dict[bytes, bytes]) -> str | None:
     """Why the body's media type is not one the route takes, or None."""
     kind = media_type(headers.get(b"content-type", b"").decode("latin-1"))
@@ -154,11 +166,16 @@ class Guard:
             return
         headers = dict(scope.get("headers", []))
         method = str(scope["method"]).upper()
-        if method not in SAFE_METHODS:
-            why = cross_site(scope, headers)
-            if why is not None:
-                await refuse(scope, send, 403, "cross_site", why)
-                return
+        repeated = _repeated(scope)
+        if repeated is not None:
+            await refuse(scope, send, 400, "repeated_header", f"{repeated} may be given once")
+            return
+        why = cross_site(scope, headers)
+        if why is not None and method not in SAFE_METHODS:
+            await refuse(scope, send, 403, "cross_site", why)
+            return
+        if why is not None:  # a read from another site reads only: no access counted, no record
+            scope.setdefault("state", {})["cross_site"] = True
         too_large = f"the request body is over {self.limit} bytes"
         length = headers.get(b"content-length")
         if length is not None and (not length.strip().isdigit() or int(length) > self.limit):

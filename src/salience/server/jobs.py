@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
@@ -22,7 +23,7 @@ from salience.engine.jobs import Progress
 from salience.models import ALL_USERS, Job, JobState, UserScope
 from salience.server.context import Caller, Engine
 from salience.server.errors import error_response
-from salience.server.replies import READ_ERRORS, CallerDep, EngineDep
+from salience.server.replies import READ_ERRORS, WRITE_ERRORS, CallerDep, EngineDep
 from salience.wire.models import JobOut
 from salience.wire.values import job_out
 
@@ -67,8 +68,22 @@ async def answer(
     job = engine.run(lambda m: m.start_job(kind, work, user=caller.user))
     wait = wait_of(request)
     if wait > 0:
-        job = await run_in_threadpool(engine.memory.wait_job, job.id, wait)
+        await _finished(engine, job.id, wait)
+        job = await run_in_threadpool(engine.memory.job, job.id, user=ALL_USERS)
     return reply(job)
+
+
+async def _finished(engine: Engine, job_id: str, wait: float) -> None:
+    """Wait up to ``wait`` seconds for the job's outcome, on the event loop: a waiting
+    request holds no worker thread (those answer other requests, authentication first)."""
+    done = engine.memory.job_finished(job_id)
+    if done is None:
+        return
+    deadline = anyio.current_time() + wait
+    pause = 0.005
+    while not done.is_set() and (left := deadline - anyio.current_time()) > 0:
+        await anyio.sleep(min(pause, left))
+        pause = min(pause * 2, 0.25)
 
 
 def reply(job: Job) -> JSONResponse:
@@ -109,3 +124,12 @@ def list_jobs(
     """The caller's jobs (an admin's: everyone's), newest first; finished ones are kept a
     week."""
     return [job_out(j) for j in engine.run(lambda m: m.jobs(user=_scope(caller), limit=limit))]
+
+
+@router.delete("/jobs/{job_id}", response_model=JobOut, responses=WRITE_ERRORS)
+def cancel_job(job_id: str, caller: CallerDep, engine: EngineDep) -> Any:
+    """Stop a running job the caller started: it fails as ``cancelled`` at its next check
+    (what it wrote so far stays: an import is all or nothing, so it writes nothing). A
+    finished job, or one another server process runs, answers 409."""
+    caller.may_write()
+    return job_out(engine.run(lambda m: m.cancel_job(job_id, user=_scope(caller))))

@@ -22,7 +22,11 @@ STATUS: tuple[tuple[type[errors.SalienceError], int, str], ...] = (
     (errors.StoreBusyError, 503, "busy"),
     (errors.StoreError, 500, "store"),
 )
-JOB_CODES = {"Interrupted": (503, "interrupted"), "JobStopped": (503, "interrupted")}
+JOB_CODES = {
+    "Interrupted": (503, "interrupted"),
+    "JobStopped": (503, "interrupted"),
+    "JobCancelled": (409, "cancelled"),
+}
 """A job's errors that are not the library's: the process running it stopped."""
 
 
