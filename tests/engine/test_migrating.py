@@ -191,3 +191,26 @@ def test_an_imported_text_is_screened_for_orders_as_it_was_written(
     assert not record.enabled
     assert record.source == "import"
     assert "Use tabs" not in memory.briefing(profile="salience").text
+
+
+def test_an_untrusted_store_whose_table_is_an_endless_view_is_refused(
+    memory: Memory, tmp_path: Path
+) -> None:
+    """A 4 KB SQLite file whose ``memories`` is a view over an endless recursive query: the
+    import is refused at once (untrusted stores run no recursive query), nothing stored."""
+    import sqlite3
+
+    path = tmp_path / "talome.db"
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "CREATE VIEW memories AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+        "SELECT i AS id, 'fact' AS type, 'x' AS content, NULL AS source, 1.0 AS confidence, "
+        "0 AS access_count, 1 AS enabled, '2026-01-01' AS created_at, "
+        "'2026-01-01' AS updated_at FROM n"
+    )
+    conn.commit()
+    conn.close()
+    with pytest.raises(InvalidInputError, match="recursive query") as refused:
+        memory.import_from("talome", path)
+    assert str(tmp_path) not in str(refused.value)
+    assert memory.list() == []

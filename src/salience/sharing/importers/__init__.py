@@ -5,6 +5,7 @@ Each reads files only (a database is opened read-only) and never runs the other 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from salience.sharing.importers import (
     rae,
     talome,
 )
-from salience.sharing.importers.base import Harvest, Item
+from salience.sharing.importers.base import Harvest, Item, unsafe
 
 READERS: dict[str, Callable[[Path], Harvest]] = {
     "aide": aide.read,
@@ -52,7 +53,10 @@ def harvest(system: str, path: Path | str) -> Harvest:
     path = Path(path).expanduser()
     if not path.exists():
         raise InvalidInputError(f"{path} does not exist", field="path")
-    return reader(path)
+    try:
+        return reader(path)
+    except sqlite3.Error as exc:  # (an untrusted store: see base.open_read_only)
+        raise InvalidInputError(f"the {system} store could not be read: {unsafe(exc)}") from None
 
 
 __all__ = ["SYSTEMS", "Harvest", "Item", "harvest"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -78,15 +79,53 @@ def moment(value: object, *, file_time: float | None = None) -> datetime:
     raise InvalidInputError("a record has no time")
 
 
+READ_STEPS = 2_000_000_000
+"""The most virtual-machine steps an import may spend reading another system's SQLite store
+(a real store of 100k memories takes a small part of that); past it, the read stops."""
+_RECURSIVE = 33  # SQLITE_RECURSIVE: a recursive common table expression
+
+
 def open_read_only(path: Path) -> sqlite3.Connection:
-    """A SQLite store of another system, read-only (its WAL, if any, read, never written)."""
+    """A SQLite store of another system, opened as untrusted: read-only (its WAL, if any,
+    read, never written), ``trusted_schema`` off (its views and triggers call no function
+    that has side effects), queries only, no recursive query (a view over an endless one
+    never ends), and at most :data:`READ_STEPS` steps in all."""
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn.execute("PRAGMA trusted_schema = OFF")
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA cell_size_check = ON")
+        conn.set_authorizer(_untrusted)
+        conn.set_progress_handler(_budget(), 100_000)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error as exc:
-        raise InvalidInputError(f"{path} cannot be read as a SQLite database: {exc}") from None
+        raise InvalidInputError(f"{path.name} cannot be read as a SQLite database: {exc}") from None
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _untrusted(action: int, *_: object) -> int:
+    return sqlite3.SQLITE_DENY if action == _RECURSIVE else sqlite3.SQLITE_OK
+
+
+def _budget() -> Callable[[], int]:
+    steps = 0
+
+    def spent() -> int:
+        nonlocal steps
+        steps += 100_000
+        return int(steps > READ_STEPS)  # (non-zero: SQLite stops the statement)
+
+    return spent
+
+
+def unsafe(exc: sqlite3.Error) -> str:
+    """What went wrong reading an untrusted store, said without its paths."""
+    if isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc):
+        return f"reading it took more than {READ_STEPS:,} steps (a view that never ends?)"
+    if isinstance(exc, sqlite3.DatabaseError) and "not authorized" in str(exc):
+        return "it asks for a recursive query, which an import does not run"
+    return type(exc).__name__
 
 
 def columns(conn: sqlite3.Connection, table: str) -> set[str]:

@@ -8,6 +8,7 @@ history."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from salience.sharing.importers.base import (
     moment,
     open_read_only,
     read_json,
+    unsafe,
 )
 
 SYSTEM = "talome"
@@ -51,8 +53,10 @@ def read(path: Path) -> Harvest:
                 }
                 for r in conn.execute("SELECT * FROM memories ORDER BY id")
             ]
-        except Exception as exc:
-            raise InvalidInputError(f"{path} is not a Talome store: {exc}") from None
+        except sqlite3.Error as exc:
+            raise InvalidInputError(f"{path.name} is not a Talome store: {unsafe(exc)}") from None
+        except (KeyError, IndexError) as exc:
+            raise InvalidInputError(f"{path.name} is not a Talome store: no {exc}") from None
         finally:
             conn.close()
     else:
