@@ -91,6 +91,7 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("POST", "/v1/quarantine/{memory_id}/approve"): ({}, True),
     ("POST", "/v1/quarantine/{memory_id}/reject"): ({}, True),
     ("GET", "/v1/jobs/{job_id}"): (None, False),
+    ("DELETE", "/v1/jobs/{job_id}"): (None, True),
     ("GET", "/healthz"): (None, False),
     ("GET", "/readyz"): (None, False),
     ("GET", "/metrics"): (None, False),
