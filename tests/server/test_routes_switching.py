@@ -96,3 +96,38 @@ def test_bad_uploads_are_named_and_change_nothing(
     )
     assert read_only.status_code == 403
     assert fingerprint(engine) == before
+
+
+def _raw_zip(members: list[tuple[str, bytes]]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members:
+            info = zipfile.ZipInfo(name, WHEN)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("members", "said"),
+    [
+        ([("notes/CLAUDE.md", bytes(20 << 20))], "times its size"),  # a bomb: 20 MB of zeros
+        ([("notes/a.md", b"- x"), ("notes/a.md/b.md", b"- y")], "cannot be unpacked"),
+        ([("notes/b/", b""), ("notes/b", b"- y")], "cannot be unpacked"),
+        ([("notes/" + "n" * 300 + ".md", b"- y")], "cannot be unpacked"),
+    ],
+    ids=["ratio", "file then folder", "folder then file", "long name"],
+)
+def test_a_hostile_zip_answers_422_and_changes_nothing(
+    client: TestClient, keys: Keys, engine: Memory, members: list[tuple[str, bytes]], said: str
+) -> None:
+    before = fingerprint(engine)
+    answer = client.post(
+        "/v1/import/claude-code",
+        content=_raw_zip(members),
+        headers={**bearer(keys.bob), "Content-Type": "application/zip"},
+    )
+    assert answer.status_code == 422, answer.text
+    assert said in answer.json()["error"]["message"]
+    assert "/tmp" not in answer.text
+    assert fingerprint(engine) == before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import sqlite3
+import struct
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -363,3 +364,32 @@ def test_raes_database_by_url(postgres_url: str) -> None:
     assert "hunter2" not in str(refused.value)
     with pytest.raises(InvalidInputError, match="keeps no PostgreSQL database"):
         harvest("talome", postgres_url)
+
+
+def _bolt(pages: dict[int, bytes], size: int = 4096) -> bytes:
+    """A bbolt file of pages (meta page 0 made valid, root bucket at page 2)."""
+    from salience.sharing.importers.bolt import MAGIC, _fnv64a
+
+    data = bytearray(size * (max(pages) + 1))
+    meta = struct.pack("<QHHI", 0, 0x04, 0, 0) + struct.pack("<IIII", MAGIC, 2, size, 0)
+    body = struct.pack("<QQQQQ", 2, 0, 0, max(pages) + 1, 1)
+    meta += body
+    checksum = _fnv64a(bytes(meta[16:72]))
+    data[: len(meta) + 8] = meta + struct.pack("<Q", checksum)
+    for number, page in pages.items():
+        data[number * size : number * size + len(page)] = page
+    return bytes(data)
+
+
+@pytest.mark.parametrize("fan_out", [1, 4000])
+def test_a_bbolt_tree_that_loops_is_refused_not_walked_forever(
+    tmp_path: Path, fan_out: int
+) -> None:
+    from salience.sharing.importers.bolt import BoltFile
+
+    branch = struct.pack("<QHHI", 2, 0x01, fan_out, 0)  # a branch page whose children ...
+    branch += struct.pack("<IIQ", 0, 0, 2) * fan_out  # ... are itself
+    path = tmp_path / "memory.db"
+    path.write_bytes(_bolt({2: branch}, size=1 << 16))
+    with pytest.raises(InvalidInputError, match="loops"):
+        BoltFile(path).bucket(b"memories")

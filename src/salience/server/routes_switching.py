@@ -32,6 +32,9 @@ from salience.wire.values import migration_out
 router = APIRouter(prefix="/v1", tags=["store"])
 MAX_MEMBERS = 10_000
 MAX_UNPACKED = 512 * 1024 * 1024
+MAX_RATIO = 50
+"""How many times its own size a zip may unpack to (beyond a first MiB): text compresses
+five to ten times; a 610 KB zip holding a 200 MB file is a bomb, refused before unpacking."""
 NAMES = {"text/csv": "memories.csv", "text/markdown": "notes.md", "application/json": "export.json"}
 
 
@@ -97,9 +100,23 @@ def unpack(data: bytes, target: Path) -> Path:
     members = archive.infolist()
     if len(members) > MAX_MEMBERS:
         raise InvalidInputError(f"the zip holds {len(members)} members; at most {MAX_MEMBERS}")
-    if sum(m.file_size for m in members) > MAX_UNPACKED:
+    unpacked = sum(m.file_size for m in members)
+    if unpacked > MAX_UNPACKED:
         raise InvalidInputError(f"the zip unpacks to more than {MAX_UNPACKED} bytes")
+    if unpacked > MAX_RATIO * len(data) + (1 << 20):
+        raise InvalidInputError(
+            f"the zip unpacks to {unpacked // len(data)} times its size; at most {MAX_RATIO}"
+        )
     target.mkdir(parents=True)
+    try:
+        _unpack_members(archive, members, target)
+    except OSError as exc:  # (a file then a folder of one name, a name too long, ...)
+        raise InvalidInputError(f"the zip cannot be unpacked: {exc.strerror}") from None
+    tops = list(target.iterdir())
+    return tops[0] if len(tops) == 1 and tops[0].is_dir() else target
+
+
+def _unpack_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], target: Path) -> None:
     for member in members:
         name = PurePosixPath(member.filename)
         if name.is_absolute() or ".." in name.parts or "\\" in member.filename:
@@ -121,5 +138,3 @@ def unpack(data: bytes, target: Path) -> Path:
         # its own (Claude Code, basic-memory without dates) is dated by its files.
         written = datetime(*member.date_time, tzinfo=UTC).timestamp()
         os.utime(target / name, (written, written))
-    tops = list(target.iterdir())
-    return tops[0] if len(tops) == 1 and tops[0].is_dir() else target

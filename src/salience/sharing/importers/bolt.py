@@ -19,6 +19,9 @@ from salience.errors import InvalidInputError
 MAGIC = 0xED0CDAED
 BRANCH, LEAF, META = 0x01, 0x02, 0x04
 BUCKET = 0x01
+MAX_DEPTH = 64
+"""The deepest a bbolt tree can be in practice (a tree of 64 levels would hold more than any
+file): a deeper path is a damaged or hostile file."""
 _FNV_OFFSET, _FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
 
 
@@ -49,7 +52,7 @@ class BoltFile:
             return None
         flags = struct.unpack_from("<H", self._data, offset + 8)[0]
         magic, version, page_size = struct.unpack_from("<III", self._data, offset + 16)
-        if not flags & META or magic != MAGIC or version != 2:
+        if not flags & META or magic != MAGIC or version != 2 or not 512 <= page_size <= 1 << 16:
             return None
         root, _sequence, _freelist, _pgid, txid, checksum = struct.unpack_from(
             "<QQQQQQ", self._data, offset + 32
@@ -65,27 +68,39 @@ class BoltFile:
 
     def bucket(self, name: bytes) -> dict[bytes, bytes]:
         """The key/value pairs of a top-level bucket ({} if it does not exist)."""
-        for key, value, flags in self._elements(self._data, self._root * self.page_size):
+        seen: set[int] = set()  # (a tree reaches each page once: a page reached again is a loop)
+        for key, value, flags in self._elements(self._data, self._root * self.page_size, seen):
             if key == name and flags & BUCKET:
-                return {k: v for k, v, f in self._bucket(value) if not f & BUCKET}
+                return {k: v for k, v, f in self._bucket(value, set()) if not f & BUCKET}
         return {}
 
-    def _bucket(self, value: bytes) -> Iterator[tuple[bytes, bytes, int]]:
+    def _bucket(self, value: bytes, seen: set[int]) -> Iterator[tuple[bytes, bytes, int]]:
         root = struct.unpack_from("<Q", value, 0)[0]
         if root == 0:  # an inline bucket: its leaf page follows its header
-            yield from self._elements(value, 16)
+            yield from self._elements(value, 16, seen)
         else:
-            yield from self._elements(self._data, root * self.page_size)
+            yield from self._elements(self._data, root * self.page_size, seen)
 
-    def _elements(self, buffer: bytes, offset: int) -> Iterator[tuple[bytes, bytes, int]]:
-        """Every (key, value, flags) under the page at ``offset`` of ``buffer``, in key order."""
+    def _elements(
+        self, buffer: bytes, offset: int, seen: set[int], depth: int = 0
+    ) -> Iterator[tuple[bytes, bytes, int]]:
+        """Every (key, value, flags) under the page at ``offset`` of ``buffer``, in key order;
+        each page of the file once (``seen``), or the file is damaged: a branch that points
+        back up its own path, or at a page another branch holds, would never end."""
+        if buffer is self._data:
+            if offset in seen or not 0 <= offset < len(buffer) or depth > MAX_DEPTH:
+                raise InvalidInputError(f"{self._path.name} is damaged (its tree loops)")
+            seen.add(offset)
         try:
             flags, count = struct.unpack_from("<HH", buffer, offset + 8)
+            if offset + 16 + 16 * count > len(buffer):
+                raise InvalidInputError(f"{self._path.name} is damaged (a page runs past its end)")
             for n in range(count):
                 at = offset + 16 + 16 * n
                 if flags & BRANCH:
                     _pos, _ksize, child = struct.unpack_from("<IIQ", buffer, at)
-                    yield from self._elements(self._data, child * self.page_size)
+                    page = child * self.page_size
+                    yield from self._elements(self._data, page, seen, depth + 1)
                 elif flags & LEAF:
                     kind, pos, ksize, vsize = struct.unpack_from("<IIII", buffer, at)
                     start = at + pos
@@ -95,6 +110,10 @@ class BoltFile:
                         kind,
                     )
                 else:
-                    raise InvalidInputError(f"{self._path}: page at {offset} is not a tree page")
+                    raise InvalidInputError(
+                        f"{self._path.name}: page at {offset} is not a tree page"
+                    )
         except struct.error:
-            raise InvalidInputError(f"{self._path} is damaged (a page runs past its end)") from None
+            raise InvalidInputError(
+                f"{self._path.name} is damaged (a page runs past its end)"
+            ) from None
