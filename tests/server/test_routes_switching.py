@@ -85,6 +85,7 @@ def test_bad_uploads_are_named_and_change_nothing(
         ("/v1/import/talome", b"not a database", "application/octet-stream", 422),
         ("/v1/import/talome", b"{}", "text/plain", 415),
         ("/v1/import/basic-memory", b"PK junk", "application/zip", 422),
+        ("/v1/import/rae", b"postgresql://rae@db/rae", "application/octet-stream", 422),
     ):
         answer = client.post(path, content=body, headers={**bearer(keys.bob), "Content-Type": kind})
         assert answer.status_code == status, (path, answer.text)

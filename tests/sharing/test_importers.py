@@ -393,3 +393,23 @@ def test_a_bbolt_tree_that_loops_is_refused_not_walked_forever(
     path.write_bytes(_bolt({2: branch}, size=1 << 16))
     with pytest.raises(InvalidInputError, match="loops"):
         BoltFile(path).bucket(b"memories")
+
+
+@pytest.mark.parametrize(
+    ("system", "name", "text"),
+    [
+        ("talome", "memories.json", "[1, 2, 3]"),
+        ("talome", "memories.json", '[{"id": 1, "content": ["not", "text"], "type": 5}]'),
+        ("mem0", "get_all.json", '{"results": [1, "two"]}'),
+        ("engram", "export.json", '{"observations": [7]}'),
+    ],
+)
+def test_a_record_of_a_shape_the_source_never_writes_is_bad_input(
+    tmp_path: Path, system: str, name: str, text: str
+) -> None:
+    """Hostile or broken data is refused as bad input (a 422 over HTTP), never a traceback."""
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(InvalidInputError) as refused:
+        harvest(system, path)
+    assert str(tmp_path) not in str(refused.value)

@@ -69,6 +69,11 @@ async def import_from(
     data = await request.body()
     if not data:
         raise InvalidInputError("the body is empty: upload the store or export file")
+    if data.lstrip().lower().startswith((b"postgresql://", b"postgres://")):
+        raise InvalidInputError(  # (a server connects to no database a caller names)
+            "the body is a database URL: upload the store or its export (RAE: its memories "
+            "table as CSV); salience import --from rae URL reads a database from the CLI"
+        )
 
     def work(progress: Progress) -> dict[str, Any]:
         with scratch("import") as root:

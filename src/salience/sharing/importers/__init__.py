@@ -6,10 +6,11 @@ Each reads files only (a database is opened read-only) and never runs the other 
 from __future__ import annotations
 
 import sqlite3
+import struct
 from collections.abc import Callable
 from pathlib import Path
 
-from salience.errors import InvalidInputError
+from salience.errors import InvalidInputError, SalienceError
 from salience.sharing.importers import (
     aide,
     basic_memory,
@@ -55,8 +56,27 @@ def harvest(system: str, path: Path | str) -> Harvest:
         raise InvalidInputError(f"{path} does not exist", field="path")
     try:
         return reader(path)
+    except InvalidInputError as exc:
+        if type(exc) is not InvalidInputError:
+            raise
+        said = str(exc)  # (named by the file, not where it lies: a server's uploads folder)
+        for folder in {str(path.parent), str(path.resolve().parent)}:
+            said = said.replace(folder + "/", "")
+        raise InvalidInputError(said, field=exc.field) from None
+    except SalienceError:
+        raise
     except sqlite3.Error as exc:  # (an untrusted store: see base.open_read_only)
         raise InvalidInputError(f"the {system} store could not be read: {unsafe(exc)}") from None
+    except MALFORMED as exc:  # a record of a shape the source never writes (hostile or broken)
+        raise InvalidInputError(
+            f"the {system} data is malformed: a record is not the shape {system} writes "
+            f"({type(exc).__name__})"
+        ) from None
+
+
+MALFORMED = (AttributeError, TypeError, KeyError, IndexError, ValueError, struct.error)
+"""What a reader meets in data its source never writes (a list of numbers where objects
+belong, a point without a payload): every upload of it is bad input (422), never a 500."""
 
 
 __all__ = ["SYSTEMS", "Harvest", "Item", "harvest"]
