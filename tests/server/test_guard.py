@@ -200,3 +200,11 @@ def test_a_streamed_body_within_the_limit_is_read_whole(client: TestClient) -> N
     answer = client.post("/v1/import", content=pieces, headers=headers)
     assert answer.status_code == 200, answer.text
     assert answer.json()["created"] == 200
+
+
+def test_a_get_of_mcp_answers_at_once(client: TestClient) -> None:
+    """The MCP endpoint is stateless and sends nothing unasked: a GET (which would open a
+    stream that never speaks) answers 405 instead of holding the connection."""
+    answer = client.get("/mcp", headers={"Accept": "text/event-stream"})
+    assert answer.status_code == 405
+    assert answer.json()["error"]["code"] == "method_not_allowed"

@@ -42,6 +42,12 @@ class Gate:
         self.stopped: anyio.Event | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "GET":  # (stateless: there is no stream of its own to open)
+            await refuse(
+                scope, send, 405, "method_not_allowed", "MCP here takes POST: it sends nothing "
+                "unasked, so a GET would wait forever", close=False,
+            )  # fmt: skip
+            return
         if self.wanted is None or self.ready is None:
             await refuse(scope, send, 503, "not_ready", "the MCP endpoint is starting", close=False)
             return
