@@ -12,6 +12,7 @@ from salience.cli.app import (
     chosen_user,
     cli,
     json_option,
+    key_option,
     open_memory,
     progress_bar,
     shared_key,
@@ -31,13 +32,7 @@ def pack() -> None:
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
 @click.option("--type", "type_", default=None, help="Only memories of this type.")
 @click.option("--project", default=None, help="Only this project's memories.")
-@click.option(
-    "--sign-with",
-    "key_file",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    default=None,
-    help="Sign the pack with the shared key in this file (HMAC-SHA256).",
-)
+@key_option("--sign-with", "Sign the pack with the shared key in this file (HMAC-SHA256).")
 @all_users_option
 @store_options
 @json_option
@@ -74,12 +69,8 @@ def export_(
     help="Mount the pack as a read-only layer instead of importing it into local.",
 )
 @click.option("--name", default=None, help="The layer's name (default: the pack's file name).")
-@click.option(
-    "--verify-with",
-    "key_file",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    default=None,
-    help="Refuse the pack unless it is signed with the shared key in this file.",
+@key_option(
+    "--verify-with", "Refuse the pack unless it is signed with the shared key in this file."
 )
 @store_options
 @json_option

@@ -186,10 +186,9 @@ class Importing(EngineCore):
         decided = [
             decide("import", None, r, words=words[at], claimed=True) for at, r in enumerate(records)
         ]
-        new = [d for d, r in zip(decided, records, strict=True) if r.id not in known]
-        return [d.after or r for d, r in zip(decided, records, strict=True)], self._authority.stage(
-            new
-        )
+        pairs = list(zip(decided, records, strict=True))
+        fresh = [d.after or r for d, r in pairs]
+        return fresh, self._authority.stage([d for d, r in pairs if r.id not in known])
 
     def _stored(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         every = MemoryFilter(as_of=self.now(), include_superseded=True, include_forgotten=True)

@@ -370,8 +370,7 @@ class Authority:
 
     def erase_user(self, user: str) -> dict[str, int]:
         """Everything ``user`` ever stored goes (a person's decision only)."""
-        if not may("erase", None):
-            raise _refusal(VERBS["erase"], None)
+        require("erase", None)
         with granted("erase"):
             return self._store.erase_user(user)
 
