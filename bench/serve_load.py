@@ -20,7 +20,8 @@ and through ``Memory.search`` in this process, on the same store.
     python bench/serve_load.py [--workers 1,2] [--clients 16] [--seconds 20] [--seed 2000]
                                [--import-lines 3000] [--writers 8] [--postgres]
 
-Writes bench/results/serve_load.json.
+Writes bench/results/serve_load.json. With ``--hostile [--waits 42]``, a hostile tenant
+instead (:mod:`hostile_tenant`): writes bench/results/serve_hostile.json.
 """
 
 from __future__ import annotations
@@ -442,7 +443,17 @@ def main() -> None:
     parser.add_argument("--parts", default="load,work,writes,overhead")
     parser.add_argument("--queries", type=int, default=300, help="queries for the overhead")
     parser.add_argument("--out", default="bench/results/serve_load.json")
+    parser.add_argument("--hostile", action="store_true", help="a hostile tenant instead")
+    parser.add_argument("--waits", type=int, default=42, help="with --hostile: Prefer: wait=300")
     args = parser.parse_args()
+    if args.hostile:
+        import hostile_tenant
+
+        hostile = {"machine": machine(), "args": vars(args), **hostile_tenant.run(args.waits)}
+        hostile_tenant.print_run(hostile)
+        out = args.out.replace("serve_load.json", "serve_hostile.json")
+        write_results(out, hostile)
+        return
     parts = set(args.parts.split(","))
     server = None
     targets = [Target("sqlite")]

@@ -18,7 +18,19 @@ SRC = Path(__file__).parent.parent / "src" / "salience"
 
 # Lowest first. A module may import its own room and anything listed before it.
 ROOMS: tuple[tuple[str, ...], ...] = (
-    ("clock", "config", "errors", "ids", "lazy", "models", "net", "scores", "text", "text_dates"),
+    (
+        "budget",
+        "clock",
+        "config",
+        "errors",
+        "ids",
+        "lazy",
+        "models",
+        "net",
+        "scores",
+        "text",
+        "text_dates",
+    ),
     ("embeddings", "stores"),
     ("write",),
     ("briefing",),

@@ -19,6 +19,7 @@ from salience.errors import (
     LLMError,
     NotASalienceDatabaseError,
     NotFoundError,
+    OverLimitError,
     PackError,
     ReadOnlyLayerError,
     RemoteError,
@@ -28,6 +29,7 @@ from salience.errors import (
     StoreDamagedError,
     StoreError,
     StoreReadOnlyError,
+    TooManyJobsError,
 )
 
 _LAZY = {
@@ -173,6 +175,7 @@ __all__ = [
     "NotASalienceDatabaseError",
     "NotFoundError",
     "Outcome",
+    "OverLimitError",
     "PackError",
     "PackImport",
     "PackManifest",
@@ -191,6 +194,7 @@ __all__ = [
     "StoreDamagedError",
     "StoreError",
     "StoreReadOnlyError",
+    "TooManyJobsError",
     "Trace",
     "TraceHit",
     "Variant",

@@ -4,12 +4,14 @@ Every error is a :class:`SalienceError`; catch that to handle them all. The tree
 
     SalienceError
     ├── InvalidInputError        bad field value; ``field`` names it
-    │   └── ImportFormatError    a bad line in a JSON Lines import; ``line`` names it
+    │   ├── ImportFormatError    a bad line in a JSON Lines import; ``line`` names it
+    │   └── OverLimitError       work passed one of its limits; ``field`` names the setting
     ├── NotFoundError            no memory with that id; ``memory_id``
     ├── ConflictError            the memory is in a state that forbids the change
     ├── ForbiddenError           the writer's standing does not allow the change (the write
     │                            authority: a memory above the writer, or a person's decision)
     ├── ConfigError              a bad setting or an unsupported store URL
+    ├── TooManyJobsError         the user has as many jobs waiting as they may: try later
     ├── EmbedderError            the embedder failed or does not match the store's vectors
     ├── LayerError               a layer cannot be mounted or opened
     │   └── ReadOnlyLayerError   a write aimed at a mounted (read-only) layer
@@ -50,6 +52,12 @@ class ImportFormatError(InvalidInputError):
         self.line = line
 
 
+class OverLimitError(InvalidInputError):
+    """Work passed one of its limits (a job's time, the rows or bytes an import may read, a
+    zip's unpacked size): it stopped, and applied nothing. ``field`` names the setting that
+    sets the limit (``job_rows``), so that a user who trusts the input may raise it."""
+
+
 class NotFoundError(SalienceError, LookupError):
     """No memory has the given id."""
 
@@ -83,6 +91,11 @@ class ForbiddenError(SalienceError, PermissionError):
 
 class ConfigError(SalienceError):
     """A setting is invalid, or a store URL names an unsupported backend."""
+
+
+class TooManyJobsError(SalienceError):
+    """The user has as many jobs running and waiting as they may (``jobs_queued``): nothing
+    was started; ask again once one has finished."""
 
 
 class EmbedderError(SalienceError):

@@ -362,8 +362,9 @@ class ApiKey:
 
 
 class JobState(StrEnum):
-    """Where a job is: running, or finished one way or the other."""
+    """Where a job is: waiting its turn, running, or finished one way or the other."""
 
+    QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"

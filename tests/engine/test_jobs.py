@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from salience import Config, Memory
 from salience.engine import jobs
-from salience.errors import InvalidInputError, NotFoundError
+from salience.errors import ConflictError, InvalidInputError, NotFoundError, TooManyJobsError
 from salience.models import ALL_USERS, Job, JobState
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
@@ -155,3 +157,147 @@ def test_a_finished_job_is_kept_a_week(memory: Memory, clock: FakeClock) -> None
     assert [j.id for j in memory.jobs()] == [new.id]
     assert memory.store.job(old.id) is None
     assert new.state is JobState.DONE
+
+
+# -- limits: how many run, the queue, the budget, a cancel from anywhere -----------------------
+
+
+def _limited(config: Config, clock: FakeClock, **limits: Any) -> Memory:
+    return Memory.open(config=replace(config, **limits), clock=clock, embedder=WordHashEmbedder())
+
+
+def _blocked(release: threading.Event, ran: list[str], name: str) -> Any:
+    def work(progress: Any) -> dict[str, Any]:
+        ran.append(name)
+        while not release.wait(0.01):
+            progress(0, 1)  # (a check: a cancel stops it here)
+        return {"name": name}
+
+    return work
+
+
+def test_jobs_past_the_limits_wait_their_turn_in_order(config: Config, clock: FakeClock) -> None:
+    release, ran = threading.Event(), []
+    with _limited(config, clock, jobs_per_tenant=1, jobs_running=2) as memory:
+        first = memory.start_job("test", _blocked(release, ran, "a1"), user="alice")
+        second = memory.start_job("test", _blocked(release, ran, "a2"), user="alice")
+        other = memory.start_job("test", _blocked(release, ran, "b1"), user="bob")
+        third = memory.start_job("test", _blocked(release, ran, "c1"), user="carol")
+        # alice is at her limit, bob takes the second place, carol waits for any
+        assert [j.state for j in (first, second, other, third)] == [
+            JobState.RUNNING,
+            JobState.QUEUED,
+            JobState.RUNNING,
+            JobState.QUEUED,
+        ]
+        assert memory.store.job(second.id).state is JobState.QUEUED  # (as others read it)
+        assert memory.job(second.id, user="alice").state is JobState.QUEUED
+        release.set()
+        done = [memory.wait_job(j.id, 20) for j in (first, second, other, third)]
+        assert [j.state for j in done] == [JobState.DONE] * 4
+        assert ran.index("a2") > ran.index("a1")
+        assert {ran[0], ran[1]} == {"a1", "b1"}
+
+
+def test_a_full_queue_refuses_a_new_job_and_starts_nothing(
+    config: Config, clock: FakeClock
+) -> None:
+    release, ran = threading.Event(), []
+    with _limited(config, clock, jobs_per_tenant=1, jobs_queued=2) as memory:
+        started = [memory.start_job("t", _blocked(release, ran, str(n))) for n in range(3)]
+        with pytest.raises(TooManyJobsError, match="jobs_queued"):
+            memory.start_job("t", _blocked(release, ran, "refused"))
+        assert len(memory.jobs()) == 3
+        other = memory.start_job("t", lambda progress: {}, user="bob")  # (another user's turn)
+        assert memory.wait_job(other.id, 20).state is JobState.DONE
+        release.set()
+        assert all(memory.wait_job(j.id, 20).state is JobState.DONE for j in started)
+        assert "refused" not in ran
+
+
+def test_a_queued_job_cancelled_leaves_the_queue_at_once(config: Config, clock: FakeClock) -> None:
+    release, ran = threading.Event(), []
+    with _limited(config, clock, jobs_running=1) as memory:
+        running = memory.start_job("t", _blocked(release, ran, "running"))
+        queued = memory.start_job("t", _blocked(release, ran, "queued"))
+        cancelled = memory.cancel_job(queued.id)
+        assert cancelled.state is JobState.FAILED
+        assert cancelled.error is not None
+        assert cancelled.error["kind"] == "JobCancelled"
+        release.set()
+        assert memory.wait_job(running.id, 20).state is JobState.DONE
+        assert memory.wait_job(queued.id, 20).state is JobState.FAILED
+        assert ran == ["running"]
+
+
+def test_a_job_is_cancelled_from_another_process_of_the_store(
+    config: Config, clock: FakeClock
+) -> None:
+    release, ran = threading.Event(), []
+    with _limited(config, clock) as server, _limited(config, clock) as other:
+        job = server.start_job("t", _blocked(release, ran, "long"))
+        assert other.store.ask_cancel(job.id, clock.now)  # (what another process does)
+        stopped = server.wait_job(job.id, 20)  # (its heartbeat reads the ask)
+        assert stopped.state is JobState.FAILED
+        assert stopped.error is not None
+        assert stopped.error["kind"] == "JobCancelled"
+        assert not other.store.ask_cancel(job.id, clock.now)  # (finished: nothing to ask)
+
+
+def test_cancelling_a_job_another_process_runs_asks_it_through_the_store(
+    memory: Memory, clock: FakeClock
+) -> None:
+    elsewhere = Job(
+        "01JOBELSEWHERE00000000000000",
+        memory.config.user,
+        "import",
+        JobState.RUNNING,
+        clock.now,
+        clock.now,
+        owner="another-host:41",
+    )
+    memory.store.save_job(elsewhere)
+    assert memory.cancel_job(elsewhere.id).state is JobState.RUNNING
+    assert memory.store.cancel_asked(elsewhere.id)
+    memory.store.save_job(replace(elsewhere, done=3))  # (its heartbeat keeps the ask)
+    assert memory.store.cancel_asked(elsewhere.id)
+    memory.store.save_job(replace(elsewhere, state=JobState.DONE, finished_at=clock.now))
+    with pytest.raises(ConflictError, match="finished"):
+        memory.cancel_job(elsewhere.id)
+
+
+def test_a_job_past_its_time_fails_naming_the_limit(
+    config: Config, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from salience import budget
+
+    ticks = iter(range(0, 10_000, 7))  # (each reading of the clock 7 s on)
+    monkeypatch.setattr(budget, "monotonic", lambda: float(next(ticks)))
+    with _limited(config, clock, job_seconds=20) as memory:
+
+        def endless(progress: Any) -> dict[str, Any]:
+            while True:
+                progress(0, 1)
+
+        failed = memory.wait_job(memory.start_job("t", endless).id, 20)
+    assert failed.state is JobState.FAILED
+    assert failed.error is not None
+    assert (failed.error["kind"], failed.error["field"]) == ("OverLimitError", "job_seconds")
+
+
+def test_an_import_job_past_its_records_applies_nothing(config: Config, clock: FakeClock) -> None:
+    source = Path(__file__).parent.parent / "data" / "importers" / "talome" / "talome.db"
+    with _limited(config, clock, job_rows=3) as memory:
+
+        def work(progress: Any) -> dict[str, Any]:
+            return {"found": memory.import_from("talome", source, progress=progress).found}
+
+        failed = memory.wait_job(memory.start_job("import_from", work).id, 20)
+        assert failed.state is JobState.FAILED
+        assert failed.error is not None
+        assert (failed.error["kind"], failed.error["field"]) == ("OverLimitError", "job_rows")
+        assert memory.list(limit=None) == []
+        roomy = replace(memory.config, job_rows=100)
+        with Memory.open(config=roomy, clock=clock, embedder=WordHashEmbedder()) as again:
+            done = again.wait_job(again.start_job("import_from", work).id, 20)
+        assert done.state is JobState.DONE

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ ASYNC = {**NDJSON, "Prefer": "respond-async"}
 def _follow(client: TestClient, href: str, headers: dict[str, str] | None = None) -> Any:
     for _ in range(200):
         job = client.get(href, headers=headers or {}).json()
-        if job["state"] != "running":
+        if job["state"] not in ("queued", "running"):
             return job
         time.sleep(0.05)
     raise AssertionError("the job never finished")
@@ -176,6 +177,19 @@ def test_a_job_is_cancelled_by_its_caller_at_its_next_check(
     assert (again.status_code, again.json()["error"]["code"]) == (409, "conflict")
 
 
+def _held_imports(engine: Memory, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Every import of ``engine`` waits for the event returned (set it to let them go)."""
+    release = threading.Event()
+    real = engine.import_
+
+    def blocked(*args: Any, **kwargs: Any) -> Any:
+        assert release.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "import_", blocked)
+    return release
+
+
 def test_requests_waiting_for_jobs_hold_no_worker_thread(
     engine: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -187,14 +201,9 @@ def test_requests_waiting_for_jobs_hold_no_worker_thread(
 
     from tests.server.conftest import app_for
 
-    release = threading.Event()
-    real = engine.import_
-
-    def blocked(*args: Any, **kwargs: Any) -> Any:
-        assert release.wait(60)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(engine, "import_", blocked)
+    release = _held_imports(engine, monkeypatch)
+    roomy = replace(engine.config, jobs_per_tenant=45, jobs_running=45, jobs_queued=45)
+    monkeypatch.setattr(engine, "_config", roomy)  # (the limits on jobs have their own tests)
     app = app_for(engine)
     waiting = {**NDJSON, "Prefer": "wait=60"}
     answered: list[int] = []
@@ -220,3 +229,31 @@ def test_requests_waiting_for_jobs_hold_no_worker_thread(
 
     anyio.run(main)
     assert answered == [200] * 45
+
+
+def test_past_the_queue_a_job_is_refused_with_429_and_another_tenant_is_served(
+    client: TestClient, engine: Memory, keys: Keys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One running job and one waiting per user: alice's third asks again later (429 with
+    Retry-After, nothing started); a waiting one reads as queued and leaves the queue when
+    cancelled; bob's job runs meanwhile."""
+    limits = replace(engine.config, jobs_per_tenant=1, jobs_queued=1, jobs_running=2)
+    monkeypatch.setattr(engine, "_config", limits)
+    release = _held_imports(engine, monkeypatch)
+    alice = {**ASYNC, **bearer(keys.alice)}
+    running = client.post("/v1/import", content=LINES, headers=alice).json()
+    queued = client.post("/v1/import", content=LINES, headers=alice).json()
+    assert (running["state"], queued["state"]) == ("running", "queued")
+    refused = client.post("/v1/import", content=LINES, headers=alice)
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "too_many_jobs"
+    assert int(refused.headers["retry-after"]) > 0
+    assert len(client.get("/v1/jobs", headers=bearer(keys.alice)).json()) == 2
+    bobs = client.post("/v1/import", content=LINES, headers={**ASYNC, **bearer(keys.bob)})
+    assert bobs.json()["state"] == "running"
+    left = client.delete(queued["href"], headers=bearer(keys.alice))
+    assert left.json()["state"] == "failed"
+    assert left.json()["error"]["code"] == "cancelled"
+    release.set()
+    assert _follow(client, running["href"], bearer(keys.alice))["state"] == "done"
+    assert _follow(client, bobs.json()["href"], bearer(keys.bob))["state"] == "done"

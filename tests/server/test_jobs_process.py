@@ -47,7 +47,7 @@ def test_a_job_goes_on_when_its_client_gives_up(tmp_path: Path) -> None:
                 timeout=0.3,
             )
         listed = _follow(base, "/v1/jobs", lambda jobs: len(jobs) == 1, 10)
-        job = _follow(base, listed[0]["href"], lambda j: j["state"] != "running")  # type: ignore[index]
+        job = _follow(base, listed[0]["href"], lambda j: j["state"] not in ("queued", "running"))  # type: ignore[index]
         assert job["state"] == "done", json.dumps(job)  # (whole: the error, if it failed)
         assert job["result"]["created"] == 1000
         assert httpx.get(f"{base}/v1/stats").json()["total"] == 1000
@@ -71,4 +71,43 @@ def test_a_server_killed_mid_job_reports_it_failed_and_applied_nothing(tmp_path:
         assert job["state"] == "failed", job
         assert job["error"]["code"] == "interrupted"
         assert job["error"]["status"] == 503
+        assert httpx.get(f"{base}/v1/stats").json()["total"] == 0
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_request_waiting_for_a_job_answers_when_the_server_stops(
+    tmp_path: Path, workers: str
+) -> None:
+    """SIGTERM while a request waits (``Prefer: wait=300``) for a long import: the request
+    answers 202 with the job at once (not a 500 when its wait is cut), the process exits, and
+    the job reads as failed (stopped), nothing applied."""
+    import signal
+    import threading
+
+    home = tmp_path / "home"
+    answers: list[httpx.Response] = []
+    with running(home, "--workers", workers, env=EMBEDDING) as (process, base):
+
+        def wait() -> None:
+            answers.append(
+                httpx.post(
+                    f"{base}/v1/import",
+                    content=_lines(20_000),
+                    headers={"Content-Type": "application/x-ndjson", "Prefer": "wait=300"},
+                    timeout=120,
+                )
+            )
+
+        waiting = threading.Thread(target=wait)
+        waiting.start()
+        _follow(base, "/v1/jobs", lambda jobs: jobs and jobs[0]["done"] > 0, 60)
+        process.send_signal(signal.SIGTERM)
+        waiting.join(120)
+        assert process.wait(60) is not None  # (a guard against a hang, not a measure)
+    [answer] = answers
+    assert answer.status_code == 202, answer.text
+    with running(home, env=EMBEDDING) as (_, base):
+        job = httpx.get(base + answer.headers["location"]).json()
+        assert job["state"] == "failed", job
+        assert job["error"]["code"] == "interrupted"
         assert httpx.get(f"{base}/v1/stats").json()["total"] == 0

@@ -18,7 +18,7 @@ ASYNC = {"Content-Type": "application/x-ndjson", "Prefer": "respond-async"}
 def _follow(client: TestClient, href: str, headers: dict[str, str]) -> Any:
     for _ in range(200):
         job = client.get(href, headers=headers).json()
-        if job["state"] != "running":
+        if job["state"] not in ("queued", "running"):
             return job
         time.sleep(0.05)
     raise AssertionError("the job never finished")

@@ -272,6 +272,7 @@ def test_memories_are_brought_over_from_another_system(page: Any, seeded: str) -
     until(
         page, "document.querySelector('#imported .outcome.ok')?.textContent.includes('4 unchanged')"
     )
+    assert "null" not in page.locator("#imported").inner_text()  # (a report with no lines)
 
 
 def test_what_waits_for_a_person_held_orders_and_stale_memories(page: Any, tmp_path: Path) -> None:

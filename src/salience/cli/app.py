@@ -80,6 +80,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "history": ("memories",),
     "hook": ("agent",),
     "import": ("memories",),
+    "jobs": ("jobs",),
     "keys": ("serve",),
     "layer": ("layers",),
     "list": ("memories",),

@@ -25,6 +25,9 @@ from salience.cli.newstore import keep_new_store
 from salience.models import TRUST
 from salience.wire.values import format_time
 
+GRACE_S = 3
+"""Seconds a stopping server lets open requests finish (a request waiting for a job ends)."""
+
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
@@ -85,6 +88,9 @@ def serve(
             port=port,
             workers=workers,
             log_level="warning",
+            # On SIGTERM, requests still waiting for a job get GRACE_S seconds, then the
+            # engine stops its jobs (at their next check): the server is gone in seconds.
+            timeout_graceful_shutdown=GRACE_S,
         )
     finally:
         if announced is not None:

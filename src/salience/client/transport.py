@@ -84,7 +84,7 @@ class Transport:
             return response.json()
         job = response.json()
         pause = 0.05
-        while job["state"] == "running":
+        while job["state"] in ("queued", "running"):
             if progress is not None and job["total"]:
                 progress(job["done"], job["total"])
             time.sleep(pause)

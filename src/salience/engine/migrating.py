@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from salience import budget
 from salience.engine.importing import Importing
 from salience.errors import InvalidInputError
 from salience.ids import stable_ulid
@@ -81,11 +82,16 @@ class Migrating(Importing):
         export, or RAE's database by ``postgresql://`` URL; see
         ``salience.sharing.importers.SYSTEMS``) as the user's; with :data:`ALL_USERS`, each
         as its source user's (mem0's ``user_id``, RAE's tenant; the default user where the
-        source names none). ``dry_run`` reports what would be imported and changes nothing."""
+        source names none). ``dry_run`` reports what would be imported and changes nothing.
+
+        The read is bounded (:mod:`salience.budget`: records, bytes, time in a job, memory):
+        past a limit it stops with an ``OverLimitError`` naming the setting, having imported
+        nothing."""
         from salience.sharing.importers import harvest
 
         scope = self._scope(user)
-        found = harvest(system, path)
+        with budget.spending(self._config) as spend:
+            found = harvest(system, path)
         owners = {
             item.external_id: scope or _user_named(item.source_user) or self._config.user
             for item in found.items
@@ -108,6 +114,7 @@ class Migrating(Importing):
         from salience.write.gates.pipeline import screen  # (the gates compile on first use)
 
         for item in found.items:
+            spend.check()
             screened = screen(item.content, title=item.title, tags=item.tags)
             if screened.rejected:
                 refused.append((item.external_id, str(screened.reason)))

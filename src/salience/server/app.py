@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib.resources import files
+from types import FrameType
 from typing import Any
 
 import anyio
@@ -59,20 +62,53 @@ SETTLE_EVERY_S = 2.0
 """How often a server retries an erasure a reader held back (``Memory.settle_erasure``)."""
 
 
-def _with_erasures(lifespan: Any) -> Any:
-    """``lifespan``, and beside it a task that finishes pending erasures: a purge that a
-    reader held back (in this process or another) completes once the reader lets go."""
+def _with_upkeep(lifespan: Any) -> Any:
+    """``lifespan``, and beside it a task that finishes pending erasures (a purge that a
+    reader held back, in this process or another, completes once the reader lets go), and a
+    watch on the signals that stop the process (:func:`_watch_stop`)."""
 
     @asynccontextmanager
     async def both(app: FastAPI) -> AsyncIterator[None]:
         async with lifespan(app), anyio.create_task_group() as group:
             group.start_soon(_settle_erasures, app)
+            restore = _watch_stop(app.state.engine)
             try:
                 yield
             finally:
+                restore()
                 group.cancel_scope.cancel()
 
     return both
+
+
+def _watch_stop(engine: Engine) -> Callable[[], None]:
+    """Set ``engine.stopping`` when SIGTERM or SIGINT arrives, before the server's own
+    handler runs: a request waiting for a job answers at once (``202``, the job) instead of
+    holding the shutdown until it is cancelled (which would answer 500). Returns what puts
+    the handlers back. (Signals are the main thread's: elsewhere, e.g. under a test client,
+    nothing is watched.)"""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def chained(sig: int, frame: FrameType | None) -> None:
+        engine.stopping.set()
+        handler = before[signal.Signals(sig)]
+        if callable(handler):
+            handler(sig, frame)
+        elif handler == signal.SIG_DFL:  # (what the signal would have done: done now)
+            signal.signal(sig, signal.SIG_DFL)
+            signal.raise_signal(sig)
+
+    for sig in before:
+        signal.signal(sig, chained)
+
+    def restore() -> None:
+        for sig, handler in before.items():
+            if signal.getsignal(sig) is chained:
+                signal.signal(sig, handler)
+
+    return restore
 
 
 async def _settle_erasures(app: FastAPI) -> None:
@@ -94,7 +130,7 @@ def create_app(memory: Memory) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    app.router.lifespan_context = _with_erasures(mcp_http.mount(app, engine))
+    app.router.lifespan_context = _with_upkeep(mcp_http.mount(app, engine))
     app.state.engine = engine
     app.state.metrics = Metrics()
     errors.install(app)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -94,6 +95,7 @@ class Engine:
 
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
+        self.stopping = threading.Event()  # the process is stopping: waits answer at once
         memory.long_running()  # (a server: see salience.search.warm)
         self.mode = KEYS if self.run(lambda m: has_keys(m.store)) else LOCAL
 

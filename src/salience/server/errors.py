@@ -21,6 +21,8 @@ from salience.wire.errors import status_of
 
 log = logging.getLogger("salience.server")
 
+RETRY_AFTER = 5
+"""Seconds a client refused for too many jobs is told to wait (``Retry-After``)."""
 CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large", 401: "unauthorized"}
 
 
@@ -33,13 +35,16 @@ def error_response(status: int, code: str, message: str, **extra: Any) -> JSONRe
 def salience_error(exc: errors.SalienceError) -> JSONResponse:
     """A library error as its status and code."""
     status, code = status_of(exc)
-    return error_response(
+    response = error_response(
         status,
         code,
         str(exc),
         field=getattr(exc, "field", None),
         line=getattr(exc, "line", None),
     )
+    if status == 429:  # (too many jobs: one ends in seconds, as a rule)
+        response.headers["Retry-After"] = str(RETRY_AFTER)
+    return response
 
 
 def validation_message(exc: RequestValidationError) -> tuple[str, str | None]:

@@ -6,7 +6,9 @@ as a job of the caller (:mod:`salience.engine.jobs`). The request waits for it u
 status. Longer work answers ``202 Accepted`` with the job (``Location`` names it) and goes
 on whatever the client does; the job's ``result`` is then the same answer. The client may
 choose (RFC 7240): ``Prefer: respond-async`` answers ``202`` at once, ``Prefer: wait=N``
-waits up to N seconds (at most :data:`MAX_WAIT`).
+waits up to N seconds (at most :data:`MAX_WAIT`), on the event loop: a waiting request holds
+no worker thread. Past the limits on running jobs a job waits its turn (``queued``); past the
+user's queue (``jobs_queued``) the request answers ``429`` with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ async def answer(
 ) -> JSONResponse:
     """Run ``work`` as a job of the caller and answer its result, its error, or (if it is
     not done within the wait) ``202`` with the job."""
-    job = engine.run(lambda m: m.start_job(kind, work, user=caller.user))
+    # (on a worker thread: the event loop never waits for the store's lock)
+    job = await run_in_threadpool(engine.memory.start_job, kind, work, user=caller.user)
     wait = wait_of(request)
     if wait > 0:
         await _finished(engine, job.id, wait)
@@ -81,7 +84,10 @@ async def _finished(engine: Engine, job_id: str, wait: float) -> None:
         return
     deadline = anyio.current_time() + wait
     pause = 0.005
-    while not done.is_set() and (left := deadline - anyio.current_time()) > 0:
+    while not done.is_set() and not engine.stopping.is_set():  # (stopping: answer now)
+        left = deadline - anyio.current_time()
+        if left <= 0:
+            break
         await anyio.sleep(min(pause, left))
         pause = min(pause * 2, 0.25)
 
@@ -128,8 +134,9 @@ def list_jobs(
 
 @router.delete("/jobs/{job_id}", response_model=JobOut, responses=WRITE_ERRORS)
 def cancel_job(job_id: str, caller: CallerDep, engine: EngineDep) -> Any:
-    """Stop a running job the caller started: it fails as ``cancelled`` at its next check
-    (what it wrote so far stays: an import is all or nothing, so it writes nothing). A
-    finished job, or one another server process runs, answers 409."""
+    """Stop a job the caller started, whichever server process runs it: a queued one leaves
+    the queue at once, a running one fails as ``cancelled`` at its next check (what it wrote
+    so far stays: an import is all or nothing, so it writes nothing). A finished job
+    answers 409."""
     caller.may_write()
     return job_out(engine.run(lambda m: m.cancel_job(job_id, user=_scope(caller))))

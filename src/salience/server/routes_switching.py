@@ -4,9 +4,11 @@ over as the caller's memories (what ``salience import --from`` does on the comma
 The body is the file: a SQLite store (``application/octet-stream``), a JSON, CSV or markdown
 export, or a zip of a folder (``application/zip``: Claude Code's ``~/.claude``, a basic-memory
 project, aide's ``.aide``, a mem0 folder). A zip is unpacked into a private temporary folder,
-member by member: absolute paths, ``..``, links and more than :data:`MAX_MEMBERS` members or
-:data:`MAX_UNPACKED` bytes unpacked are refused before anything is imported. Nothing on the
-server's own disk is read: a path is never taken from the request."""
+member by member: absolute paths, ``..``, links, more than :data:`MAX_MEMBERS` members, a
+member that unpacks to more than ``job_unpack_ratio`` times its compressed size and more than
+``job_unpacked_mb`` in all are refused before anything is unpacked (and held to while
+unpacking: a member that lies about its size is caught). Nothing on the server's own disk is
+read: a path is never taken from the request."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from salience import budget
 from salience.engine.catalog import scratch
 from salience.engine.jobs import Progress
 from salience.engine.migrating import SYSTEMS
@@ -31,10 +34,6 @@ from salience.wire.values import migration_out
 
 router = APIRouter(prefix="/v1", tags=["store"])
 MAX_MEMBERS = 10_000
-MAX_UNPACKED = 512 * 1024 * 1024
-MAX_RATIO = 50
-"""How many times its own size a zip may unpack to (beyond a first MiB): text compresses
-five to ten times; a 610 KB zip holding a 200 MB file is a bomb, refused before unpacking."""
 NAMES = {"text/csv": "memories.csv", "text/markdown": "notes.md", "application/json": "export.json"}
 
 
@@ -105,23 +104,20 @@ def unpack(data: bytes, target: Path) -> Path:
     members = archive.infolist()
     if len(members) > MAX_MEMBERS:
         raise InvalidInputError(f"the zip holds {len(members)} members; at most {MAX_MEMBERS}")
-    unpacked = sum(m.file_size for m in members)
-    if unpacked > MAX_UNPACKED:
-        raise InvalidInputError(f"the zip unpacks to more than {MAX_UNPACKED} bytes")
-    if unpacked > MAX_RATIO * len(data) + (1 << 20):
-        raise InvalidInputError(
-            f"the zip unpacks to {unpacked // len(data)} times its size; at most {MAX_RATIO}"
-        )
+    spend = budget.active()  # (the job's: text compresses 5 to 10 times, a bomb 1,000)
+    spend.archive([(m.filename, m.file_size, m.compress_size) for m in members])
     target.mkdir(parents=True)
     try:
-        _unpack_members(archive, members, target)
+        _unpack_members(archive, members, target, spend)
     except OSError as exc:  # (a file then a folder of one name, a name too long, ...)
         raise InvalidInputError(f"the zip cannot be unpacked: {exc.strerror}") from None
     tops = list(target.iterdir())
     return tops[0] if len(tops) == 1 and tops[0].is_dir() else target
 
 
-def _unpack_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], target: Path) -> None:
+def _unpack_members(
+    archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], target: Path, spend: budget.Budget
+) -> None:
     for member in members:
         name = PurePosixPath(member.filename)
         if name.is_absolute() or ".." in name.parts or "\\" in member.filename:
@@ -138,6 +134,7 @@ def _unpack_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], ta
                 copied += len(chunk)
                 if copied > member.file_size:  # a member that lies about its size
                     raise InvalidInputError(f"the zip member {member.filename!r} is damaged")
+                spend.bytes_unpacked(len(chunk))
                 out.write(chunk)
         # The file's time as the zip keeps it (read as UTC): a system that keeps no times of
         # its own (Claude Code, basic-memory without dates) is dated by its files.

@@ -280,6 +280,14 @@ class Store(Protocol):
         """Forget the jobs that finished before ``finished_before``; how many."""
         ...
 
+    def ask_cancel(self, job_id: str, at: datetime) -> bool:
+        """Ask an unfinished job to stop, whichever process runs it (False: it finished)."""
+        ...
+
+    def cancel_asked(self, job_id: str) -> bool:
+        """Whether someone asked the job to stop (:meth:`ask_cancel`)."""
+        ...
+
     def get_meta(self, key: str) -> str | None:
         """A value of the store's own settings (e.g. the embedder identity)."""
         ...

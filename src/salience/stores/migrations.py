@@ -6,7 +6,7 @@ this list does not know was written by a newer salience and is refused.
 
 from __future__ import annotations
 
-from salience.stores.traces import ERASED, TRACES
+from salience.stores.traces import ERASED, JOB_CANCEL, TRACES
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -248,6 +248,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
     ("0015_erased", ERASED),  # purged ids: a trace queued elsewhere is not written after
+    ("0016_job_cancel", JOB_CANCEL),  # a cancel asked from any process of the store
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
@@ -263,6 +264,7 @@ READABLE_WITHOUT = frozenset(
         "0013_row_counts",
         "0014_vector_sessions",
         "0015_erased",
+        "0016_job_cancel",
     }
 )
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs

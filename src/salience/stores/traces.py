@@ -99,6 +99,22 @@ class TraceRows(ABC):
             [(memory_id,) for memory_id in memory_ids],
         )
 
+    def ask_cancel(self, job_id: str, at: datetime) -> bool:
+        """Ask a job that has not finished to stop, whichever process runs it (its heartbeat
+        reads :meth:`cancel_asked`); False if it has finished."""
+        with self.transaction():
+            return bool(
+                self._trace_exec(
+                    "UPDATE jobs SET cancelled_at = ? WHERE id = ? AND finished_at IS NULL",
+                    (format_time(at), job_id),
+                )
+            )
+
+    def cancel_asked(self, job_id: str) -> bool:
+        """Whether someone asked the job to stop (:meth:`ask_cancel`)."""
+        rows = self._trace_rows("SELECT cancelled_at FROM jobs WHERE id = ?", (job_id,))
+        return bool(rows) and rows[0][0] is not None
+
     def _erased(self, memory_ids: set[str]) -> set[str]:
         ids = sorted(memory_ids)
         found: set[str] = set()
@@ -321,3 +337,8 @@ CREATE TABLE erased (memory_id TEXT PRIMARY KEY);
 """
 """The ids of purged and erased memories (ids only, never text): a trace another process
 queued before the purge is not written once its memory is gone (:meth:`TraceRows.save_traces`)."""
+JOB_CANCEL = """
+ALTER TABLE jobs ADD COLUMN cancelled_at TEXT;
+"""
+"""When a job was asked to stop (``DELETE /v1/jobs/{id}``, ``salience jobs cancel``): written
+by any process of the store, read by the one that runs the job at its heartbeat."""

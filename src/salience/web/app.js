@@ -61,7 +61,7 @@ async function upload(path, file, onProgress) {
 }
 
 async function followJob(job, onProgress) {
-  while (job.state === "running") {
+  while (job.state === "queued" || job.state === "running") {
     if (onProgress) onProgress(job.done, job.total);
     await new Promise((resolve) => setTimeout(resolve, 400));
     job = await api("GET", job.href);
@@ -239,7 +239,8 @@ function importPanel() {
         ...report.skipped.map((r) => `skipped ${r.what}: ${r.reason}`),
         ...Object.entries(report.unmappable).map(([name, n]) => `not kept: ${name} (${n})`),
       ];
-      answer.replaceChildren(outcomeBox(head, true), lines.length ? h("ul", { class: "report" }, lines.map((l) => h("li", {}, l))) : null);
+      // (replaceChildren, unlike h, writes a null as the text "null": give it nodes only)
+      answer.replaceChildren(outcomeBox(head, true), ...(lines.length ? [h("ul", { class: "report" }, lines.map((l) => h("li", {}, l)))] : []));
     } catch (error) { answer.replaceChildren(failure(error)); }
   };
   return h("details", { class: "panel" }, h("summary", {}, "Bring memories over from another system"),

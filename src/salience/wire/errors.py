@@ -10,6 +10,7 @@ from salience import errors
 # Most specific first: the first class an error is an instance of decides.
 STATUS: tuple[tuple[type[errors.SalienceError], int, str], ...] = (
     (errors.ImportFormatError, 422, "invalid_import"),
+    (errors.OverLimitError, 422, "over_limit"),
     (errors.InvalidInputError, 422, "invalid_input"),
     (errors.NotFoundError, 404, "not_found"),
     (errors.ConflictError, 409, "conflict"),
@@ -18,6 +19,7 @@ STATUS: tuple[tuple[type[errors.SalienceError], int, str], ...] = (
     (errors.LayerError, 409, "layer"),
     (errors.PackError, 400, "invalid_pack"),
     (errors.ConfigError, 400, "config"),
+    (errors.TooManyJobsError, 429, "too_many_jobs"),
     (errors.EmbedderError, 503, "embedder_unavailable"),
     (errors.StoreBusyError, 503, "busy"),
     (errors.StoreError, 500, "store"),

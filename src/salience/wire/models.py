@@ -287,7 +287,7 @@ class JobErrorOut(ErrorBody):
 class JobOut(BaseModel):
     id: str
     kind: str = Field(description="import, import_from, import_pack, consolidate, reindex")
-    state: Literal["running", "done", "failed"]
+    state: Literal["queued", "running", "done", "failed"]
     done: int = Field(description="Items done so far (0 while unknown).")
     total: int = Field(description="Items in all (0 while unknown).")
     created_at: str

@@ -5,11 +5,14 @@ Each reads files only (a database is opened read-only) and never runs the other 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import struct
 from collections.abc import Callable
 from pathlib import Path
 
+from salience import budget
 from salience.errors import InvalidInputError, SalienceError
 from salience.sharing.importers import (
     aide,
@@ -54,8 +57,12 @@ def harvest(system: str, path: Path | str) -> Harvest:
     path = Path(path).expanduser()
     if not path.exists():
         raise InvalidInputError(f"{path} does not exist", field="path")
+    spend = budget.active()
     try:
-        return reader(path)
+        _charge(path, spend)
+        found = reader(path)
+        spend.row(max(0, len(found.items) - spend.rows))  # (a store's rows are charged as read)
+        return found
     except InvalidInputError as exc:
         if type(exc) is not InvalidInputError:
             raise
@@ -66,6 +73,8 @@ def harvest(system: str, path: Path | str) -> Harvest:
     except SalienceError:
         raise
     except sqlite3.Error as exc:  # (an untrusted store: see base.open_read_only)
+        if spend.tripped is not None:  # (the budget stopped the read)
+            raise spend.tripped from None
         raise InvalidInputError(f"the {system} store could not be read: {unsafe(exc)}") from None
     except MALFORMED as exc:  # a record of a shape the source never writes (hostile or broken)
         raise InvalidInputError(
@@ -74,7 +83,22 @@ def harvest(system: str, path: Path | str) -> Harvest:
         ) from None
 
 
-MALFORMED = (AttributeError, TypeError, KeyError, IndexError, ValueError, struct.error)
+def _charge(path: Path, spend: budget.Budget) -> None:
+    """Charge the source's size to the budget before anything is read: the file's, or every
+    file's under the folder (each entry counted as a record, so an endless tree stops)."""
+    if not path.is_dir():
+        spend.bytes_read(path.stat().st_size)
+        return
+    for folder, dirs, files in os.walk(path):
+        spend.row(len(dirs) + len(files))
+        for name in files:
+            with contextlib.suppress(OSError):
+                spend.bytes_read(os.lstat(os.path.join(folder, name)).st_size)
+    spend.rows = 0  # (the entries were a bound on the walk; records are counted as read)
+
+
+MALFORMED: tuple[type[Exception], ...] = (AttributeError, TypeError, KeyError, IndexError)
+MALFORMED += (ValueError, OverflowError, RecursionError, struct.error)
 """What a reader meets in data its source never writes (a list of numbers where objects
 belong, a point without a payload): every upload of it is bad input (422), never a 500."""
 

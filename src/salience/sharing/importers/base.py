@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from salience import budget
 from salience.errors import InvalidInputError
 
 
@@ -82,49 +83,90 @@ def moment(value: object, *, file_time: float | None = None) -> datetime:
 READ_STEPS = 2_000_000_000
 """The most virtual-machine steps an import may spend reading another system's SQLite store
 (a real store of 100k memories takes a small part of that); past it, the read stops."""
+STEPS_EVERY = 100_000
+"""Steps between two checks of the budget while SQLite reads (a few milliseconds)."""
 _RECURSIVE = 33  # SQLITE_RECURSIVE: a recursive common table expression
+_READ = 20  # SQLITE_READ: a column read (its table and column, and the view reading it)
+_PRAGMAS = frozenset({"table_info", "table_xinfo"})
 
 
 def open_read_only(path: Path) -> sqlite3.Connection:
     """A SQLite store of another system, opened as untrusted: read-only (its WAL, if any,
-    read, never written), ``trusted_schema`` off (its views and triggers call no function
-    that has side effects), queries only, no recursive query (a view over an endless one
-    never ends), and at most :data:`READ_STEPS` steps in all."""
+    read, never written), ``trusted_schema`` off (its triggers call no function that has
+    side effects), defensive where Python offers it (3.12+; below, read-only and
+    ``query_only`` already forbid every write), queries only, tables only (a read through a
+    view is refused, a generated column reads as NULL: neither computes anything of the
+    file's), no recursive query, no value over :attr:`~salience.budget.Limits.value_bytes`,
+    every row charged to the active :class:`~salience.budget.Budget`, which is checked (time,
+    memory, a cancel) every :data:`STEPS_EVERY` steps, and at most :data:`READ_STEPS` steps."""
+    spend = budget.active()
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         conn.execute("PRAGMA trusted_schema = OFF")
         conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA cell_size_check = ON")
-        conn.set_authorizer(_untrusted)
-        conn.set_progress_handler(_budget(), 100_000)
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        if hasattr(conn, "setconfig"):  # Python 3.12+
+            conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, True)  # type: ignore[attr-defined]
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, spend.limits.value_bytes)
+        conn.set_progress_handler(_steps(spend), STEPS_EVERY)
+        conn.set_authorizer(_untrusted(_generated(conn)))
     except sqlite3.Error as exc:
         raise InvalidInputError(f"{path.name} cannot be read as a SQLite database: {exc}") from None
-    conn.row_factory = sqlite3.Row
+
+    def charged(cursor: sqlite3.Cursor, row: tuple[object, ...]) -> sqlite3.Row:
+        spend.row()
+        return sqlite3.Row(cursor, row)
+
+    conn.row_factory = charged
     return conn
 
 
-def _untrusted(action: int, *_: object) -> int:
-    return sqlite3.SQLITE_DENY if action == _RECURSIVE else sqlite3.SQLITE_OK
+def _generated(conn: sqlite3.Connection) -> frozenset[tuple[str, str]]:
+    """Every generated column of the store's tables, as (table, column)."""
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return frozenset(
+        (table, row[1])
+        for table in tables
+        for row in conn.execute("SELECT * FROM pragma_table_xinfo(?)", (table,))
+        if row[6] in (2, 3)  # hidden: 2 a virtual, 3 a stored generated column
+    )
 
 
-def _budget() -> Callable[[], int]:
+def _untrusted(generated: frozenset[tuple[str, str]]) -> Callable[..., int]:
+    def decide(action: int, first: object, second: object, _db: object, view: object) -> int:
+        if action == _READ:
+            if view is not None:  # a column read by a view (or a trigger): tables only
+                return sqlite3.SQLITE_DENY
+            return sqlite3.SQLITE_IGNORE if (first, second) in generated else sqlite3.SQLITE_OK
+        if action == sqlite3.SQLITE_PRAGMA:
+            return sqlite3.SQLITE_OK if first in _PRAGMAS else sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_DENY if action == _RECURSIVE else sqlite3.SQLITE_OK
+
+    return decide
+
+
+def _steps(spend: budget.Budget) -> Callable[[], int]:
     steps = 0
 
-    def spent() -> int:
+    def spent() -> int:  # (non-zero: SQLite stops the statement)
         nonlocal steps
-        steps += 100_000
-        return int(steps > READ_STEPS)  # (non-zero: SQLite stops the statement)
+        steps += STEPS_EVERY
+        return int(steps > READ_STEPS or spend.interrupts())
 
     return spent
 
 
 def unsafe(exc: sqlite3.Error) -> str:
     """What went wrong reading an untrusted store, said without its paths."""
-    if isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc):
-        return f"reading it took more than {READ_STEPS:,} steps (a view that never ends?)"
-    if isinstance(exc, sqlite3.DatabaseError) and "not authorized" in str(exc):
-        return "it asks for a recursive query, which an import does not run"
+    said = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and "interrupted" in said:
+        return f"reading it took more than {READ_STEPS:,} steps (a query that never ends?)"
+    if isinstance(exc, sqlite3.DatabaseError) and "prohibited" in said:
+        return "it reads through a view; an import reads tables only"
+    if isinstance(exc, sqlite3.DatabaseError) and "not authorized" in said:
+        return "it asks for a query an import does not run (a recursive one?)"
+    if isinstance(exc, sqlite3.DataError) and "too big" in said:
+        return f"a value in it is larger than {budget.active().limits.value_bytes:,} bytes"
     return type(exc).__name__
 
 

@@ -14,6 +14,7 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
+from salience import budget
 from salience.errors import InvalidInputError
 
 MAGIC = 0xED0CDAED
@@ -45,6 +46,7 @@ class BoltFile:
             raise InvalidInputError(f"{path} is not a bbolt database (no valid meta page)")
         self.page_size, self._root, _ = max(metas, key=lambda m: m[2])
         self._path = path
+        self._spend = budget.active()
 
     def _meta(self, offset: int) -> tuple[int, int, int] | None:
         """(page size, root bucket's page, transaction id) of a valid meta page at ``offset``."""
@@ -86,11 +88,13 @@ class BoltFile:
     ) -> Iterator[tuple[bytes, bytes, int]]:
         """Every (key, value, flags) under the page at ``offset`` of ``buffer``, in key order;
         each page of the file once (``seen``), or the file is damaged: a branch that points
-        back up its own path, or at a page another branch holds, would never end."""
+        back up its own path, or at a page another branch holds, would never end. The job's
+        budget is checked at every page."""
         if buffer is self._data:
             if offset in seen or not 0 <= offset < len(buffer) or depth > MAX_DEPTH:
                 raise InvalidInputError(f"{self._path.name} is damaged (its tree loops)")
             seen.add(offset)
+            self._spend.check()  # (a file of many pages is read within the job's time)
         try:
             flags, count = struct.unpack_from("<HH", buffer, offset + 8)
             if offset + 16 + 16 * count > len(buffer):

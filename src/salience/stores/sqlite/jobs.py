@@ -45,11 +45,14 @@ class JobRows(ErasingRows, TraceRows):
                 self._conn.executemany(sql, rows)
 
     def save_job(self, job: Job) -> None:
-        """Insert or overwrite a job."""
+        """Insert or overwrite a job (a cancel asked meanwhile stays asked)."""
         marks = ", ".join("?" for _ in job_row(job))
+        kept = ", ".join(f"{c} = excluded.{c}" for c in JOB_COLUMNS.split(", ")[3:])
         with self.transaction(), self._errors():
             self._conn.execute(
-                f"INSERT OR REPLACE INTO jobs ({JOB_COLUMNS}) VALUES ({marks})", job_row(job)
+                f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES ({marks}) "
+                f"ON CONFLICT (id) DO UPDATE SET {kept}",
+                job_row(job),
             )
 
     def job(self, job_id: str) -> Job | None:

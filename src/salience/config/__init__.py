@@ -8,18 +8,30 @@ environment variables. Each field documents itself (``help``) and names its vari
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from salience.config.parsing import (
+    RAE_SIGNALS,
+    RAE_WEIGHT_DEFAULTS,
+    default_home,
+    parse_bool,
+    parse_float,
+    parse_int,
+    parse_text,
+    parse_weights,
+    secret,
+    setting,
+)
 from salience.errors import ConfigError
+
+__all__ = ["RAE_SIGNALS", "RAE_WEIGHT_DEFAULTS", "Config", "default_home", "describe"]
 
 DB_FILENAME = "salience.db"
 CONFIG_FILENAME = "config.toml"
-RAE_SIGNALS = ("semantic", "recency", "importance", "usage")
 RECALL_SETTINGS = (
     "recall_prior",
     "recall_learned",
@@ -34,78 +46,9 @@ EMBEDDER_SETTINGS = ("embedder_model", "embedder_url")
 """What names another embedder, beside ``embedder`` itself."""
 SIGNED: tuple[tuple[str, bool], ...] = (("busy_timeout_ms", False), ("pgvector_from", False))
 SIGNED += (("pgvector_warm_mb", False), ("rae_half_life_hours", True), ("llm_timeout_s", True))
-RAE_WEIGHT_DEFAULTS = (("semantic", 0.6), ("recency", 0.1), ("importance", 0.2), ("usage", 0.1))
-
-
-def default_home(environ: Mapping[str, str]) -> Path:
-    """``$SALIENCE_HOME``, else ``$XDG_DATA_HOME/salience``, else ``~/.local/share/salience``."""
-    if environ.get("SALIENCE_HOME"):
-        return Path(environ["SALIENCE_HOME"]).expanduser()
-    if environ.get("XDG_DATA_HOME"):
-        return Path(environ["XDG_DATA_HOME"]).expanduser() / "salience"
-    return Path.home() / ".local" / "share" / "salience"
-
-
-def _int(raw: object, name: str) -> int:
-    if isinstance(raw, bool):
-        raise ConfigError(f"{name}={raw!r} is not a whole number")
-    try:
-        return int(str(raw)) if not isinstance(raw, int) else raw
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a whole number") from None
-
-
-def _float(raw: object, name: str) -> float:
-    try:
-        value = float(str(raw)) if not isinstance(raw, int | float) else float(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
-    if math.isnan(value) or math.isinf(value):
-        raise ConfigError(f"{name}={raw!r} is not a finite number")
-    return value
-
-
-def _bool(raw: object, name: str) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    text = str(raw).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("", "0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{name}={raw!r} is not true or false (1/true/yes/on, 0/false/no/off)")
-
-
-def _weights(raw: object, name: str) -> tuple[tuple[str, float], ...]:
-    """``semantic=0.6,recency=0.1,...`` (environment) or a TOML table."""
-    if isinstance(raw, Mapping):
-        pairs = [(str(k), v) for k, v in raw.items()]
-    else:
-        pairs = []
-        for item in str(raw).split(","):
-            key, sep, value = item.partition("=")
-            if not sep:
-                raise ConfigError(f"{name}: expected signal=weight pairs, got {item.strip()!r}")
-            pairs.append((key.strip(), value.strip()))
-    weights = dict(RAE_WEIGHT_DEFAULTS)
-    for key, value in pairs:
-        if key not in weights:
-            raise ConfigError(f"{name}: unknown signal {key!r}; known: {', '.join(RAE_SIGNALS)}")
-        weights[key] = _float(value, f"{name}.{key}")
-    return tuple((key, weights[key]) for key in RAE_SIGNALS)
-
-
-def _text(raw: object, name: str) -> str:
-    return str(raw).strip()
-
-
-def _setting(default: Any, env: str, help_text: str, parse: Callable[[object, str], Any]) -> Any:
-    return field(default=default, metadata={"env": env, "help": help_text, "parse": parse})
-
-
-def _secret(env: str, help_text: str) -> Any:
-    """A text setting kept out of ``repr`` (API keys)."""
-    return field(default="", repr=False, metadata={"env": env, "help": help_text, "parse": _text})
+SIGNED += tuple((name, True) for name in ("job_seconds", "job_rows", "job_read_mb"))
+SIGNED += tuple((name, True) for name in ("job_unpacked_mb", "job_unpack_ratio", "job_memory_mb"))
+SIGNED += tuple((name, True) for name in ("jobs_per_tenant", "jobs_running", "jobs_queued"))
 
 
 @dataclass(frozen=True)
@@ -129,173 +72,224 @@ class Config:
             "help": "The store: a SQLite file, directory or sqlite:///path, or "
             "postgresql://user@host/db (pip install 'salience[postgres]'); default "
             "salience.db in the home directory.",
-            "parse": _text,
+            "parse": parse_text,
         },
     )
-    profile: str = _setting(
-        "salience", "SALIENCE_PROFILE", "Default scoring profile for every command.", _text
+    profile: str = setting(
+        "salience", "SALIENCE_PROFILE", "Default scoring profile for every command.", parse_text
     )
-    user: str = _setting(
+    user: str = setting(
         "default",
         "SALIENCE_USER",
         "The user every verb acts for when none is named; other users' memories are "
         "invisible to it.",
-        _text,
+        parse_text,
     )
-    max_content_bytes: int = _setting(
-        65536, "SALIENCE_MAX_CONTENT_BYTES", "Largest memory content accepted, in bytes.", _int
+    max_content_bytes: int = setting(
+        65536, "SALIENCE_MAX_CONTENT_BYTES", "Largest memory content accepted, in bytes.", parse_int
     )
-    busy_timeout_ms: int = _setting(
+    busy_timeout_ms: int = setting(
         10000,
         "SALIENCE_BUSY_TIMEOUT_MS",
         "How long a write waits for another process's lock before giving up.",
-        _int,
+        parse_int,
     )
-    signal_gate: bool = _setting(
+    signal_gate: bool = setting(
         True,
         "SALIENCE_SIGNAL_GATE",
         "Refuse low-value writes (too short, self-talk, tool output, generic). The secret "
         "scanner has no such switch.",
-        _bool,
+        parse_bool,
     )
-    record: bool = _setting(
+    record: bool = setting(
         True,
         "SALIENCE_RECORD",
         "Keep a record of recalls and briefings, and the feedback that followed, in the store "
         "(salience eval and briefing log read it; 0 turns it off).",
-        _bool,
+        parse_bool,
     )
-    record_days: int = _setting(
+    record_days: int = setting(
         90,
         "SALIENCE_RECORD_DAYS",
         "How many days the record of recalls and briefings is kept.",
-        _int,
+        parse_int,
     )
-    briefing_budget: int = _setting(
+    briefing_budget: int = setting(
         1500,
         "SALIENCE_BRIEFING_BUDGET",
         "Token budget of a salience-profile briefing (tokens = ceil(chars / 4)).",
-        _int,
+        parse_int,
     )
-    aide_scoring_disabled: bool = _setting(
+    aide_scoring_disabled: bool = setting(
         False,
         "AIDE_MEMORY_SCORING_DISABLED",
         "aide profile: no scoring, chronological ULID order (the document's variable).",
-        _bool,
+        parse_bool,
     )
-    aide_decay_disabled: bool = _setting(
+    aide_decay_disabled: bool = setting(
         False,
         "AIDE_MEMORY_DECAY_DISABLED",
         "aide profile: recency is always 1.0 (the document's variable).",
-        _bool,
+        parse_bool,
     )
-    rae_weights: tuple[tuple[str, float], ...] = _setting(
+    rae_weights: tuple[tuple[str, float], ...] = setting(
         RAE_WEIGHT_DEFAULTS,
         "SALIENCE_RAE_WEIGHTS",
         "rae profile weights, e.g. semantic=0.6,recency=0.1,importance=0.2,usage=0.1.",
-        _weights,
+        parse_weights,
     )
-    rae_half_life_hours: float = _setting(
-        24.0, "SALIENCE_RAE_HALF_LIFE_HOURS", "rae profile: recency half-life in hours.", _float
+    rae_half_life_hours: float = setting(
+        24.0,
+        "SALIENCE_RAE_HALF_LIFE_HOURS",
+        "rae profile: recency half-life in hours.",
+        parse_float,
     )
-    recall_prior: float = _setting(
+    recall_prior: float = setting(
         0.15,
         "SALIENCE_RECALL_PRIOR",
         "salience profile: weight of the context score (importance, recency, feedback...) in "
         "recall; the rest is query relevance. 0 ranks by relevance alone.",
-        _float,
+        parse_float,
     )
-    recall_learned: bool = _setting(
+    recall_learned: bool = setting(
         False,
         "SALIENCE_RECALL_LEARNED",
         "salience profile: re-rank recall's best 50 candidates with the learned fusion (fitted "
         "on LoCoMo and LongMemEval; docs/scoring.md has its measurements). Off by default.",
-        _bool,
+        parse_bool,
     )
-    retention_days: int = _setting(
+    retention_days: int = setting(
         0,
         "SALIENCE_RETENTION_DAYS",
         "salience maintain: softly forget current observations older than this many days that "
         "no insight was derived from (0 = off; nothing is ever deleted).",
-        _int,
+        parse_int,
     )
-    rae_dedup_threshold: float = _setting(
+    rae_dedup_threshold: float = setting(
         0.95,
         "SALIENCE_RAE_DEDUP_THRESHOLD",
         "rae profile: a new memory this similar (cosine) to a current one is a duplicate.",
-        _float,
+        parse_float,
     )
-    embedder: str = _setting(
+    embedder: str = setting(
         "minilm",
         "SALIENCE_EMBEDDER",
         "Vectors for recall: minilm (bundled, offline), none (full-text only), openai, ollama.",
-        _text,
+        parse_text,
     )
-    vector_index: str = _setting(
+    vector_index: str = setting(
         "auto",
         "SALIENCE_VECTOR_INDEX",
         "Vector search: exact (NumPy, every vector), usearch (approximate HNSW beside a SQLite "
         "file; pip install 'salience[ann]'), pgvector (PostgreSQL's HNSW index once the store "
         "holds SALIENCE_PGVECTOR_FROM vectors, exact below), or auto (pgvector on PostgreSQL, "
         "exact on SQLite).",
-        _text,
+        parse_text,
     )
-    pgvector_from: int = _setting(
+    pgvector_from: int = setting(
         100_000,
         "SALIENCE_PGVECTOR_FROM",
         "With pgvector: from this many vectors, recall asks the HNSW index instead of scoring "
         "every vector exactly.",
-        _int,
+        parse_int,
     )
-    pgvector_warm_mb: int = _setting(
+    pgvector_warm_mb: int = setting(
         1024,
         "SALIENCE_PGVECTOR_WARM_MB",
         "A server searching PostgreSQL's HNSW index loads the vectors into memory meanwhile, "
         "then searches them exactly, if they take at most this many MB (~2 KB each); 0: never.",
-        _int,
+        parse_int,
     )
-    embedder_url: str = _setting(
+    embedder_url: str = setting(
         "",
         "SALIENCE_EMBEDDER_URL",
         "Base URL of the openai (e.g. http://host/v1) or ollama (http://host:11434) embedder.",
-        _text,
+        parse_text,
     )
-    embedder_model: str = _setting(
-        "", "SALIENCE_EMBEDDER_MODEL", "Model name for the openai or ollama embedder.", _text
+    embedder_model: str = setting(
+        "", "SALIENCE_EMBEDDER_MODEL", "Model name for the openai or ollama embedder.", parse_text
     )
-    embedder_api_key: str = _secret(
+    embedder_api_key: str = secret(
         "SALIENCE_EMBEDDER_API_KEY",
         "API key for the openai embedder (sent as a bearer token, never shown).",
     )
-    llm: str = _setting(
+    llm: str = setting(
         "none",
         "SALIENCE_LLM",
         "Optional LLM for consolidation summaries of groups of 5+: none (extractive), openai "
         "(an OpenAI-compatible chat API) or ollama.",
-        _text,
+        parse_text,
     )
-    llm_url: str = _setting(
+    llm_url: str = setting(
         "",
         "SALIENCE_LLM_URL",
         "Base URL of the LLM: http://host/v1 (openai; default https://api.openai.com/v1) or "
         "http://host:11434 (ollama; the default).",
-        _text,
+        parse_text,
     )
-    llm_model: str = _setting("", "SALIENCE_LLM_MODEL", "Model name for the LLM.", _text)
-    llm_api_key: str = _secret(
+    llm_model: str = setting("", "SALIENCE_LLM_MODEL", "Model name for the LLM.", parse_text)
+    llm_api_key: str = secret(
         "SALIENCE_LLM_API_KEY", "API key for the openai LLM (sent as a bearer token, never shown)."
     )
-    max_request_bytes: int = _setting(
+    max_request_bytes: int = setting(
         10 * 1024 * 1024,
         "SALIENCE_MAX_REQUEST_BYTES",
         "salience serve: the largest request body accepted, in bytes (larger ones answer 413).",
-        _int,
+        parse_int,
     )
-    llm_timeout_s: float = _setting(
+    job_seconds: int = setting(
+        600,
+        "SALIENCE_JOB_SECONDS",
+        "The longest a job (an import, a consolidation, a reindex) may run, in seconds; past "
+        "it, the job fails at its next check, naming this limit.",
+        parse_int,
+    )
+    job_rows: int = setting(
+        1_000_000,
+        "SALIENCE_JOB_ROWS",
+        "The most records an import may read from another system's store or export.",
+        parse_int,
+    )
+    job_read_mb: int = setting(
+        1024,
+        "SALIENCE_JOB_READ_MB",
+        "The most MB an import may read from its source (files and values); no one value of a "
+        "source may pass 16 MB or this, whichever is less.",
+        parse_int,
+    )
+    job_unpacked_mb: int = setting(
+        512, "SALIENCE_JOB_UNPACKED_MB", "The most MB an uploaded zip may unpack to.", parse_int
+    )
+    job_unpack_ratio: int = setting(
+        50,
+        "SALIENCE_JOB_UNPACK_RATIO",
+        "How many times its compressed size a zip member may unpack to (beyond a first MB).",
+        parse_int,
+    )
+    job_memory_mb: int = setting(
+        1536,
+        "SALIENCE_JOB_MEMORY_MB",
+        "A job fails at its next check once the process holds more than this many MB.",
+        parse_int,
+    )
+    jobs_per_tenant: int = setting(
+        2, "SALIENCE_JOBS_PER_TENANT", "How many jobs of one user run at once.", parse_int
+    )
+    jobs_running: int = setting(
+        4, "SALIENCE_JOBS_RUNNING", "How many jobs run at once in a process, in all.", parse_int
+    )
+    jobs_queued: int = setting(
+        8,
+        "SALIENCE_JOBS_QUEUED",
+        "How many more jobs of one user wait their turn; past them a new job is refused "
+        "(HTTP 429).",
+        parse_int,
+    )
+    llm_timeout_s: float = setting(
         30.0,
         "SALIENCE_LLM_TIMEOUT_S",
         "Seconds to wait for an LLM summary before falling back to the extractive one.",
-        _float,
+        parse_float,
     )
 
     def __post_init__(self) -> None:
