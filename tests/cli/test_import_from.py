@@ -46,7 +46,7 @@ def test_bad_sources_are_one_line_errors(tmp_path: Path) -> None:
     assert missing.exit_code == 1
     assert "does not exist" in missing.stderr
     assert "Traceback" not in missing.output
-    unknown = run(tmp_path, "import", "--from", "letta", str(tmp_path))
+    unknown = run(tmp_path, "import", "--from", "zep-cloud", str(tmp_path))  # (no importer)
     assert unknown.exit_code == 2
     plain = run(tmp_path, "import", str(tmp_path / "x.jsonl"), "--dry-run")
     assert plain.exit_code == 2

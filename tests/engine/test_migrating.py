@@ -144,7 +144,15 @@ def test_a_copied_store_is_read_and_left_as_it_was(memory: Memory, tmp_path: Pat
 
 def test_with_every_user_each_memory_is_its_source_users(memory: Memory) -> None:
     report = memory.import_from("mem0", DATA / "mem0", user=ALL_USERS)
-    assert report.created == 5
+    assert report.created == 4
+    # A memory deleted in mem0 survives only in its history, which keeps no user id: it goes
+    # to no one (not to the default user), and the report says why.
+    [(deleted, why)] = report.skipped
+    assert deleted == "mem0:0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"
+    assert "owner is unknown" in why
+    assert not any(
+        "Lisbon" in r.content for r in memory.list(user=ALL_USERS, include_forgotten=True)
+    )
     alices = memory.list(user="alice", include_forgotten=True, include_superseded=True)
     assert {r.content for r in alices} >= {
         "Prefers vegetarian restaurants",
@@ -157,7 +165,7 @@ def test_with_every_user_each_memory_is_its_source_users(memory: Memory) -> None
         "Procedure: when booking travel, check loyalty accounts first"
     ]
     again = memory.import_from("mem0", DATA / "mem0", user=ALL_USERS)
-    assert (again.created, again.unchanged) == (0, 5)
+    assert (again.created, again.unchanged) == (0, 4)
     one = memory.import_from("mem0", DATA / "mem0")  # one user's: tagged, not mapped
     assert (one.created, one.unchanged) == (4, 1)  # (the default user's memory is there)
     tagged = [r for r in memory.list() if "source-user:alice" in r.tags]

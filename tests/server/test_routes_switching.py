@@ -80,6 +80,7 @@ def test_bad_uploads_are_named_and_change_nothing(
 ) -> None:
     before = fingerprint(engine)
     for path, body, kind, status in (
+        ("/v1/import/zep-cloud", b"{}", "application/json", 422),
         ("/v1/import/letta", b"{}", "application/json", 422),
         ("/v1/import/talome", b"", "application/octet-stream", 422),
         ("/v1/import/talome", b"not a database", "application/octet-stream", 422),

@@ -166,6 +166,7 @@ def test_claude_codes_typed_and_free_form_memory() -> None:
 def test_claude_codes_project_instructions() -> None:
     items = harvest("claude-code", DATA / "claude-code" / "project").items
     assert [i.content for i in items] == [
+        "See @README.md for an overview and @docs/testing.md for the test setup.",  # (prose)
         "Install with `pnpm install`; build everything with `pnpm -r build`",
         "Run integration tests with `PGPORT=5433 pnpm test:int`",
         "TypeScript strict mode; 2-space indentation",
@@ -174,7 +175,7 @@ def test_claude_codes_project_instructions() -> None:
         "My staging URL is https://staging.demo-app.example.test",
     ]
     assert {i.type for i in items} == {"preference"}
-    assert items[0].tags == ["kind:instruction", "section:Build & test"]
+    assert items[1].tags == ["kind:instruction", "section:Build & test"]
     assert {i.project for i in items} == {"project"}
 
 
@@ -202,8 +203,8 @@ def test_basic_memory_observations_notes_and_relations() -> None:
 
 
 def test_an_unknown_system_or_a_missing_path_is_named(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInputError, match="no importer for 'letta'"):
-        harvest("letta", tmp_path)
+    with pytest.raises(InvalidInputError, match="no importer for 'zep-cloud'"):
+        harvest("zep-cloud", tmp_path)
     with pytest.raises(InvalidInputError, match="does not exist"):
         harvest("talome", tmp_path / "nowhere.db")
     (tmp_path / "notes.json").write_text("[1, 2]")
@@ -399,6 +400,7 @@ def test_a_bbolt_tree_that_loops_is_refused_not_walked_forever(
     ("system", "name", "text"),
     [
         ("talome", "memories.json", "[1, 2, 3]"),
+        ("aide", "memories.json", "[1, 2, 3]"),
         ("talome", "memories.json", '[{"id": 1, "content": ["not", "text"], "type": 5}]'),
         ("mem0", "get_all.json", '{"results": [1, "two"]}'),
         ("engram", "export.json", '{"observations": [7]}'),

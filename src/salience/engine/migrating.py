@@ -28,7 +28,7 @@ from salience.text import content_hash
 from salience.write.records import validate_field
 
 if TYPE_CHECKING:
-    from salience.sharing.importers import Item
+    from salience.sharing.importers import Harvest, Item
     from salience.write.gates.pipeline import Screened
 
 __all__ = ["Migrating", "MigrationReport"]  # (and SYSTEMS, below)
@@ -92,6 +92,8 @@ class Migrating(Importing):
         scope = self._scope(user)
         with budget.spending(self._config) as spend:
             found = harvest(system, path)
+        if scope is None:  # (every user's: a record whose owner is unknown has none to go to)
+            _keep_owned(found)
         owners = {
             item.external_id: scope or _user_named(item.source_user) or self._config.user
             for item in found.items
@@ -139,7 +141,7 @@ class Migrating(Importing):
             merged=tuple(merged),
             refused=tuple(refused),
             skipped=tuple(found.skipped),
-            unmappable=dict(sorted(found.unmappable.items())),
+            unmappable=dict(sorted((k, n) for k, n in found.unmappable.items() if n > 0)),
         )
         if dry_run or not records:
             return report
@@ -208,6 +210,22 @@ class Migrating(Importing):
             entities=tuple(dict.fromkeys(item.entities)),
             derived_from=tuple(ids[d] for d in item.derived_from if d in ids),
         )
+
+
+def _keep_owned(found: Harvest) -> None:
+    """Leave out (as skipped, with why) the records whose owner the source does not keep:
+    imported for every user, they would be handed to the default user."""
+    kept = [item for item in found.items if item.owner_known]
+    found.skipped += [
+        (
+            item.external_id,
+            f"its owner is unknown ({found.system} does not keep it): import "
+            "it for one user with --user NAME",
+        )
+        for item in found.items
+        if not item.owner_known
+    ]
+    found.items = kept
 
 
 def _user_named(name: str | None) -> str | None:

@@ -44,8 +44,14 @@ def signed(lines: Iterable[str], key: bytes) -> Iterator[str]:
 
 
 def dump(record: MemoryRecord) -> str:
-    """One record as one compact JSON line (every field, in declaration order)."""
-    return json.dumps(to_json_dict(record), ensure_ascii=False, separators=(",", ":"))
+    """One record as one compact JSON line (every field, in declaration order). The
+    characters other tools split lines at (U+0085, U+2028, U+2029: JSON lets them stand
+    raw in a string) are escaped, so that the line stays one line wherever it is read."""
+    line = json.dumps(to_json_dict(record), ensure_ascii=False, separators=(",", ":"))
+    return line.translate(_LINE_BREAKS)
+
+
+_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
 
 
 def parse(

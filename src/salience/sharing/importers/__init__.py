@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import struct
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,11 +19,12 @@ from salience.sharing.importers import (
     claude_code,
     eidet,
     engram,
+    letta,
     mem0,
     rae,
     talome,
 )
-from salience.sharing.importers.base import Harvest, Item, unsafe
+from salience.sharing.importers.base import MALFORMED, Harvest, Item, unsafe
 
 READERS: dict[str, Callable[[Path], Harvest]] = {
     "aide": aide.read,
@@ -33,6 +33,7 @@ READERS: dict[str, Callable[[Path], Harvest]] = {
     "eidet": eidet.read,
     "engram": engram.read,
     "ilab": lambda path: engram.read(path, "ilab"),
+    "letta": letta.read,
     "mem0": mem0.read,
     "rae": rae.read,
     "talome": talome.read,
@@ -61,6 +62,7 @@ def harvest(system: str, path: Path | str) -> Harvest:
     try:
         _charge(path, spend)
         found = reader(path)
+        _some_read(found)
         spend.row(max(0, len(found.items) - spend.rows))  # (a store's rows are charged as read)
         return found
     except InvalidInputError as exc:
@@ -83,6 +85,17 @@ def harvest(system: str, path: Path | str) -> Harvest:
         ) from None
 
 
+def _some_read(found: Harvest) -> None:
+    """A source none of whose records could be read is refused, with the first reason."""
+    if found.skipped and not found.items:
+        what, why = found.skipped[0]
+        more = f" (and {len(found.skipped) - 1} more)" if len(found.skipped) > 1 else ""
+        raise InvalidInputError(
+            f"the {found.system} data is malformed: no record of it could be read; "
+            f"{what.removeprefix(found.system + ':')}: {why}{more}"
+        )
+
+
 def _charge(path: Path, spend: budget.Budget) -> None:
     """Charge the source's size to the budget before anything is read: the file's, or every
     file's under the folder (each entry counted as a record, so an endless tree stops)."""
@@ -95,12 +108,6 @@ def _charge(path: Path, spend: budget.Budget) -> None:
             with contextlib.suppress(OSError):
                 spend.bytes_read(os.lstat(os.path.join(folder, name)).st_size)
     spend.rows = 0  # (the entries were a bound on the walk; records are counted as read)
-
-
-MALFORMED: tuple[type[Exception], ...] = (AttributeError, TypeError, KeyError, IndexError)
-MALFORMED += (ValueError, OverflowError, RecursionError, struct.error)
-"""What a reader meets in data its source never writes (a list of numbers where objects
-belong, a point without a payload): every upload of it is bad input (422), never a 500."""
 
 
 __all__ = ["SYSTEMS", "Harvest", "Item", "harvest"]

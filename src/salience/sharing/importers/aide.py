@@ -66,7 +66,8 @@ def read(path: Path) -> Harvest:
                     "import .aide/memory/memory.db for all of them",
                 )
             )
-        harvest.items += [_memory(m, harvest) for m in memories]
+        for memory in memories:
+            harvest.add(memory, _memory, memory, harvest)
         return harvest
     _from_store(path, harvest)
     return harvest
@@ -74,8 +75,8 @@ def read(path: Path) -> Harvest:
 
 def _from_store(path: Path, harvest: Harvest) -> None:
     bolt = BoltFile(path)
-    for value in bolt.bucket(b"memories").values():
-        harvest.items.append(_memory(_json(value, path), harvest))
+    for key, value in bolt.bucket(b"memories").items():
+        harvest.add({"id": key.decode(errors="replace")}, _stored, value, path, harvest)
     _decisions([_json(v, path) for v in bolt.bucket(b"decisions").values()], harvest)
     for key, value in bolt.bucket(b"tombstones").items():
         stone = _json(value, path)
@@ -100,6 +101,11 @@ def _gone(stone: dict[str, Any]) -> str:
 
 def _when(value: object) -> object:
     return None if value in (None, "", ZERO) else value
+
+
+def _stored(value: bytes, path: Path, harvest: Harvest) -> Item:
+    """A memory of aide's store: its JSON value."""
+    return _memory(_json(value, path), harvest)
 
 
 def _memory(row: dict[str, Any], harvest: Harvest) -> Item:

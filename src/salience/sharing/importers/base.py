@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import struct
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,7 +20,9 @@ from salience.errors import InvalidInputError
 class Item:
     """One memory of the source system. ``external_id`` is ``SYSTEM:ID`` (the same on every
     run: it makes a second import a no-op); ``supersedes`` is the external id of the version
-    this one replaced; ``forgotten`` says why the source deleted or disabled it."""
+    this one replaced; ``forgotten`` says why the source deleted or disabled it;
+    ``owner_known`` False: the source keeps users but not this record's (it is imported only
+    for one named user, never handed to the default user of an import of every user)."""
 
     external_id: str
     content: str
@@ -43,6 +46,15 @@ class Item:
     valid_until: datetime | None = None
     entities: list[str] = field(default_factory=list)
     derived_from: list[str] = field(default_factory=list)  # external ids
+    owner_known: bool = True
+
+
+MALFORMED: tuple[type[Exception], ...] = (AttributeError, TypeError, KeyError, IndexError)
+MALFORMED += (ValueError, OverflowError, RecursionError, struct.error)
+"""What a reader meets in data its source never writes (a list of numbers where objects
+belong, a point without a payload): bad input, never a 500."""
+UNREADABLE: tuple[type[Exception], ...] = (InvalidInputError, *MALFORMED)
+"""What makes one record unreadable: it is skipped, named, with why."""
 
 
 @dataclass
@@ -54,6 +66,27 @@ class Harvest:
     items: list[Item] = field(default_factory=list)
     unmappable: Counter[str] = field(default_factory=Counter)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, record: object, make: Callable[..., Item], *args: object) -> None:
+        """Add the item ``make(*args)`` maps ``record`` to; a record it cannot read (a value of
+        a shape the source never writes) is skipped, named by its id, with why: never dropped
+        silently, and never the end of the whole import."""
+        try:
+            self.items.append(make(*args))
+        except UNREADABLE as exc:
+            self.skipped.append((self._named(record), self.why(exc)))
+
+    def why(self, exc: Exception) -> str:
+        """Why a record could not be read, said without its values."""
+        if isinstance(exc, InvalidInputError):
+            return str(exc)
+        return f"it is not a record {self.system} writes ({type(exc).__name__})"
+
+    def _named(self, record: object) -> str:
+        found = record.get("id") if isinstance(record, dict) else None
+        return (
+            f"{self.system}:{found}" if found not in (None, "") else f"{self.system}:{record!r:.60}"
+        )
 
     def unmapped(self, name: str, value: object) -> None:
         """Count a field with a value that has no meaning in salience."""

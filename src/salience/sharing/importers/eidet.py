@@ -60,7 +60,7 @@ def _json_pack(pack: Any, harvest: Harvest) -> None:
     if not isinstance(pack, dict) or not isinstance(pack.get("entries"), list):
         raise InvalidInputError("the file is not an eidet pack (no entries)")
     for entry in pack["entries"]:
-        harvest.items.append(_entry(entry, pack, harvest))
+        harvest.add(entry, _entry, entry, pack, harvest)
 
 
 def _entry(entry: dict[str, Any], pack: dict[str, Any], harvest: Harvest) -> Item:

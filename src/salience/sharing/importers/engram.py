@@ -60,7 +60,7 @@ def read(path: Path, system: str = SYSTEM) -> Harvest:
         o.get("session_id") for o in data["observations"] if o.get("type") == "session_summary"
     }
     for row in data["observations"]:
-        harvest.items.append(_observation(row, system, harvest))
+        harvest.add(row, _observation, row, system, harvest)
     for session in data.get("sessions", []):
         if session.get("summary") and session["id"] not in summarised:
             harvest.items.append(

@@ -51,8 +51,24 @@ def read(path: Path | str) -> Harvest:
             raise InvalidInputError(f"{path} is not a CSV dump of RAE's memories: {exc}") from None
         if rows and not {"id", "content", "layer"} <= rows[0].keys():
             raise InvalidInputError(f"{path} is not a CSV dump of RAE's memories (no id, content)")
-    harvest.items += [_memory(row, harvest) for row in rows]
+        rows = _whole(rows, harvest)
+    for row in rows:
+        harvest.add(row, _memory, row, harvest)
     return harvest
+
+
+def _whole(rows: list[dict[str, Any]], harvest: Harvest) -> list[dict[str, Any]]:
+    """The CSV's rows that have every column (a dump cut mid-row leaves a last row short of
+    some, or one quoted field running to the end): the others are skipped, named."""
+    whole = []
+    for number, row in enumerate(rows, start=1):
+        if None in row.values() or None in row:
+            harvest.skipped.append(
+                (f"{SYSTEM}:{row.get('id') or f'row {number}'}", f"row {number} is cut short")
+            )
+        else:
+            whole.append(row)
+    return whole
 
 
 def _from_postgres(url: str) -> list[dict[str, Any]]:

@@ -66,7 +66,7 @@ def read(path: Path) -> Harvest:
         rows = listed
     harvest = Harvest(SYSTEM)
     for row in rows:
-        harvest.items.append(_memory(row))
+        harvest.add(row, _memory, row)
     return harvest
 
 
