@@ -105,16 +105,27 @@ def test_mem0s_updates_become_a_version_chain(memory: Memory) -> None:
     assert chain[0].parent_id == chain[1].id
 
 
-def test_it_is_all_or_nothing(memory: Memory, tmp_path: Path) -> None:
+def test_it_is_all_or_nothing(
+    memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails midway (here the audit entries, after the rows) leaves nothing."""
+    from salience.errors import StoreError
+
     source = _talome_json(
         tmp_path,
         [
             {"id": 1, "type": "fact", "content": "The NAS runs TrueNAS Scale 24.04"},
-            {"id": 2, "type": "fact", "content": "x" * 2_000_000},  # over the content limit
+            {"id": 2, "type": "fact", "content": "The backups go to the garage disk"},
         ],
     )
-    with pytest.raises(InvalidInputError):
+
+    def broken(entries: object) -> None:
+        raise StoreError("the disk is full")
+
+    monkeypatch.setattr(memory.store, "append_audit", broken)
+    with pytest.raises(StoreError):
         memory.import_from("talome", source)
+    monkeypatch.undo()
     assert memory.list(include_forgotten=True) == []
 
 

@@ -115,8 +115,13 @@ class Migrating(Importing):
         written: dict[str, str] = {}  # each record's text as the source wrote it
         from salience.write.gates.pipeline import screen  # (the gates compile on first use)
 
+        largest = self._config.max_content_bytes
         for item in found.items:
             spend.check()
+            if len(item.content.encode()) > largest:  # (one too long is named, not fatal)
+                why = f"its text is longer than {largest:,} bytes (max_content_bytes)"
+                found.skipped.append((item.external_id, why))
+                continue
             screened = screen(item.content, title=item.title, tags=item.tags)
             if screened.rejected:
                 refused.append((item.external_id, str(screened.reason)))

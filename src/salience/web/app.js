@@ -42,7 +42,7 @@ function cookie(name) {
 }
 
 // Another memory system's store or export, uploaded as it is (a folder: as a zip).
-const SYSTEMS = ["aide", "basic-memory", "claude-code", "eidet", "engram", "ilab", "letta", "mem0", "rae", "talome"];
+const SYSTEMS = ["aide", "basic-memory", "claude-code", "eidet", "engram", "graphiti", "hindsight", "ilab", "letta", "mem0", "rae", "talome", "zep"];
 const UPLOADS = { zip: "application/zip", json: "application/json", af: "application/json", csv: "text/csv", md: "text/markdown" };
 
 // A long upload runs as a job on the server: it answers 202 at once (we ask it to) and the

@@ -19,10 +19,12 @@ from salience.sharing.importers import (
     claude_code,
     eidet,
     engram,
+    hindsight,
     letta,
     mem0,
     rae,
     talome,
+    zep,
 )
 from salience.sharing.importers.base import MALFORMED, Harvest, Item, unsafe
 
@@ -32,11 +34,14 @@ READERS: dict[str, Callable[[Path], Harvest]] = {
     "claude-code": claude_code.read,
     "eidet": eidet.read,
     "engram": engram.read,
+    "graphiti": zep.read,  # (Zep's open-source graph: the same models)
+    "hindsight": hindsight.read,
     "ilab": lambda path: engram.read(path, "ilab"),
     "letta": letta.read,
     "mem0": mem0.read,
     "rae": rae.read,
     "talome": talome.read,
+    "zep": zep.read,
 }
 """Every system ``salience import --from`` reads (iLAB Memory keeps Engram's store)."""
 

@@ -83,7 +83,7 @@ class Harvest:
         return f"it is not a record {self.system} writes ({type(exc).__name__})"
 
     def _named(self, record: object) -> str:
-        found = record.get("id") if isinstance(record, dict) else None
+        found = (record.get("id") or record.get("uuid")) if isinstance(record, dict) else None
         return (
             f"{self.system}:{found}" if found not in (None, "") else f"{self.system}:{record!r:.60}"
         )
