@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 SALIENCE_HOME ?= $(CURDIR)/.salience
 export SALIENCE_HOME
 
-.PHONY: run demo test test-fast lint format bench fuzz clean docs
+.PHONY: run demo test test-fast test-real lint format bench fuzz clean docs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,12 +37,17 @@ format: $(STAMP)
 # Everything, in two runs: the tests that start processes or a browser one at a time (their
 # bounds are timed), the rest on both cores (-n 2: 4m49s instead of about 9 minutes here).
 test: lint
-	$(VENV)/bin/pytest -q -n 2 -m "not (process or browser)"
+	$(VENV)/bin/pytest -q -n 2 -m "not (process or browser or real)"
 	$(VENV)/bin/pytest -q -m "process or browser"
+
+# Importers against stores the real programs write (mem0, basic-memory), each installed from
+# PyPI into a venv of its own: minutes, so apart from `make test` (CI runs both).
+test-real: $(STAMP)
+	$(VENV)/bin/pytest -q -m real
 
 # The edit loop (under a minute): no PostgreSQL, browser, subprocess, fuzz or slow tests.
 # `make test` runs all of them.
-FAST := not (postgres or browser or process or fuzz or slow)
+FAST := not (postgres or browser or process or fuzz or slow or real)
 test-fast: $(STAMP)
 	$(VENV)/bin/pytest -q -x -n 2 -m "$(FAST)"
 

@@ -148,3 +148,17 @@ def test_an_odd_qdrant_point_is_bad_input(tmp_path: Path, blob: bytes | str) -> 
     with pytest.raises(InvalidInputError) as refused:
         harvest("mem0", tmp_path / "qdrant")
     assert str(tmp_path) not in str(refused.value)
+
+
+def test_a_schema_calling_a_pure_built_in_is_read_without_computing_it(tmp_path: Path) -> None:
+    """basic-memory's index has generated columns over ``json_extract``, which SQLite before
+    3.45 calls unsafe in a schema when ``trusted_schema`` is off: the store is still read (its
+    generated columns as NULL), as the real program's index was."""
+    path = _talome(
+        tmp_path,
+        "ALTER TABLE memories ADD COLUMN meta TEXT",
+        "ALTER TABLE memories ADD COLUMN kind TEXT "
+        "GENERATED ALWAYS AS (json_extract(meta, '$.kind')) VIRTUAL",
+    )
+    plain = harvest("talome", DATA / "talome" / "talome.db")
+    assert [i.content for i in harvest("talome", path).items] == [i.content for i in plain.items]

@@ -89,3 +89,22 @@ def test_a_secret_in_a_fact_is_refused_and_a_dry_run_changes_nothing(tmp_path: P
             == [what for what, _ in planned.refused]
         )
         assert not any("AKIA" in r.content for r in memory.list(include_forgotten=True))
+
+
+def test_a_zep_import_round_trips_through_an_export(tmp_path: Path) -> None:
+    import io
+
+    from salience.models import ALL_USERS
+
+    with Memory.open(config=Config(home=tmp_path / "a", embedder="none")) as memory:
+        memory.import_from("zep", DATA / "graph.json", user=ALL_USERS)
+        before = memory.list(user=ALL_USERS, include_forgotten=True, include_superseded=True)
+        out = io.StringIO()
+        memory.export(out, user=ALL_USERS)
+    with Memory.open(config=Config(home=tmp_path / "b", embedder="none")) as copy:
+        copy.import_(io.StringIO(out.getvalue()), user=ALL_USERS)
+        after = copy.list(user=ALL_USERS, include_forgotten=True, include_superseded=True)
+    assert {(r.id, r.user, r.content, r.valid_until) for r in after} == {
+        (r.id, r.user, r.content, r.valid_until) for r in before
+    }
+    assert {r.user for r in after} == {"alice"}  # (the graph's group_id)

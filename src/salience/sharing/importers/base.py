@@ -4,6 +4,7 @@ terms, with what it could not map and what it had to leave out."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import struct
 from collections import Counter
@@ -131,11 +132,36 @@ def open_read_only(path: Path) -> sqlite3.Connection:
     view is refused, a generated column reads as NULL: neither computes anything of the
     file's), no recursive query, no value over :attr:`~salience.budget.Limits.value_bytes`,
     every row charged to the active :class:`~salience.budget.Budget`, which is checked (time,
-    memory, a cancel) every :data:`STEPS_EVERY` steps, and at most :data:`READ_STEPS` steps."""
+    memory, a cancel) every :data:`STEPS_EVERY` steps, and at most :data:`READ_STEPS` steps.
+
+    A schema whose generated columns or indexes call a built-in without side effects that
+    this SQLite does not mark innocuous (:data:`PURE`: ``json_extract`` before 3.45, as
+    basic-memory's index does) cannot even be parsed with ``trusted_schema`` off: it is read
+    with it on, since nothing of the schema is ever computed by these reads (above)."""
+    for trusted in (False, True):
+        try:
+            return _open(path, trusted=trusted)
+        except sqlite3.Error as exc:
+            unsafe_use = _UNSAFE.search(str(exc))
+            if trusted or unsafe_use is None or unsafe_use.group(1).lower() not in PURE:
+                said = f"{path.name} cannot be read as a SQLite database: {exc}"
+                raise InvalidInputError(said) from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+PURE = frozenset(
+    {"json", "json_extract", "json_type", "json_valid", "json_array_length", "lower", "upper"}
+    | {"trim", "ltrim", "rtrim", "substr", "length", "coalesce", "ifnull", "abs", "round"}
+)
+"""Built-in functions without side effects that an older SQLite calls unsafe in a schema."""
+_UNSAFE = re.compile(r"unsafe use of (\w+)\(\)")
+
+
+def _open(path: Path, *, trusted: bool) -> sqlite3.Connection:
     spend = budget.active()
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        conn.execute("PRAGMA trusted_schema = OFF")
+        conn.execute(f"PRAGMA trusted_schema = {'ON' if trusted else 'OFF'}")
         conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA cell_size_check = ON")
         if hasattr(conn, "setconfig"):  # Python 3.12+
@@ -143,8 +169,9 @@ def open_read_only(path: Path) -> sqlite3.Connection:
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, spend.limits.value_bytes)
         conn.set_progress_handler(_steps(spend), STEPS_EVERY)
         conn.set_authorizer(_untrusted(_generated(conn)))
-    except sqlite3.Error as exc:
-        raise InvalidInputError(f"{path.name} cannot be read as a SQLite database: {exc}") from None
+    except sqlite3.Error:
+        conn.close()
+        raise
 
     def charged(cursor: sqlite3.Cursor, row: tuple[object, ...]) -> sqlite3.Row:
         spend.row()
