@@ -69,6 +69,7 @@ class OneLineUsageError(click.ClickException):
 
 COMMANDS: dict[str, tuple[str, ...]] = {
     "briefing": ("scoring", "evaluation"),
+    "connect": ("connect",),
     "consolidate": ("lifecycle",),
     "decision": ("agent",),
     "entities": ("memories",),

@@ -1,0 +1,222 @@
+"""``salience connect HOST``: for each host, a fresh configuration, one with other servers in
+it, a second run that changes nothing, ``--remove``, ``--dry-run``, and a file in a bad state
+refused and left as it is."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from salience.cli import cli
+
+FILES = {  # host -> its default file, under the home (~) or the project (.)
+    "claude-code": "~/.claude.json",
+    "claude-desktop": "~/.config/Claude/claude_desktop_config.json",
+    "cursor": "~/.cursor/mcp.json",
+    "vscode": "./.vscode/mcp.json",
+    "codex": "~/.codex/config.toml",
+}
+KEYS = {"vscode": "servers", "codex": "mcp_servers"}
+OTHER_TOML = '# my Codex settings\nmodel = "o4-mini"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+
+
+@pytest.fixture
+def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home (``$HOME``) and a project (the working directory) of their own."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "project").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path / "project")
+    return tmp_path
+
+
+def _file(place: Path, host: str) -> Path:
+    where = FILES[host]
+    base = place / ("home" if where.startswith("~") else "project")
+    return base / where[2:]
+
+
+def _run(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["connect", *args, "--home", "/srv/salience-home"])
+
+
+def _servers(path: Path, host: str) -> dict[str, Any]:
+    text = path.read_text()
+    data = tomllib.loads(text) if host == "codex" else json.loads(text)
+    found: dict[str, Any] = data.get(KEYS.get(host, "mcpServers"), {})
+    return found
+
+
+@pytest.mark.parametrize("host", sorted(FILES))
+def test_a_fresh_configuration_gets_salience_and_a_second_run_changes_nothing(
+    place: Path, host: str
+) -> None:
+    first = _run(host)
+    assert first.exit_code == 0, first.output
+    path = _file(place, host)
+    entry = _servers(path, host)["salience"]
+    assert entry["args"] == ["mcp"]
+    assert Path(entry["command"]).name in ("salience", "pytest", "__main__.py") or entry["command"]
+    assert entry["env"] == {"SALIENCE_HOME": "/srv/salience-home"}  # (the store, named)
+    if host == "vscode":
+        assert entry["type"] == "stdio"
+    written = path.read_text()
+    again = _run(host)
+    assert again.exit_code == 0
+    assert "unchanged" in again.output
+    assert path.read_text() == written
+    assert not path.with_name(path.name + ".salience-backup").exists()  # (nothing replaced)
+
+
+@pytest.mark.parametrize("host", sorted(FILES))
+def test_other_entries_are_kept_backed_up_and_remove_undoes_it(place: Path, host: str) -> None:
+    path = _file(place, host)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if host == "codex":
+        original = OTHER_TOML
+    else:
+        key = KEYS.get(host, "mcpServers")
+        original = json.dumps({"theme": "dark", key: {"docs": {"command": "docs-mcp"}}})
+    path.write_text(original)
+    assert _run(host).exit_code == 0
+    servers = _servers(path, host)
+    assert set(servers) == {"docs", "salience"}
+    assert path.with_name(path.name + ".salience-backup").read_text() == original
+    if host == "codex":
+        assert path.read_text().startswith(OTHER_TOML)  # (comments and order as written)
+    else:
+        assert json.loads(path.read_text())["theme"] == "dark"
+    removed = _run(host, "--remove")
+    assert removed.exit_code == 0, removed.output
+    assert set(_servers(path, host)) == {"docs"}
+    if host == "codex":
+        assert path.read_text().strip() == OTHER_TOML.strip()
+
+
+@pytest.mark.parametrize("host", sorted(FILES))
+def test_a_dry_run_shows_the_change_and_writes_nothing(place: Path, host: str) -> None:
+    shown = _run(host, "--dry-run")
+    assert shown.exit_code == 0
+    assert "+" in shown.output
+    assert "salience" in shown.output
+    assert not _file(place, host).exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "text", "said"),
+    [
+        ("claude-code", '{"mcpServers": {"docs": ', "not valid JSON"),
+        ("cursor", '{"mcpServers": []}', "is not an object"),
+        ("vscode", '{\n  // my servers\n  "servers": {}\n}\n', "has comments"),
+        ("claude-desktop", "[1, 2]", "not a JSON object"),
+        ("codex", "model = \n", "not valid TOML"),
+    ],
+)
+def test_a_file_in_a_bad_state_is_refused_and_left_as_it_is(
+    place: Path, host: str, text: str, said: str
+) -> None:
+    path = _file(place, host)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    refused = _run(host)
+    assert refused.exit_code == 1
+    assert said in refused.output
+    assert "left as it is" in refused.output
+    assert "Traceback" not in refused.output
+    assert path.read_text() == text
+    assert not path.with_name(path.name + ".salience-backup").exists()
+
+
+def test_claude_code_gets_session_hooks_beside_the_users_own(place: Path) -> None:
+    settings = place / "home" / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    theirs = {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint.sh"}]}
+    settings.write_text(json.dumps({"model": "opus", "hooks": {"PreToolUse": [theirs]}}))
+    assert _run("claude-code").exit_code == 0
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert hooks["PreToolUse"] == [theirs]
+    [start] = hooks["SessionStart"]
+    command = start["hooks"][0]["command"]
+    assert command.startswith("SALIENCE_HOME=/srv/salience-home ")
+    assert command.endswith(" hook session-start")
+    assert "hook session-end" in hooks["SessionEnd"][0]["hooks"][0]["command"]
+    assert _run("claude-code").exit_code == 0  # (twice: still one of each)
+    assert len(json.loads(settings.read_text())["hooks"]["SessionStart"]) == 1
+    assert _run("claude-code", "--remove").exit_code == 0
+    assert json.loads(settings.read_text()) == {"model": "opus", "hooks": {"PreToolUse": [theirs]}}
+
+
+def test_a_project_scope_and_print_for_any_other_host(place: Path) -> None:
+    assert _run("claude-code", "--scope", "project").exit_code == 0
+    assert "salience" in json.loads((place / "project" / ".mcp.json").read_text())["mcpServers"]
+    assert (place / "project" / ".claude" / "settings.json").exists()
+    printed = _run("--print")
+    assert json.loads(printed.output)["mcpServers"]["salience"]["args"] == ["mcp"]
+    desktop = _run("claude-desktop", "--scope", "project")
+    assert desktop.exit_code == 1
+    assert "no project configuration" in desktop.output
+
+
+CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.197"
+
+
+@pytest.mark.slow
+@pytest.mark.real
+def test_claude_codes_own_cli_sees_salience_connected(tmp_path: Path) -> None:
+    """Claude Code itself (from npm, pinned) reads the configuration ``salience connect``
+    wrote, starts the server, and reports it connected (``claude mcp list`` checks each stdio
+    server with an MCP handshake; it needs no account and no network)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    npm = shutil.which("npm")
+    assert npm is not None, "npm is needed (CI installs Node with it)"
+    tools = tmp_path / "node"
+    tools.mkdir()
+    installed = subprocess.run(
+        [npm, "install", "--silent", "--prefix", str(tools), CLAUDE_CODE],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    home = tmp_path / "home"
+    home.mkdir()
+    salience = Path(sys.executable).parent / "salience"
+    env = {**os.environ, "HOME": str(home), "PATH": f"{salience.parent}:{os.environ['PATH']}"}
+    env["SALIENCE_EMBEDDER"] = "none"  # (the handshake only: no model to load)
+
+    def run(*command: str) -> str:
+        ran = subprocess.run(
+            command, check=False, capture_output=True, text=True, env=env, cwd=home, timeout=120
+        )
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        return ran.stdout
+
+    run(str(salience), "connect", "claude-code", "--home", str(tmp_path / "store"))
+    listed = run(str(tools / "node_modules" / ".bin" / "claude"), "mcp", "list")
+    [line] = [ln for ln in listed.splitlines() if ln.startswith("salience:")]
+    assert "Connected" in line, listed
+    assert str(salience.resolve()) in line
+
+
+def test_a_postgresql_store_is_named_but_never_its_password(
+    place: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SALIENCE_STORE_URL", "postgresql://mem@db.internal/salience")
+    assert _run("cursor").exit_code == 0
+    env = _servers(_file(place, "cursor"), "cursor")["salience"]["env"]
+    assert env["SALIENCE_STORE_URL"] == "postgresql://mem@db.internal/salience"
+    monkeypatch.setenv("SALIENCE_STORE_URL", "postgresql://mem:hunter2@db.internal/salience")
+    warned = _run("cursor")
+    assert "holds a password" in warned.output
+    assert "hunter2" not in _file(place, "cursor").read_text()
+    assert "hunter2" not in warned.output
