@@ -163,23 +163,18 @@ def test_a_project_scope_and_print_for_any_other_host(place: Path) -> None:
 
 
 CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.197"
+ROOT = Path(__file__).parent.parent.parent
 
 
-@pytest.mark.slow
-@pytest.mark.real
-def test_claude_codes_own_cli_sees_salience_connected(tmp_path: Path) -> None:
-    """Claude Code itself (from npm, pinned) reads the configuration ``salience connect``
-    wrote, starts the server, and reports it connected (``claude mcp list`` checks each stdio
-    server with an MCP handshake; it needs no account and no network)."""
-    import os
+@pytest.fixture(scope="module")
+def claude(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Claude Code itself, from npm (pinned): its ``claude`` command."""
     import shutil
     import subprocess
-    import sys
 
     npm = shutil.which("npm")
     assert npm is not None, "npm is needed (CI installs Node with it)"
-    tools = tmp_path / "node"
-    tools.mkdir()
+    tools = tmp_path_factory.mktemp("node")
     installed = subprocess.run(
         [npm, "install", "--silent", "--prefix", str(tools), CLAUDE_CODE],
         check=False,
@@ -188,24 +183,76 @@ def test_claude_codes_own_cli_sees_salience_connected(tmp_path: Path) -> None:
         timeout=600,
     )
     assert installed.returncode == 0, installed.stderr[-2000:]
-    home = tmp_path / "home"
-    home.mkdir()
-    salience = Path(sys.executable).parent / "salience"
-    env = {**os.environ, "HOME": str(home), "PATH": f"{salience.parent}:{os.environ['PATH']}"}
-    env["SALIENCE_EMBEDDER"] = "none"  # (the handshake only: no model to load)
+    return tools / "node_modules" / ".bin" / "claude"
 
-    def run(*command: str) -> str:
+
+def _runner(home: Path, **extra: str) -> Any:
+    """Runs a command as a user whose home is ``home`` (with this install's ``salience`` on
+    the PATH, and no embedding model to load: the MCP handshake is what is checked)."""
+    import os
+    import subprocess
+    import sys
+
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "HOME": str(home), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env.update(SALIENCE_EMBEDDER="none", **extra)
+
+    def run(*command: str | Path) -> str:
         ran = subprocess.run(
-            command, check=False, capture_output=True, text=True, env=env, cwd=home, timeout=120
+            [str(c) for c in command],
+            check=False,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=home,
+            timeout=180,
         )
-        assert ran.returncode == 0, ran.stderr[-2000:]
+        assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
         return ran.stdout
 
-    run(str(salience), "connect", "claude-code", "--home", str(tmp_path / "store"))
-    listed = run(str(tools / "node_modules" / ".bin" / "claude"), "mcp", "list")
-    [line] = [ln for ln in listed.splitlines() if ln.startswith("salience:")]
-    assert "Connected" in line, listed
+    return run
+
+
+@pytest.mark.slow
+@pytest.mark.real
+def test_claude_codes_own_cli_sees_salience_connected(tmp_path: Path, claude: Path) -> None:
+    """Claude Code reads the configuration ``salience connect`` wrote, starts the server, and
+    reports it connected (``claude mcp list`` checks each stdio server with an MCP handshake;
+    it needs no account and no network)."""
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    run = _runner(home)
+    salience = Path(sys.executable).parent / "salience"
+    run(salience, "connect", "claude-code", "--home", tmp_path / "store")
+    [line] = [ln for ln in run(claude, "mcp", "list").splitlines() if ln.startswith("salience:")]
+    assert "Connected" in line
     assert str(salience.resolve()) in line
+
+
+@pytest.mark.slow
+@pytest.mark.real
+def test_the_claude_code_plugin_validates_installs_and_connects(
+    tmp_path: Path, claude: Path
+) -> None:
+    """The repository is a plugin marketplace (``.claude-plugin/marketplace.json``) holding
+    the plugin (``plugins/claude-code``: the MCP server and the session hooks): both pass
+    Claude Code's strict validation, and ``claude plugin install`` from the repository sets
+    up a server that connects."""
+    home = tmp_path / "home"
+    home.mkdir()
+    run = _runner(home, SALIENCE_HOME=str(tmp_path / "store"))
+    assert "Validation passed" in run(claude, "plugin", "validate", "--strict", ROOT)
+    plugin = ROOT / "plugins" / "claude-code"
+    assert "Validation passed" in run(claude, "plugin", "validate", "--strict", plugin)
+    run(claude, "plugin", "marketplace", "add", ROOT)
+    run(claude, "plugin", "install", "salience@salience")
+    listed = run(claude, "mcp", "list")
+    [line] = [ln for ln in listed.splitlines() if ln.startswith("plugin:salience:salience:")]
+    assert "Connected" in line
+    hooks = json.loads((plugin / "hooks" / "hooks.json").read_text())["hooks"]
+    assert hooks["SessionStart"][0]["hooks"][0]["command"] == "salience hook session-start"
 
 
 def test_a_postgresql_store_is_named_but_never_its_password(
