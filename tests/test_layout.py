@@ -170,12 +170,14 @@ def test_the_import_check_sees_an_upward_import(tmp_path: Path) -> None:
 
 ROOT_ENTRIES = {
     ".ci",
+    ".claude-plugin",  # (the repository as Claude Code's plugin marketplace)
     ".gitignore",
     "CHANGELOG.md",
     "Makefile",
     "README.md",
     "bench",
     "docs",
+    "plugins",  # (the Claude Code plugin: the MCP server and the session hooks)
     "pyproject.toml",
     "scripts",
     "src",

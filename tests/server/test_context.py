@@ -89,3 +89,13 @@ def test_keys_still_work_from_any_peer(engine: Memory, keys: Keys) -> None:
 )
 def test_is_loopback(host: str | None, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+def test_healthz_says_keys_as_soon_as_a_key_exists_without_another_request(
+    client: TestClient, engine: Memory, clock: FakeClock
+) -> None:
+    """A key made by another process (here, straight into the store) while the server runs:
+    the next /healthz already says ``keys``, as every request would enforce."""
+    assert client.get("/healthz").json()["mode"] == "local"
+    create_key(engine.store, user="alice", now=clock.now)
+    assert client.get("/healthz").json()["mode"] == "keys"

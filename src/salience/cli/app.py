@@ -72,6 +72,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "connect": ("connect",),
     "consolidate": ("lifecycle",),
     "decision": ("agent",),
+    "doctor": ("doctor",),
     "entities": ("memories",),
     "erase": ("erase",),
     "eval": ("evaluation",),

@@ -44,7 +44,7 @@ from salience.server import (
     routes_switching,
     ui,
 )
-from salience.server.context import Engine, Refused, authenticate
+from salience.server.context import LOCAL, Engine, Refused, authenticate
 from salience.server.guard import Guard
 from salience.server.middleware import Measure, Metrics
 
@@ -58,6 +58,8 @@ mode. A request that changes state is refused from another site (`Origin`,
 `Sec-Fetch-Site`), and a body must be JSON (JSON Lines for `/v1/import`): 415 otherwise."""
 
 
+HEALTH_WAIT_S = 0.5
+"""The longest ``/healthz`` waits for the store to say whether a key exists."""
 SETTLE_EVERY_S = 2.0
 """How often a server retries an erasure a reader held back (``Memory.settle_erasure``)."""
 
@@ -160,12 +162,17 @@ def create_app(memory: Memory) -> FastAPI:
 def _health(app: FastAPI) -> None:
     @app.get("/healthz", tags=["health"])
     async def healthz(request: Request) -> dict[str, str]:
-        """The process is up, and its mode: ``local`` (no key; one user, loopback only) or
-        ``keys`` (every request needs a key; fixed once a key has been in force). The mode as
-        last decided: a key made while the server runs ends local mode at the next keyless
-        request. No store call, so a liveness probe never waits behind a write."""
+        """The process is up, and its mode as every request meets it now: ``local`` (no key;
+        one user, loopback only) or ``keys`` (every request needs a key; for good once a key
+        has been in force, even one made by another process since the server started). In
+        local mode the store's keys are read on a worker thread, at most
+        :data:`HEALTH_WAIT_S`; past it (a store that does not answer) the mode last
+        decided."""
         engine: Engine = request.app.state.engine
-        return {"status": "ok", "mode": engine.mode}  # (no store call: never waits on a write)
+        if engine.mode == LOCAL:
+            with anyio.move_on_after(HEALTH_WAIT_S):
+                await anyio.to_thread.run_sync(engine.local_mode)
+        return {"status": "ok", "mode": engine.mode}
 
     @app.get("/readyz", tags=["health"], responses={503: {"model": errors_model()}})
     def readyz(request: Request) -> Any:
