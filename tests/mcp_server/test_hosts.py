@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -25,23 +24,15 @@ pytestmark = [pytest.mark.process]
 README = (Path(__file__).parent.parent.parent / "README.md").read_text(encoding="utf-8")
 
 
-def _json_blocks() -> list[dict[str, object]]:
-    return [json.loads(b) for b in re.findall(r"```json\n(.*?)```", README, re.S)]
-
-
-def test_the_readme_mcp_command_line_works(tmp_path: Path) -> None:
-    [config] = [b for b in _json_blocks() if "mcpServers" in b]
-    server = config["mcpServers"]["salience"]  # type: ignore[index]
-    bin_dir = str(Path(sys.executable).parent)
-    env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "SALIENCE_HOME": str(tmp_path / "home"),
-        "SALIENCE_EMBEDDER": "none",
-    }
-    command = shutil.which(server["command"], path=env["PATH"])  # as a host resolves it
-    assert command is not None
-    params = StdioServerParameters(command=command, args=server["args"], env=env)
+def test_the_entry_salience_connect_prints_works(tmp_path: Path) -> None:
+    """What ``salience connect --print`` gives any host (the README's last line of its
+    connect section), started as a host starts it and driven by the SDK's client."""
+    printed = CliRunner().invoke(cli, ["connect", "--print", "--home", str(tmp_path / "home")])
+    assert printed.exit_code == 0, printed.output
+    server = json.loads(printed.stdout)["mcpServers"]["salience"]
+    assert Path(server["command"]).is_absolute()  # (a host that passes no PATH finds it)
+    env = {**os.environ, **server["env"], "SALIENCE_EMBEDDER": "none"}
+    params = StdioServerParameters(command=server["command"], args=server["args"], env=env)
 
     async def main() -> None:
         async with Client(params, mode="legacy") as client:
@@ -52,18 +43,25 @@ def test_the_readme_mcp_command_line_works(tmp_path: Path) -> None:
             assert made["outcome"] == "created"
 
     asyncio.run(main())
+    with Memory.open(tmp_path / "home", embedder=None) as memory:  # (in the store it named)
+        assert [r.content for r in memory.list()] == ["Deploys go through ops/deploy.sh"]
 
 
-def test_the_readme_hooks_run_salience(tmp_path: Path) -> None:
-    [config] = [b for b in _json_blocks() if "hooks" in b]
-    commands = {
-        event: entries[0]["hooks"][0]["command"]  # type: ignore[index]
-        for event, entries in config["hooks"].items()  # type: ignore[union-attr]
-    }
+def test_the_readme_connects_each_host_in_one_command_and_the_plugin_runs_salience() -> None:
+    from salience.cli.hosts import HOSTS
+
+    for host in HOSTS:
+        assert f"salience connect {host}" in README, host
+    plugin = Path(__file__).parent.parent.parent / "plugins" / "claude-code"
+    hooks = json.loads((plugin / "hooks" / "hooks.json").read_text())["hooks"]
+    commands = {event: entries[0]["hooks"][0]["command"] for event, entries in hooks.items()}
     assert commands == {
         "SessionStart": "salience hook session-start",
         "SessionEnd": "salience hook session-end",
     }
+    server = json.loads((plugin / ".mcp.json").read_text())["mcpServers"]["salience"]
+    assert (server["command"], server["args"]) == ("salience", ["mcp"])
+    assert shutil.which("salience", path=str(Path(sys.executable).parent)) is not None
 
 
 def test_session_start_prints_the_hook_json(tmp_path: Path) -> None:
