@@ -8,30 +8,16 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from tests.running import run as _run
+
 pytestmark = [pytest.mark.slow, pytest.mark.real]
 ROOT = Path(__file__).parent.parent
-
-
-def _run(*command: str | Path, env: dict[str, str], cwd: Path, stdin: str = "") -> str:
-    ran = subprocess.run(
-        [str(c) for c in command],
-        input=stdin,
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-    )
-    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
-    return ran.stdout
 
 
 @pytest.fixture(scope="module")

@@ -190,25 +190,16 @@ def _runner(home: Path, **extra: str) -> Any:
     """Runs a command as a user whose home is ``home`` (with this install's ``salience`` on
     the PATH, and no embedding model to load: the MCP handshake is what is checked)."""
     import os
-    import subprocess
     import sys
+
+    from tests import running
 
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "HOME": str(home), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     env.update(SALIENCE_EMBEDDER="none", **extra)
 
     def run(*command: str | Path) -> str:
-        ran = subprocess.run(
-            [str(c) for c in command],
-            check=False,
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=home,
-            timeout=180,
-        )
-        assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
-        return ran.stdout
+        return running.run(*command, env=env, cwd=home, timeout=180)
 
     return run
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from salience.cli import cli, doctor
+from tests.running import run
 
 
 @pytest.fixture
@@ -140,23 +141,9 @@ def test_the_real_checks_pass_on_a_real_store(tmp_path: Path) -> None:
         "SALIENCE_EMBEDDER": "none",
     }
     salience = [sys.executable, "-m", "salience"]
-    subprocess.run(
-        [*salience, "remember", "Backups run nightly", "--force"],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    ran = subprocess.run(
-        [*salience, "doctor", "--json"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=180,
-    )
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    found = {f["check"]: f for f in json.loads(ran.stdout)}
+    run(*salience, "remember", "Backups run nightly", "--force", env=env, cwd=tmp_path)
+    report = run(*salience, "doctor", "--json", env=env, cwd=tmp_path, timeout=180)
+    found = {f["check"]: f for f in json.loads(report)}
     assert found["mcp"]["status"] == "ok"
     assert "tools" in found["mcp"]["detail"]
     assert found["hook"]["status"] == "ok"
