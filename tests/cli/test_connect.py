@@ -258,3 +258,23 @@ def test_a_postgresql_store_is_named_but_never_its_password(
     assert "holds a password" in warned.output
     assert "hunter2" not in _file(place, "cursor").read_text()
     assert "hunter2" not in warned.output
+
+
+def test_an_install_without_its_own_command_is_started_through_python(
+    place: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as ``python -m salience`` with no ``salience`` command beside that Python or on
+    the PATH: the host starts that Python with ``-m salience`` (never the program that
+    happened to run this one)."""
+    import sys
+
+    from salience.cli.connect import launch_for
+
+    python = place / "bin" / "python3"
+    monkeypatch.setattr(sys, "executable", str(python))
+    monkeypatch.setenv("PATH", str(place / "empty"))
+    launch = launch_for(place / "store")
+    assert (launch.command, launch.args) == (str(python), ("-m", "salience", "mcp"))
+    assert launch.shell("hook", "session-start").endswith(
+        f"{python} -m salience hook session-start"
+    )

@@ -26,14 +26,18 @@ from salience.cli.hosts import (
     with_server,
 )
 
+MODULE = ("-m", "salience")
+"""How this install is started when it has no ``salience`` command of its own."""
+
 
 def launch_for(home: Path | None) -> Launch:
     """How a host starts this install: its own ``salience`` executable, and the store named
     by ``SALIENCE_HOME`` (a host may pass no environment of its own)."""
     from salience.config import Config
 
-    found = shutil.which("salience")
-    executable = Path(found) if found else Path(sys.argv[0])
+    beside = Path(sys.executable).parent / "salience"  # (this install's own command)
+    found = beside if beside.is_file() else shutil.which("salience")
+    command, prefix = (str(Path(found).absolute()), ()) if found else (sys.executable, MODULE)
     config = Config.for_home(home) if home is not None else Config.from_env()
     env = {"SALIENCE_HOME": str(config.home)}
     if config.store_url:  # (a PostgreSQL store: named too, unless its URL holds a password)
@@ -47,7 +51,7 @@ def launch_for(home: Path | None) -> Launch:
             )
         else:
             env["SALIENCE_STORE_URL"] = config.store_url
-    return Launch(str(executable.resolve()), ("mcp",), env)
+    return Launch(command, (*prefix, "mcp"), env, prefix)
 
 
 @cli.command()

@@ -29,13 +29,15 @@ class Launch:
     command: str
     args: tuple[str, ...]
     env: dict[str, str]
+    prefix: tuple[str, ...] = ()  # (``-m salience`` when started through Python)
 
     def shell(self, *args: str) -> str:
         """The launch as one shell command line (a hook's ``command``)."""
         import shlex
 
         assigned = [f"{k}={shlex.quote(v)}" for k, v in self.env.items()]
-        return " ".join([*assigned, shlex.quote(self.command), *map(shlex.quote, args)])
+        words = [self.command, *self.prefix, *args]
+        return " ".join([*assigned, *map(shlex.quote, words)])
 
 
 @dataclass(frozen=True)
