@@ -70,7 +70,7 @@ def test_show_json_keys_are_the_record_fields(run) -> None:  # type: ignore[no-u
 def test_recall_finds_and_ranks(run) -> None:  # type: ignore[no-untyped-def]
     best = _remember(run, "Redis holds the session cache; Redis evicts with LRU")
     _remember(run, "Postgres is the database")
-    hits = json.loads(run("recall", "redis cache", "--json").stdout)
+    hits = json.loads(run("recall", "redis cache", "--json").stdout)["hits"]
     assert [h["record"]["id"] for h in hits] == [best]
     assert hits[0]["rank"] == 1
     assert hits[0]["score"] > 0
@@ -256,9 +256,11 @@ def test_home_env_and_flag_agree(tmp_path: Path) -> None:
 def test_recall_type_filters(run) -> None:  # type: ignore[no-untyped-def]
     keep = _remember(run, "Dark mode is preferred in the editor", "--type", "preference")
     drop = _remember(run, "Dark mode broke the PDF export", "--type", "discovery")
-    only = json.loads(run("recall", "dark mode", "--type", "preference", "--json").stdout)
+    only = json.loads(run("recall", "dark mode", "--type", "preference", "--json").stdout)["hits"]
     assert [h["record"]["id"] for h in only] == [keep]
-    rest = json.loads(run("recall", "dark mode", "--not-type", "preference", "--json").stdout)
+    rest = json.loads(run("recall", "dark mode", "--not-type", "preference", "--json").stdout)[
+        "hits"
+    ]
     assert [h["record"]["id"] for h in rest] == [drop]
     both = run("recall", "dark mode", "--type", "a", "--not-type", "b")
     assert both.exit_code == 1

@@ -28,11 +28,11 @@ def test_mount_list_recall_unmount(tmp_path: Path) -> None:
     listed = json.loads(run(mine, "layer", "list", "--json").stdout)
     assert [(m["name"], m["kind"]) for m in listed] == [("team", "shared")]
     assert "team  (shared, read-only)" in run(mine, "layer", "list").stdout
-    hits = json.loads(run(mine, "recall", "staging", "--json").stdout)
+    hits = json.loads(run(mine, "recall", "staging", "--json").stdout)["hits"]
     assert {h["record"]["layer"] for h in hits} == {"local", "team"}
     assert "[team]" in run(mine, "recall", "staging").stdout
     assert run(mine, "layer", "unmount", "team").exit_code == 0
-    hits = json.loads(run(mine, "recall", "staging", "--json").stdout)
+    hits = json.loads(run(mine, "recall", "staging", "--json").stdout)["hits"]
     assert {h["record"]["layer"] for h in hits} == {"local"}
 
 

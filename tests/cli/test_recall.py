@@ -34,7 +34,7 @@ def test_recall_finds_a_paraphrase_through_vectors(run) -> None:  # type: ignore
         assert run("remember", text).exit_code == 0
     result = run("recall", "puppy playing fetch", "--json")
     assert result.exit_code == 0, result.output
-    hits = json.loads(result.stdout)
+    hits = json.loads(result.stdout)["hits"]
     assert hits[0]["record"]["content"] == MEMORIES[0]
     assert hits[0]["lexical"] == 0.0  # no word in common: only the vector found it
     assert hits[0]["vector"] > 0.3
@@ -49,11 +49,22 @@ def test_recall_with_no_embedder_is_full_text_only(run) -> None:  # type: ignore
     for text in MEMORIES:
         run("remember", text, env={"SALIENCE_EMBEDDER": "none"})
     none = {"SALIENCE_EMBEDDER": "none"}
-    assert json.loads(run("recall", "puppy playing fetch", "--json", env=none).stdout) == []
+    unembedded = run("recall", "puppy playing fetch", "--json", env=none)
+    assert json.loads(unembedded.stdout)["hits"] == []
+    assert [d["cause"] for d in json.loads(unembedded.stdout)["degraded"]] == ["no_embedder"]
+    assert "warning: degraded: no embedding model is configured" in unembedded.stderr
+    short = run("recall", "puppy playing fetch", "--json")  # the model is back: none embedded
+    assert json.loads(short.stdout)["degraded"] == [
+        {
+            "cause": "vectors_missing",
+            "detail": "3 memories without a vector: only full text finds them",
+            "fix": "salience reindex",
+        }
+    ]
     filled = run("reindex")
     assert filled.exit_code == 0
     assert "embedded 3 memories with minilm:" in filled.stdout
-    hits = json.loads(run("recall", "puppy playing fetch", "--json").stdout)
+    hits = json.loads(run("recall", "puppy playing fetch", "--json").stdout)["hits"]
     assert hits[0]["record"]["content"] == MEMORIES[0]
 
 
@@ -64,12 +75,15 @@ def test_vectors_of_another_embedder_are_refused_clearly(  # type: ignore[no-unt
     store = SQLiteStore(home / "salience.db")
     store.set_meta(IDENTITY_KEY, "openai:text-embedding-3-small")
     store.close()
-    result = run("recall", "dog")
-    assert result.exit_code == 1
-    assert "salience reindex" in result.output
+    result = run("recall", "dog")  # found by full text, and said
+    assert result.exit_code == 0
+    assert "warning: degraded: the query could not be embedded" in result.stderr
+    assert "(fix: salience reindex)" in result.stderr
     assert "Traceback" not in result.output
     assert run("reindex").exit_code == 0
-    assert run("recall", "dog").exit_code == 0
+    again = run("recall", "dog")
+    assert again.exit_code == 0
+    assert "degraded" not in again.stderr
 
 
 def test_an_unreachable_embedder_is_an_error_not_a_traceback(run) -> None:  # type: ignore[no-untyped-def]

@@ -203,7 +203,7 @@ def test_profiles_lists_all_six(run) -> None:  # type: ignore[no-untyped-def]
 
 def test_recall_explain_and_json_breakdown(run) -> None:  # type: ignore[no-untyped-def]
     _import(run, {"content": "Redis caches the sessions", "created_at": AS_OF})
-    hits = json.loads(run("recall", "redis", "--json", "--profile", "ilab").stdout)
+    hits = json.loads(run("recall", "redis", "--json", "--profile", "ilab").stdout)["hits"]
     assert [c["name"] for c in hits[0]["breakdown"]] == ["fts_rank", "recency", "revision"]
     assert "fts_rank 0.6x1.0000" in run("recall", "redis", "--explain", "--profile", "ilab").stdout
 
@@ -226,7 +226,7 @@ def test_recall_explains_the_learned_fusion_term_by_term(
     assert "learned 1.0000 (fused" in explained
     assert "logit " in explained
     assert "relevance (logit - " in explained
-    hits = json.loads(run("recall", "redis sessions", "--json").stdout)
+    hits = json.loads(run("recall", "redis sessions", "--json").stdout)["hits"]
     learned = hits[0]["relevance"]["learned"]
     terms = learned["terms"]
     assert learned["logit"] == pytest.approx(

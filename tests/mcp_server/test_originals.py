@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from salience import ALL_USERS, Memory
+from salience import ALL_USERS, Config, Memory
 from salience.mcp_server import create_mcp_server
+from tests.conftest import FakeClock
 
 SECRET = "ghp_" + "Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu"
 NAMES = {
@@ -494,3 +495,33 @@ def test_an_agent_cannot_say_the_user_said_it(memory: Memory) -> None:
     stored = {r.content: r for r in memory.list(limit=None)}
     assert stored["The user prefers short answers"].source == "agent"
     assert [r.content.startswith("Note to the AI") for r in memory.quarantined()] == [True]
+
+
+def test_an_originals_tool_says_when_its_recall_ran_short(tmp_path: Path, clock: FakeClock) -> None:
+    config = Config(home=tmp_path / "home", signal_gate=False)
+    with Memory.open(config=config, clock=clock, embedder=None) as memory:
+        memory.remember("Postgres replicas lag behind the primary at night")
+
+        async def session(client: Client) -> None:
+            found = await client.call_tool("search_memory", {"query": "postgres replicas"})
+            blocks = [c.text for c in found.content]
+            assert "Postgres replicas lag" in blocks[0]  # the original's answer, as it was
+            assert blocks[1:] == [
+                "degraded: no embedding model is configured (SALIENCE_EMBEDDER=none): recall "
+                "is full text only (fix: SALIENCE_EMBEDDER=minilm (bundled, offline), then "
+                "salience reindex)"
+            ]
+            stored = await client.call_tool("save_memory", {"content": "Rotate keys yearly"})
+            assert len(stored.content) == 1  # (no recall: nothing to say)
+
+        _run(create_mcp_server(memory, tools="rae"), session)
+
+
+def test_an_originals_tool_with_a_full_recall_adds_nothing(memory: Memory) -> None:
+    memory.remember("Postgres replicas lag behind the primary at night")
+
+    async def session(client: Client) -> None:
+        found = await client.call_tool("search_memory", {"query": "postgres replicas"})
+        assert len(found.content) == 1
+
+    _run(create_mcp_server(memory, tools="rae"), session)

@@ -116,9 +116,12 @@ def test_another_embedder_is_refused_until_reindex(config: Config, clock: FakeCl
         memory.remember("the scanner needs a driver")
     second = WordHashEmbedder(tag="v2")
     with Memory.open(config=config, clock=clock, embedder=second) as memory:
-        with pytest.raises(EmbedderError, match="salience reindex") as caught:
-            memory.search("printer")
-        assert "wordhash:v1:256" in str(caught.value)
+        found = memory.search("printer")  # (by full text, and said)
+        assert [h.record.content for h in found] == ["the printer needs toner"]
+        assert [(d.cause, d.fix) for d in found.degraded] == [
+            ("embedder_failed", "salience reindex")
+        ]
+        assert "wordhash:v1:256" in found.degraded[0].detail
         with pytest.raises(EmbedderError, match="salience reindex"):
             memory.remember("the stapler is empty")
         assert len(memory.list()) == 2  # the refused write changed nothing

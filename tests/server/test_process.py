@@ -121,7 +121,7 @@ def test_serve_answers_over_the_network(tmp_path: Path) -> None:
         == 0
     )
     with serving(home) as base:
-        found = httpx.post(f"{base}/v1/search", json={"query": "staging API"}).json()
+        found = httpx.post(f"{base}/v1/search", json={"query": "staging API"}).json()["hits"]
         assert found[0]["record"]["content"] == "The staging API listens on 8080"
         rae = httpx.post(
             f"{base}/compat/rae/v1/memory/store", json={"content": "Rotate deploy keys yearly"}

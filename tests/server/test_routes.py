@@ -78,7 +78,7 @@ def test_list_pages(client: TestClient, clock: FakeClock) -> None:
 def test_search_explains_and_feedback_moves_importance(client: TestClient) -> None:
     memory_id = _remember(client, "The billing service retries failed charges three times")
     _remember(client, "The search service uses BM25 over titles")
-    hits = client.post("/v1/search", json={"query": "billing retries", "limit": 5}).json()
+    hits = client.post("/v1/search", json={"query": "billing retries", "limit": 5}).json()["hits"]
     assert hits[0]["record"]["id"] == memory_id
     assert hits[0]["relevance"]["fused"] is not None
     assert {c["name"] for c in hits[0]["breakdown"]} >= {"relevance"}

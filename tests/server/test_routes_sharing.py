@@ -105,7 +105,10 @@ def test_layers_mounts_and_reindex_are_an_admins(
     assert [(x["name"], x["kind"]) for x in bob_view] == [("green", "shared")]
     assert Path(admin_view[0]["path"]) == engine.config.home / "layers" / "green.db"
     assert bob_view[0]["path"] is None  # a tenant is not told where the server keeps files
-    assert client.post("/v1/reindex", headers=bearer(keys.admin)).json() == {"embedded": 0}
+    assert client.post("/v1/reindex", headers=bearer(keys.admin)).json() == {
+        "embedded": 0,
+        "text_indexed": 0,
+    }
     gone = client.delete("/v1/layers/green", headers=bearer(keys.admin))
     assert gone.status_code == 200
     assert client.get("/v1/layers", headers=bearer(keys.admin)).json() == []

@@ -173,6 +173,9 @@ def test_a_layer_embedded_by_another_model_is_searched_by_full_text_only(
         assert [h.record.layer for h in hits] == ["shared"]
         assert hits[0].vector is None
         assert hits[0].lexical > 0
+        assert [(d.cause, "'shared'" in d.detail) for d in hits.degraded] == [
+            ("layer_full_text", True)
+        ]
 
 
 def test_briefings_include_layers_with_the_de_boost(projects: tuple[Memory, Memory]) -> None:
@@ -273,6 +276,8 @@ def test_a_vanished_layer_is_skipped_and_named(tmp_path: Path, clock: FakeClock)
     with _open(tmp_path / "mine", clock, None) as mine:
         hits = mine.search("staging", touch=False)  # the local store still answers
         assert [h.record.content for h in hits] == ["Our staging deploys happen on Fridays"]
+        assert [d.cause for d in hits.degraded] == ["layer_unavailable", "no_embedder"]  # said
+        assert "layer 'shared' is unavailable" in hits.degraded[0].detail
         assert "Fridays" in mine.briefing().text
         problems = mine.unavailable_layers()
         assert list(problems) == ["shared"]
@@ -294,7 +299,8 @@ def test_cli_warns_about_an_unavailable_layer(tmp_path: Path, clock: FakeClock) 
     for args in (["recall", "staging"], ["briefing"], ["stats"]):
         result = runner.invoke(cli, [*args, *home])
         assert result.exit_code == 0, result.output
-        assert "warning: layer 'shared' is unavailable" in result.stderr
+        said = "degraded: " if args[0] == "recall" else ""
+        assert f"warning: {said}layer 'shared' is unavailable" in result.stderr
     listed = runner.invoke(cli, ["layer", "list", *home])
     assert "shared  (shared, read-only, unavailable:" in listed.stdout
 

@@ -539,3 +539,17 @@ def test_a_reader_behind_a_pruned_change_log_is_told_to_read_everything(store: S
     assert store.row_changes(everything.last_seq, everything.last_change) is None
     caught_up = store.all_rows()
     assert store.row_changes(caught_up.last_seq, caught_up.last_change) is not None
+
+
+def test_indexed_counts_the_full_text_rows_and_the_vectors(store: Store) -> None:
+    a, b = record("the printer needs toner"), record("the scanner needs a driver")
+    store.insert(a)
+    store.insert(b)
+    assert store.indexed() == (2, 0)
+    store.set_vector(a.id, vector(1, 0, 0, 0))
+    assert store.indexed() == (2, 1)
+    assert (store.count_without_vectors(), store.missing_text()) == (1, 0)
+    store.delete(a.id)
+    assert store.indexed() == (1, 0)
+    assert store.repair_text() == 0  # (nothing lacking: nothing added)
+    assert [r.id for r, _ in store.search("scanner", CURRENT, 5)] == [b.id]

@@ -297,3 +297,26 @@ def test_a_file_copy_holds_the_store_as_it_was(tmp_path: Path) -> None:
     assert copy.search_rows("ledger", flt, 5) == store.search_rows("ledger", flt, 5)
     store.close()
     copy.close()
+
+
+def test_a_full_text_index_that_lost_rows_is_found_and_repaired(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+    kept, lost = record("the printer needs toner"), record("the scanner needs a driver")
+    store.insert(kept)
+    store.insert(lost)
+    damage = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    seq = damage.execute("SELECT seq FROM memories WHERE id = ?", (lost.id,)).fetchone()[0]
+    damage.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
+    damage.execute("INSERT INTO memory_fts (rowid, content) VALUES (999, 'an orphan row')")
+    current = MemoryFilter(as_of=NOW)
+    assert store.search("scanner", current, 5) == []  # the damage: a memory full text misses
+    assert store.indexed() == (2, 0)  # (one row lost, one of no memory)
+    assert store.missing_text() == 1
+    assert store.repair_text() == 1
+    assert store.missing_text() == 0
+    assert store.indexed() == (2, 0)
+    assert [r.id for r, _ in store.search("scanner", current, 5)] == [lost.id]
+    assert store.search("orphan", current, 5) == []
+    assert damage.execute("SELECT count(*) FROM memory_fts WHERE rowid = 999").fetchone()[0] == 0
+    damage.close()
+    store.close()

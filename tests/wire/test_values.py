@@ -17,7 +17,7 @@ from salience.cli import cli
 from salience.clock import parse_time
 from salience.server.app import create_app
 from salience.wire import decode
-from salience.wire.values import hit_out, ranked_out
+from salience.wire.values import ranked_out, search_out
 from tests.loopback import local_client
 
 AS_OF = "2026-04-21T12:00:00.000000Z"
@@ -92,7 +92,7 @@ def test_a_hit_is_one_shape_on_the_cli_http_and_the_client(
     query = {"query": "crane dock 3", "touch": False, "as_of": AS_OF}
     over_http = client.post("/v1/search", json=query).json()
     on_cli = cli_json("recall", "crane dock 3", "--no-touch", "--as-of", AS_OF)
-    assert len(over_http) == 3
+    assert len(over_http["hits"]) == 3
     assert on_cli == over_http
 
 
@@ -136,7 +136,9 @@ def test_the_client_decodes_the_wire_back_to_the_same_values(
     memory, client = faces
     over_http = client.post("/v1/search", json={"query": "crane", "touch": False}).json()
     local = memory.search("crane", touch=False)
-    assert [hit_out(h) for h in local] == over_http
+    assert search_out(local) == over_http
+    assert local.degraded  # (these faces have no embedder: said on every one)
+    assert decode.recalled(over_http).degraded == local.degraded
 
 
 def test_mcp_answers_hits_and_memories_in_the_wires_shape(
@@ -144,9 +146,12 @@ def test_mcp_answers_hits_and_memories_in_the_wires_shape(
 ) -> None:
     _, client = faces
     over_http = client.post("/v1/search", json={"query": "crane dock 3", "touch": False}).json()
-    over_mcp = mcp(client, "recall", {"query": "crane dock 3"})["hits"]
+    over_mcp = mcp(client, "recall", {"query": "crane dock 3"})
     assert shape(over_mcp) == shape(over_http)
-    assert [h["record"]["id"] for h in over_mcp] == [h["record"]["id"] for h in over_http]
+    assert over_mcp["degraded"] == over_http["degraded"]
+    assert [h["record"]["id"] for h in over_mcp["hits"]] == [
+        h["record"]["id"] for h in over_http["hits"]
+    ]
     listed = client.get("/v1/memories").json()
     assert mcp(client, "list")["memories"] == listed[:20]
     first = listed[0]["id"]
@@ -183,12 +188,13 @@ def test_a_learned_hit_is_one_shape_and_decodes_back(
             query = {"query": "crane tonnes", "touch": False, "as_of": AS_OF}
             over_http = client.post("/v1/search", json=query).json()
             on_cli = cli_json("recall", "crane tonnes", "--no-touch", "--as-of", AS_OF)
-            over_mcp = mcp(client, "recall", {"query": "crane tonnes"})["hits"]
+            over_mcp = mcp(client, "recall", {"query": "crane tonnes"})
     learned = local[0].relevance.learned if local[0].relevance else None
     assert learned is not None
-    assert [hit_out(h) for h in local] == over_http
-    assert over_http[0]["relevance"]["learned"]["terms"][0]["feature"] == "lexical"
-    assert [decode.hit(h) for h in over_http] == local
+    assert search_out(local) == over_http
+    first = over_http["hits"][0]
+    assert first["relevance"]["learned"]["terms"][0]["feature"] == "lexical"
+    assert decode.recalled(over_http) == local
     assert on_cli == over_http
     assert shape(over_mcp) == shape(over_http)
-    assert over_mcp[0]["relevance"]["learned"] == over_http[0]["relevance"]["learned"]
+    assert over_mcp["hits"][0]["relevance"]["learned"] == first["relevance"]["learned"]

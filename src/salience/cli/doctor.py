@@ -151,7 +151,7 @@ def _indexes(memory: Any) -> list[Finding]:
                 "full text",
                 "fail",
                 f"the full-text index misses {unfound} of the {looked} newest memories",
-                "copy the store: salience export > all.jsonl, then import it into a new home",
+                "salience reindex (adds what the index lacks)",
             )
         )
     else:

@@ -32,7 +32,7 @@ from salience.engine.migrating import SYSTEMS
 
 if TYPE_CHECKING:
     from salience.engine.memory import Memory
-from salience.wire.values import import_out, migration_out, stats_of, to_json_dict
+from salience.wire.values import import_out, migration_out, search_out, stats_of, to_json_dict
 
 
 @cli.command()
@@ -80,9 +80,9 @@ def recall(
             tags=tags,
             as_of=as_of,
         )
-        render.warn_unavailable(memory.unavailable_layers())
+    render.warn_degraded(hits.degraded)
     if as_json:
-        render.emit_json([render.hit_json(h) for h in hits])
+        render.emit_json(search_out(hits))
     else:
         render.hit_table(hits, explain=explain)
 
@@ -317,9 +317,18 @@ def entities(
 @cli.command()
 @store_options
 def reindex(home: Path | None, profile: str | None) -> None:
-    """Embed every memory that has no vector; after an embedder change, re-embed them all."""
-    with open_memory(home, profile) as memory, progress_bar("embedding") as advance:
-        count = memory.reindex(progress=advance)
+    """Embed every memory that has no vector (after an embedder change, re-embed them all),
+    and add to the full-text index any memory it lacks."""
+    with open_memory(home, profile) as memory:
+        added = memory.repair_text()
+        if added:
+            render.say(f"added {added} memories the full-text index lacked")
         embedder = memory.vectors.embedder
-    name = embedder.identity if embedder is not None else "none"
-    render.say(f"embedded {count} memories with {name}")
+        if embedder is None:
+            raise UserError(
+                "no embedder is configured (SALIENCE_EMBEDDER=none): nothing was embedded; "
+                "set SALIENCE_EMBEDDER=minilm (bundled, offline) to embed"
+            )
+        with progress_bar("embedding") as advance:
+            count = memory.reindex(progress=advance)
+    render.say(f"embedded {count} memories with {embedder.identity}")

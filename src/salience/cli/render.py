@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from salience.models import Hit, ImportResult, Learned, MemoryRecord, Stats, WriteResult
+from salience.models import Degraded, Hit, ImportResult, Learned, MemoryRecord, Stats, WriteResult
 
 if TYPE_CHECKING:
     from salience.engine.migrating import MigrationReport
 from salience.wire.values import (
     Briefing,
     briefing_out,
-    hit_out,
     ranked_out,
     to_json_dict,
     write_out,
@@ -79,6 +78,12 @@ def warn_unavailable(problems: dict[str, str]) -> None:
     """One warning line on stderr per mounted layer that was left out."""
     for name, why in problems.items():
         say(f"warning: layer {name!r} is unavailable and was left out: {why}", err=True)
+
+
+def warn_degraded(notes: Sequence[Degraded]) -> None:
+    """One line on stderr per way a recall ran short, with its fix."""
+    for note in notes:
+        say(f"warning: {note.line()}", err=True)
 
 
 def emit_write(result: WriteResult, as_json: bool) -> None:
@@ -138,11 +143,6 @@ def record_table(records: Sequence[MemoryRecord]) -> None:
             f"[cyan]{r.id}[/cyan]  [magenta]{escape(r.type)}[/magenta]  {created}  "
             f"{escape(one_line(r.content))}{tags}"
         )
-
-
-def hit_json(hit: Hit) -> dict[str, Any]:
-    """A hit as JSON: the wire's shape (:func:`salience.wire.values.hit_out`)."""
-    return hit_out(hit)
 
 
 def breakdown_line(score: Any) -> str:

@@ -26,10 +26,10 @@ from salience.errors import InvalidInputError
 from salience.models import (
     AuditEntry,
     DayCount,
-    Hit,
     ImportResult,
     MemoryGraph,
     MemoryRecord,
+    Recalled,
     Stats,
     WriteResult,
 )
@@ -186,8 +186,9 @@ class Client(Sharing):
         tags: Iterable[str] = (),
         as_of: datetime | None = None,
         touch: bool | None = None,
-    ) -> builtins.list[Hit]:
-        """Recall memories for a query, each hit explained."""
+    ) -> Recalled:
+        """Recall memories for a query, each hit explained, and how the recall ran short
+        (``degraded``), if it did."""
         body = {
             "query": query,
             "limit": limit,
@@ -199,7 +200,7 @@ class Client(Sharing):
             "as_of": iso(as_of),
             "touch": touch,
         }
-        return [wire.hit(h) for h in self._json("POST", "/v1/search", json=wire.present(body))]
+        return wire.recalled(self._json("POST", "/v1/search", json=wire.present(body)))
 
     def rank(
         self,

@@ -15,6 +15,7 @@ from salience.briefing.snapshot import BriefingSource, saved_columns
 from salience.clock import Clock, as_utc, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder, load_embedder
+from salience.engine.degraded import IndexWatch
 from salience.engine.dependents import dependents
 from salience.engine.touches import Touches
 from salience.errors import (
@@ -83,6 +84,7 @@ class EngineCore:
         self._pool: ThreadPoolExecutor | None = None
         self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
         self._unavailable: dict[str, str] = {}  # mounted layers that would not open, and why
+        self._indexes = IndexWatch(store)  # whether its indexes hold every memory (recall)
         self._state_lock = threading.RLock()  # the lazily made parts above, for every thread
         # The record of recalls (engine/record.py) is written apart, after each recall; an
         # access count does not wait behind another writer, but does behind a record (~1 ms).

@@ -296,3 +296,9 @@ class Memory(
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every memory that lacks a vector; after an embedder change, all of them."""
         return self.vectors.reindex(progress=progress)
+
+    def repair_text(self) -> int:
+        """Add to the full-text index every memory it lacks (a stale or damaged index: recall
+        says so, as ``full_text_stale``), and drop its rows of no memory; how many it added.
+        The rows are not changed: only the index built from them."""
+        return self._store.repair_text()

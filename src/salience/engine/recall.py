@@ -12,19 +12,12 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from salience.engine import degraded
 from salience.engine.core import STALE_TAG
 from salience.engine.record import FULL_TEXT_ONLY, QUERY_VECTORS, SETTINGS, Recording
-from salience.errors import (
-    InvalidInputError,
-)
+from salience.errors import EmbedderError, InvalidInputError
 from salience.lazy import lazy_module
-from salience.models import (
-    LOCAL_LAYER,
-    Hit,
-    Learned,
-    MemoryRecord,
-    UserScope,
-)
+from salience.models import LOCAL_LAYER, Degraded, Hit, Learned, MemoryRecord, Recalled, UserScope
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
 from salience.search.fusion import LEXICAL, fuse, rank_candidates
 from salience.search.pool import Found, Pool, choose, hit, neighbour_slots, spread
@@ -61,13 +54,15 @@ class Recall(Recording):
         touch: bool | None = None,
         types: Iterable[str] = (),
         types_exclude: Iterable[str] = (),
-    ) -> builtins.list[Hit]:
+    ) -> Recalled:
         """Recall current memories for a query, ranked by the profile's search score.
 
         Any text is a valid query. ``types`` keeps only those types, ``types_exclude`` drops
         them (not both). Profiles that count accesses bump the local hits returned
         (``touch=False`` looks without counting, for evaluations; a search ``as_of`` another
-        time never counts, so its output can be reproduced).
+        time never counts, so its output can be reproduced). The hits come as a list whose
+        ``degraded`` says how this recall ran short of a full hybrid search, if it did (no
+        embedder, the embedder failing, an index lacking memories, a layer left out).
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty", field="query")
@@ -89,7 +84,9 @@ class Recall(Recording):
             types_exclude=types_exclude,
             tags=tuple(tags),
         )
-        layers = self._mounted()
+        with self._state_lock:
+            layers = self._mounted()
+            notes = degraded.unavailable(self._unavailable)
         text = query.strip()
         settings = SETTINGS.get() or self._settings  # (an evaluation's alternative)
         if len(text) < plan.substring_below:
@@ -105,7 +102,7 @@ class Recall(Recording):
                 from salience.search import rerank
 
                 fetch = max(limit, rerank.load().depth)
-            pool = self._candidates(query, flt, plan, fetch, layers)
+            pool = self._candidates(query, flt, plan, fetch, layers, notes)
             reranking = text if learned else None
             hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers, reranking)
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
@@ -117,12 +114,20 @@ class Recall(Recording):
             self._touches.count([h.record.id for h in hits if h.record.layer == LOCAL_LAYER], now)
         if touch and flt.user is not None:
             self._record_recall(query, rules.name, flt.user, hits, now)
-        return hits
+        degraded.tell(notes)
+        return Recalled(hits, notes)
 
     def _candidates(
-        self, query: str, flt: MemoryFilter, plan: RecallPlan, limit: int, layers: Sequence[Layer]
+        self,
+        query: str,
+        flt: MemoryFilter,
+        plan: RecallPlan,
+        limit: int,
+        layers: Sequence[Layer],
+        notes: builtins.list[Degraded],
     ) -> Pool:
-        """Full-text and vector candidates from every layer, fused by the profile's plan."""
+        """Full-text and vector candidates from every layer, fused by the profile's plan;
+        ``notes`` gets what kept either search from finding all it should."""
 
         text = query
         if plan.dated and flt.as_of is not None:  # "last Friday" asked today: that Friday
@@ -140,13 +145,26 @@ class Recall(Recording):
 
         vector = Found()
         sources: builtins.list[tuple[int, Vectors]] = []
-        vectors_off = self._embedder is None or FULL_TEXT_ONLY.get()
-        if plan.fusion == LEXICAL or not plan.vector_count(limit) or vectors_off:
+        hybrid = plan.fusion != LEXICAL and plan.vector_count(limit) and not FULL_TEXT_ONLY.get()
+        if hybrid and self._embedder is None:
+            notes.append(degraded.no_embedder())
+        elif self._embedder is not None and not FULL_TEXT_ONLY.get():  # (vectors: the yardstick)
+            without_vectors, without_text = self._indexes.gaps()
+            notes += degraded.gaps(without_vectors if hybrid else 0, without_text)
+
+        def vector_hits(lexical: Callable[[], Found]) -> tuple[Found, list[tuple[int, Vectors]]]:
+            try:
+                return self._vector_hits(query, flt, plan, limit, layers, lexical, notes)
+            except EmbedderError as exc:  # (found by full text, and said)
+                notes.append(degraded.embedder_failed(str(exc)))
+                return Found(), []
+
+        if not hybrid or self._embedder is None:
             lexical = full_text()
         elif self._store.in_transaction() or self._waits_for_full_text(query, plan):
             # (a worker would wait on this thread's own lock, or this thread on the worker)
             lexical = full_text()
-            vector, sources = self._vector_hits(query, flt, plan, limit, layers, lambda: lexical)
+            vector, sources = vector_hits(lambda: lexical)
         else:
             # Full-text search runs in a worker (on a connection of its own) while this thread
             # embeds the query and scans the vectors: SQLite, onnxruntime and NumPy all
@@ -155,7 +173,7 @@ class Recall(Recording):
             # the full-text hits; they are usually found before the query is embedded.
             pending = self._worker().submit(lambda: full_text(beside=True))
             try:
-                vector, sources = self._vector_hits(query, flt, plan, limit, layers, pending.result)
+                vector, sources = vector_hits(pending.result)
             finally:
                 lexical = pending.result()
         pool = fuse_rows(plan, lexical, vector)
@@ -313,11 +331,12 @@ class Recall(Recording):
         limit: int,
         layers: Sequence[Layer],
         lexical: Callable[[], Found],
+        notes: builtins.list[Degraded],
     ) -> tuple[Found, builtins.list[tuple[int, Vectors]]]:
         """Vector hits from the local store and every layer with vectors of this embedder
-        (a layer embedded by another model is searched by full text only), and those sources
-        (by their index: 0 the local store, then the layers). ``lexical`` gives the full-text
-        hits, for the plan's feedback (called only then)."""
+        (a layer embedded by another model is searched by full text only, and ``notes`` says
+        so), and those sources (by their index: 0 the local store, then the layers).
+        ``lexical`` gives the full-text hits, for the plan's feedback (called only then)."""
         sources: builtins.list[tuple[int, Vectors]] = []
         if self.vectors.count():
             sources.append((0, self.vectors))
@@ -325,6 +344,8 @@ class Recall(Recording):
             vectors = self._layer_vectors(mounted)
             if vectors is not None:
                 sources.append((index, vectors))
+            else:
+                notes.append(degraded.layer_full_text(mounted.mount.name))
         if not sources:
             return Found(), []
         known = QUERY_VECTORS.get()

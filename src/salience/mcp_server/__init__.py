@@ -7,7 +7,7 @@ from mcp.server import MCPServer
 from salience import __version__
 from salience.engine.memory import Memory
 from salience.mcp_server import aide, eidet, ilab, native, rae, talome
-from salience.mcp_server.shell import Shell
+from salience.mcp_server.shell import SayingServer, Shell
 
 INSTRUCTIONS = """salience is your memory across sessions. The loop:
 1. At session start, read `briefing` (or the `briefing` prompt): what you knew before.
@@ -51,7 +51,7 @@ def create_mcp_server(
         profile = tools  # an original's tools score as the original does
     shell = Shell(memory, user or memory.config.user, profile, project)
     name = "rae-memory" if tools == "rae" else tools if tools != "salience" else "salience"
-    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__)
+    server = SayingServer(name, instructions=INSTRUCTIONS, version=__version__)
     TOOL_SETS[tools](server, shell)
 
     @server.prompt(name="briefing", description="What to know at session start (the briefing).")

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from salience.mcp_server.shell import Shell
 from salience.wire.models import (
     BriefingOut,
+    DegradedOut,
     HitOut,
     MemoryOut,
     SessionStartOut,
@@ -25,6 +26,7 @@ from salience.wire.values import (
     format_time,
     hit_out,
     memory_out,
+    search_out,
     session_start_out,
     stats_of,
     write_out,
@@ -82,9 +84,11 @@ class MemoryBrief(BaseModel):
 
 
 class Hits(BaseModel):
-    """A recall's hits in the wire's shape (what ``POST /v1/search`` answers)."""
+    """A recall's hits in the wire's shape (what ``POST /v1/search`` answers), and how it
+    ran short, if it did (each also said in a text block after the hits)."""
 
     hits: list[HitOut]
+    degraded: list[DegradedOut]
 
 
 class Memories(BaseModel):
@@ -283,7 +287,7 @@ def _reads(server: MCPServer, shell: Shell) -> None:
             )
         )
         return answer(
-            Hits.model_validate({"hits": [hit_out(h) for h in hits]}),
+            Hits.model_validate(search_out(hits)),
             {"hits": [hit_brief(h, explain).model_dump(exclude_none=True) for h in hits]},
         )
 

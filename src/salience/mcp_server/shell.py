@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, InputRequiredResult, TextContent
 
+from salience.engine.degraded import listening
 from salience.engine.memory import Memory
 from salience.errors import SalienceError
 from salience.models import WriteResult, channel
@@ -78,6 +81,22 @@ class Shell:
                 f"rejected by the {result.gate} gate: {result.reason}. Nothing was stored; "
                 "rephrase without the refused part (or, for the signal gate, pass force)."
             )
+        return result
+
+
+class SayingServer(MCPServer):
+    """An MCP server whose tool results say how a recall made for them ran short: a text
+    block per cause (``degraded: ... (fix: ...)``) after the tool's own content, which keeps
+    its shape (an original's tools answer as the original did)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        with listening() as heard:
+            result = await super().call_tool(name, arguments, context)
+        if heard and isinstance(result, CallToolResult):
+            said = [TextContent(type="text", text=note.line()) for note in heard]
+            result = result.model_copy(update={"content": [*result.content, *said]})
         return result
 
 

@@ -46,7 +46,7 @@ from salience.server import (
 )
 from salience.server.context import LOCAL, Engine, Refused, authenticate
 from salience.server.guard import Guard
-from salience.server.middleware import Measure, Metrics
+from salience.server.middleware import Measure, Metrics, SayDegraded
 
 DESCRIPTION = """Memory for AI agents: remember, recall (hybrid full-text + vector, every
 score explained), briefings, feedback and the memory's life, per user.
@@ -154,6 +154,7 @@ def create_app(memory: Memory) -> FastAPI:
     _health(app)
     _docs(app)
     ui.mount(app)
+    app.add_middleware(SayDegraded)
     app.add_middleware(Guard, limit=memory.config.max_request_bytes)
     app.add_middleware(Measure, metrics=app.state.metrics)
     return app

@@ -9,6 +9,8 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from salience.engine.degraded import listening
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -98,3 +100,33 @@ class Measure:
         finally:
             route = getattr(scope.get("route"), "path", None) or "unmatched"
             self.metrics.observe(scope["method"], route, status, time.perf_counter() - started)
+
+
+DEGRADED_HEADER = b"salience-degraded"
+
+
+class SayDegraded:
+    """Answer ``Salience-Degraded: <cause>, ...`` to a request whose recall ran short (no
+    embedder, the embedder failing, an index lacking memories, a layer left out): every route,
+    an original's too, which answers in the original's shape (``POST /v1/search`` also says
+    it in its body, with each fix)."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with listening() as heard:
+
+            async def sending(message: Message) -> None:
+                if message["type"] == "http.response.start" and heard:
+                    causes = ", ".join(dict.fromkeys(note.cause for note in heard))
+                    message["headers"] = [
+                        *message.get("headers", ()),
+                        (DEGRADED_HEADER, causes.encode()),
+                    ]
+                await send(message)
+
+            await self.app(scope, receive, sending)

@@ -17,18 +17,21 @@ from salience.server.replies import (
     write_reply,
 )
 from salience.server.schemas import MOMENT_DOC, BriefingIn, Moment, SearchIn, SessionEndIn
-from salience.wire.models import BriefingOut, HitOut, RankedOut, SessionStartOut, WriteOut
-from salience.wire.values import briefing_out, hit_out, ranked_out, session_start_out
+from salience.wire.models import BriefingOut, RankedOut, SearchOut, SessionStartOut, WriteOut
+from salience.wire.values import briefing_out, ranked_out, search_out, session_start_out
 
 router = APIRouter(prefix="/v1", tags=["recall"])
 
 
-@router.post("/search", response_model=list[HitOut], responses=READ_ERRORS)
+@router.post("/search", response_model=SearchOut, responses=READ_ERRORS)
 def search(
     body: SearchIn, caller: CallerDep, engine: EngineDep, as_user: AsUser = None
 ) -> JSONResponse:
     """Hybrid full-text + vector recall, scored by the profile; every hit explains itself
-    (BM25, cosine, fused relevance, the score's breakdown)."""
+    (BM25, cosine, fused relevance, the score's breakdown). ``degraded`` says how the recall
+    ran short of a full hybrid search, if it did (no embedder, the embedder failing, an index
+    lacking memories, a layer left out), each with its fix: never an empty list without a
+    word."""
     user = caller.acting(as_user, across=True)
     touch = body.touch if not caller.read_only else False
     hits = engine.run(
@@ -45,7 +48,7 @@ def search(
             touch=touch,
         )
     )
-    return JSONResponse([hit_out(h) for h in hits])  # (built from the same model: no re-check)
+    return JSONResponse(search_out(hits))  # (built from the same model: no re-check)
 
 
 @router.get("/rank", response_model=list[RankedOut], responses=READ_ERRORS)

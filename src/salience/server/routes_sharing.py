@@ -271,11 +271,16 @@ def erase(body: EraseIn, caller: CallerDep, engine: EngineDep) -> dict[str, Any]
 
 @router.post("/reindex", response_model=ReindexOut, responses=WRITE_ERRORS | jobs.ACCEPTED)
 async def reindex(request: Request, caller: CallerDep, engine: EngineDep) -> Any:
-    """Embed every memory that lacks a vector (all of them after an embedder change)."""
+    """Embed every memory that lacks a vector (all of them after an embedder change), after
+    adding to the full-text index any memory it lacks."""
     admin_only(caller, "reindexing")
     caller.may_write()
 
     def work(progress: Progress) -> dict[str, Any]:
-        return {"embedded": engine.run(lambda m: m.reindex(progress=progress))}
+        text_indexed = engine.run(lambda m: m.repair_text())
+        return {
+            "embedded": engine.run(lambda m: m.reindex(progress=progress)),
+            "text_indexed": text_indexed,
+        }
 
     return await jobs.answer(request, engine, caller, "reindex", work)

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Protocol
 
 from salience.models import ApiKey, AuditEntry, Job, LayerMount, MemoryRecord, Session, Stats
+from salience.stores.indexes import Indexes
 from salience.stores.traces import Feedback, Trace
 
 
@@ -71,7 +72,7 @@ class StagedRow:
     dated: str
 
 
-class Store(Protocol):
+class Store(Indexes, Protocol):
     """Persistence of memory records, their full-text index and their derived tables.
 
     Writes are atomic per call; :meth:`transaction` groups several calls into one atomic unit
@@ -163,32 +164,6 @@ class Store(Protocol):
         order of the ids: :meth:`get_many` without building records."""
         ...
 
-    def set_vector(self, memory_id: str, vector: bytes) -> None:
-        """Store or replace a memory's embedding (float32 bytes) with a new, higher vseq."""
-        ...
-
-    def set_vectors(self, pairs: Sequence[tuple[str, bytes]]) -> None:
-        """:meth:`set_vector` for many memories at once, in one transaction (in order)."""
-        ...
-
-    def bulk_load(self) -> AbstractContextManager[None]:
-        """``with store.bulk_load():`` many vectors are about to be written (a migration, a
-        benchmark's fill): indexes that each write would extend are built once, at the end.
-        Meanwhile the store's approximate search finds nothing: not for a store in use."""
-        ...
-
-    def clear_vectors(self) -> None:
-        """Drop every embedding."""
-        ...
-
-    def vector_state(self) -> tuple[int, int]:
-        """(number of vectors, highest vseq)."""
-        ...
-
-    def change_marker(self) -> tuple[int, int]:
-        """A cheap value that differs after any write by another process or a vector write."""
-        ...
-
     def count_rows(self) -> int:
         """How many records the store holds (all users, forgotten and superseded too)."""
         ...
@@ -201,26 +176,6 @@ class Store(Protocol):
         """Records added after row ``after_seq`` or changed after change ``after_change``, and
         rows deleted since, read at one moment; None when the store cannot say (no change
         log, or it no longer reaches back that far): read :meth:`all_rows` instead."""
-        ...
-
-    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, bytes]:
-        """The stored vector (float32 bytes) of each of those memories that has one, read
-        from the store (a page of a whole-store read: nothing else is loaded)."""
-        ...
-
-    def vector_rows(
-        self, after: int, limit: int | None = None
-    ) -> builtins.list[tuple[int, str, str | None, bytes]]:
-        """(vseq, memory id, session id, vector) with ``vseq > after``, by vseq (the first
-        ``limit`` of them when given: a page)."""
-        ...
-
-    def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:
-        """Up to ``limit`` records without an embedding, in id order."""
-        ...
-
-    def count_without_vectors(self) -> int:
-        """How many records have no embedding."""
         ...
 
     def importance_bases(self) -> dict[str, tuple[float, datetime]]:

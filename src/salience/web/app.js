@@ -277,8 +277,10 @@ async function memories(query) {
     if (state.q) {
       const body = { query: state.q, limit: 20, profile: state.profile, touch: false, types: state.type ? [state.type] : [], tags: state.tag ? [state.tag] : [] };
       if (state.project) body.project = state.project;
-      const hits = await apiAs("POST", "/v1/search", body, headers);
-      list.replaceChildren(hits.length ? h("div", {}, hits.map((hit) => memoryRow(hit.record, h("div", { class: "explain" },
+      const found = await apiAs("POST", "/v1/search", body, headers);
+      const hits = found.hits;
+      const degraded = found.degraded.map((note) => h("p", { class: "outcome degraded" }, `Degraded: ${note.detail} (fix: ${note.fix})`));
+      list.replaceChildren(...degraded, hits.length ? h("div", {}, hits.map((hit) => memoryRow(hit.record, h("div", { class: "explain" },
         h("span", {}, `#${hit.rank} score ${num(hit.score, 4)} · bm25 ${num(hit.lexical, 3)} · cosine ${num(hit.vector, 3)} · fused ${num(hit.relevance && hit.relevance.fused, 4)}${hit.relevance && hit.relevance.context ? ` (own ${num(hit.relevance.own, 4)}, lifted as a ${hit.relevance.context})` : ""}${hit.note ? ` · ${hit.note}` : ""}`),
         breakdownBars(hit.breakdown))))) : h("p", { class: "muted" }, "No matches."));
       return;

@@ -16,6 +16,7 @@ from salience.lifecycle.consolidation import ConsolidationReport, GroupPlan
 from salience.lifecycle.maintenance import ImportanceChange, MaintenanceReport
 from salience.models import (
     DayCount,
+    Degraded,
     GraphEdge,
     Hit,
     ImportResult,
@@ -23,6 +24,7 @@ from salience.models import (
     Learned,
     MemoryGraph,
     MemoryRecord,
+    Recalled,
     Relevance,
     Session,
 )
@@ -96,6 +98,13 @@ def learned(data: dict[str, Any] | None) -> Learned | None:
         return None
     terms = tuple((t["feature"], t["value"], t["weight"]) for t in data["terms"])
     return Learned(data["before"], data["bias"], terms, data["logit"], data["low"], data["high"])
+
+
+def recalled(data: dict[str, Any] | list[dict[str, Any]]) -> Recalled:
+    """A :class:`SearchOut` (a server before it answered a bare list of hits)."""
+    if isinstance(data, list):
+        return Recalled(hit(h) for h in data)
+    return Recalled((hit(h) for h in data["hits"]), (Degraded(**d) for d in data["degraded"]))
 
 
 def hit(data: dict[str, Any]) -> Hit:

@@ -94,6 +94,22 @@ class HitOut(BaseModel):
     record: MemoryOut
 
 
+class DegradedOut(BaseModel):
+    cause: str = Field(
+        description="no_embedder, embedder_failed, vectors_missing, full_text_stale, "
+        "layer_unavailable or layer_full_text"
+    )
+    detail: str = Field(description="What happened, in words.")
+    fix: str = Field(description="The command or setting that fixes it.")
+
+
+class SearchOut(BaseModel):
+    hits: list[HitOut] = Field(description="Best first.")
+    degraded: list[DegradedOut] = Field(
+        description="How this recall ran short of a full hybrid search (empty: it did not)."
+    )
+
+
 class RankedOut(BaseModel):
     score: float
     breakdown: list[ComponentOut]
@@ -232,6 +248,7 @@ class PackImportOut(BaseModel):
 
 class ReindexOut(BaseModel):
     embedded: int = Field(description="Memories given a vector.")
+    text_indexed: int = Field(0, description="Memories added to the full-text index it lacked.")
 
 
 class SessionOut(BaseModel):

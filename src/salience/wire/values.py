@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from salience.briefing.policies import Briefing, briefing_dict
@@ -18,6 +19,7 @@ from salience.models import (
     LayerMount,
     Learned,
     MemoryRecord,
+    Recalled,
     Session,
     Stats,
     UserScope,
@@ -79,6 +81,12 @@ def write_out(result: WriteResult) -> dict[str, Any]:
 def components(score: Any) -> list[dict[str, Any]]:
     """A score's breakdown: each component's name, weight, value and contribution."""
     return [] if score is None else list(score.breakdown())
+
+
+def search_out(hits: list[Hit]) -> dict[str, Any]:
+    """A recall as :class:`SearchOut` data: its hits, and how it ran short (if it did)."""
+    notes = hits.degraded if isinstance(hits, Recalled) else ()
+    return {"hits": [hit_out(h) for h in hits], "degraded": [asdict(d) for d in notes]}
 
 
 def hit_out(hit: Hit) -> dict[str, Any]:

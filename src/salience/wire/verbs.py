@@ -18,11 +18,11 @@ from salience.engine.record import BriefingLog
 from salience.models import (
     AuditEntry,
     DayCount,
-    Hit,
     ImportResult,
     LayerMount,
     MemoryGraph,
     MemoryRecord,
+    Recalled,
     Session,
     Stats,
     WriteResult,
@@ -199,8 +199,9 @@ class Verbs(Protocol):
         tags: Iterable[str] = (),
         as_of: datetime | None = None,
         touch: bool | None = None,
-    ) -> builtins.list[Hit]:
-        """Recall memories for a query, each hit explained."""
+    ) -> Recalled:
+        """Recall memories for a query, each hit explained, and how the recall ran short
+        (``degraded``), if it did."""
         ...
 
     def session_end(self, summary: str) -> WriteResult:

@@ -62,6 +62,9 @@ _LEXEMES = (
     "SELECT lexeme, text_rows, all_rows FROM fts_term_deltas) AS c ON c.lexeme = u.lexeme "
     "GROUP BY u.lexeme ORDER BY u.lexeme"
 )
+TEXT_ROWS = (
+    "SELECT t.rows + coalesce((SELECT sum(rows) FROM fts_total_deltas), 0) FROM fts_totals t"
+)
 _TOTALS = (
     "SELECT t.rows + coalesce(d.rows, 0), t.tokens + coalesce(d.tokens, 0) FROM fts_totals t, "
     "(SELECT sum(rows) AS rows, sum(tokens) AS tokens FROM fts_total_deltas) AS d"

@@ -17,6 +17,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 
 from salience.models import MemoryRecord
+from salience.stores.postgres.memories import TEXT_ROWS as _TEXT_ROWS
 from salience.stores.postgres.memories import MemoryRows
 from salience.stores.rows import COLUMNS
 
@@ -257,3 +258,19 @@ class VectorRows(MemoryRows):
                 "(SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id)"
             )[0][0]
         )
+
+    def indexed(self) -> tuple[int, int]:
+        """(rows in the full-text index, vectors): both counted by triggers as rows change."""
+        row = self._rows(
+            f"SELECT ({_TEXT_ROWS}), (SELECT n FROM row_counts WHERE name = 'vectors')"
+        )[0]
+        return int(row[0]), int(row[1])
+
+    def missing_text(self) -> int:
+        """None: a row's full-text columns are computed by a trigger as the row is written
+        (``salience_index_row``), so the index cannot lag behind the rows."""
+        return 0
+
+    def repair_text(self) -> int:
+        """Nothing to repair (see :meth:`missing_text`)."""
+        return 0

@@ -20,6 +20,7 @@ from salience.stores.sqlite.rows import (
     INSERT_COLUMNS,
     dated_text,
     filter_sql,
+    from_row,
     fts_match_expression,
     to_row,
 )
@@ -27,6 +28,11 @@ from salience.stores.sqlite.textindex import BESIDE_UP_TO, KEPT_UP_TO
 from salience.stores.sqlite.textindex import state as index_state
 from salience.text import query_terms
 
+_INDEX_TEXT = (
+    "INSERT INTO memory_fts (rowid, content, title, tags, entities, dated) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+_UNINDEXED = "seq NOT IN (SELECT rowid FROM memory_fts)"
 JOIN_ALL_UP_TO = 20_000
 """Stores up to this many rows join every full-text match (see ``MemoryRows._fts``)."""
 
@@ -62,8 +68,7 @@ class MemoryRows(Connection, RowReads):
                 [(seq, *row.values) for seq, row in zip(seqs, rows, strict=True)],
             )
             self._conn.executemany(
-                "INSERT INTO memory_fts (rowid, content, title, tags, entities, dated) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                _INDEX_TEXT,
                 [
                     (
                         seq,
@@ -109,18 +114,7 @@ class MemoryRows(Connection, RowReads):
                 self._index(seq, record)
 
     def _index(self, seq: int, record: MemoryRecord) -> None:
-        self._conn.execute(
-            "INSERT INTO memory_fts (rowid, content, title, tags, entities, dated) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                seq,
-                record.content,
-                record.title or "",
-                " ".join(record.tags),
-                " ".join(record.entities),
-                dated_text(record),
-            ),
-        )
+        self._conn.execute(_INDEX_TEXT, _text_row(seq, record))
         if record.tags:  # (skipping empty statements saves a round trip on most writes)
             self._conn.executemany(
                 "INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags]
@@ -130,6 +124,35 @@ class MemoryRows(Connection, RowReads):
                 "INSERT INTO memory_entities (seq, entity_key, name) VALUES (?, ?, ?)",
                 [(seq, key, name) for key, name in _entity_names(record).items()],
             )
+
+    def indexed(self) -> tuple[int, int]:
+        """(rows in the full-text index, vectors): FTS5's own count and the triggers' one."""
+        counted = "SELECT n FROM row_counts WHERE name = 'vectors'"  # (triggers: 0013)
+        with self._errors():
+            averages = index_state(self._conn)[1]
+            vectors = self._conn.execute(
+                counted if self._counted else "SELECT count(*) FROM memory_vectors"
+            ).fetchone()
+        return (averages[0] if averages else 0), int(vectors[0])
+
+    def missing_text(self) -> int:
+        """How many records the full-text index lacks."""
+        with self._errors():
+            row = self._conn.execute(f"SELECT count(*) FROM memories WHERE {_UNINDEXED}")
+            return int(row.fetchone()[0])
+
+    def repair_text(self) -> int:
+        """Index the records the full-text index lacks and drop its rows of no record."""
+        with self.transaction(), self._errors():
+            self._conn.execute(
+                "DELETE FROM memory_fts WHERE rowid NOT IN (SELECT seq FROM memories)"
+            )
+            found = self._conn.execute(
+                f"SELECT m.seq, {COLUMNS} FROM memories m WHERE {_UNINDEXED} ORDER BY m.seq"
+            ).fetchall()
+            rows = [_text_row(int(row[0]), from_row(row[1:])) for row in found]
+            self._conn.executemany(_INDEX_TEXT, rows)
+        return len(rows)
 
     def _unindex(self, seq: int) -> None:
         self._conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
@@ -346,3 +369,9 @@ class MemoryRows(Connection, RowReads):
 def _entity_names(record: MemoryRecord) -> dict[str, str]:
     """The record's entities by their index key (casefolded; the first spelling wins)."""
     return {entity.casefold(): entity for entity in reversed(record.entities)}
+
+
+def _text_row(seq: int, record: MemoryRecord) -> tuple[int, str, str, str, str, str]:
+    """A record's row of ``memory_fts``."""
+    tags, entities = " ".join(record.tags), " ".join(record.entities)
+    return seq, record.content, record.title or "", tags, entities, dated_text(record)

@@ -1,4 +1,5 @@
-"""The values salience passes around: memory records, write outcomes, search hits, stats.
+"""The values salience passes around: memory records, write outcomes, stats (and, from
+:mod:`salience.models.hits`, search hits).
 
 All are frozen dataclasses. Embeddings are stored beside a record, never inside it.
 """
@@ -13,7 +14,11 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from salience.scores import SearchScore
+from salience.models.hits import Degraded as Degraded
+from salience.models.hits import Hit as Hit
+from salience.models.hits import Learned as Learned
+from salience.models.hits import Recalled as Recalled
+from salience.models.hits import Relevance as Relevance
 
 SOURCES = ("user", "agent", "tool", "consolidation", "import", "pack", "remote", "system")
 """Where a memory came from (how far each is trusted: :data:`TRUST`)."""
@@ -147,66 +152,6 @@ class WriteResult:
     def ok(self) -> bool:
         """Whether the write was accepted (anything but ``rejected``)."""
         return self.outcome is not Outcome.REJECTED
-
-
-@dataclass(frozen=True)
-class Learned:
-    """How a learned fusion scored a memory (:mod:`salience.search.rerank`): its ``logit`` is
-    ``bias + Σ weight·value`` over ``terms`` (feature, value, weight), and its relevance
-    ``(logit - low) / (high - low)`` over the candidates re-ranked with it; ``before``: the
-    hand-set fusion's relevance it replaced."""
-
-    before: float
-    bias: float
-    terms: tuple[tuple[str, float, float], ...]
-    logit: float
-    low: float
-    high: float
-
-    def largest(self) -> list[tuple[str, float, float]]:
-        """The terms, largest contribution (``value * weight``, either sign) first."""
-        return sorted(self.terms, key=lambda t: -abs(t[1] * t[2]))
-
-
-@dataclass(frozen=True)
-class Relevance:
-    """How a memory matched a query, as the profile's search score sees it.
-
-    ``lexical``: full-text relevance in [0, 1]; ``vector``: cosine similarity (None: not found
-    by vector search); ``fused``: the combined relevance of a hybrid profile (None: not fused);
-    ``lexical_hit``: whether full-text search found it. ``own``: the fused relevance before
-    session context was spread (None: not spread); ``context``: what lifted it, if anything
-    (``session neighbour``: the memory before or after it matched; ``reply to a question``:
-    the memory before it is a question that matched). ``learned``: set when a learned fusion
-    re-ranked it (``fused`` is then its learned relevance).
-    """
-
-    lexical: float = 0.0
-    vector: float | None = None
-    lexical_hit: bool = True
-    fused: float | None = None
-    own: float | None = None
-    context: str | None = None
-    learned: Learned | None = None
-
-    def lifted(self) -> str | None:
-        """``own 0.2000, lifted as a reply to a question``; None when nothing lifted it."""
-        if self.context is None or self.own is None:
-            return None
-        return f"own {self.own:.4f}, lifted as a {self.context}"
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One recall result: the record, its profile search score, its rank, and why."""
-
-    record: MemoryRecord
-    score: float
-    rank: int
-    lexical: float = 0.0  # raw full-text relevance (bm25, larger is better)
-    explanation: SearchScore | None = None
-    vector: float | None = None  # cosine similarity to the query, if vector search found it
-    relevance: Relevance | None = None  # what the profile's search score was given
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,111 @@
+"""What a recall answers: its hits, each explained, and how it ran short, if it did."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from salience.models import MemoryRecord
+    from salience.scores import SearchScore
+
+__all__ = ["DEGRADATIONS", "Degraded", "Hit", "Learned", "Recalled", "Relevance"]
+
+
+@dataclass(frozen=True)
+class Learned:
+    """How a learned fusion scored a memory (:mod:`salience.search.rerank`): its ``logit`` is
+    ``bias + Σ weight·value`` over ``terms`` (feature, value, weight), and its relevance
+    ``(logit - low) / (high - low)`` over the candidates re-ranked with it; ``before``: the
+    hand-set fusion's relevance it replaced."""
+
+    before: float
+    bias: float
+    terms: tuple[tuple[str, float, float], ...]
+    logit: float
+    low: float
+    high: float
+
+    def largest(self) -> list[tuple[str, float, float]]:
+        """The terms, largest contribution (``value * weight``, either sign) first."""
+        return sorted(self.terms, key=lambda t: -abs(t[1] * t[2]))
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """How a memory matched a query, as the profile's search score sees it.
+
+    ``lexical``: full-text relevance in [0, 1]; ``vector``: cosine similarity (None: not found
+    by vector search); ``fused``: the combined relevance of a hybrid profile (None: not fused);
+    ``lexical_hit``: whether full-text search found it. ``own``: the fused relevance before
+    session context was spread (None: not spread); ``context``: what lifted it, if anything
+    (``session neighbour``: the memory before or after it matched; ``reply to a question``:
+    the memory before it is a question that matched). ``learned``: set when a learned fusion
+    re-ranked it (``fused`` is then its learned relevance).
+    """
+
+    lexical: float = 0.0
+    vector: float | None = None
+    lexical_hit: bool = True
+    fused: float | None = None
+    own: float | None = None
+    context: str | None = None
+    learned: Learned | None = None
+
+    def lifted(self) -> str | None:
+        """``own 0.2000, lifted as a reply to a question``; None when nothing lifted it."""
+        if self.context is None or self.own is None:
+            return None
+        return f"own {self.own:.4f}, lifted as a {self.context}"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One recall result: the record, its profile search score, its rank, and why."""
+
+    record: MemoryRecord
+    score: float
+    rank: int
+    lexical: float = 0.0  # raw full-text relevance (bm25, larger is better)
+    explanation: SearchScore | None = None
+    vector: float | None = None  # cosine similarity to the query, if vector search found it
+    relevance: Relevance | None = None  # what the profile's search score was given
+
+
+DEGRADATIONS = {
+    "no_embedder": "no embedding model is configured: full text only",
+    "embedder_failed": "the embedder failed: full text only",
+    "vectors_missing": "some memories have no vector: full text alone finds them",
+    "full_text_stale": "the full-text index lacks some memories: only their meaning finds them",
+    "layer_unavailable": "a mounted layer could not be opened and was left out",
+    "layer_full_text": "a layer's vectors are of another model: it is searched by full text",
+}
+"""Each way a recall can run short of what it should, by its code."""
+
+
+@dataclass(frozen=True)
+class Degraded:
+    """One way a recall ran short: its ``cause`` (a key of :data:`DEGRADATIONS`), what
+    happened in words for a person, and the command or setting that fixes it."""
+
+    cause: str
+    detail: str
+    fix: str
+
+    def line(self) -> str:
+        """``degraded: <detail> (fix: <fix>)``: the one line every face shows."""
+        return f"degraded: {self.detail} (fix: {self.fix})"
+
+
+class Recalled(builtins.list[Hit]):
+    """A recall's hits, best first (a list), and :attr:`degraded`: how the recall ran short
+    of a full hybrid search (empty when it did not). A face that shows the hits shows these
+    too: an empty list is never silent about a broken index."""
+
+    degraded: tuple[Degraded, ...]
+
+    def __init__(self, hits: Iterable[Hit] = (), degraded: Iterable[Degraded] = ()) -> None:
+        super().__init__(hits)
+        self.degraded = tuple(degraded)
