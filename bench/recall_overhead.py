@@ -2,10 +2,10 @@
 
 For a change to the recall path that adds work to every search (such as the check that the
 store's indexes hold every memory, which a recall reports as ``degraded`` when they do not):
-one store of ``--size`` memories is filled once (bulk import, synthetic MiniLM-like vectors,
-as bench/scale.py does), the queries are embedded once beforehand (so the timing is the
-search beyond the query embedding, where such a change shows), then each tree's code runs in
-a process of its own, ``--rounds`` times alternating, and times:
+one store of ``--size`` memories is filled once by the code before (bulk import, synthetic
+MiniLM-like vectors, as bench/scale.py does), the queries are embedded once beforehand (so
+the timing is the search beyond the query embedding, where such a change shows), then each
+tree's code runs in a process of its own, ``--rounds`` times alternating, and times:
 
 - ``read``: ``--queries`` recalls in a row (the store unchanged between them);
 - ``after write``: a memory written (not timed), then one recall, ``--queries`` times: each
@@ -101,7 +101,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "recall_overhead.json")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--fill", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.fill:
+        fill_store(Path(args.fill[0]), args.size, args.queries, Path(args.fill[1]))
+        return
     if args.child:
         home, queries, count = args.child
         print(json.dumps(child(Path(home), Path(queries), int(count))))
@@ -112,7 +116,12 @@ def main() -> None:
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     with tempfile.TemporaryDirectory() as tmp:
         base, queries = Path(tmp) / "base", Path(tmp) / "queries.json"
-        fill_store(base, args.size, args.queries, queries)
+        # Filled by the code before (a store made by newer code may not open in older code;
+        # the newer code migrates its copy as it opens, before any timing).
+        env = {**os.environ, "PYTHONPATH": f"{trees['before']}{os.pathsep}{HERE}"}
+        command = [sys.executable, __file__, "--before", str(trees["before"])]
+        command += ["--size", str(args.size), "--queries", str(args.queries)]
+        subprocess.run([*command, "--fill", str(base), str(queries)], check=True, env=env)
         for _ in range(args.rounds):
             for name, src in trees.items():
                 home = Path(tmp) / name  # (a copy each round: the writes do not pile up)

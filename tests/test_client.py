@@ -123,3 +123,21 @@ def test_evaluation_and_briefing_log_answer_the_same_values(
     assert remote.evaluate([weighed]) == memory.evaluate([weighed])
     with pytest.raises(InvalidInputError, match="one alternative"):
         remote.evaluate([other, Variant("third")])
+
+
+def test_updates_answer_the_same_values(remote: Client, memory: Memory, clock: FakeClock) -> None:
+    old = remote.remember("The nightly backup runs at 2am.")
+    clock.advance(days=1)
+    new = remote.remember("The nightly backup runs at 4am now.")
+    assert [(x.old_id, x.state) for x in new.updates] == [(old.id, "open")]
+    assert remote.updates() == memory.updates()
+    assert new.id is not None
+    assert old.id is not None
+    confirmed = remote.confirm_update(new.id, old.id)
+    assert (confirmed.outcome.value, confirmed.id) == ("updated", new.id)
+    assert remote.updates(state="all") == memory.updates(state="all")
+    clock.advance(days=1)
+    later = remote.remember("The nightly backup runs at 5am now.")
+    assert later.id is not None
+    dismissed = remote.dismiss_update(later.id, new.id)
+    assert dismissed == memory.updates(state="dismissed")[0]

@@ -73,6 +73,7 @@ _LAZY = {
     "Status": "salience.models",
     "Trace": "salience.stores.traces",
     "TraceHit": "salience.stores.traces",
+    "UpdateLink": "salience.models",
     "Variant": "salience.engine.evaluation",
     "WriteResult": "salience.models",
     "Client": "salience.client",
@@ -113,6 +114,7 @@ if TYPE_CHECKING:
         Session,
         Stats,
         Status,
+        UpdateLink,
         WriteResult,
     )
     from salience.profiles.base import Profile
@@ -203,6 +205,7 @@ __all__ = [
     "TooManyJobsError",
     "Trace",
     "TraceHit",
+    "UpdateLink",
     "Variant",
     "WriteResult",
     "__version__",

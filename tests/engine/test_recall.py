@@ -127,9 +127,10 @@ def _record_path(memory: Memory, query: str, name: str, limit: int) -> list[Hit]
             candidates, neighbours, plan.context_weight, plan.reply_weight
         )
     hits = fusion.rank_candidates(candidates, rules, now, memory._settings, limit)
-    return [h for h in hits if STALE_TAG not in h.record.tags] + [
+    hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
         h for h in hits if STALE_TAG in h.record.tags
     ]
+    return memory._newest_first(hits, name, memory.config.user)  # (found updates: newest first)
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))

@@ -35,8 +35,21 @@ TOOLS = {
     "stats",
     "stale",
     "briefing_log",
+    "updates",
+    "confirm_update",
+    "dismiss_update",
 }
-READ_ONLY = {"recall", "briefing", "history", "list", "entities", "stats", "stale", "briefing_log"}
+READ_ONLY = {
+    "recall",
+    "briefing",
+    "history",
+    "list",
+    "entities",
+    "stats",
+    "stale",
+    "briefing_log",
+    "updates",
+}
 
 
 def _run(server: Any, session: Callable[[Client], Awaitable[None]], **options: Any) -> None:
@@ -243,3 +256,28 @@ def test_a_learned_explanation_is_compact_for_an_agent() -> None:
         "largest": {"context": 4.0, "length": -4.0, "lexical": 0.5},
     }
     assert _learned(None) is None
+
+
+def test_updates_are_listed_and_decided_through_tools(memory: Memory) -> None:
+    old = memory.remember("The nightly backup runs at 2am.")
+    new = memory.remember("The nightly backup runs at 4am now.")
+    other_old = memory.remember("The team standup happens in room 4B.")
+    other_new = memory.remember("The team standup happens in room 2A now.")
+
+    async def session(client: Client) -> None:
+        listed = _structured(await client.call_tool("updates", {}))["updates"]
+        assert {(x["new_id"], x["old_id"]) for x in listed} == {
+            (new.id, old.id),
+            (other_new.id, other_old.id),
+        }
+        confirmed = await client.call_tool("confirm_update", {"new_id": new.id, "old_id": old.id})
+        assert _structured(confirmed)["outcome"] == "updated"
+        pair = {"new_id": other_new.id, "old_id": other_old.id}
+        dismissed = _structured(await client.call_tool("dismiss_update", pair))
+        assert dismissed["state"] == "dismissed"
+        every = _structured(await client.call_tool("updates", {"state": "all"}))["updates"]
+        assert sorted(x["state"] for x in every) == ["confirmed", "dismissed"]
+        again = await client.call_tool("confirm_update", {"new_id": new.id, "old_id": old.id})
+        assert again.is_error
+
+    _run(create_mcp_server(memory), session)

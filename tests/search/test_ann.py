@@ -197,7 +197,9 @@ def test_a_failed_background_build_leaves_recall_exact(
 def test_no_recall_waits_for_a_build(
     tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = Config(home=tmp_path / "home", signal_gate=False, vector_index="usearch")
+    config = Config(  # (a write that looks for updates searches the vectors too: not here)
+        home=tmp_path / "home", signal_gate=False, vector_index="usearch", updates="off"
+    )
     embedder = WordHashEmbedder()
     texts = [f"harbour note {i} about boats and tides" for i in range(150)]
     with Memory.open(config=config, clock=clock, embedder=embedder) as memory:

@@ -107,6 +107,7 @@ def _oracle(
     ]
     rules = PROFILES["salience"]
     ranked = fusion.rank_candidates(candidates, rules, now, memory._settings, limit)
+    ranked = memory._newest_first(ranked, "salience", memory.config.user)  # (found updates)
     terms = {h.record.id: vs for h, vs in zip(hand, values, strict=True)}
     return [(h, terms[h.record.id]) for h in ranked]
 

@@ -90,6 +90,9 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("POST", "/v1/stale/{memory_id}/confirm"): ({}, True),
     ("POST", "/v1/quarantine/{memory_id}/approve"): ({}, True),
     ("POST", "/v1/quarantine/{memory_id}/reject"): ({}, True),
+    ("GET", "/v1/updates"): (None, False),
+    ("POST", "/v1/updates/{new_id}/{old_id}/confirm"): ({}, True),  # (both: alice's memory)
+    ("POST", "/v1/updates/{new_id}/{old_id}/dismiss"): ({}, True),
     ("GET", "/v1/jobs/{job_id}"): (None, False),
     ("DELETE", "/v1/jobs/{job_id}"): (None, True),
     ("GET", "/healthz"): (None, False),
@@ -143,7 +146,7 @@ def test_the_table_covers_every_route(client: TestClient) -> None:
 
 
 def _call(client: TestClient, method: str, path: str, body: Body, key: str, alice: str) -> Any:
-    url = path.replace("{memory_id}", alice)
+    url = path.replace("{memory_id}", alice).replace("{new_id}", alice).replace("{old_id}", alice)
     if isinstance(body, dict):
         payload = json.loads(json.dumps(body).replace("{memory_id}", alice))
         return client.request(method, url, json=payload, headers=bearer(key))
@@ -168,7 +171,8 @@ def test_bob_never_sees_or_changes_alices_memory(
     answer = _call(client, method, path, body, keys.bob, alice_memory)
     assert answer.status_code < 500, answer.text
     assert MARKER not in answer.text
-    if "{memory_id}" in path or "{memory_id}" in json.dumps(body if isinstance(body, dict) else {}):
+    named = "{memory_id}" in path or "{new_id}" in path
+    if named or "{memory_id}" in json.dumps(body if isinstance(body, dict) else {}):
         assert answer.status_code in (403, 404), answer.text  # (a 404 may repeat the id asked)
     else:
         assert alice_memory not in answer.text

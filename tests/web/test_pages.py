@@ -286,6 +286,7 @@ def test_what_waits_for_a_person_held_orders_and_stale_memories(page: Any, tmp_p
     """One server for both halves of the page (each server start costs seconds)."""
     with serving(tmp_path / "home", env=WITH_VECTORS) as base:
         _held_until_approved(page, base)
+        _update_replaced(page, base)
         _stale_until_confirmed(page, base)
         _stale_insight_rederived(page, base)
         _record_measures_recall_and_lists_briefings(page, base)
@@ -307,6 +308,26 @@ def _held_until_approved(page: Any, base: str) -> None:
     until(page, "document.querySelector('#decided .outcome.ok, main .outcome.ok') !== null")
     until(page, "document.querySelector('.empty')?.textContent === 'Nothing is held.'")
     assert "x.example" in httpx.post(f"{base}/v1/briefing", json={}).text
+    assert page.title() != "pwned"
+
+
+def _update_replaced(page: Any, base: str) -> None:
+    old = httpx.post(f"{base}/v1/memories", json={"content": "The dock crane is rated 40 tonnes."})
+    new = httpx.post(
+        f"{base}/v1/memories", json={"content": f"The dock crane is rated 55 tonnes now. {XSS}"}
+    )
+    assert [x["old_id"] for x in new.json()["updates"]] == [old.json()["id"]]
+    _open(page, base, "#/")  # (the page shows #/quarantine already: draw it anew)
+    _open(page, base, "#/quarantine")
+    row = page.locator("#updates .update")
+    assert XSS in row.inner_text()  # (shown as text, never run)
+    assert "null" not in page.locator("main").inner_text()  # (no flash: nothing shown)
+    assert "40 -> 55" in row.inner_text()
+    shot(page, "updates")
+    row.get_by_role("button", name="Replace").click()
+    until(page, "document.querySelector('#no-updates') !== null")
+    gone = httpx.get(f"{base}/v1/memories/{old.json()['id']}").json()
+    assert gone["valid_until"] is not None
     assert page.title() != "pwned"
 
 

@@ -104,6 +104,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "stats": ("memories",),
     "supersede": ("writes",),
     "update": ("writes",),
+    "updates": ("updates",),
 }
 """Each command and the modules of ``salience.cli`` that define it (and its subcommands):
 a call imports only those (a hook or a ``remember`` does not pay for every command)."""

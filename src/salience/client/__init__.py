@@ -31,6 +31,7 @@ from salience.models import (
     MemoryRecord,
     Recalled,
     Stats,
+    UpdateLink,
     WriteResult,
 )
 from salience.scores import ContextScore
@@ -96,6 +97,18 @@ class Client(Sharing):
     def confirm(self, memory_id: str) -> WriteResult:
         """A stale memory is still true: clear its mark."""
         return self._write("POST", f"/v1/stale/{memory_id}/confirm")
+
+    def updates(self, *, state: str = "open") -> builtins.list[UpdateLink]:
+        """The user's update links in ``state`` (open, confirmed, dismissed, all)."""
+        return [wire.update(x) for x in self._json("GET", "/v1/updates", params={"state": state})]
+
+    def confirm_update(self, new_id: str, old_id: str) -> WriteResult:
+        """The newer memory replaces the older (a supersession)."""
+        return self._write("POST", f"/v1/updates/{new_id}/{old_id}/confirm")
+
+    def dismiss_update(self, new_id: str, old_id: str) -> UpdateLink:
+        """Not an update: the pair is never found again."""
+        return wire.update(self._json("POST", f"/v1/updates/{new_id}/{old_id}/dismiss"))
 
     def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
         """The memory helped (echo) or did not (fizzle)."""

@@ -110,6 +110,7 @@ class Transport:
             body.get("gate"),
             None if record is None else wire.record(record),
             tuple(body.get("notes", ())),
+            tuple(wire.update(x) for x in body.get("updates", ())),
         )
 
 

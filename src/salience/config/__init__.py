@@ -23,6 +23,7 @@ from salience.config.parsing import (
     parse_int,
     parse_text,
     parse_weights,
+    read_file,
     secret,
     setting,
 )
@@ -43,6 +44,13 @@ RECALL_SETTINGS = (
 """The settings a recall's scores read (an evaluation may compare with other values)."""
 EMBEDDERS = ("minilm", "none", "openai", "ollama")
 EMBEDDER_SETTINGS = ("embedder_model", "embedder_url")
+CHOICES = {
+    "vector_index": ("auto", "exact", "usearch", "pgvector"),
+    "embedder": EMBEDDERS,
+    "llm": ("none", "openai", "ollama"),
+    "updates": ("link", "supersede", "off"),
+}
+"""The settings that take one of a few words, and those words."""
 """What names another embedder, beside ``embedder`` itself."""
 SIGNED: tuple[tuple[str, bool], ...] = (("busy_timeout_ms", False), ("pgvector_from", False))
 SIGNED += (("pgvector_warm_mb", False), ("rae_half_life_hours", True), ("llm_timeout_s", True))
@@ -93,6 +101,14 @@ class Config:
         "SALIENCE_BUSY_TIMEOUT_MS",
         "How long a write waits for another process's lock before giving up.",
         parse_int,
+    )
+    updates: str = setting(
+        "link",
+        "SALIENCE_UPDATES",
+        "What a new memory found to change an older one does: link (kept for a person to "
+        "decide; of a sure pair the salience profile ranks and briefs the newer first), "
+        "supersede (sure pairs at once, where the writer may), off.",
+        parse_text,
     )
     signal_gate: bool = setting(
         True,
@@ -323,14 +339,10 @@ class Config:
             raise ConfigError("max_request_bytes must be at least 1024")
 
     def _check_choices(self) -> None:
-        if self.vector_index not in ("exact", "usearch", "pgvector", "auto"):
-            raise ConfigError(
-                f"unknown vector_index {self.vector_index!r}; known: auto, exact, usearch, pgvector"
-            )
-        if self.embedder not in EMBEDDERS:
-            raise ConfigError(f"unknown embedder {self.embedder!r}; known: {', '.join(EMBEDDERS)}")
-        if self.llm not in ("none", "openai", "ollama"):
-            raise ConfigError(f"unknown llm {self.llm!r}; known: none, openai, ollama")
+        for name, known in CHOICES.items():
+            if getattr(self, name) not in known:
+                value = getattr(self, name)
+                raise ConfigError(f"unknown {name} {value!r}; known: {', '.join(known)}")
 
     @property
     def db_path(self) -> Path:
@@ -342,7 +354,8 @@ class Config:
         """Defaults, then ``$SALIENCE_HOME/config.toml``, then the environment."""
         env = os.environ if environ is None else environ
         home = default_home(env)
-        values: dict[str, Any] = {"home": home, **_read_file(home / CONFIG_FILENAME)}
+        known = {f.name: f for f in fields(cls) if f.name != "home"}
+        values: dict[str, Any] = {"home": home, **read_file(home / CONFIG_FILENAME, known)}
         for f in fields(cls):
             name = f.metadata["env"]
             if f.name != "home" and name in env:
@@ -368,25 +381,6 @@ class Config:
             values[name] = known[name].metadata["parse"](text, name)
         replace(self, **values)  # (checks ranges and choices)
         return values
-
-
-def _read_file(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    import tomllib  # here, not at the top: most homes have no config file (~15 ms saved)
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    known = {f.name: f for f in fields(Config) if f.name != "home"}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
-    return {
-        key: known[key].metadata["parse"](value, f"{path.name}:{key}")
-        for key, value in data.items()
-    }
 
 
 def describe() -> list[tuple[str, str, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import field
+from dataclasses import Field, field
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +85,23 @@ def secret(env: str, help_text: str) -> Any:
     """A text setting kept out of ``repr`` (API keys)."""
     meta = {"env": env, "help": help_text, "parse": parse_text}
     return field(default="", repr=False, metadata=meta)
+
+
+def read_file(path: Path, known: Mapping[str, Field[Any]]) -> dict[str, Any]:
+    """The settings of a TOML file, parsed by the ``known`` fields (by name); {} if there is
+    no file. An unknown setting or a file that is not TOML is a :class:`ConfigError`."""
+    if not path.is_file():
+        return {}
+    import tomllib  # here, not at the top: most homes have no config file (~15 ms saved)
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
+    return {
+        key: known[key].metadata["parse"](value, f"{path.name}:{key}")
+        for key, value in data.items()
+    }

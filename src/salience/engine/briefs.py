@@ -17,7 +17,7 @@ from salience.briefing.snapshot import Vanished
 from salience.clock import Clock, system_clock
 from salience.config import DB_FILENAME, Config
 from salience.embeddings import Embedder
-from salience.engine.record import Recording
+from salience.engine.updating import Updating
 from salience.errors import ConfigError, InvalidInputError
 from salience.models import UserScope
 from salience.stores.base import Store
@@ -42,7 +42,7 @@ def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
     return path / DB_FILENAME if path.is_dir() else path
 
 
-class Briefs(Recording):
+class Briefs(Updating):
     """Opening a store, and the briefing verb."""
 
     @classmethod
@@ -99,6 +99,7 @@ class Briefs(Recording):
         request = BriefingRequest(now, user, project, session_id, budget)
         for attempt in range(3):
             candidates = self._briefings.candidates(user, self._mounted(), now)
+            candidates = self._briefed(candidates, rules.name, user)
             try:
                 given = rules.briefing(candidates, request, self._settings)
             except Vanished:

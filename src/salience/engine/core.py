@@ -32,6 +32,7 @@ from salience.models import (
     AuditEntry,
     MemoryRecord,
     Status,
+    UpdateLink,
     UserScope,
     WriteResult,
     relabel,
@@ -85,6 +86,7 @@ class EngineCore:
         self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
         self._unavailable: dict[str, str] = {}  # mounted layers that would not open, and why
         self._indexes = IndexWatch(store)  # whether its indexes hold every memory (recall)
+        self._sure_seen: dict[str | None, tuple[tuple[int, int], builtins.list[UpdateLink]]] = {}
         self._state_lock = threading.RLock()  # the lazily made parts above, for every thread
         # The record of recalls (engine/record.py) is written apart, after each recall; an
         # access count does not wait behind another writer, but does behind a record (~1 ms).

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from salience.engine import degraded
 from salience.engine.core import STALE_TAG
-from salience.engine.record import FULL_TEXT_ONLY, QUERY_VECTORS, SETTINGS, Recording
+from salience.engine.record import FULL_TEXT_ONLY, QUERY_VECTORS, SETTINGS
+from salience.engine.updating import Updating
 from salience.errors import EmbedderError, InvalidInputError
 from salience.lazy import lazy_module
 from salience.models import LOCAL_LAYER, Degraded, Hit, Learned, MemoryRecord, Recalled, UserScope
@@ -37,7 +38,7 @@ else:
     np = lazy_module("numpy")
 
 
-class Recall(Recording):
+class Recall(Updating):
     """The search verb and how it gathers candidates."""
 
     def search(
@@ -108,6 +109,7 @@ class Recall(Recording):
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
             h for h in hits if STALE_TAG in h.record.tags
         ]  # a stale memory (tagged: its source changed) comes after the current ones
+        hits = self._newest_first(hits, rules.name, flt.user)  # (of a found update)
         if touch is None:
             touch = as_of is None
         if rules.bump_on_recall and touch:

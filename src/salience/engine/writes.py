@@ -13,20 +13,29 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from salience.engine.core import changed_fields
-from salience.engine.record import Recording
 from salience.engine.scrubbing import Scrubbing
+from salience.engine.updating import Updating
 from salience.errors import InvalidInputError
 from salience.ids import new_ulid
 from salience.models import (
     MemoryRecord,
     Outcome,
+    UpdateLink,
     UserScope,
     WriteResult,
 )
 from salience.profiles import Profile
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
-from salience.write.authority import decide, is_owned_tag, may, require, succession, writer
+from salience.write.authority import (
+    Decision,
+    decide,
+    is_owned_tag,
+    may,
+    require,
+    succession,
+    writer,
+)
 from salience.write.dedup import (
     BIGRAM_DICE,
     DICE_WINDOW,
@@ -50,7 +59,7 @@ if TYPE_CHECKING:
 # The gates, quarantine and entities are imported by the verbs (their patterns compile slowly).
 
 
-class Writes(Recording, Scrubbing):
+class Writes(Updating, Scrubbing):
     """The verbs that add or change memories."""
 
     def remember(
@@ -99,15 +108,14 @@ class Writes(Recording, Scrubbing):
         notes += decision.notes
         held = quarantine.is_held(record)
         vector = self._embed_one(record.content)
+        found = [] if held else self._updates_found(record, vector, now)  # (before the lock)
         with self._store.transaction():
             result = None if held else self._deduplicate(record, rules, now, vector)
             if result is not None and result.outcome is Outcome.CREATED:  # (not merged)
                 notes += result.notes
                 result = None
             if result is None:
-                self._authority.write(decision)
-                self._put_vector(record.id, vector)
-                result = WriteResult(Outcome.CREATED, record.id, record=record)
+                result = self._create(decision, vector, found, now)
             elif result.outcome is Outcome.UPDATED and result.id is not None:
                 self._put_vector(result.id, vector)
             action = {"created": "create", "updated": "merge"}.get(
@@ -123,6 +131,20 @@ class Writes(Recording, Scrubbing):
             notes += ("semantic dedup skipped: no embedder (SALIENCE_EMBEDDER=none)",)
         self._settle_after_write()  # (a pending erasure: retried now)
         return replace(result, notes=notes)
+
+    def _create(
+        self, decision: Decision, vector: Vector | None, found: list[UpdateLink], now: datetime
+    ) -> WriteResult:
+        """Inside the write's transaction: store the new memory and its vector, and keep the
+        updates of older memories it was found to make (looked for before the lock)."""
+        record = decision.after
+        assert record is not None
+        self._authority.write(decision)
+        self._put_vector(record.id, vector)
+        updates = self._keep_updates(record, found, now)
+        if any(x.state == "confirmed" for x in updates):  # (it now names what it replaced)
+            record = self._store.get(record.id) or record
+        return WriteResult(Outcome.CREATED, record.id, record=record, updates=updates)
 
     def _screen(self, content: str, values: dict[str, Any], *, signal: bool) -> Screened:
         """Run the gates over the text fields in ``values``; write the cleaned ones back."""

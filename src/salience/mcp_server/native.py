@@ -179,9 +179,12 @@ class EntitiesOut(BaseModel):
 
 def register(server: MCPServer, shell: Shell) -> None:
     """Add salience's tools to ``server``."""
+    from salience.mcp_server import native_updates
+
     _writes(server, shell)
     _reads(server, shell)
     _sessions(server, shell)
+    native_updates.register(server, shell)
 
 
 def _writes(server: MCPServer, shell: Shell) -> None:

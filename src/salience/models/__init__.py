@@ -138,8 +138,25 @@ class MemoryRecord:
 
 
 @dataclass(frozen=True)
+class UpdateLink:
+    """A newer memory found to change what an older one says (``why``: the shared subject,
+    the values that differ, the words of change), ``open`` until a person confirms it (a
+    supersession) or dismisses it; ``confirmed`` at once by the ``supersede`` policy."""
+
+    new_id: str
+    old_id: str
+    user: str
+    confidence: float
+    why: str
+    state: str
+    found_at: datetime
+    decided_at: datetime | None = None
+
+
+@dataclass(frozen=True)
 class WriteResult:
-    """The outcome of one write, with the id concerned; ``reason`` and ``gate`` when rejected."""
+    """The outcome of one write, with the id concerned; ``reason`` and ``gate`` when rejected;
+    ``updates``: the older memories a new one was found to change."""
 
     outcome: Outcome
     id: str | None
@@ -147,6 +164,7 @@ class WriteResult:
     gate: str | None = None
     record: MemoryRecord | None = None
     notes: tuple[str, ...] = ()  # what the pipeline did on the way (redacted, gate bypassed)
+    updates: tuple[UpdateLink, ...] = ()
 
     @property
     def ok(self) -> bool:

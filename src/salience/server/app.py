@@ -42,6 +42,7 @@ from salience.server import (
     routes_sharing,
     routes_store,
     routes_switching,
+    routes_updates,
     ui,
 )
 from salience.server.context import LOCAL, Engine, Refused, authenticate
@@ -139,6 +140,7 @@ def create_app(memory: Memory) -> FastAPI:
     natives = (
         routes_memories,
         routes_quarantine,
+        routes_updates,
         routes_recall,
         routes_record,
         routes_store,

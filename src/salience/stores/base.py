@@ -9,7 +9,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from salience.models import ApiKey, AuditEntry, Job, LayerMount, MemoryRecord, Session, Stats
+from salience.models import (
+    ApiKey,
+    AuditEntry,
+    Job,
+    LayerMount,
+    MemoryRecord,
+    Session,
+    Stats,
+    UpdateLink,
+)
 from salience.stores.indexes import Indexes
 from salience.stores.traces import Feedback, Trace
 
@@ -280,6 +289,11 @@ class Store(Indexes, Protocol):
         ...
 
     # The record of recalls and briefings: see salience.stores.traces.TraceRows.
+    def save_update_links(self, links: Sequence[UpdateLink]) -> None: ...
+    def update_links(
+        self, user: str | None, states: Sequence[str], memory_ids: Sequence[str] = ()
+    ) -> builtins.list[UpdateLink]: ...
+    def decide_update_link(self, new_id: str, old_id: str, state: str, at: datetime) -> bool: ...
     def save_traces(self, traces: Sequence[Trace]) -> None: ...
     def mark_erased(self, memory_ids: Sequence[str]) -> None: ...
     def traces(

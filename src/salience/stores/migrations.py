@@ -7,6 +7,7 @@ this list does not know was written by a newer salience and is refused.
 from __future__ import annotations
 
 from salience.stores.traces import ERASED, JOB_CANCEL, TRACES
+from salience.stores.updates import UPDATE_LINKS
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -249,6 +250,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ),
     ("0015_erased", ERASED),  # purged ids: a trace queued elsewhere is not written after
     ("0016_job_cancel", JOB_CANCEL),  # a cancel asked from any process of the store
+    ("0017_update_links", UPDATE_LINKS),  # newer memories found to change older ones
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
@@ -265,6 +267,7 @@ READABLE_WITHOUT = frozenset(
         "0014_vector_sessions",
         "0015_erased",
         "0016_job_cancel",
+        "0017_update_links",
     }
 )
 """Migrations a store opened read-only (a mounted layer) may lack: nothing it reads needs

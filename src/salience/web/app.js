@@ -111,7 +111,7 @@ function params(values) {
 }
 
 function show(...nodes) {
-  main.replaceChildren(...nodes);
+  main.replaceChildren(...nodes.filter((node) => node !== null && node !== undefined));  // (no "null" text)
   main.focus({ preventScroll: true });
 }
 
@@ -513,9 +513,12 @@ function login() {
 
 // Memories waiting for a person. Held: from an agent, a tool or an import, they read as
 // orders to the agent; approve (into briefings) or reject (forgotten) each. Stale: a memory
-// they were derived from changed since; confirm (still true) or forget each.
+// they were derived from changed since; confirm (still true) or forget each. Updates: a newer
+// memory found to change an older one; replace (a supersession) or dismiss each pair.
 async function quarantinePage() {
-  const [held, stale] = await Promise.all([api("GET", "/v1/quarantine"), api("GET", "/v1/stale")]);
+  const [held, stale, updates] = await Promise.all([api("GET", "/v1/quarantine"), api("GET", "/v1/stale"), api("GET", "/v1/updates")]);
+  const ids = [...new Set(updates.flatMap((u) => [u.new_id, u.old_id]))];
+  const texts = Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await api("GET", `/v1/memories/${encodeURIComponent(id)}`)).content])));
   const said = h("div", { id: "decided" });
   const tagged = (record, prefix) => (record.tags.find((t) => t.startsWith(prefix)) || "").slice(prefix.length);
   const decide = (record, verb, done, body) => async () => {
@@ -523,6 +526,13 @@ async function quarantinePage() {
       const [kind, action] = verb.split(" ");
       const answer = await api("POST", `/v1/${kind}/${encodeURIComponent(record.id)}/${action}`, body);
       flash = `${done} ${answer.id}`;
+      await route("#/quarantine", true);
+    } catch (error) { said.replaceChildren(failure(error)); }
+  };
+  const settle = (u, action, done) => async () => {
+    try {
+      await api("POST", `/v1/updates/${encodeURIComponent(u.new_id)}/${encodeURIComponent(u.old_id)}/${action}`);
+      flash = `${done} ${u.old_id}`;
       await route("#/quarantine", true);
     } catch (error) { said.replaceChildren(failure(error)); }
   };
@@ -544,7 +554,16 @@ async function quarantinePage() {
         h("span", { class: "tag" }, `its source was ${tagged(record, "stale:")}`),
         h("button", { class: "primary", onclick: decide(record, "stale confirm", "confirmed") }, "Still true"),
         h("button", { class: "danger", onclick: decide(record, "memories forget", "forgotten", { reason: "stale: its source changed" }) }, "Forget")))))
-      : h("p", { class: "empty", id: "no-stale" }, "Nothing is stale."));
+      : h("p", { class: "empty", id: "no-stale" }, "Nothing is stale."),
+    h("h2", {}, "Updates"),
+    h("p", { class: "muted" }, "A newer memory that says something different about the same thing as an older one (another value, a no, words of change). Until you decide, recall and briefings give the newer first. Replace: the older is superseded. Not an update: both stay."),
+    updates.length ? h("div", { class: "panel", id: "updates" }, updates.map((u) => h("div", { class: "update", "data-new": u.new_id, "data-old": u.old_id },
+      h("div", {}, h("span", { class: "tag" }, "new"), " ", texts[u.new_id]),
+      h("div", {}, h("span", { class: "tag" }, "old"), " ", texts[u.old_id]),
+      h("div", { class: "row" }, h("span", { class: "muted" }, `${u.why} (${num(u.confidence, 2)})`),
+        h("button", { class: "primary", onclick: settle(u, "confirm", "replaced") }, "Replace"),
+        h("button", { onclick: settle(u, "dismiss", "dismissed") }, "Not an update")))))
+      : h("p", { class: "empty", id: "no-updates" }, "No updates wait."));
 }
 
 async function recordPage() {

@@ -10,6 +10,7 @@ import httpx
 from salience import errors
 from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
 from salience.briefing.sessions import SessionStart
+from salience.clock import parse_time
 from salience.engine.decisions import Decision
 from salience.engine.migrating import MigrationReport
 from salience.lifecycle.consolidation import ConsolidationReport, GroupPlan
@@ -27,6 +28,7 @@ from salience.models import (
     Recalled,
     Relevance,
     Session,
+    UpdateLink,
 )
 from salience.scores import ContextScore, SearchScore
 from salience.sharing.packs import PackImport, PackManifest, manifest_from_json
@@ -98,6 +100,20 @@ def learned(data: dict[str, Any] | None) -> Learned | None:
         return None
     terms = tuple((t["feature"], t["value"], t["weight"]) for t in data["terms"])
     return Learned(data["before"], data["bias"], terms, data["logit"], data["low"], data["high"])
+
+
+def update(data: dict[str, Any]) -> UpdateLink:
+    decided = data["decided_at"]
+    return UpdateLink(
+        data["new_id"],
+        data["old_id"],
+        data["user"],
+        data["confidence"],
+        data["why"],
+        data["state"],
+        parse_time(data["found_at"]),
+        None if decided is None else parse_time(decided),
+    )
 
 
 def recalled(data: dict[str, Any] | list[dict[str, Any]]) -> Recalled:

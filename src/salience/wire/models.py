@@ -38,6 +38,17 @@ class MemoryOut(BaseModel):
     enabled: bool
 
 
+class UpdateOut(BaseModel):
+    new_id: str = Field(description="The newer memory.")
+    old_id: str = Field(description="The older memory it was found to change.")
+    user: str
+    confidence: float = Field(description="How sure, 0 to 1.")
+    why: str = Field(description="The shared subject, the values that differ, words of change.")
+    state: Literal["open", "confirmed", "dismissed"]
+    found_at: str
+    decided_at: str | None
+
+
 class WriteOut(BaseModel):
     outcome: Literal["created", "updated", "duplicate", "rejected", "forgotten", "deleted"]
     id: str | None
@@ -45,6 +56,9 @@ class WriteOut(BaseModel):
     gate: str | None = None
     notes: list[str] = Field(default_factory=list)
     record: MemoryOut | None = None
+    updates: list[UpdateOut] = Field(
+        default_factory=list, description="Older memories this new one was found to change."
+    )
 
 
 class ComponentOut(BaseModel):

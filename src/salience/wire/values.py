@@ -22,6 +22,7 @@ from salience.models import (
     Recalled,
     Session,
     Stats,
+    UpdateLink,
     UserScope,
     WriteResult,
 )
@@ -75,6 +76,22 @@ def write_out(result: WriteResult) -> dict[str, Any]:
         "gate": result.gate,
         "notes": list(result.notes),
         "record": None if result.record is None else memory_out(result.record),
+        "updates": [update_out(x) for x in result.updates],
+    }
+
+
+def update_out(link: UpdateLink) -> dict[str, Any]:
+    """An :class:`UpdateLink` as :class:`UpdateOut` data."""
+    decided = link.decided_at
+    return {
+        "new_id": link.new_id,
+        "old_id": link.old_id,
+        "user": link.user,
+        "confidence": link.confidence,
+        "why": link.why,
+        "state": link.state,
+        "found_at": format_time(link.found_at),
+        "decided_at": None if decided is None else format_time(decided),
     }
 
 

@@ -25,6 +25,7 @@ from salience.models import (
     Recalled,
     Session,
     Stats,
+    UpdateLink,
     WriteResult,
 )
 from salience.scores import ContextScore
@@ -210,6 +211,18 @@ class Verbs(Protocol):
 
     def session_start(self, *, profile: str | None = None) -> SessionStart:
         """Resume or open the user's session."""
+        ...
+
+    def updates(self, *, state: str = "open") -> builtins.list[UpdateLink]:
+        """The user's update links in ``state`` (open, confirmed, dismissed, all)."""
+        ...
+
+    def confirm_update(self, new_id: str, old_id: str) -> WriteResult:
+        """The newer memory replaces the older (a supersession)."""
+        ...
+
+    def dismiss_update(self, new_id: str, old_id: str) -> UpdateLink:
+        """Not an update: the pair is never found again."""
         ...
 
     def stats(self) -> Stats:

@@ -95,6 +95,13 @@ VERBS: dict[str, Verb] = {
         _verb("update", STANDING, CHANGE, " ".join(FIELDS), "change fields of a memory in place"),
         _verb("merge", STANDING, CHANGE, "content title", "fold a new write into an older memory"),
         _verb("supersede", ANY, CHANGE, "valid_until", "replace a memory by a new version"),
+        _verb(
+            "succeed",
+            STANDING,
+            CHANGE,
+            "parent_id",
+            "name the memory a newer one replaces (a confirmed update)",
+        ),
         _verb("forget", STANDING, CHANGE, _ENDING, "forget a memory (readable in its history)"),
         _verb("purge", STANDING, DELETE, None, "erase a memory for good"),
         _verb("erase-derived", SALIENCE, DELETE, None, "erase what quotes a purged memory"),

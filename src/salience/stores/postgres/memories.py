@@ -82,6 +82,7 @@ _READERS = (
 )
 _SCRUBBED = (
     "memories",
+    "memory_updates",
     "memory_tags",
     "memory_entities",
     "memory_vectors",

@@ -24,12 +24,12 @@ from salience.stores.rows import (
     key_row,
     session_of,
 )
-from salience.stores.traces import TraceRows
+from salience.stores.updates import UpdateRows
 
 _JOB_COLUMNS = JOB_COLUMNS.replace("user", '"user"')
 
 
-class PostgresStore(VectorRows, TraceRows):
+class PostgresStore(VectorRows, UpdateRows):
     """A salience store in a PostgreSQL database (see :mod:`.connection` for concurrency)."""
 
     def open_session(self, user: str) -> Session | None:

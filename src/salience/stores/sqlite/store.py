@@ -22,9 +22,10 @@ from salience.stores.base import RowChanges
 from salience.stores.rows import audit_of, audit_row, key_of, key_row, session_of
 from salience.stores.sqlite.jobs import JobRows
 from salience.stores.sqlite.rows import COLUMNS, counters, from_row
+from salience.stores.updates import UpdateRows
 
 
-class SQLiteStore(JobRows):
+class SQLiteStore(JobRows, UpdateRows):
     """A salience store in one SQLite file (see :mod:`.connection` for concurrency)."""
 
     def open_session(self, user: str) -> Session | None:

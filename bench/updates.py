@@ -1,0 +1,323 @@
+"""Update detection (#61): how often a changed fact is linked to the version it changes, how
+often a link is false, and what a write pays for the search.
+
+Four measures, each printed as a table and written to JSON:
+
+- **Labelled pairs** (``bench/data/update_pairs.txt``, written for this and frozen before any
+  tuning): precision and recall of the decision on the dev part and on the held-out part
+  (every third pair), the candidate given.
+- **LongMemEval knowledge updates** (the dev file's ``knowledge-update`` questions whose
+  evidence turns lie in two or more sessions): every turn of a question's haystack written in
+  order through ``remember`` (the engine finds the candidates and decides, as in use), then
+  the share of questions whose newest evidence turn is linked to an older evidence turn, and
+  the share whose recall of the question (salience profile, top 20) ranks the newest evidence
+  turn above every older one, with the links acting and with ``updates=off`` (today).
+- **False links per 1,000 turns**: links not between two evidence turns of that question
+  (LongMemEval), and every link on LoCoMo conversations (``--locomo``), where facts change
+  rarely: an upper bound on the false ones.
+- **Write cost** (``--cost N``): remember on a store of N memories with ``updates=off`` and
+  ``link``, alternating, medians side by side.
+
+    python bench/updates.py [PATH/longmemeval_s_dev.json.gz] [--locomo PATH/locomo_dev.json]
+        [--questions N] [--cost 100000] [--out bench/results/updates.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from common import machine, print_table, write_results
+from longmemeval import CachedEmbedder, parse_date
+from salience import Config, Memory
+from salience.embeddings.minilm import MiniLMEmbedder
+from salience.errors import InvalidInputError
+from salience.models import WriteResult
+from salience.write.updates import ACT_AT, compare, sentences
+
+HERE = Path(__file__).parent
+PAIRS = HERE / "data" / "update_pairs.txt"
+DEPTH = 20
+
+
+class Clock:
+    """The time a turn was said: writes are dated as the conversation was."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2023, 1, 1).astimezone()
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def labelled_pairs() -> dict[str, dict[str, float]]:
+    """Precision and recall on the labelled pairs, dev and held-out."""
+    rows = [
+        line.rstrip("\n").split("|")
+        for line in PAIRS.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    out: dict[str, dict[str, float]] = {}
+    for part in ("dev", "held-out"):
+        tp = fp = fn = tn = 0
+        for i, (label, _, old, new) in enumerate(rows):
+            if (i % 3 == 2) != (part == "held-out"):
+                continue
+            found = compare(sentences(new), sentences(old), "old") is not None
+            update = label == "U"
+            tp, fp = tp + (found and update), fp + (found and not update)
+            fn, tn = fn + (update and not found), tn + (not found and not update)
+        out[part] = {
+            "pairs": tp + fp + fn + tn,
+            "precision": tp / max(1, tp + fp),
+            "recall": tp / max(1, tp + fn),
+        }
+    return out
+
+
+def _engine(home: Path, clock: Clock, model: CachedEmbedder, updates: str) -> Memory:
+    config = Config(home=home, signal_gate=False, updates=updates, max_content_bytes=1 << 20)
+    return Memory.open(config=config, clock=clock, embedder=model)
+
+
+def knowledge_updates(path: Path, model: CachedEmbedder, limit: int | None) -> dict[str, Any]:
+    """Links and recall order on LongMemEval's knowledge-update questions."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        questions = [q for q in json.load(f) if q["question_type"] == "knowledge-update"]
+    linked = sure_linked = above_on = above_off = asked = turns = false = sure_false = 0
+    for question in questions:
+        rows = _turns(question)
+        evidence_sessions = {s for s, _, _, gold in rows if gold}
+        if len(evidence_sessions) < 2:
+            continue
+        if limit is not None and asked >= limit:
+            break
+        asked += 1
+        clock = Clock()
+        with tempfile.TemporaryDirectory() as tmp:
+            gold: list[str] = []
+            links = []
+            with _engine(Path(tmp), clock, model, "link") as memory:
+                model.loading = True
+                for _, when, text, is_gold in rows:
+                    clock.now = when
+                    result = _written(memory, text)
+                    if result is None or result.id is None:
+                        continue
+                    turns += 1
+                    if is_gold and result.id not in gold:
+                        gold.append(result.id)
+                    links += list(result.updates)
+                model.loading = False
+                clock.now = parse_date(question["question_date"])
+                on = [h.record.id for h in memory.search(question["question"], DEPTH, touch=False)]
+            with _engine(Path(tmp), clock, model, "off") as memory:
+                off = [h.record.id for h in memory.search(question["question"], DEPTH, touch=False)]
+        newest, older = gold[-1], set(gold[:-1])
+        sure = [x for x in links if x.confidence >= ACT_AT]
+        linked += any(x.new_id == newest and x.old_id in older for x in links)
+        sure_linked += any(x.new_id == newest and x.old_id in older for x in sure)
+        false += sum(1 for x in links if not (x.new_id in gold and x.old_id in gold))
+        sure_false += sum(1 for x in sure if not (x.new_id in gold and x.old_id in gold))
+        above_on += _above(on, newest, older)
+        above_off += _above(off, newest, older)
+    return {
+        "questions": asked,
+        "linked": linked / max(1, asked),
+        "linked_sure": sure_linked / max(1, asked),
+        "newest_above_with_links": above_on / max(1, asked),
+        "newest_above_today": above_off / max(1, asked),
+        "turns": turns,
+        "false_links_per_1000": 1000 * false / max(1, turns),
+        "false_sure_links_per_1000": 1000 * sure_false / max(1, turns),
+    }
+
+
+def _written(memory: Memory, text: str) -> WriteResult | None:
+    """The turn written (None: refused as bad input, such as a turn emptied by screening)."""
+    try:
+        return memory.remember(text, force=True)
+    except InvalidInputError:
+        return None
+
+
+def _above(ranked: list[str], newest: str, older: set[str]) -> bool:
+    """Whether the newest evidence is found and ranks above every older evidence found."""
+    if newest not in ranked:
+        return False
+    first = ranked.index(newest)
+    return all(ranked.index(o) > first for o in older if o in ranked)
+
+
+def _turns(question: dict[str, Any]) -> list[tuple[int, datetime, str, bool]]:
+    """(session, time, text, evidence) of every non-empty turn, sessions in date order."""
+    sessions = sorted(
+        zip(question["haystack_dates"], question["haystack_sessions"], strict=True),
+        key=lambda x: parse_date(x[0]),
+    )
+    out = []
+    for s, (date, session) in enumerate(sessions):
+        start = parse_date(date)
+        for t, turn in enumerate(session):
+            if turn["content"].strip():
+                gold = bool(turn.get("has_answer"))
+                out.append((s, start + timedelta(seconds=t), turn["content"], gold))
+    return out
+
+
+def locomo_links(path: Path, model: CachedEmbedder) -> dict[str, Any]:
+    """Links per 1,000 turns on LoCoMo conversations (every link counted)."""
+    from locomo import turns as locomo_turns
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    written = links = sure = 0
+    for conversation in data:
+        clock = Clock()
+        with tempfile.TemporaryDirectory() as tmp, _engine(Path(tmp), clock, model, "link") as m:
+            model.loading = True
+            for _, when, _, text in locomo_turns(conversation["conversation"]):
+                clock.now = when
+                result = _written(m, text)
+                if result is not None and result.id is not None:
+                    written += 1
+                    links += len(result.updates)
+                    sure += sum(1 for x in result.updates if x.confidence >= ACT_AT)
+            model.loading = False
+    return {
+        "conversations": len(data),
+        "turns": written,
+        "links_per_1000": 1000 * links / max(1, written),
+        "sure_links_per_1000": 1000 * sure / max(1, written),
+    }
+
+
+def write_cost(size: int, writes: int) -> dict[str, Any]:
+    """remember's latency on a store of ``size`` memories, updates off and on, alternating."""
+    from bench_store import TextMaker
+    from scale import POOL, fill
+
+    maker = TextMaker(seed=5)
+    model = MiniLMEmbedder()
+    pool = model.embed([maker.sentence() for _ in range(POOL)])
+    texts = [maker.sentence(8, 30) for _ in range(2 * writes)]
+    times: dict[str, list[float]] = {"off": [], "link": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        with Memory.open(config=Config(home=home, signal_gate=False), embedder=None) as memory:
+            fill(memory, size, maker, pool, seed=3)
+        engines = {
+            name: Memory.open(config=Config(home=home, signal_gate=False, updates=name))
+            for name in times
+        }
+        try:
+            for engine in engines.values():
+                engine.search("warm up", touch=False)  # (vectors loaded)
+            for i, text in enumerate(texts):
+                name = "off" if i % 2 == 0 else "link"
+                started = time.perf_counter()
+                engines[name].remember(text, force=True)
+                times[name].append(time.perf_counter() - started)
+        finally:
+            for engine in engines.values():
+                engine.close()
+    return {
+        "size": size,
+        "writes_each": writes,
+        **{f"{name}_median_ms": statistics.median(v) * 1000 for name, v in times.items()},
+    }
+
+
+@contextmanager
+def _model(cache: Path) -> Iterator[CachedEmbedder]:
+    """MiniLM, with the turns' vectors cached on disk by text (a second run embeds nothing)."""
+    loaded = MiniLMEmbedder()
+    model = CachedEmbedder(loaded, cache / f"updates-{loaded.identity.replace(':', '-')}.npz")
+    yield model
+    model.save()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("longmemeval", type=Path, nargs="?")
+    parser.add_argument("--locomo", type=Path)
+    parser.add_argument("--questions", type=int)
+    parser.add_argument("--cost", type=int, default=0, help="a store this big for write cost")
+    parser.add_argument("--cost-writes", type=int, default=200)
+    parser.add_argument("--cache", type=Path, default=Path("~/.cache/salience-bench"))
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "updates.json")
+    args = parser.parse_args()
+    results: dict[str, Any] = {"machine": machine(), "pairs": labelled_pairs()}
+    cache = args.cache.expanduser()
+    cache.mkdir(parents=True, exist_ok=True)
+    with _model(cache) as model:
+        if args.longmemeval:
+            results["longmemeval"] = knowledge_updates(args.longmemeval, model, args.questions)
+        if args.locomo:
+            results["locomo"] = locomo_links(args.locomo, model)
+    if args.cost:
+        results["cost"] = write_cost(args.cost, args.cost_writes)
+    report(results)
+    write_results(args.out, results)
+
+
+def report(results: dict[str, Any]) -> None:
+    pairs = results["pairs"]
+    print("labelled pairs (the candidate given)")
+    print_table(
+        [["part", "pairs", "precision", "recall"]]
+        + [
+            [part, str(int(v["pairs"])), f"{v['precision']:.1%}", f"{v['recall']:.1%}"]
+            for part, v in pairs.items()
+        ],
+        right_align_from=1,
+    )
+    lme = results.get("longmemeval")
+    if lme is None:
+        _report_cost(results)
+        return
+    print("\nLongMemEval knowledge updates (dev), every turn written in order")
+    rows = [
+        ["questions", str(lme["questions"])],
+        ["newest evidence linked to an older one (listed)", f"{lme['linked']:.1%}"],
+        [f"... by a sure link (confidence >= {ACT_AT})", f"{lme['linked_sure']:.1%}"],
+        ["recall ranks the newest first: today (updates=off)", f"{lme['newest_above_today']:.1%}"],
+        ["recall ranks the newest first: with links", f"{lme['newest_above_with_links']:.1%}"],
+        ["links not between evidence turns, per 1,000 turns", f"{lme['false_links_per_1000']:.1f}"],
+        ["... sure ones", f"{lme['false_sure_links_per_1000']:.1f}"],
+    ]
+    if "locomo" in results:
+        loc = results["locomo"]
+        rows.append(["LoCoMo: links per 1,000 turns (all)", f"{loc['links_per_1000']:.1f}"])
+        rows.append(["... sure ones", f"{loc['sure_links_per_1000']:.1f}"])
+    print_table([["measure", "value"], *rows], right_align_from=1)
+    _report_cost(results)
+
+
+def _report_cost(results: dict[str, Any]) -> None:
+    if "cost" in results:
+        cost = results["cost"]
+        print(f"\nremember at {cost['size']:,} memories (median of {cost['writes_each']} each)")
+        print_table(
+            [
+                ["updates", "median ms"],
+                ["off", f"{cost['off_median_ms']:.2f}"],
+                ["link", f"{cost['link_median_ms']:.2f}"],
+            ],
+            right_align_from=1,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,310 @@
+"""Updates: a new memory that speaks of the same subject as an older one and says something
+different about it, found without a language model.
+
+Two memories are compared sentence by sentence. A pair of sentences speaks of the same
+subject when they share at least :data:`MIN_SHARED` content words (stopwords, chat filler and
+the values themselves aside). It says something different when:
+
+- a **value** differs: a number, an amount, a time or a date, a weekday, a named thing (a
+  capitalised word inside a sentence) or a place (the words after *in*, *under*, *at*, ...),
+  with a value of the old sentence gone from the new one and a new one in its place;
+- one says **no** where the other does not (*not*, *no longer*, *never*, *n't*);
+- or the new one has **words of change** (*now*, *moved*, *switched to*, *instead*, ...)
+  beside a value of its own.
+
+Two guards keep look-alikes out: a new sentence that *adds* (*also*, *another*, *too*, *as
+well*) without a word of change, and two sentences about different people (*my sister* and
+*my brother*). Every decision is explained: the shared words, the values that differ, the
+words of change. :func:`compare` is pure; the engine chooses the candidates (the memories
+nearest the new one) and what to do with a found update (a policy: link, supersede, off).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from salience.text import STOPWORDS
+
+MIN_SHARED = 2
+"""Content words two sentences must share to speak of the same subject..."""
+LONG_SHARED = 3
+"""... (two long sentences: this many) ..."""
+SHORT_OVERLAP = 0.5
+"""... or this share of the shorter one's content words (one at the least) ..."""
+ANCHOR = 4
+"""How near a shared word (in words) a differing value or a "no" must stand to count."""
+SHORT_WORDS = 12
+"""... or one, in two sentences this short, when the new one says it moved or switched."""
+ACT_AT = 0.9
+"""The confidence at and above which a found update acts before a person decides: the
+salience profile's recall and briefing give the newer first, and the ``supersede`` policy
+replaces the older memory (below it, down to the engine's ``LINK_AT``, a pair is listed for a
+person only: measured false links on chat, docs/scoring.md)."""
+
+_FILLER = frozenset(
+    """
+    also actually really just like think thinking know get got getting make made making use
+    using used want wanted need needed going go went way thing things lot lots good great
+    well much many time times ago since still
+    even maybe sure help tips tip recommend recommendations suggestions ideas idea
+    something anything everything someone anyone ones kind sort bit pretty quite
+    definitely probably anyway speaking wondering wonder trying try tried looking look
+    started start new old current currently recently lately now already far yet back
+    can could would should will shall may might must let let's i've i'll i'd you're that's
+    there's here's we've we're they're he's she's it'd what're
+    """.split()
+)
+_NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor".split())
+_CHANGE = (
+    "now",
+    "currently",
+    "anymore",
+    "any more",
+    "no longer",
+    "instead",
+    "switched",
+    "switch to",
+    "moved",
+    "changed",
+    "changing",
+    "replaced",
+    "upgraded",
+    "these days",
+    "actually",
+    "correction",
+    "to correct",
+    "updated",
+    "at the moment",
+    "right now",
+)
+_ADDING = ("also", "another", "too", "as well", "in addition", "additionally", "besides")
+_PEOPLE = frozenset(
+    """
+    sister brother mom mother dad father wife husband partner friend colleague coworker
+    boss son daughter cousin uncle aunt neighbor neighbour roommate grandma grandmother
+    grandpa grandfather girlfriend boyfriend niece nephew kid kids child children parents
+    manager mentor coach tutor teacher therapist doctor dentist landlord
+    """.split()
+)
+_NUMBER_WORDS = frozenset(
+    """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy
+    eighty ninety hundred thousand million once twice thrice half dozen first second third
+    fourth fifth sixth seventh eighth ninth tenth
+    """.split()
+)
+_CALENDAR = frozenset(
+    """
+    monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
+    thursdays fridays saturdays sundays january february march april june july august
+    september october november december weekly daily monthly yearly weekend weekends
+    morning mornings evening evenings afternoon night nights
+    """.split()
+)
+_PLACE_AFTER = frozenset("in under at on into inside above behind near beside to".split())
+_PLACE_IF_NAMED = frozenset("on to".split())  # (a place only before "the", "my", ...)
+_DETERMINERS = frozenset(
+    "a an the my our your his her their its this that some every each all any next last".split()
+)
+_LIGHT = frozenset(
+    """
+    keep kept live lives lived work works worked play plays played take takes took come came
+    see saw seen buy bought eat ate drink drank read watch watched call called stay stayed
+    listen listens happen happens lead leads run runs ran visit visited meet met have has had
+    put give gave find found feel felt love loved enjoy enjoyed hold held set
+    """.split()
+)
+"""Verbs that say little of what a sentence is about: shared, they count for less."""
+_STRONG_CHANGE = ("no longer", "anymore", "instead", "switched", "moved", "replaced", "changed")
+_DIGITS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"once": "1x", "twice": "2x", "thrice": "3x", "first": "1st", "second": "2nd", "third": "3rd"}
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z][A-Za-z'\u2019-]*")
+
+
+@dataclass(frozen=True)
+class Update:
+    """A found update: the older memory, how sure (0..1), and why in words."""
+
+    old_id: str
+    confidence: float
+    why: str
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    words: tuple[str, ...]  # lower-cased, in order
+    stems: tuple[str, ...]  # each word's stem ("" for a word that says nothing of the subject)
+    values: dict[str, int]  # each value, at its position
+    people: frozenset[str]
+    negations: tuple[int, ...]  # positions of the words that say no
+    change: tuple[str, ...]
+    adding: bool
+
+    @property
+    def subject(self) -> frozenset[str]:
+        return frozenset(s for s in self.stems if s)
+
+    def shown(self, key: str) -> str:
+        """A stem or a value as the sentence wrote it (lower-cased)."""
+        key = key.lstrip("@")
+        for word, stem in zip(self.words, self.stems, strict=True):
+            if key in (stem, word, _stem(word)):
+                return word
+        return key
+
+    def says(self, value: str) -> bool:
+        """Whether a value (of another sentence) is among this one's words too."""
+        word = value.lstrip("@")
+        return word in self.stems or word in self.words
+
+    def near(self, position: int, shared: frozenset[str]) -> bool:
+        """Whether a shared word stands within :data:`ANCHOR` words of ``position``."""
+        low, high = max(0, position - ANCHOR), position + ANCHOR + 1
+        return any(s in shared for s in self.stems[low:high])
+
+
+def _stem(word: str) -> str:
+    word = word.replace("\u2019", "'").removesuffix("'s")
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    for end in ("ies", "es", "s"):
+        if len(word) > 4 and word.endswith(end) and not word.endswith("ss"):
+            return word[: -len(end)] + ("y" if end == "ies" else "")
+    return word
+
+
+def _kind(value: str) -> str:
+    """What sort of value it is: one replaces another of its sort (a time a time, a place a
+    place), never a number a name."""
+    if value.startswith("@"):
+        return "place"
+    if value.startswith("$"):
+        return "amount"
+    if value[0].isdigit():
+        return "time" if ":" in value or value.endswith(("am", "pm")) else "number"
+    if value in _CALENDAR or value + "s" in _CALENDAR:
+        return "when"
+    if value in _NUMBER_WORDS or value in ("1x", "2x", "3x"):
+        return "number"
+    return "name"
+
+
+def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for i, (token, word) in enumerate(zip(raw, words, strict=True)):
+        if token[0].isdigit() or token[0] == "$":
+            found[word.rstrip(".,:/-")] = i
+        elif word in _NUMBER_WORDS:
+            found[_DIGITS.get(word, word)] = i
+        elif word in _CALENDAR:
+            found[word.removesuffix("s")] = i
+        elif token[0].isupper() and i > 0 and word not in STOPWORDS and not word.startswith("i'"):
+            found[_stem(word)] = i
+        elif word in _PLACE_AFTER and i + 1 < len(words):
+            if word in _PLACE_IF_NAMED and words[i + 1] not in _DETERMINERS:
+                continue  # ("to take", "on Wednesday": not a place)
+            rest = [w for w in words[i + 1 : i + 4] if w not in _DETERMINERS]
+            if rest and rest[0].isalpha() and rest[0] not in STOPWORDS | _FILLER:
+                found.setdefault("@" + _stem(rest[0]), i + 1 + words[i + 1 :].index(rest[0]))
+    return found
+
+
+def _sentence(text: str) -> _Sentence:
+    raw = tuple(_TOKEN.findall(text))
+    words = tuple(t.lower() for t in raw)
+    joined = " " + " ".join(words) + " "
+    stems = tuple(
+        _stem(w) if len(w) > 2 and w[0].isalpha() and w not in STOPWORDS | _FILLER else ""
+        for w in words
+    )
+    negations = tuple(
+        i for i, w in enumerate(words) if w in _NEGATIONS or w.endswith(("n't", "n\u2019t"))
+    ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
+    return _Sentence(
+        words,
+        stems,
+        _values(raw, words),
+        frozenset(_stem(w) for w in words if _stem(w) in _PEOPLE),
+        negations,
+        tuple(c for c in _CHANGE if f" {c} " in joined),
+        any(f" {a} " in joined for a in _ADDING),
+    )
+
+
+def sentences(text: str) -> list[_Sentence]:
+    """The sentences of a memory, read for comparison."""
+    return [
+        _sentence(s)
+        for s in _SENTENCE.split(text)
+        if len(s.split()) >= 2 and not s.rstrip().endswith("?")  # (a question states nothing)
+    ]
+
+
+def compare(new: list[_Sentence], old: list[_Sentence], old_id: str) -> Update | None:
+    """Whether the memory read as ``new`` updates the one read as ``old`` (its id): the best
+    explained pair of their sentences, or None."""
+    best: Update | None = None
+    for n in new:
+        for o in old:
+            found = _pair(n, o, old_id)
+            if found is not None and (best is None or found.confidence > best.confidence):
+                best = found
+    return best
+
+
+def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
+    shared = n.subject & o.subject
+    strong = shared - _LIGHT
+    smaller = min(len(n.subject - _LIGHT), len(o.subject - _LIGHT)) or 1
+    short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
+    moved = any(c in _STRONG_CHANGE for c in n.change)
+    needed = MIN_SHARED if short or min(len(n.words), len(o.words)) <= SHORT_WORDS else LONG_SHARED
+    if not (
+        len(strong) >= needed
+        or (strong and short and (len(strong) / smaller >= SHORT_OVERLAP or moved))
+    ):
+        return None  # (not the same subject: too little in common)
+    if n.people != o.people and (n.people and o.people):
+        return None  # (two people's facts)
+    if n.adding and not n.change:
+        return None  # ("I also bought ...": one more, not another value)
+    named_o = dict(o.values) | {w: o.words.index(w) for w in n.values if w in o.words}
+    named_n = dict(n.values) | {w: n.words.index(w) for w in o.values if w in n.words}
+    gone = sorted(
+        v for v, i in named_o.items() if v not in named_n and o.near(i, shared) and not n.says(v)
+    )
+    came = sorted(
+        v for v, i in named_n.items() if v not in named_o and n.near(i, shared) and not o.says(v)
+    )
+    changed = bool({_kind(v) for v in gone} & {_kind(v) for v in came})  # (a value for one)
+    said_no = [i for i in n.negations if n.near(i, shared)]
+    was_no = [i for i in o.negations if o.near(i, shared)]
+    flipped = bool(said_no) != bool(was_no) and (short or len(strong) >= LONG_SHARED)
+    swapped = bool(n.change) and bool(n.subject - o.subject) and bool(o.subject - n.subject)
+    if not (changed or flipped or (n.change and (came or (swapped and short)))):
+        return None
+    confidence = 0.3 + 0.08 * min(len(strong), 5)
+    reasons = [f"same subject ({', '.join(sorted(n.shown(w) for w in strong)[:5])})"]
+    if changed:
+        confidence += 0.3
+        before, after = (o.shown(v) for v in gone[:3]), (n.shown(v) for v in came[:3])
+        reasons.append(f"{', '.join(before)} -> {', '.join(after)}")
+    elif swapped and not flipped:
+        said = sorted(n.shown(w) for w in n.subject - o.subject)[:3]
+        reasons.append(f"now says {', '.join(said)}")
+    if flipped:
+        confidence += 0.15
+        reasons.append("one says no")
+    if n.change:
+        confidence += 0.15
+        reasons.append(f"words of change: {', '.join(n.change)}")
+    return Update(old_id, round(min(confidence, 1.0), 3), "; ".join(reasons))

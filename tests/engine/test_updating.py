@@ -1,0 +1,184 @@
+"""Updates found at write time and what follows (engine/updating.py), on both stores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from salience import Config, Memory
+from salience.errors import ConflictError, ForbiddenError, NotFoundError
+from salience.models import Status, channel
+from salience.write.updates import ACT_AT
+from tests.both_stores import stored_bytes
+from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
+
+OLD = "The staging API listens on port 8080."
+NEW = "The staging API listens on port 9090 now."
+
+
+@pytest.fixture
+def memory(config: Config, clock: FakeClock) -> Iterator[Memory]:
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as opened:
+        yield opened
+
+
+def _pair(memory: Memory, clock: FakeClock) -> tuple[str, str]:
+    old = memory.remember(OLD, source="user")
+    clock.advance(days=3)
+    new = memory.remember(NEW, source="user")
+    assert old.id is not None
+    assert new.id is not None
+    return old.id, new.id
+
+
+def test_a_changed_value_is_linked_and_explained(memory: Memory, clock: FakeClock) -> None:
+    old_id, new_id = _pair(memory, clock)
+    listed = memory.updates()
+    assert [(x.new_id, x.old_id, x.state) for x in listed] == [(new_id, old_id, "open")]
+    assert "8080 -> 9090" in listed[0].why
+    assert "words of change: now" in listed[0].why
+    assert listed[0].confidence >= ACT_AT
+    assert memory.get(old_id).status(memory.now()) is Status.CURRENT  # (a link changes nothing)
+
+
+def test_the_write_says_what_it_updates(memory: Memory, clock: FakeClock) -> None:
+    old = memory.remember(OLD)
+    clock.advance(days=1)
+    new = memory.remember(NEW)
+    assert [(x.old_id, x.state) for x in new.updates] == [(old.id, "open")]
+    assert new.updates[0].confidence >= 0.6
+
+
+def test_a_look_alike_is_not_linked(memory: Memory, clock: FakeClock) -> None:
+    memory.remember("My sister works as a nurse at the city hospital.")
+    clock.advance(days=1)
+    assert memory.remember("My brother works as a teacher at the city school.").updates == ()
+    memory.remember("I bought a mountain bike for the trails.")
+    clock.advance(days=1)
+    assert memory.remember("I also bought a gravel bike for the trails.").updates == ()
+    assert memory.updates(state="all") == []
+
+
+def test_the_briefing_gives_the_newest_and_says_an_older_exists(
+    memory: Memory, clock: FakeClock
+) -> None:
+    _pair(memory, clock)
+    briefing = memory.briefing("salience").text
+    assert f"{NEW} (updates an older memory)" in briefing
+    assert OLD not in briefing
+    assert OLD in memory.briefing("talome").text  # (an original briefs as it documents)
+
+
+def test_recall_ranks_the_newer_first(memory: Memory, clock: FakeClock) -> None:
+    old_id, new_id = _pair(memory, clock)
+    found = [h.record.id for h in memory.search("staging API port 8080", touch=False)]
+    assert found.index(new_id) < found.index(old_id)
+    assert [h.rank for h in memory.search("staging API port 8080", touch=False)] == [1, 2]
+
+
+def test_a_pair_less_sure_is_listed_but_does_not_act(memory: Memory, clock: FakeClock) -> None:
+    memory.remember("I keep my old sneakers under my bed.")
+    clock.advance(days=1)
+    new = memory.remember("I moved my old sneakers to the shoe rack in the closet.")
+    assert [x.why for x in new.updates] == [
+        "same subject (sneakers); bed -> shoe; words of change: moved"
+    ]
+    assert new.updates[0].confidence < ACT_AT
+    briefing = memory.briefing("salience").text
+    assert "under my bed" in briefing  # (both briefed: a person decides)
+    assert "(updates an older memory)" not in briefing
+
+
+def test_a_confirmed_pair_is_a_supersession_with_staleness(
+    memory: Memory, clock: FakeClock
+) -> None:
+    old_id, new_id = _pair(memory, clock)
+    built = memory.remember("Staging answers on 8080.", derived_from=[old_id], type="insight")
+    assert built.id is not None
+    result = memory.confirm_update(new_id, old_id)
+    assert (result.outcome.value, result.id) == ("updated", new_id)
+    assert memory.get(old_id).status(memory.now()) is Status.SUPERSEDED
+    assert memory.get(new_id).parent_id == old_id
+    assert [r.id for r in memory.history(new_id)] == [new_id, old_id]
+    assert built.id in [r.id for r in memory.stale()]
+    assert [x.state for x in memory.updates(state="all")] == ["confirmed"]
+    assert memory.updates() == []
+    with pytest.raises(ConflictError, match="decided already"):
+        memory.confirm_update(new_id, old_id)
+
+
+def test_a_dismissed_pair_never_returns(memory: Memory, clock: FakeClock) -> None:
+    old_id, new_id = _pair(memory, clock)
+    dismissed = memory.dismiss_update(new_id, old_id)
+    assert dismissed.state == "dismissed"
+    again = replace(dismissed, state="open", decided_at=None)
+    memory.store.save_update_links([again])  # (found once more: kept as decided)
+    assert memory.updates() == []
+    assert [x.state for x in memory.updates(state="all")] == ["dismissed"]
+    assert memory.get(old_id).status(memory.now()) is Status.CURRENT
+    briefing = memory.briefing("salience").text
+    assert OLD in briefing
+    assert "(updates an older memory)" not in briefing
+    with pytest.raises(NotFoundError):
+        memory.dismiss_update(old_id, new_id)
+
+
+def test_an_agent_cannot_end_a_persons_memory_by_confirming(
+    memory: Memory, clock: FakeClock
+) -> None:
+    old_id, new_id = _pair(memory, clock)
+    with channel("agent"), pytest.raises(ForbiddenError):
+        memory.confirm_update(new_id, old_id)
+    assert memory.get(old_id).status(memory.now()) is Status.CURRENT
+    assert [x.state for x in memory.updates()] == ["open"]
+
+
+def test_the_supersede_policy_acts_on_sure_pairs_the_writer_may_change(
+    config: Config, clock: FakeClock
+) -> None:
+    settings = replace(config, updates="supersede")
+    with Memory.open(config=settings, clock=clock, embedder=WordHashEmbedder()) as memory:
+        mine = memory.remember(OLD, source="user")
+        clock.advance(days=1)
+        with channel("agent"):  # an agent's write does not end the user's memory
+            theirs = memory.remember(NEW)
+        assert [x.state for x in theirs.updates] == ["open"]
+        assert memory.get(mine.id or "").status(memory.now()) is Status.CURRENT
+        clock.advance(days=1)
+        again = memory.remember("The staging API listens on port 7070 now.", source="user")
+        assert {(x.old_id, x.state) for x in again.updates} >= {(mine.id, "confirmed")}
+        assert memory.get(mine.id or "").status(memory.now()) is Status.SUPERSEDED
+        assert memory.get(again.id or "").parent_id == mine.id
+        assert again.record is not None
+        assert again.record.parent_id == mine.id
+
+
+def test_off_looks_for_nothing(config: Config, clock: FakeClock) -> None:
+    settings = replace(config, updates="off")
+    with Memory.open(config=settings, clock=clock, embedder=WordHashEmbedder()) as memory:
+        memory.remember(OLD)
+        assert memory.remember(NEW).updates == ()
+
+
+def test_a_purge_takes_its_links_with_it(memory: Memory, clock: FakeClock) -> None:
+    old_id, _ = _pair(memory, clock)
+    memory.purge(old_id)
+    assert memory.updates(state="all") == []
+
+
+def test_a_purge_leaves_no_word_of_the_link_behind(memory: Memory, clock: FakeClock) -> None:
+    memory.remember("I keep my kayak at the Quillmoor dock.")
+    clock.advance(days=1)
+    new = memory.remember("I moved my kayak to the Brambleton dock.")
+    assert "quillmoor -> brambleton" in new.updates[0].why  # (the link quotes both)
+    memory.purge(new.id or "")
+    assert memory.updates(state="all") == []
+    assert b"rambleton" not in stored_bytes(memory).lower()
+
+
+def test_an_unknown_state_is_refused(memory: Memory) -> None:
+    with pytest.raises(Exception, match="unknown state 'later'"):
+        memory.updates(state="later")

@@ -1,0 +1,91 @@
+"""Finding updates without a language model (write/updates.py): what changes a memory's
+meaning is linked and explained, and look-alikes are not."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from salience.write.updates import compare, sentences
+
+
+def _found(old: str, new: str) -> str | None:
+    update = compare(sentences(new), sentences(old), "old")
+    return None if update is None else update.why
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("I keep my bike in the garage.", "I moved my bike to the basement.", "garage -> basement"),
+        (
+            "The staging API listens on port 8080.",
+            "The staging API listens on port 9090 now.",
+            "8080 -> 9090",
+        ),
+        ("I have 15 autographed baseballs.", "I have 20 autographed baseballs now.", "15 -> 20"),
+        (
+            "My cocktail class is on Thursday.",
+            "My cocktail class is on Fridays now.",
+            "thursday -> friday",
+        ),
+        (
+            "We use Jenkins for continuous integration.",
+            "We switched to GitHub Actions for continuous integration.",
+            "jenkins -> actions, github",
+        ),
+        ("I have a gym membership.", "I no longer have a gym membership.", "one says no"),
+    ],
+)
+def test_a_changed_value_is_found_and_explained(old: str, new: str, says: str) -> None:
+    why = _found(old, new)
+    assert why is not None
+    assert says in why
+    assert why.startswith("same subject (")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I bought a mountain bike.", "I also bought a gravel bike."),  # one more
+        ("My sister works as a nurse.", "My brother works as a teacher."),  # two people
+        ("The staging API listens on port 8080.", "The metrics exporter listens on port 9100."),
+        ("I run 3 miles each morning.", "This morning's 3 miles felt easy."),  # the same again
+        ("Can I keep my bike in the garage?", "Can I keep my bike in the basement?"),  # asked
+    ],
+)
+def test_a_look_alike_is_not_an_update(old: str, new: str) -> None:
+    assert _found(old, new) is None
+
+
+def test_the_best_pair_of_sentences_decides_in_a_long_message() -> None:
+    old = (
+        "I've heard good things about Teva. By the way, I have 15 autographed baseballs in my "
+        "collection since I started three months ago!"
+    )
+    new = (
+        "Any tips for the auction next week? I just got back from a trip - I've added 20 "
+        "autographed baseballs to my collection so far."
+    )
+    why = _found(old, new)
+    assert why is not None
+    assert re.search(r"; 15\b[^;]* -> 20;?", why), why  # (the count, in the matching sentences)
+    assert "autographed" in why
+
+
+def test_an_update_is_surer_with_words_of_change() -> None:
+    plain = compare(
+        sentences("The team retro is on Wednesday afternoons."),
+        sentences("The team retro is on Monday afternoons."),
+        "old",
+    )
+    said = compare(
+        sentences("The team retro moved to Wednesday afternoons now."),
+        sentences("The team retro is on Monday afternoons."),
+        "old",
+    )
+    assert plain is not None
+    assert said is not None
+    assert said.confidence > plain.confidence
+    assert "words of change: now, moved" in said.why
