@@ -22,6 +22,10 @@ def _fill(memory: Memory, clock: FakeClock) -> None:
     wrong = memory.remember("the office closes at noon").id or ""
     memory.forget(wrong, "wrong")
     memory.feedback(memory.remember("deploys run on Tuesdays").id or "", used=True)
+    memory.remember("the office printer sits on floor 2")
+    clock.advance(hours=1)
+    found = memory.remember("the office printer sits on floor 4 now")  # (an update)
+    assert found.updates
     memory.store.save_key(ApiKey("k1", "hash", "ana", False, False, clock.now))
     memory.store.mount_layer(LayerMount("team", "shared", "/srv/team.db", clock.now))
 
@@ -40,6 +44,7 @@ def _everything(memory: Memory) -> tuple[object, ...]:
         store.all_meta(),
         store.api_keys(),
         store.layers(),
+        store.update_links(None, ("open", "confirmed", "dismissed")),
     )
 
 
@@ -55,7 +60,7 @@ def test_a_round_trip_through_postgresql_keeps_everything(
             report = copy_store(original.store, middle.store)
             assert _everything(middle) == before
         assert report.memories == len(before[0])  # type: ignore[arg-type]
-        assert report.vectors == len(before[1]) == 6  # type: ignore[arg-type]
+        assert report.vectors == len(before[1]) == 8  # type: ignore[arg-type]
     with (
         Memory.open(postgres_url, clock=clock, embedder=None) as middle,
         Memory.open(tmp_path / "b", clock=clock, embedder=None) as back,

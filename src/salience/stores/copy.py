@@ -2,8 +2,9 @@
 
 Everything goes, through the :class:`~salience.stores.base.Store` contract only: every memory
 (superseded and forgotten versions too, with their ids, times and counters), every vector (in
-the order it was written), the audit log (oldest first), sessions, decay bases, the store's
-settings (the embedder identity), API keys (their hashes) and mounted layers. The target must
+the order it was written), the audit log (oldest first), sessions, decay bases, update
+links, the store's settings (the embedder identity), API keys (their hashes) and mounted
+layers. The target must
 be empty: a copy never merges into memories that are already there.
 """
 
@@ -77,6 +78,7 @@ def copy_store(
         layers = source.layers()
         for mount in layers:
             target.mount_layer(mount)
+        target.save_update_links(source.update_links(None, ("open", "confirmed", "dismissed")))
     advance(0)
     return CopyReport(copied, vectors, audit, len(sessions), len(keys), len(layers))
 
