@@ -182,7 +182,7 @@ def _health(app: FastAPI) -> None:
         """The store answers."""
         engine: Engine = request.app.state.engine
         try:
-            engine.run(lambda m: m.store.get_meta("ready"))
+            engine.memory.store.get_meta("ready")
             engine.local_mode()
         except Exception:
             return errors.error_response(503, "not_ready", "the store does not answer")

@@ -170,9 +170,7 @@ def health() -> Any:
 @router.get("/api/eidet/context", response_model=Context)
 def context(caller: CallerDep, engine: EngineDep) -> Any:
     """The L0 + L1 context eidet injects at session start."""
-    briefing = engine.run(
-        lambda m: m.briefing(PROFILE, user=caller.user, record=not caller.read_only)
-    )
+    briefing = engine.memory.briefing(PROFILE, user=caller.user, record=not caller.read_only)
     return {"context": briefing.text, "estimatedTokens": briefing.tokens}
 
 
@@ -181,9 +179,7 @@ def context_preview(
     caller: CallerDep, engine: EngineDep, tokens: Annotated[int, Query(ge=1, le=100_000)] = 600
 ) -> Any:
     """The context at a token budget, with how it was assembled."""
-    briefing = engine.run(
-        lambda m: m.briefing(PROFILE, user=caller.user, budget=tokens, record=False)  # a preview
-    )
+    briefing = engine.memory.briefing(PROFILE, user=caller.user, budget=tokens, record=False)
     layers = [{"title": s.title, "memories": len(s.ids)} for s in briefing.sections]
     return {"context": briefing.text, "estimatedTokens": briefing.tokens, "layers": layers}
 
@@ -199,16 +195,14 @@ def recall(
 ) -> Any:
     """eidet's recall: ``{query, results: [...]}``, best first."""
     wanted = [t.strip() for t in (tags or "").split(",") if t.strip()]
-    hits = engine.run(
-        lambda m: m.search(
-            q,
-            limit,
-            profile=PROFILE,
-            user=caller.user,
-            type=type,
-            tags=wanted,
-            touch=not caller.read_only,
-        )
+    hits = engine.memory.search(
+        q,
+        limit,
+        profile=PROFILE,
+        user=caller.user,
+        type=type,
+        tags=wanted,
+        touch=not caller.read_only,
     )
     now = engine.memory.now()
     return {"query": q, "results": [eidet_memory(h.record, now, h.score) for h in hits]}
@@ -227,8 +221,8 @@ def store(body: StoreIn, caller: CallerDep, engine: EngineDep) -> Any:
     if body.source is not None:
         fields["source"] = SOURCES[body.source]
     if body.supersedes:
-        result = engine.run(
-            lambda m: m.supersede(body.supersedes or "", body.content, user=caller.user, **fields)
+        result = engine.memory.supersede(
+            body.supersedes or "", body.content, user=caller.user, **fields
         )
     else:
 
@@ -240,7 +234,7 @@ def store(body: StoreIn, caller: CallerDep, engine: EngineDep) -> Any:
                 return WriteResult(Outcome.DUPLICATE, twin.id, record=twin)
             return m.remember(body.content, profile=PROFILE, user=caller.user, **fields)
 
-        result = engine.run(remember)
+        result = remember(engine.memory)
     refused = _refused(result)
     if refused is not None:
         return refused
@@ -251,14 +245,14 @@ def store(body: StoreIn, caller: CallerDep, engine: EngineDep) -> Any:
 def feedback(body: FeedbackIn, caller: CallerDep, engine: EngineDep) -> Any:
     """eidet's feedback: echo (used) or fizzle."""
     caller.may_write()
-    engine.run(lambda m: m.feedback(body.memoryId, used=body.wasUsed, user=caller.user))
+    engine.memory.feedback(body.memoryId, used=body.wasUsed, user=caller.user)
     return {"applied": True, "id": body.memoryId, "used": body.wasUsed}
 
 
 @router.get("/api/eidet/history/{memory_id}", response_model=list[EidetMemory])
 def history(memory_id: MemoryId, caller: CallerDep, engine: EngineDep) -> Any:
     """The version chain, newest first."""
-    chain = engine.run(lambda m: m.history(memory_id, user=caller.user))
+    chain = engine.memory.history(memory_id, user=caller.user)
     now = engine.memory.now()
     return [eidet_memory(r, now) for r in chain]
 
@@ -269,11 +263,9 @@ def edit(memory_id: MemoryId, body: EditIn, caller: CallerDep, engine: EngineDep
     caller.may_write()
     changes = body.model_dump(exclude_none=True, exclude={"content"})
     if body.content is not None:
-        result = engine.run(
-            lambda m: m.supersede(memory_id, body.content or "", user=caller.user, **changes)
-        )
+        result = engine.memory.supersede(memory_id, body.content or "", user=caller.user, **changes)
     elif changes:
-        result = engine.run(lambda m: m.update(memory_id, user=caller.user, **changes))
+        result = engine.memory.update(memory_id, user=caller.user, **changes)
     else:
         return JSONResponse({"error": "nothing to edit"}, status_code=400)
     refused = _refused(result)
@@ -291,7 +283,7 @@ def forget(
 ) -> Any:
     """eidet's forget: validity ends now, the memory stays for history (audited)."""
     caller.may_write()
-    result = engine.run(lambda m: m.forget(memory_id, reason, user=caller.user))
+    result = engine.memory.forget(memory_id, reason, user=caller.user)
     refused = _refused(result)
     return refused if refused is not None else {"forgotten": True, "id": memory_id}
 
@@ -311,7 +303,7 @@ def browse(
         total = m.stats(user=caller.user).by_status.get("current", 0)
         return page, total
 
-    page, total = engine.run(read)
+    page, total = read(engine.memory)
     now = engine.memory.now()
     return {
         "total": total,
@@ -326,7 +318,7 @@ def graph(
     caller: CallerDep, engine: EngineDep, limit: Annotated[int, Query(ge=1, le=5000)] = 200
 ) -> Any:
     """Memories as nodes, version chains and derived-from links as edges."""
-    found = engine.run(lambda m: m.graph(user=caller.user, limit=limit))
+    found = engine.memory.graph(user=caller.user, limit=limit)
     nodes = [
         {
             "id": r.id,
@@ -352,5 +344,5 @@ def graph(
 @router.get("/api/eidet/stats", response_model=EidetStats)
 def stats(caller: CallerDep, engine: EngineDep) -> Any:
     """Counts by type and status."""
-    s = engine.run(lambda m: m.stats(user=caller.user))
+    s = engine.memory.stats(user=caller.user)
     return {"total": s.total, "byType": s.by_type, "byStatus": s.by_status}

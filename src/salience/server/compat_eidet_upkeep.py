@@ -71,7 +71,7 @@ def consolidate(caller: CallerDep, engine: EngineDep, body: DryRunIn | None = No
     dry_run = (body or DryRunIn()).dryRun
     if not dry_run:
         caller.may_write()
-    return consolidated(engine.run(lambda m: m.consolidate(dry_run=dry_run, user=caller.user)))
+    return consolidated(engine.memory.consolidate(dry_run=dry_run, user=caller.user))
 
 
 @router.post("/maintenance", response_model=Maintained)
@@ -81,14 +81,14 @@ def maintenance(caller: CallerDep, engine: EngineDep, body: DryRunIn | None = No
     dry_run = (body or DryRunIn()).dryRun
     if not dry_run:
         caller.may_write()
-    return maintained(engine.run(lambda m: m.maintain(dry_run=dry_run)))
+    return maintained(engine.memory.maintain(dry_run=dry_run))
 
 
 @router.get("/layers", response_model=Layers)
 def layers(caller: CallerDep, engine: EngineDep) -> Any:
     """The mounted read-only layers."""
     shown = caller.key_id is None or caller.admin
-    mounts, problems = engine.run(lambda m: (m.layers(), m.unavailable_layers()))
+    mounts, problems = (engine.memory.layers(), engine.memory.unavailable_layers())
     return {
         "layers": [
             {
@@ -145,7 +145,7 @@ async def pack_import(request: Request, caller: CallerDep, engine: EngineDep) ->
         with uploaded_pack(data) as path:
             named = read_pack(path).manifest.identity  # the layer is named after the pack
             name = "pack" if named is None else named.id
-            done = engine.run(lambda m: m.import_pack(path, mount_as="base", name=name))
+            done = engine.memory.import_pack(path, mount_as="base", name=name)
         return imported(done, None)
 
     return await run_in_threadpool(run)

@@ -237,17 +237,15 @@ def rae_record(record: MemoryRecord, score: float | None = None) -> dict[str, An
 
 
 def _store(engine: Engine, user: str, body: StoreV1) -> tuple[str, str]:
-    result = engine.run(
-        lambda m: m.remember(
-            body.content,
-            profile=PROFILE,
-            user=user,
-            importance=body.importance,
-            tags=_tags(body),
-            project=body.project,
-            session_id=body.session_id,
-            force=True,  # RAE has no signal gate; the secret scanner still runs
-        )
+    result = engine.memory.remember(
+        body.content,
+        profile=PROFILE,
+        user=user,
+        importance=body.importance,
+        tags=_tags(body),
+        project=body.project,
+        session_id=body.session_id,
+        force=True,  # RAE has no signal gate; the secret scanner still runs
     )
     if not result.ok:
         raise _Rejected(result.reason or "the memory was refused")
@@ -277,10 +275,8 @@ def _query(
         return []  # two projects asked at once: none matches both
     project = project or filtered_project
     touch = False if caller.read_only else None
-    return engine.run(
-        lambda m: m.search(
-            text, k, profile=PROFILE, user=user, project=project, tags=tags, touch=touch
-        )
+    return engine.memory.search(
+        text, k, profile=PROFILE, user=user, project=project, tags=tags, touch=touch
     )
 
 
@@ -315,7 +311,7 @@ def list_v1(
 ) -> Any:
     """RAE's list: ``{results, total, limit, offset}``, newest first."""
     tags = [f"rae-layer:{layer}"] if layer else []
-    everything = engine.run(lambda m: m.list(user=user, project=project, tags=tags))
+    everything = engine.memory.list(user=user, project=project, tags=tags)
     page = everything[offset : offset + limit]
     return {
         "results": [rae_record(r) for r in page],
@@ -330,7 +326,7 @@ def delete_v1(
     user: Writer, engine: EngineDep, memory_id: Annotated[str, Query(min_length=1, max_length=64)]
 ) -> Any:
     """RAE's delete: the memory is gone for good."""
-    engine.run(lambda m: m.purge(memory_id, user=user))
+    engine.memory.purge(memory_id, user=user)
     return {"message": f"Memory {memory_id} deleted"}
 
 
@@ -366,7 +362,7 @@ def list_v2(
     project: Annotated[str | None, Query(max_length=512)] = None,
 ) -> Any:
     """RAE v2's list, newest first."""
-    everything = engine.run(lambda m: m.list(user=user, project=project))
+    everything = engine.memory.list(user=user, project=project)
     page = everything[offset : offset + limit]
     return {"memories": [rae_record(r) for r in page], "total_count": len(everything)}
 
@@ -374,7 +370,7 @@ def list_v2(
 @router.get("/v2/memories/stats", response_model=StatsV2)
 def stats_v2(user: Tenant, engine: EngineDep) -> Any:
     """RAE v2's stats: counts of the tenant's memories."""
-    stats = engine.run(lambda m: m.stats(user=user))
+    stats = engine.memory.stats(user=user)
     return {
         "total_memories": stats.by_status.get("current", 0),
         "by_project": stats.by_project,
@@ -385,11 +381,11 @@ def stats_v2(user: Tenant, engine: EngineDep) -> Any:
 @router.get("/v2/memories/{memory_id}", response_model=RaeMemory)
 def get_v2(memory_id: str, user: Tenant, engine: EngineDep) -> Any:
     """RAE v2's get."""
-    return rae_record(engine.run(lambda m: m.get(memory_id, user=user)))
+    return rae_record(engine.memory.get(memory_id, user=user))
 
 
 @router.delete("/v2/memories/{memory_id}", response_model=Message)
 def delete_v2(memory_id: str, user: Writer, engine: EngineDep) -> Any:
     """RAE v2's delete: the memory is gone for good."""
-    engine.run(lambda m: m.purge(memory_id, user=user))
+    engine.memory.purge(memory_id, user=user)
     return {"message": f"Memory {memory_id} deleted"}

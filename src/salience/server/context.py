@@ -20,9 +20,8 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
@@ -31,7 +30,6 @@ from salience.engine.keys import check_key, has_keys
 from salience.engine.memory import Memory
 from salience.models import ALL_USERS, CEILING, UserScope
 
-T = TypeVar("T")
 USER_HEADER = "X-Salience-User"
 LOCAL, KEYS = "local", "keys"
 
@@ -97,16 +95,12 @@ class Engine:
         self.memory = memory
         self.stopping = threading.Event()  # the process is stopping: waits answer at once
         memory.long_running()  # (a server: see salience.search.warm)
-        self.mode = KEYS if self.run(lambda m: has_keys(m.store)) else LOCAL
-
-    def run(self, call: Callable[[Memory], T]) -> T:
-        """``call(memory)``."""
-        return call(self.memory)
+        self.mode = KEYS if has_keys(self.memory.store) else LOCAL
 
     def local_mode(self) -> bool:
         """Whether the server is (still) in local mode: no key at start and none made since.
         Once keys mode, always keys mode, whatever is revoked later."""
-        if self.mode == LOCAL and self.run(lambda m: has_keys(m.store)):
+        if self.mode == LOCAL and has_keys(self.memory.store):
             self.mode = KEYS
         return self.mode == LOCAL
 
@@ -150,7 +144,7 @@ def authenticate(engine: Engine, request: Request) -> Caller:
             # write the local store: local mode answers loopback names only.
             raise Refused(403, "forbidden", "local mode answers loopback host names only")
         return Caller(memory.config.user)
-    record = engine.run(lambda m: check_key(m.store, key))
+    record = check_key(engine.memory.store, key)
     if record is None:
         raise Refused(401, "unauthorized", "the API key is not valid (unknown or revoked)")
     return Caller(record.user, record.read_only, record.admin, record.id, record.source)

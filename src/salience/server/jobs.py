@@ -118,7 +118,7 @@ def _scope(caller: Caller) -> UserScope:
 def get_job(job_id: str, caller: CallerDep, engine: EngineDep) -> Any:
     """A job the caller started: its progress, and when finished its result or error (a job
     whose server process stopped reads as failed, ``interrupted``)."""
-    return job_out(engine.run(lambda m: m.job(job_id, user=_scope(caller))))
+    return job_out(engine.memory.job(job_id, user=_scope(caller)))
 
 
 @router.get("/jobs", response_model=list[JobOut], responses=READ_ERRORS)
@@ -129,7 +129,7 @@ def list_jobs(
 ) -> Any:
     """The caller's jobs (an admin's: everyone's), newest first; finished ones are kept a
     week."""
-    return [job_out(j) for j in engine.run(lambda m: m.jobs(user=_scope(caller), limit=limit))]
+    return [job_out(j) for j in engine.memory.jobs(user=_scope(caller), limit=limit)]
 
 
 @router.delete("/jobs/{job_id}", response_model=JobOut, responses=WRITE_ERRORS)
@@ -139,4 +139,4 @@ def cancel_job(job_id: str, caller: CallerDep, engine: EngineDep) -> Any:
     so far stays: an import is all or nothing, so it writes nothing). A finished job
     answers 409."""
     caller.may_write()
-    return job_out(engine.run(lambda m: m.cancel_job(job_id, user=_scope(caller))))
+    return job_out(engine.memory.cancel_job(job_id, user=_scope(caller)))

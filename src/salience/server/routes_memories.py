@@ -32,10 +32,8 @@ def remember(
     caller.may_write()
     user = caller.acting(as_user)
     fields = body.model_dump(exclude_none=True, exclude={"content", "force", "profile"})
-    result = engine.run(
-        lambda m: m.remember(
-            body.content, profile=body.profile, force=body.force, user=user, **fields
-        )
+    result = engine.memory.remember(
+        body.content, profile=body.profile, force=body.force, user=user, **fields
     )
     return write_reply(request, result)
 
@@ -56,19 +54,17 @@ def list_memories(
 ) -> list[dict[str, Any]]:
     """The user's memories, newest first, a page at a time (``offset``, ``limit``)."""
     user = caller.acting(as_user, across=True)
-    records = engine.run(
-        lambda m: m.list(
-            user=user,
-            project=project,
-            type=type,
-            tags=tag or (),
-            session_id=session_id,
-            entity=entity,
-            include_superseded=status in ("superseded", "all"),
-            include_forgotten=status in ("forgotten", "all"),
-            limit=limit if status in ("current", "all") else None,
-            offset=offset if status in ("current", "all") else 0,
-        )
+    records = engine.memory.list(
+        user=user,
+        project=project,
+        type=type,
+        tags=tag or (),
+        session_id=session_id,
+        entity=entity,
+        include_superseded=status in ("superseded", "all"),
+        include_forgotten=status in ("forgotten", "all"),
+        limit=limit if status in ("current", "all") else None,
+        offset=offset if status in ("current", "all") else 0,
     )
     if status in ("superseded", "forgotten"):
         now = engine.memory.now()
@@ -82,7 +78,7 @@ def get_memory(
 ) -> dict[str, Any]:
     """One of the user's memories, whatever its status."""
     user = caller.acting(as_user, across=True)
-    return memory_out(engine.run(lambda m: m.get(memory_id, user=user)))
+    return memory_out(engine.memory.get(memory_id, user=user))
 
 
 @router.patch("/{memory_id}", response_model=WriteOut, responses=WRITE_REPLIES)
@@ -98,7 +94,7 @@ def update_memory(
     caller.may_write()
     user = caller.acting(as_user)
     changes = body.model_dump(exclude_none=True)
-    return write_reply(request, engine.run(lambda m: m.update(memory_id, user=user, **changes)))
+    return write_reply(request, engine.memory.update(memory_id, user=user, **changes))
 
 
 @router.post("/{memory_id}/supersede", response_model=WriteOut, responses=WRITE_REPLIES)
@@ -114,7 +110,7 @@ def supersede_memory(
     caller.may_write()
     user = caller.acting(as_user)
     fields = body.model_dump(exclude_none=True, exclude={"content"})
-    result = engine.run(lambda m: m.supersede(memory_id, body.content, user=user, **fields))
+    result = engine.memory.supersede(memory_id, body.content, user=user, **fields)
     return write_reply(request, result)
 
 
@@ -131,7 +127,7 @@ def forget_memory(
     caller.may_write()
     user = caller.acting(as_user)
     reason = (body or ForgetIn()).reason
-    return write_reply(request, engine.run(lambda m: m.forget(memory_id, reason, user=user)))
+    return write_reply(request, engine.memory.forget(memory_id, reason, user=user))
 
 
 @router.delete("/{memory_id}", response_model=WriteOut, responses=WRITE_REPLIES)
@@ -145,7 +141,7 @@ def purge_memory(
     """Delete a memory for good (cannot be undone)."""
     caller.may_write()
     user = caller.acting(as_user)
-    return write_reply(request, engine.run(lambda m: m.purge(memory_id, user=user)))
+    return write_reply(request, engine.memory.purge(memory_id, user=user))
 
 
 @router.get("/{memory_id}/history", response_model=list[MemoryOut], responses=READ_ERRORS)
@@ -154,7 +150,7 @@ def history(
 ) -> list[dict[str, Any]]:
     """The memory's version chain, newest first."""
     user = caller.acting(as_user, across=True)
-    return [memory_out(r) for r in engine.run(lambda m: m.history(memory_id, user=user))]
+    return [memory_out(r) for r in engine.memory.history(memory_id, user=user)]
 
 
 @router.get("/{memory_id}/derived", response_model=list[MemoryOut], responses=READ_ERRORS)
@@ -163,7 +159,7 @@ def derived(
 ) -> list[dict[str, Any]]:
     """The insights derived from this memory (the link back from ``derived_from``)."""
     user = caller.acting(as_user, across=True)
-    return [memory_out(r) for r in engine.run(lambda m: m.derived_from_this(memory_id, user=user))]
+    return [memory_out(r) for r in engine.memory.derived_from_this(memory_id, user=user)]
 
 
 @router.post("/{memory_id}/feedback", response_model=WriteOut, responses=WRITE_REPLIES)
@@ -178,6 +174,4 @@ def feedback(
     """The memory helped (used: echo) or did not (fizzle)."""
     caller.may_write()
     user = caller.acting(as_user)
-    return write_reply(
-        request, engine.run(lambda m: m.feedback(memory_id, used=body.used, user=user))
-    )
+    return write_reply(request, engine.memory.feedback(memory_id, used=body.used, user=user))

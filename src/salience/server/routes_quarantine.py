@@ -34,7 +34,7 @@ router = APIRouter(prefix="/v1/quarantine", tags=["memories"])
 def held(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> list[dict[str, Any]]:
     """The user's held memories, newest first; the tag ``quarantine:<family>`` says why."""
     user = caller.acting(as_user, across=True)
-    return [memory_out(r) for r in engine.run(lambda m: m.quarantined(user=user))]
+    return [memory_out(r) for r in engine.memory.quarantined(user=user)]
 
 
 @router.post("/{memory_id}/approve", response_model=WriteOut, responses=WRITE_REPLIES)
@@ -43,7 +43,7 @@ def approve(
 ) -> JSONResponse:
     """Let the held memory into briefings (audited)."""
     _a_person(caller)
-    return write_reply(request, engine.run(lambda m: m.approve(memory_id, user=caller.user)))
+    return write_reply(request, engine.memory.approve(memory_id, user=caller.user))
 
 
 @router.post("/{memory_id}/reject", response_model=WriteOut, responses=WRITE_REPLIES)
@@ -52,7 +52,7 @@ def reject(
 ) -> JSONResponse:
     """Forget the held memory (audited; readable in its history)."""
     _a_person(caller)
-    return write_reply(request, engine.run(lambda m: m.reject(memory_id, user=caller.user)))
+    return write_reply(request, engine.memory.reject(memory_id, user=caller.user))
 
 
 def _a_person(caller: Caller) -> None:
@@ -72,7 +72,7 @@ def stale(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> list[
     """The user's memories gone stale (a memory they were derived from changed; the tag
     ``stale:<how>`` says how, the audit log which), newest first."""
     user = caller.acting(as_user, across=True)
-    return [memory_out(r) for r in engine.run(lambda m: m.stale(user=user))]
+    return [memory_out(r) for r in engine.memory.stale(user=user)]
 
 
 @stale_router.post("/{memory_id}/confirm", response_model=WriteOut, responses=WRITE_REPLIES)
@@ -81,4 +81,4 @@ def confirm(
 ) -> JSONResponse:
     """A stale memory is still true: the mark goes (audited) and it is briefed again."""
     caller.may_write()
-    return write_reply(request, engine.run(lambda m: m.confirm(memory_id, user=caller.user)))
+    return write_reply(request, engine.memory.confirm(memory_id, user=caller.user))

@@ -34,19 +34,17 @@ def search(
     word."""
     user = caller.acting(as_user, across=True)
     touch = body.touch if not caller.read_only else False
-    hits = engine.run(
-        lambda m: m.search(
-            body.query,
-            body.limit,
-            profile=body.profile,
-            user=user,
-            project=body.project,
-            types=body.types,
-            types_exclude=body.types_exclude,
-            tags=body.tags,
-            as_of=body.as_of,
-            touch=touch,
-        )
+    hits = engine.memory.search(
+        body.query,
+        body.limit,
+        profile=body.profile,
+        user=user,
+        project=body.project,
+        types=body.types,
+        types_exclude=body.types_exclude,
+        tags=body.tags,
+        as_of=body.as_of,
+        touch=touch,
     )
     return JSONResponse(search_out(hits))  # (built from the same model: no re-check)
 
@@ -63,9 +61,7 @@ def rank(
 ) -> list[dict[str, Any]]:
     """Current memories by the profile's context score, best first, with breakdowns."""
     user = caller.acting(as_user, across=True)
-    ranked = engine.run(
-        lambda m: m.rank(profile, user=user, project=project, as_of=as_of, limit=limit)
-    )
+    ranked = engine.memory.rank(profile, user=user, project=project, as_of=as_of, limit=limit)
     return [ranked_out(r, s) for r, s in ranked]
 
 
@@ -76,16 +72,14 @@ def briefing(
     """The text to inject at session start, exactly, with the manifest of every candidate
     (kept, or dropped and why)."""
     user = caller.acting(as_user)
-    result = engine.run(
-        lambda m: m.briefing(
-            body.profile,
-            user=user,
-            project=body.project,
-            session_id=body.session_id,
-            budget=body.budget,
-            as_of=body.as_of,
-            record=body.record and not caller.read_only and body.as_of is None,
-        )
+    result = engine.memory.briefing(
+        body.profile,
+        user=user,
+        project=body.project,
+        session_id=body.session_id,
+        budget=body.budget,
+        as_of=body.as_of,
+        record=body.record and not caller.read_only and body.as_of is None,
     )
     return briefing_out(result, manifest=body.manifest)
 
@@ -100,7 +94,7 @@ def session_start(
     """Resume the user's session if active in the last 24 h, else open a new one."""
     caller.may_write()
     user = caller.acting(as_user)
-    started = engine.run(lambda m: m.session_start(user, profile=profile))
+    started = engine.memory.session_start(user, profile=profile)
     return session_start_out(started)
 
 
@@ -115,4 +109,4 @@ def session_end(
     """Close the user's open session with a summary (stored as a summary memory)."""
     caller.may_write()
     user = caller.acting(as_user)
-    return write_reply(request, engine.run(lambda m: m.session_end(body.summary, user=user)))
+    return write_reply(request, engine.memory.session_end(body.summary, user=user))

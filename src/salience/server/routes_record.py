@@ -45,10 +45,8 @@ def evaluate(
                 tuple((body.against_settings or {}).items()),
             )
         )
-    report = engine.run(
-        lambda m: m.evaluate(
-            variants, user=user, per_kind=body.probes, entities=body.entities, save=body.save
-        )
+    report = engine.memory.evaluate(
+        variants, user=user, per_kind=body.probes, entities=body.entities, save=body.save
     )
     return eval_out(report)
 
@@ -64,5 +62,5 @@ def briefing_log(
     of them were then echoed, fizzled or recalled again, and per memory how often it was
     briefed and how often that helped."""
     user = caller.acting(as_user)
-    log = engine.run(lambda m: m.briefing_log(user=user, limit=limit))
+    log = engine.memory.briefing_log(user=user, limit=limit)
     return briefing_log_out(log)

@@ -89,7 +89,7 @@ def pack_bytes(engine: Engine, **filters: Any) -> bytes:
     """``export_pack(**filters)`` as the pack file's bytes (written to a private folder)."""
     with scratch("pack") as folder:
         path = folder / "export.pack"
-        engine.run(lambda m: m.export_pack(path, **filters))
+        engine.memory.export_pack(path, **filters)
         return path.read_bytes()
 
 
@@ -112,7 +112,7 @@ def admin_only(caller: Caller, what: str) -> None:
 def decisions(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> list[Any]:
     """The current decision of every topic, by topic."""
     user = caller.acting(as_user)
-    return [decision_out(d) for d in engine.run(lambda m: m.decisions(user=user))]
+    return [decision_out(d) for d in engine.memory.decisions(user=user)]
 
 
 @router.post("/decisions", response_model=WriteOut, status_code=201, responses=WRITE_REPLIES)
@@ -122,14 +122,12 @@ def decide(
     """Record the decision on a topic; the current one, if any, is superseded."""
     caller.may_write()
     user = caller.acting(as_user)
-    result = engine.run(
-        lambda m: m.decide(
-            body.topic,
-            body.decision,
-            rationale=body.rationale,
-            precedence=body.precedence,
-            user=user,
-        )
+    result = engine.memory.decide(
+        body.topic,
+        body.decision,
+        rationale=body.rationale,
+        precedence=body.precedence,
+        user=user,
     )
     return write_reply(request, result)
 
@@ -140,7 +138,7 @@ def decision(
 ) -> dict[str, Any]:
     """The current decision on a topic (404 if there is none)."""
     user = caller.acting(as_user)
-    return decision_out(engine.run(lambda m: m.decision(topic, user=user)))
+    return decision_out(engine.memory.decision(topic, user=user))
 
 
 @router.get("/decision/history", response_model=list[DecisionOut], responses=READ_ERRORS)
@@ -149,7 +147,7 @@ def decision_history(
 ) -> list[Any]:
     """Every decision on a topic, oldest first; the last is current."""
     user = caller.acting(as_user)
-    return [decision_out(d) for d in engine.run(lambda m: m.decision_history(topic, user=user))]
+    return [decision_out(d) for d in engine.memory.decision_history(topic, user=user)]
 
 
 @router.post("/duplicate", response_model=DuplicateOut, responses=READ_ERRORS)
@@ -159,7 +157,7 @@ def duplicate(
     """The current memory with this content (case and spaces aside), if any: what a store
     that refuses duplicates checks first. POST: the content stays out of URLs and logs."""
     user = caller.acting(as_user)
-    found = engine.run(lambda m: m.duplicate_of(body.content, user=user))
+    found = engine.memory.duplicate_of(body.content, user=user)
     return {"memory": None if found is None else memory_out(found)}
 
 
@@ -167,7 +165,7 @@ def duplicate(
 def current_session(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> Any:
     """The user's open session, if it was active in the last 24 hours."""
     user = caller.acting(as_user)
-    found = engine.run(lambda m: m.current_session(user=user))
+    found = engine.memory.current_session(user=user)
     return {"session": None if found is None else session_out(found)}
 
 
@@ -175,7 +173,7 @@ def current_session(caller: CallerDep, engine: EngineDep, as_user: AsUser = None
 def layers(caller: CallerDep, engine: EngineDep) -> list[Any]:
     """The read-only layers mounted beside the store, and why any cannot be opened now."""
     shown = caller.key_id is None or caller.admin
-    mounts, problems = engine.run(lambda m: (m.layers(), m.unavailable_layers()))
+    mounts, problems = (engine.memory.layers(), engine.memory.unavailable_layers())
     return [layer_out(x, unavailable=problems.get(x.name), path=shown) for x in mounts]
 
 
@@ -184,7 +182,7 @@ def mount(body: MountIn, caller: CallerDep, engine: EngineDep) -> Any:
     """Mount a store on the server read-only as a ``base`` or ``shared`` layer."""
     admin_only(caller, "mounting a layer")
     caller.may_write()
-    return layer_out(engine.run(lambda m: m.mount(body.path, kind=body.kind, name=body.name)))
+    return layer_out(engine.memory.mount(body.path, kind=body.kind, name=body.name))
 
 
 @router.delete("/layers/{name}", response_model=LayerOut, responses=WRITE_ERRORS)
@@ -192,7 +190,7 @@ def unmount(name: str, caller: CallerDep, engine: EngineDep) -> Any:
     """Stop searching a mounted layer (its file is left as it is)."""
     admin_only(caller, "unmounting a layer")
     caller.may_write()
-    return layer_out(engine.run(lambda m: m.unmount(name)))
+    return layer_out(engine.memory.unmount(name))
 
 
 @router.get(
@@ -244,10 +242,8 @@ async def import_pack(
     def work(progress: Progress) -> dict[str, Any]:
         layer = (name or "pack") if mount_as is not None else None  # (names a mount only)
         with uploaded_pack(data) as path:
-            done = engine.run(
-                lambda m: m.import_pack(
-                    path, mount_as=mount_as, name=layer, user=user, progress=progress
-                )
+            done = engine.memory.import_pack(
+                path, mount_as=mount_as, name=layer, user=user, progress=progress
             )
         return pack_import_out(done, path=caller.key_id is None or caller.admin)
 
@@ -266,7 +262,7 @@ def erase(body: EraseIn, caller: CallerDep, engine: EngineDep) -> dict[str, Any]
     local mode); the answer is the receipt the audit log keeps: counts, never a text."""
     admin_only(caller, "erasing a user")
     caller.may_write()
-    return engine.run(lambda m: m.erase_user(body.user))
+    return engine.memory.erase_user(body.user)
 
 
 @router.post("/reindex", response_model=ReindexOut, responses=WRITE_ERRORS | jobs.ACCEPTED)
@@ -277,9 +273,9 @@ async def reindex(request: Request, caller: CallerDep, engine: EngineDep) -> Any
     caller.may_write()
 
     def work(progress: Progress) -> dict[str, Any]:
-        text_indexed = engine.run(lambda m: m.repair_text())
+        text_indexed = engine.memory.repair_text()
         return {
-            "embedded": engine.run(lambda m: m.reindex(progress=progress)),
+            "embedded": engine.memory.reindex(progress=progress),
             "text_indexed": text_indexed,
         }
 

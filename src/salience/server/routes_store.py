@@ -96,7 +96,7 @@ def entities(
 ) -> list[dict[str, Any]]:
     """The files, symbols, packages, variables, ports and error codes memories name."""
     user = caller.acting(as_user, across=True)
-    counts = engine.run(lambda m: m.entities(user=user, project=project, top=top))
+    counts = engine.memory.entities(user=user, project=project, top=top)
     return [{"entity": name, "memories": n} for name, n in counts]
 
 
@@ -136,7 +136,7 @@ def graph(
 ) -> dict[str, Any]:
     """Memories and the entities they name, with version chains and derived-from links."""
     user = caller.acting(as_user, across=True)
-    return engine.run(lambda m: _graph(m, user, limit, type, project))
+    return _graph(engine.memory, user, limit, type, project)
 
 
 @router.get("/audit", response_model=list[AuditOut], responses=READ_ERRORS)
@@ -149,7 +149,7 @@ def audit(
 ) -> list[dict[str, Any]]:
     """The user's part of the audit log, newest first (never any memory's text)."""
     user = caller.acting(as_user, across=True)
-    entries = engine.run(lambda m: m.log(memory_id, limit=limit, user=user))
+    entries = engine.memory.log(memory_id, limit=limit, user=user)
     return [
         {
             "seq": e.seq,
@@ -169,7 +169,7 @@ def stats(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> dict[
     """Counts of the user's memories by status, type, user and project."""
     user = caller.acting(as_user, across=True)
 
-    return engine.run(lambda m: stats_of(m, user=user))
+    return stats_of(engine.memory, user=user)
 
 
 @router.get("/activity", response_model=ActivityOut, responses=READ_ERRORS)
@@ -182,7 +182,7 @@ def activity(
     """Memories created per day, the last ``days`` days (oldest first)."""
     user = caller.acting(as_user, across=True)
 
-    counts = engine.run(lambda m: m.activity(days=days, user=user))
+    counts = engine.memory.activity(days=days, user=user)
     return {"days": [{"date": c.day.isoformat(), "created": c.created} for c in counts]}
 
 
@@ -212,7 +212,7 @@ def profiles(caller: CallerDep, engine: EngineDep) -> list[dict[str, Any]]:
 def export(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> StreamingResponse:
     """The user's memories (superseded and forgotten too) as JSON Lines, streamed."""
     user = caller.acting(as_user, across=True)
-    lines = engine.run(lambda m: list(m.export_lines(user=user)))
+    lines = list(engine.memory.export_lines(user=user))
 
     def stream() -> Iterator[bytes]:
         for line in lines:
@@ -244,9 +244,7 @@ async def import_(
 
     def work(progress: Progress) -> dict[str, Any]:
         return import_out(
-            engine.run(
-                lambda m: m.import_(lines, user=user, private_ids=private, progress=progress)
-            )
+            engine.memory.import_(lines, user=user, private_ids=private, progress=progress)
         )
 
     return await jobs.answer(request, engine, caller, "import", work)
@@ -270,7 +268,7 @@ async def consolidate(
 
     def work(progress: Progress) -> dict[str, Any]:
         return consolidation_out(
-            engine.run(lambda m: m.consolidate(dry_run=plan.dry_run, as_of=plan.as_of, user=user))
+            engine.memory.consolidate(dry_run=plan.dry_run, as_of=plan.as_of, user=user)
         )
 
     return await jobs.answer(request, engine, caller, "consolidate", work)
@@ -285,7 +283,7 @@ def maintain(caller: CallerDep, engine: EngineDep, body: DryRunIn | None = None)
         raise Refused(403, "forbidden", "maintenance acts on every user's memories: admin only")
     if not plan.dry_run:
         caller.may_write()
-    report = engine.run(lambda m: m.maintain(dry_run=plan.dry_run, as_of=plan.as_of))
+    report = engine.memory.maintain(dry_run=plan.dry_run, as_of=plan.as_of)
     return maintenance_out(report)
 
 

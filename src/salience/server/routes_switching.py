@@ -81,10 +81,8 @@ async def import_from(
             else:
                 source = root / NAMES.get(kind, "store.db")
                 source.write_bytes(data)
-            report = engine.run(
-                lambda m: m.import_from(
-                    system, source, dry_run=dry_run, user=user, progress=progress
-                )
+            report = engine.memory.import_from(
+                system, source, dry_run=dry_run, user=user, progress=progress
             )
         return migration_out(report)
 

@@ -35,7 +35,7 @@ def updates(
 ) -> list[dict[str, Any]]:
     """The user's update links in ``state``, newest found first, each explained."""
     user = caller.acting(as_user, across=True)
-    return [update_out(x) for x in engine.run(lambda m: m.updates(user=user, state=state))]
+    return [update_out(x) for x in engine.memory.updates(user=user, state=state)]
 
 
 @router.post("/{new_id}/{old_id}/confirm", response_model=WriteOut, responses=WRITE_REPLIES)
@@ -45,7 +45,7 @@ def confirm(
     """The newer memory replaces the older: a supersession (audited; what was built on the
     older goes stale)."""
     caller.may_write()
-    result = engine.run(lambda m: m.confirm_update(new_id, old_id, user=caller.user))
+    result = engine.memory.confirm_update(new_id, old_id, user=caller.user)
     return write_reply(request, result)
 
 
@@ -55,4 +55,4 @@ def dismiss(
 ) -> dict[str, Any]:
     """Not an update: both memories stay, and the pair is never found again (audited)."""
     caller.may_write()
-    return update_out(engine.run(lambda m: m.dismiss_update(new_id, old_id, user=caller.user)))
+    return update_out(engine.memory.dismiss_update(new_id, old_id, user=caller.user))

@@ -53,7 +53,7 @@ def session(request: Request) -> Any:
 def login(body: LoginIn, request: Request) -> Response:
     """Check a key and keep it in a strict, HttpOnly cookie (the page never reads it)."""
     engine: Engine = request.app.state.engine
-    record = engine.run(lambda m: check_key(m.store, body.key))
+    record = check_key(engine.memory.store, body.key)
     if record is None:
         return JSONResponse(
             {"error": {"code": "unauthorized", "message": "that key is not valid"}},
