@@ -32,7 +32,8 @@ from common import machine, print_table, write_results
 from locomo import K, _gold, evaluate, load_store, turns
 from salience import Config, Memory, Variant
 from salience.ids import new_ulid
-from salience.stores.traces import RECALL, Feedback, Trace, TraceHit
+from salience.models import Feedback, Trace, TraceHit
+from salience.stores.traces import RECALL
 
 PROFILES = ("salience", "aide", "eidet", "ilab", "talome", "rae")
 

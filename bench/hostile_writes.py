@@ -35,7 +35,6 @@ from mcp import Client
 
 from common import machine, print_table, store_in, write_results
 from salience import Config, Memory
-from salience.engine.keys import create_key
 from salience.mcp_server import create_mcp_server
 from salience.server.app import create_app
 
@@ -69,9 +68,8 @@ class Trial:
     def __init__(self, home: Path, store_url: str) -> None:
         config = Config(home=home, store_url=store_url, signal_gate=False, embedder="none")
         self.memory = Memory.open(config=config)
-        now = self.memory.now()
-        self.person = _bearer(create_key(self.memory.store, user=USER, now=now).key)
-        self.agent = _bearer(create_key(self.memory.store, user=USER, now=now, source="agent").key)
+        self.person = _bearer(self.memory.create_key(user=USER).key)
+        self.agent = _bearer(self.memory.create_key(user=USER, source="agent").key)
         self.client = TestClient(create_app(self.memory))
         self.client.__enter__()
         self.home = home

@@ -35,10 +35,10 @@ def gated(
 def stored_bytes(memory: Memory) -> bytes:
     """Everything the store holds, as bytes: the SQLite file with its WAL (checkpointed
     first), or every row of every table of the PostgreSQL schema as text."""
-    from salience.stores.postgres import is_postgres_url
+    from salience.stores.registry import is_local
 
     location = memory.store.location
-    if not is_postgres_url(location):
+    if is_local(location):
         import sqlite3
 
         conn = sqlite3.connect(location)

@@ -16,7 +16,6 @@ from salience import (
     Outcome,
     Variant,
 )
-from salience.engine.keys import create_key
 from salience.server.app import create_app
 from tests.conftest import FakeClock
 from tests.loopback import local_client
@@ -87,7 +86,7 @@ def test_errors_are_the_librarys(remote: Client, memory: Memory) -> None:
 
 
 def test_keys_reach_the_server(memory: Memory, clock: FakeClock) -> None:
-    key = create_key(memory.store, user="alice", now=clock.now).key
+    key = memory.create_key(user="alice").key
     with local_client(create_app(memory)) as http:
         with pytest.raises(AccessError) as refused:
             Client("http://127.0.0.1", http=http).list()

@@ -27,6 +27,7 @@ ROOMS: tuple[tuple[str, ...], ...] = (
         "lazy",
         "models",
         "net",
+        "scratch",
         "scores",
         "text",
         "text_dates",

@@ -34,47 +34,50 @@ from salience.errors import (
 
 _LAZY = {
     "ALL_USERS": "salience.models",
+    "ApiKey": "salience.models",
     "AuditEntry": "salience.models",
-    "BriefedMemory": "salience.engine.record",
-    "Briefing": "salience.briefing.policies",
-    "BriefingLog": "salience.engine.record",
-    "BriefingLogEntry": "salience.engine.record",
+    "BriefedMemory": "salience.models",
+    "Briefing": "salience.models",
+    "BriefingLog": "salience.models",
+    "BriefingLogEntry": "salience.models",
     "Config": "salience.config",
-    "ConsolidationReport": "salience.lifecycle.consolidation",
+    "ConsolidationReport": "salience.models",
     "ContextScore": "salience.scores",
+    "CopyReport": "salience.models",
     "DayCount": "salience.models",
-    "Decision": "salience.engine.decisions",
+    "Decision": "salience.models",
     "Degraded": "salience.models",
-    "EvalReport": "salience.engine.evaluation",
-    "Feedback": "salience.stores.traces",
+    "EvalReport": "salience.models",
+    "Feedback": "salience.models",
     "GraphEdge": "salience.models",
     "Hit": "salience.models",
     "ImportResult": "salience.models",
     "Job": "salience.models",
     "JobState": "salience.models",
     "LayerMount": "salience.models",
-    "MaintenanceReport": "salience.lifecycle.maintenance",
+    "MaintenanceReport": "salience.models",
     "Memory": "salience.engine.memory",
     "MemoryGraph": "salience.models",
     "MemoryRecord": "salience.models",
-    "Metrics": "salience.engine.evaluation",
-    "MigrationReport": "salience.engine.migrating",
-    "Moved": "salience.engine.evaluation",
+    "Metrics": "salience.models",
+    "MigrationReport": "salience.models",
+    "NewKey": "salience.models",
+    "Moved": "salience.models",
     "Outcome": "salience.models",
-    "PackImport": "salience.sharing.packs",
-    "PackManifest": "salience.sharing.packs",
-    "Probe": "salience.engine.probes",
+    "PackImport": "salience.models",
+    "PackManifest": "salience.models",
+    "Probe": "salience.models",
     "Profile": "salience.profiles.base",
     "Recalled": "salience.models",
-    "Run": "salience.engine.evaluation",
+    "Run": "salience.models",
     "Session": "salience.models",
-    "SessionStart": "salience.briefing.sessions",
+    "SessionStart": "salience.models",
     "Stats": "salience.models",
     "Status": "salience.models",
-    "Trace": "salience.stores.traces",
-    "TraceHit": "salience.stores.traces",
+    "Trace": "salience.models",
+    "TraceHit": "salience.models",
     "UpdateLink": "salience.models",
-    "Variant": "salience.engine.evaluation",
+    "Variant": "salience.models",
     "WriteResult": "salience.models",
     "Client": "salience.client",
 }
@@ -84,43 +87,55 @@ __version__ = "0.1.0"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from salience.briefing.policies import Briefing
-    from salience.briefing.sessions import SessionStart
     from salience.client import Client
     from salience.config import Config
-    from salience.engine.decisions import Decision
-    from salience.engine.evaluation import EvalReport, Metrics, Moved, Run, Variant
     from salience.engine.memory import Memory
-    from salience.engine.migrating import MigrationReport
-    from salience.engine.probes import Probe
-    from salience.engine.record import BriefedMemory, BriefingLog, BriefingLogEntry
-    from salience.lifecycle.consolidation import ConsolidationReport
-    from salience.lifecycle.maintenance import MaintenanceReport
     from salience.models import (
         ALL_USERS,
+        ApiKey,
         AuditEntry,
+        BriefedMemory,
+        Briefing,
+        BriefingLog,
+        BriefingLogEntry,
+        ConsolidationReport,
+        CopyReport,
         DayCount,
+        Decision,
         Degraded,
+        EvalReport,
+        Feedback,
         GraphEdge,
         Hit,
         ImportResult,
         Job,
         JobState,
         LayerMount,
+        MaintenanceReport,
         MemoryGraph,
         MemoryRecord,
+        Metrics,
+        MigrationReport,
+        Moved,
+        NewKey,
         Outcome,
+        PackImport,
+        PackManifest,
+        Probe,
         Recalled,
+        Run,
         Session,
+        SessionStart,
         Stats,
         Status,
+        Trace,
+        TraceHit,
         UpdateLink,
+        Variant,
         WriteResult,
     )
     from salience.profiles.base import Profile
     from salience.scores import ContextScore
-    from salience.sharing.packs import PackImport, PackManifest
-    from salience.stores.traces import Feedback, Trace, TraceHit
     from salience.wire.verbs import Verbs
 
     def _a_memory_answers_every_verb(memory: Memory) -> Verbs:
@@ -144,6 +159,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "ALL_USERS",
     "AccessError",
+    "ApiKey",
     "AuditEntry",
     "BriefedMemory",
     "Briefing",
@@ -155,6 +171,7 @@ __all__ = [
     "ConflictError",
     "ConsolidationReport",
     "ContextScore",
+    "CopyReport",
     "DayCount",
     "Decision",
     "Degraded",
@@ -179,6 +196,7 @@ __all__ = [
     "Metrics",
     "MigrationReport",
     "Moved",
+    "NewKey",
     "NotASalienceDatabaseError",
     "NotFoundError",
     "Outcome",

@@ -6,6 +6,7 @@ Errors name the host and what went wrong, never a credential or the text that wa
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 from typing import Any
@@ -48,3 +49,12 @@ def post_json(
         raise error(f"cannot reach {host(url)}: {reason}") from None
     except ValueError:
         raise error(f"{host(url)} did not answer with JSON") from None
+
+
+_PASSWORD = re.compile(r"(://[^/@:]*):[^/@]*@")
+
+
+def redact(url: str) -> str:
+    """The URL without its password (``postgresql://app@db/memory``): what a message or a
+    store's location may show of a connection URL."""
+    return _PASSWORD.sub(r"\1@", re.sub(r"([?&]password=)[^&]*", r"\1***", url))

@@ -169,21 +169,17 @@ def test_a_count_that_disagrees_means_a_whole_read(tmp_path: Path, clock: FakeCl
 
 
 def test_the_key_is_not_copied_by_migrate(tmp_path: Path, clock: FakeClock) -> None:
-    from salience.engine.catalog import copy as copy_store  # (what migrate calls)
-
     with Memory.open(config=Config(home=tmp_path / "a"), clock=clock, embedder=None) as memory:
         fill(memory, 6)
         memory.briefing("salience")
         source_key = memory.store.get_meta(COLUMNS_KEY)
     assert source_key is not None
-    source = SQLiteStore(tmp_path / "a" / "salience.db")
-    target = SQLiteStore(tmp_path / "b.db")
-    try:
-        copy_store(source, target)
-        assert target.get_meta(COLUMNS_KEY) is None
-    finally:
-        source.close()
-        target.close()
+    with (
+        Memory.open(tmp_path / "a", clock=clock, embedder=None) as source,
+        Memory.open(tmp_path / "b.db", clock=clock, embedder=None) as target,
+    ):
+        source.copy_into(target)  # (what migrate calls)
+        assert target.store.get_meta(COLUMNS_KEY) is None
 
 
 def test_small_stores_save_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

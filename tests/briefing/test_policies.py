@@ -5,17 +5,15 @@ import numpy as np
 from salience.briefing.policies import (
     BY_SCORE,
     NEWEST,
-    BriefingSection,
     Candidates,
     ManifestBuilder,
     best,
-    estimate_tokens,
     listed_section,
     one_line,
     render,
     split_live,
 )
-from salience.models import MemoryRecord
+from salience.models import BriefingSection, MemoryRecord, estimate_tokens
 from tests.factory import NOW, record
 
 

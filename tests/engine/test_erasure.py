@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from salience import ALL_USERS, Config, Memory, NotFoundError
-from salience.stores.postgres import is_postgres_url
+from salience.stores.registry import is_local
 from tests.both_stores import stored_bytes
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
@@ -64,7 +64,7 @@ def test_no_byte_of_a_purged_memory_stays_in_any_file_of_the_home(
 
 
 def test_postgres_keeps_no_dead_tuple_of_it(memory: Memory) -> None:
-    if not is_postgres_url(memory.store.location):
+    if is_local(memory.store.location):
         pytest.skip("PostgreSQL's dead tuples")
     members, _ = _consolidated(memory)
     for member in members:
@@ -93,7 +93,7 @@ def test_erasing_a_user_takes_everything_they_stored_and_nothing_else(
     assert [r.id for r in memory.list(user="bob")] == [kept.id]
     assert [e.action for e in memory.log(user="alice")] == ["erase_user"]  # the receipt
     assert MARKER.encode() not in stored_bytes(memory)
-    if not is_postgres_url(memory.store.location):
+    if is_local(memory.store.location):
         assert not [p for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]
 
 
@@ -142,7 +142,7 @@ def _bytes(config: Config, clock: FakeClock, embedder: WordHashEmbedder) -> byte
 def _reader(memory: Memory) -> Any:
     """Another process's read of the store, held open (a long export, a backup, a shell)."""
     location = memory.store.location
-    if is_postgres_url(location):
+    if not is_local(location):
         import psycopg
 
         conn: Any = psycopg.connect(location)
@@ -169,14 +169,14 @@ def test_an_erasure_a_reader_holds_back_is_pending_then_completes(
         receipt = next(e for e in memory.log(made) if e.action == "erase")
         assert receipt.detail["pending"] == 1
         assert not memory.settle_erasure()  # (still held)
-        if not is_postgres_url(memory.store.location):  # the text is really still there
+        if is_local(memory.store.location):  # the text is really still there
             assert any(MARKER.encode() in p.read_bytes() for p in home.rglob("*-wal"))
     finally:
         reader.close()
     memory.remember("the gate opens at seven tomorrow", force=True)  # the next write retries
     assert memory.stats().erasure_pending is None
     assert any(e.action == "erase_completed" for e in memory.log(user=ALL_USERS))
-    if not is_postgres_url(memory.store.location):  # every file as it is, not checkpointed
+    if is_local(memory.store.location):  # every file as it is, not checkpointed
         found = [
             p.name for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()
         ]

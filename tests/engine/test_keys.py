@@ -6,16 +6,15 @@ from __future__ import annotations
 import pytest
 
 from salience import InvalidInputError, Memory
-from salience.engine.keys import check_key, create_key
 
 
 def test_a_key_keeps_the_source_it_was_made_with(memory: Memory) -> None:
-    agent = create_key(memory.store, user="alice", now=memory.now(), source="agent")
-    person = create_key(memory.store, user="alice", now=memory.now())
+    agent = memory.create_key(user="alice", source="agent")
+    person = memory.create_key(user="alice")
     stored = memory.store.api_key(agent.record.id)
     assert stored is not None
     assert stored.source == "agent"
-    found = check_key(memory.store, agent.key)
+    found = memory.check_key(agent.key)
     assert found is not None
     assert found.source == "agent"
     assert sorted(k.source for k in memory.store.api_keys()) == ["agent", "user"]
@@ -24,5 +23,5 @@ def test_a_key_keeps_the_source_it_was_made_with(memory: Memory) -> None:
 
 def test_a_key_with_an_unknown_source_is_refused(memory: Memory) -> None:
     with pytest.raises(InvalidInputError, match="unknown source 'root'"):
-        create_key(memory.store, user="alice", now=memory.now(), source="root")
+        memory.create_key(user="alice", source="root")
     assert memory.store.api_keys() == []

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 
 from salience import Memory
-from salience.briefing.policies import NOTES
 from salience.cli import cli
+from salience.models import NOTES
 from tests.mcp_server.test_native import TOOLS, _structured
 
 pytestmark = [pytest.mark.process]

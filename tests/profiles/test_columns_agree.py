@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from salience.briefing.columns import Columns
 from salience.briefing.manifest import best_dropped
-from salience.briefing.policies import Briefing, BriefingRequest
-from salience.models import MemoryRecord, Relevance
+from salience.briefing.policies import BriefingRequest
+from salience.models import Briefing, MemoryRecord, Relevance
 from salience.profiles import PROFILES, ProfileSettings
 from salience.profiles.base import Relevances
 from tests.factory import NOW, record

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from salience.briefing.columns import Columns
-from salience.briefing.policies import BriefingRequest, estimate_tokens
+from salience.briefing.policies import BriefingRequest
+from salience.models import estimate_tokens
 from salience.profiles.base import ProfileSettings, Relevance
 from salience.profiles.eidet import (
     PROFILE,

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from salience.briefing.columns import Columns
-from salience.briefing.policies import NOTES, BriefingRequest, estimate_tokens
+from salience.briefing.policies import BriefingRequest
+from salience.models import NOTES, estimate_tokens
 from salience.profiles.base import ProfileSettings
 from salience.profiles.salience import (
     briefing,

@@ -11,7 +11,6 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from salience import Config, Memory
-from salience.engine.keys import create_key
 from salience.models import ALL_USERS
 from salience.server.app import create_app
 from salience.server.context import Engine
@@ -70,7 +69,7 @@ def client(engine: Memory) -> Iterator[TestClient]:
 @pytest.fixture
 def keys(engine: Memory, clock: FakeClock) -> Keys:
     def make(user: str, **rights: bool) -> str:
-        return create_key(engine.store, user=user, now=clock.now, **rights).key
+        return engine.create_key(user=user, **rights).key
 
     return Keys(
         alice=make("alice"),

@@ -7,7 +7,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from salience import Memory
-from salience.engine.keys import create_key, revoke_key
 from salience.server.app import create_app
 from salience.server.context import is_loopback
 from tests.conftest import FakeClock
@@ -18,11 +17,11 @@ from tests.server.conftest import Keys, bearer
 def test_revoking_every_key_does_not_turn_authentication_off(
     engine: Memory, clock: FakeClock
 ) -> None:
-    made = create_key(engine.store, user="alice", now=clock.now)
+    made = engine.create_key(user="alice")
     with local_client(create_app(engine)) as client:
         assert client.get("/healthz").json()["mode"] == "keys"
         assert client.get("/v1/memories", headers=bearer(made.key)).status_code == 200
-        revoke_key(engine.store, made.record.id, now=clock.now)
+        engine.revoke_key(made.record.id)
         for method, path in (("GET", "/v1/memories"), ("POST", "/v1/sessions/start")):
             answer = client.request(method, path)
             assert answer.status_code == 401, answer.text
@@ -36,9 +35,9 @@ def test_a_key_made_while_in_local_mode_ends_local_mode_for_good(
 ) -> None:
     assert client.get("/healthz").json()["mode"] == "local"
     assert client.get("/v1/memories").status_code == 200
-    made = create_key(engine.store, user="alice", now=clock.now)
+    made = engine.create_key(user="alice")
     assert client.get("/v1/memories").status_code == 401
-    revoke_key(engine.store, made.record.id, now=clock.now)
+    engine.revoke_key(made.record.id)
     assert client.get("/v1/memories").status_code == 401
     assert client.get("/healthz").json()["mode"] == "keys"
 
@@ -97,5 +96,5 @@ def test_healthz_says_keys_as_soon_as_a_key_exists_without_another_request(
     """A key made by another process (here, straight into the store) while the server runs:
     the next /healthz already says ``keys``, as every request would enforce."""
     assert client.get("/healthz").json()["mode"] == "local"
-    create_key(engine.store, user="alice", now=clock.now)
+    engine.create_key(user="alice")
     assert client.get("/healthz").json()["mode"] == "keys"

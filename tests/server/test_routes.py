@@ -179,10 +179,9 @@ def test_keys_gate_every_route_once_one_exists(client: TestClient, keys: Keys) -
 
 
 def test_revoked_keys_are_refused(client: TestClient, keys: Keys, engine: Memory) -> None:
-    from salience.engine.keys import revoke_key
 
     key_id = keys.alice.split("_")[1]
-    revoke_key(engine.store, key_id, now=engine.now())
+    engine.revoke_key(key_id)
     assert client.get("/v1/memories", headers=bearer(keys.alice)).status_code == 401
     stored = engine.store.api_key(key_id)
     assert stored is not None

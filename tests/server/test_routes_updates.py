@@ -8,7 +8,6 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from salience import Memory
-from salience.engine.keys import create_key
 from tests.server.conftest import Keys, bearer
 
 OLD = "The staging API listens on port 8080."
@@ -61,7 +60,7 @@ def test_a_dismissed_pair_leaves_both_memories(client: TestClient, keys: Keys, c
 def test_an_agents_key_cannot_confirm_over_a_persons_memory(
     client: TestClient, engine: Memory, keys: Keys, clock: Any
 ) -> None:
-    agent = create_key(engine.store, user="alice", now=clock.now, source="agent").key
+    agent = engine.create_key(user="alice", source="agent").key
     old_id, new_id = _pair(client, keys.alice, clock)  # (alice's key: a person's words)
     refused = client.post(f"/v1/updates/{new_id}/{old_id}/confirm", headers=bearer(agent))
     assert refused.status_code == 403

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from salience import Config, InvalidInputError, Memory, NotASalienceDatabaseError
+from salience.net import redact
 from salience.stores.postgres import open_postgres
-from salience.stores.postgres.connection import redact
 from salience.stores.postgres.schema import MIGRATIONS
 from salience.stores.postgres.vectors import vector_bytes, vector_text
 from tests.postgres import Server

@@ -20,7 +20,6 @@ from mcp import Client
 
 from salience import ForbiddenError, Memory
 from salience.cli.app import cli
-from salience.engine.keys import create_key
 from salience.mcp_server import create_mcp_server
 from salience.models import MemoryRecord, channel
 from tests.loopback import local_client
@@ -72,9 +71,8 @@ def world(engine: Memory) -> Iterator[World]:
     assert stale.id
     assert "quarantine" in engine.get(held.id).tags
     assert "stale" in engine.get(stale.id).tags
-    now = engine.now()
-    person = create_key(engine.store, user=user, now=now).key
-    agent = create_key(engine.store, user=user, now=now, source="agent").key
+    person = engine.create_key(user=user).key
+    agent = engine.create_key(user=user, source="agent").key
     with local_client(app_for(engine)) as client:
         yield World(
             engine,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, overload
 from salience.briefing.columns import Columns
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord
+from salience.models.briefings import ManifestEntry
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,19 +26,6 @@ if TYPE_CHECKING:
     Rows = npt.NDArray[np.intp]
 else:
     np = lazy_module("numpy")
-
-
-@dataclass(frozen=True)
-class ManifestEntry:
-    """One candidate's fate: kept (score, tokens, section) or dropped (reason)."""
-
-    id: str
-    type: str
-    kept: bool
-    score: float | None = None
-    tokens: int = 0
-    section: str | None = None
-    reason: str | None = None
 
 
 # How the rows of a dropped group are ordered when the manifest is read.

@@ -7,28 +7,15 @@ automatic, extractive summary the next time its user starts a session.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from salience.briefing.policies import one_line
 from salience.models import MemoryRecord, Session
-from salience.scores import ContextScore
 
 STALE_AFTER = timedelta(hours=24)
 RECENT_SUMMARIES = 5
 START_MEMORIES = 10
 SUMMARY_TYPE = "summary"
-
-
-@dataclass(frozen=True)
-class SessionStart:
-    """What starting a session returns."""
-
-    session_id: str
-    is_new: bool
-    summaries: tuple[MemoryRecord, ...] = ()
-    memories: tuple[tuple[MemoryRecord, ContextScore], ...] = ()
-    closed_session_id: str | None = None
 
 
 def is_stale(session: Session, now: datetime) -> bool:

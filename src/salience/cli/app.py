@@ -319,9 +319,8 @@ def open_memory(home: Path | None, profile: str | None = None, *, create: bool =
     from dataclasses import replace
 
     from salience.config import Config
-    from salience.engine.briefs import resolve_sqlite_path
-    from salience.engine.catalog import is_postgres_url, sweep_scratch
     from salience.engine.memory import Memory
+    from salience.scratch import sweep as sweep_scratch
 
     sweep_scratch()  # (copies a killed salience process left behind: erased)
     meta = click.get_current_context().meta
@@ -332,11 +331,11 @@ def open_memory(home: Path | None, profile: str | None = None, *, create: bool =
         config = replace(config, profile=profile)
     if meta.get(_USER) is not None:
         config = replace(config, user=meta[_USER])
-    if is_postgres_url(config.store_url):
-        # The database exists or the connection fails; its schema is made by a writing
+    path = Memory.store_file(config.store_url or None, config)
+    if path is None:
+        # A database exists or the connection fails; its schema is made by a writing
         # command only (a reading one refuses a database with no salience schema).
         return Memory.open(config=config, create=create)
-    path = resolve_sqlite_path(config.store_url or None, config)
     existed = path.exists()
     home_existed = path.parent.exists()
     if not existed and not create:

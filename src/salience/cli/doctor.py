@@ -133,18 +133,16 @@ def _model(memory: Any) -> list[Finding]:
 
 
 def _indexes(memory: Any) -> list[Finding]:
-    from salience.engine.catalog import missing_vectors, unfound_by_text
-
     found = []
     if memory.vectors.embedder is not None:
-        missing = missing_vectors(memory.store)
+        missing = memory.missing_vectors()
         if missing:
             found.append(
                 Finding("vectors", "warn", f"{missing} memories have no vector", "salience reindex")
             )
         else:
             found.append(_ok("vectors", "every memory has its vector"))
-    unfound, looked = unfound_by_text(memory.store, memory.now(), SAMPLE)
+    unfound, looked = memory.unfound_by_text(SAMPLE)
     if unfound:
         found.append(
             Finding(
@@ -160,9 +158,8 @@ def _indexes(memory: Any) -> list[Finding]:
 
 
 def _mode(memory: Any) -> list[Finding]:
-    from salience.engine.keys import has_keys
 
-    if has_keys(memory.store):
+    if memory.has_keys():
         return [_ok("server", "keys mode: salience serve may listen on any address")]
     return [
         _ok(

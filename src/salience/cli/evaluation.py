@@ -19,7 +19,7 @@ from salience.cli.app import (
 )
 from salience.cli.scoring import briefing
 from salience.config import EMBEDDER_SETTINGS, EMBEDDERS, RECALL_SETTINGS
-from salience.engine.evaluation import Variant
+from salience.models import Variant
 from salience.wire.record import briefing_log_out, eval_out
 
 

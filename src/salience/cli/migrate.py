@@ -66,7 +66,6 @@ def migrate(source_url: str, target_url: str, as_json: bool) -> None:
     """Copy every memory, version, vector, audit entry, session, key and layer of one store
     into an empty one (SQLite to PostgreSQL and back), then check the copy: the two stores'
     exports, vectors and audit logs must be identical."""
-    from salience.engine.catalog import copy as copy_store
     from salience.engine.memory import Memory
 
     if source_url == target_url:
@@ -76,7 +75,7 @@ def migrate(source_url: str, target_url: str, as_json: bool) -> None:
         Memory.open(target_url, embedder=None, llm=None) as target,
     ):
         with progress_bar("copying") as advance:
-            report = copy_store(source.store, target.store, advance)
+            report = source.copy_into(target, advance)
         problems = _same(source, target)
         where = (source.store.location, target.store.location)
     if problems:

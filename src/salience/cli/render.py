@@ -19,7 +19,7 @@ import click
 from salience.models import Degraded, Hit, ImportResult, Learned, MemoryRecord, Stats, WriteResult
 
 if TYPE_CHECKING:
-    from salience.engine.migrating import MigrationReport
+    from salience.models import MigrationReport
 from salience.wire.values import (
     Briefing,
     briefing_out,

@@ -132,28 +132,14 @@ def session_end(
 def profiles(home: Path | None, profile: str | None, as_json: bool) -> None:
     """The scoring profiles: the five seed systems and salience's own (marks the default)."""
     from salience.config import Config
-    from salience.engine.catalog import get_profile, profiles
+    from salience.wire.values import profiles_out
 
     config = Config.from_env() if home is None else Config.for_home(home)
-    default = get_profile(profile or config.profile).name
-
+    listed = profiles_out(profile or config.profile)
     if as_json:
-        render.emit_json(
-            [
-                {
-                    "name": p.name,
-                    "summary": p.summary,
-                    "document": p.document,
-                    "default_type": p.default_type,
-                    "types": [t.name for t in p.types],
-                    "dedup": list(p.dedup),
-                    "default": p.name == default,
-                }
-                for p in profiles().values()
-            ]
-        )
+        render.emit_json(listed)
         return
-    for p in profiles().values():
-        marker = " (default)" if p.name == default else ""
-        render.say(f"{p.name:<9} {p.summary}{marker}")
-        render.say(f"{'':<9} types: {', '.join(t.name for t in p.types)}; from {p.document}")
+    for p in listed:
+        marker = " (default)" if p["default"] else ""
+        render.say(f"{p['name']:<9} {p['summary']}{marker}")
+        render.say(f"{'':<9} types: {', '.join(p['types'])}; from {p['document']}")

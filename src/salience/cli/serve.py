@@ -45,14 +45,13 @@ def serve(
     import uvicorn
 
     from salience.cli.warm import announce, withdraw
-    from salience.engine.catalog import is_postgres_url
-    from salience.engine.keys import has_keys
     from salience.server.context import is_loopback
 
     environ = dict(os.environ)  # (what the settings were read from: the hook compares)
     with open_memory(home, profile) as memory:
-        keyed = has_keys(memory.store)
+        keyed = memory.has_keys()
         location = memory.store.location
+        local = memory.store_file(location, memory.config) is not None
         config = memory.config
     if not keyed and not is_loopback(host):
         raise UserError(
@@ -74,7 +73,7 @@ def serve(
     if profile is not None:
         os.environ["SALIENCE_PROFILE"] = profile
     announced = None
-    if not keyed and not is_postgres_url(location):  # a session-start hook may ask it
+    if not keyed and local:  # a session-start hook may ask it
         with contextlib.suppress(OSError):  # (a read-only home: hooks compute their own)
             announced = announce(config.home, base, location, config, environ)
         # uvicorn re-raises SIGTERM once it has shut down: exit through `finally` instead.
@@ -138,16 +137,13 @@ def create(
     as_json: bool,
 ) -> None:
     """Make a key for the user named by --user and print it once (only its hash is kept)."""
-    from salience.engine.keys import create_key
 
     owner = click.get_current_context().meta.get(USER_META)
     if owner is None:
         raise click.UsageError("name the key's user (its tenant) with --user NAME")
     with open_memory(home, profile) as memory:
-        made = create_key(
-            memory.store,
+        made = memory.create_key(
             user=owner,
-            now=memory.now(),
             read_only=read_only,
             admin=admin,
             label=label,
@@ -166,7 +162,7 @@ def create(
 def list_(home: Path | None, profile: str | None, as_json: bool) -> None:
     """The keys: id, user, rights, made, revoked (never the keys themselves)."""
     with open_memory(home, profile, create=False) as memory:
-        records = memory.store.api_keys()
+        records = memory.api_keys()
     if as_json:
         render.emit_json([_key_json(r) for r in records])
         return
@@ -185,8 +181,7 @@ def list_(home: Path | None, profile: str | None, as_json: bool) -> None:
 @store_options
 def revoke(key_id: str, home: Path | None, profile: str | None) -> None:
     """Revoke the key KEY_ID: every request with it is refused from now on."""
-    from salience.engine.keys import revoke_key
 
     with open_memory(home, profile, create=False) as memory:
-        record = revoke_key(memory.store, key_id, now=memory.now())
+        record = memory.revoke_key(key_id)
     render.say(f"revoked key {record.id} of user {record.user!r}")

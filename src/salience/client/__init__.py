@@ -20,18 +20,19 @@ from typing import Any
 
 from salience.client.sharing import Sharing
 from salience.client.transport import iso
-from salience.engine.evaluation import EvalReport, Variant
-from salience.engine.record import BriefingLog
 from salience.errors import InvalidInputError
 from salience.models import (
     AuditEntry,
+    BriefingLog,
     DayCount,
+    EvalReport,
     ImportResult,
     MemoryGraph,
     MemoryRecord,
     Recalled,
     Stats,
     UpdateLink,
+    Variant,
     WriteResult,
 )
 from salience.scores import ContextScore

@@ -14,18 +14,18 @@ from pathlib import Path
 from typing import TextIO
 
 from salience.client.transport import Transport
-from salience.engine.decisions import Decision
-from salience.engine.migrating import MigrationReport
-from salience.engine.packs import (
+from salience.errors import InvalidInputError, PackError
+from salience.models import (
+    Decision,
+    LayerMount,
+    MemoryRecord,
+    MigrationReport,
     PackIdentity,
     PackImport,
     PackManifest,
-    check_key,
-    read_pack,
-    sign_pack,
+    Session,
+    WriteResult,
 )
-from salience.errors import InvalidInputError, PackError
-from salience.models import LayerMount, MemoryRecord, Session, WriteResult
 from salience.wire import decode as wire
 
 
@@ -118,8 +118,10 @@ class Sharing(Transport):
     ) -> PackManifest:
         """Write the user's current memories matching the filters as a pack at ``path`` (a
         local file). With ``key`` it is signed here: the key is never sent."""
+        from salience.engine.memory import Memory  # (pack files are read and signed here)
+
         if key is not None:
-            check_key(key)
+            Memory.check_pack_key(key)
         params = wire.present({"type": type, "project": project})
         params["tag"] = builtins.list(tags)
         if identity is not None:
@@ -127,7 +129,7 @@ class Sharing(Transport):
         data = self._send("GET", "/v1/packs/export", params=params).content
         target = Path(path)
         _write_atomically(target, data)
-        return sign_pack(target, key) if key is not None else read_pack(target).manifest
+        return Memory.sign_pack(target, key) if key is not None else Memory.pack_manifest(target)
 
     def import_pack(
         self,
@@ -141,9 +143,11 @@ class Sharing(Transport):
         """Import the local pack at ``path`` into the user's memories on the server, or
         (admin) mount it there as a layer. With ``key`` the signature is verified here first
         (the key is never sent); the server checks the checksums again."""
-        pack = read_pack(path, key=key)  # a damaged or unsigned pack is refused before sending
+        from salience.engine.memory import Memory
+
+        manifest = Memory.pack_manifest(path, key=key)  # a damaged or unsigned pack: refused
         if progress is not None:
-            progress(0, pack.manifest.records)
+            progress(0, manifest.records)
         params = wire.present({"mount_as": mount_as, "name": name})
         data = self._job(
             "POST",
@@ -154,7 +158,7 @@ class Sharing(Transport):
             headers={"Content-Type": "application/zip"},
         )
         if progress is not None:
-            progress(pack.manifest.records, pack.manifest.records)
+            progress(manifest.records, manifest.records)
         return wire.pack_import(data)
 
     def import_from(

@@ -12,34 +12,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Self
 
-from salience.briefing.policies import Briefing, BriefingRequest
+from salience.briefing.policies import BriefingRequest
 from salience.briefing.snapshot import Vanished
 from salience.clock import Clock, system_clock
-from salience.config import DB_FILENAME, Config
+from salience.config import Config
 from salience.embeddings import Embedder
 from salience.engine.updating import Updating
-from salience.errors import ConfigError, InvalidInputError
-from salience.models import UserScope
-from salience.stores.base import Store
+from salience.errors import InvalidInputError
+from salience.models import Briefing, UserScope
+from salience.stores.registry import open_store
 
 if TYPE_CHECKING:
     from salience.lifecycle.llm import Summarizer
-
-
-def resolve_sqlite_path(target: str | Path | None, config: Config) -> Path:
-    """The SQLite file a path, a directory or a ``sqlite://`` URL names (None: the home's)."""
-    if target is None:
-        return config.db_path
-    text = str(target)
-    if "://" in text:
-        scheme = text.split("://", 1)[0].lower()
-        if scheme != "sqlite":
-            raise ConfigError(
-                f"unsupported store URL scheme {scheme!r}; supported: sqlite, postgresql"
-            )
-        text = text.split("://", 1)[1]
-    path = Path(text).expanduser()
-    return path / DB_FILENAME if path.is_dir() else path
 
 
 class Briefs(Updating):
@@ -64,17 +48,11 @@ class Briefs(Updating):
         file ``$SALIENCE_HOME/salience.db`` is used. The embedder comes from the
         configuration unless one (or None) is given.
         """
-        from salience.stores.postgres import is_postgres_url, open_postgres
-        from salience.stores.sqlite import SQLiteStore
-
         cfg = config or Config.from_env()
         target = path_or_url if path_or_url is not None else (cfg.store_url or None)
-        store: Store
-        if target is not None and is_postgres_url(target):
-            store = open_postgres(str(target), busy_timeout_ms=cfg.busy_timeout_ms, create=create)
-        else:
-            path = resolve_sqlite_path(target, cfg)
-            store = SQLiteStore(path, busy_timeout_ms=cfg.busy_timeout_ms, create=create)
+        store = open_store(
+            target, default=cfg.db_path, busy_timeout_ms=cfg.busy_timeout_ms, create=create
+        )
         return cls(store, config=cfg, clock=clock, embedder=embedder, llm=llm)
 
     def briefing(

@@ -1,68 +1,61 @@
-"""What the faces ask of the engine besides a :class:`~salience.engine.memory.Memory`'s verbs:
-the scoring profiles, what kind of store a URL names, copying one store into another, and
-what ``salience doctor`` checks of a store's indexes."""
+"""What the faces ask of a store besides its memories: the scoring profiles, the kind of
+store it is and where its file is, copying it into another, and what ``salience doctor``
+checks of its indexes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from pathlib import Path
 
-from salience.profiles import PROFILES, Profile, get_profile
-from salience.stores.base import Store
-from salience.stores.copy import CopyReport, copy_store
-from salience.stores.postgres import is_postgres_url
-from salience.stores.scratch import scratch
-from salience.stores.scratch import sweep as sweep_scratch
-from salience.write.authority import Authority
-
-__all__ = [
-    "CopyReport",
-    "Profile",
-    "copy",
-    "get_profile",
-    "is_postgres_url",
-    "missing_vectors",
-    "profiles",
-    "scratch",
-    "store_kind",
-    "sweep_scratch",
-    "unfound_by_text",
-]
+from salience.config import Config
+from salience.engine.core import EngineCore
+from salience.models import CopyReport
+from salience.profiles import PROFILES, Profile
+from salience.stores.base import MemoryFilter
+from salience.stores.copy import copy_store
+from salience.stores.registry import backend_of, local_file
 
 
-def profiles() -> Mapping[str, Profile]:
-    """Every scoring profile, by name."""
-    return PROFILES
+class Catalog(EngineCore):
+    """The store as a whole, and the profiles it may be read with."""
 
+    @staticmethod
+    def profiles() -> Mapping[str, Profile]:
+        """Every scoring profile, by name (the registry: :mod:`salience.profiles`)."""
+        return PROFILES
 
-def store_kind(location: str) -> str:
-    """``postgresql`` or ``sqlite``: the kind of store at ``location``."""
-    return "postgresql" if is_postgres_url(location) else "sqlite"
+    @staticmethod
+    def store_file(target: str | Path | None, config: Config) -> Path | None:
+        """The file the store ``target`` names is (None: the configured store), or None when
+        it is not a file on this machine (a database's URL)."""
+        return local_file(target if target is not None else config.store_url, config.db_path)
 
+    @property
+    def store_kind(self) -> str:
+        """The name of the store's backend (``sqlite``, ``postgresql``)."""
+        return backend_of(self._store.location).name
 
-def copy(
-    source: Store, target: Store, progress: Callable[[int, int], None] | None = None
-) -> CopyReport:
-    """Copy everything in ``source`` into the empty ``target`` (see :mod:`salience.stores.copy`)."""
-    with Authority(target).copying():
-        return copy_store(source, target, progress)
+    def copy_into(
+        self, target: Catalog, progress: Callable[[int, int], None] | None = None
+    ) -> CopyReport:
+        """Copy everything in this store into ``target``'s, which must be empty (see
+        :mod:`salience.stores.copy`)."""
+        with target._authority.copying():
+            return copy_store(self._store, target._store, progress)
 
+    def missing_vectors(self) -> int:
+        """How many memories have no vector (``salience reindex`` embeds them)."""
+        return self._store.count_without_vectors()
 
-def missing_vectors(store: Store) -> int:
-    """How many memories have no vector (``salience reindex`` embeds them)."""
-    return store.count_without_vectors()
-
-
-def unfound_by_text(store: Store, as_of: datetime, sample: int) -> tuple[int, int]:
-    """Whether full-text search finds the ``sample`` newest memories by their own words:
-    (how many it did not find, how many were looked for). A stale or damaged index misses
-    some; recall then says nothing of them."""
-    from salience.stores.base import MemoryFilter
-
-    recent = store.list(MemoryFilter(as_of=as_of), sample)
-    unfound = 0
-    for record in recent:
-        mine = MemoryFilter(as_of=as_of, user=record.user)
-        hits = store.search(record.content[:300], mine, 50)
-        unfound += not any(hit.id == record.id for hit, _ in hits)
-    return unfound, len(recent)
+    def unfound_by_text(self, sample: int) -> tuple[int, int]:
+        """Whether full-text search finds the ``sample`` newest memories by their own words:
+        (how many it did not find, how many were looked for). A stale or damaged index misses
+        some; recall then says nothing of them."""
+        as_of = self.now()
+        recent = self._store.list(MemoryFilter(as_of=as_of), sample)
+        unfound = 0
+        for record in recent:
+            mine = MemoryFilter(as_of=as_of, user=record.user)
+            hits = self._store.search(record.content[:300], mine, 50)
+            unfound += not any(hit.id == record.id for hit, _ in hits)
+        return unfound, len(recent)

@@ -19,12 +19,9 @@ from salience.ids import new_ulid
 from salience.lifecycle.consolidation import (
     BOOST_PER_MEMBER,
     BOOST_SIMILARITY,
-    EXTRACTIVE,
     INSIGHT_CONFIDENCE,
     LLM,
     MIN_GROUP,
-    ConsolidationReport,
-    GroupPlan,
     Summary,
     group_by_tags,
     insight_importance,
@@ -33,7 +30,7 @@ from salience.lifecycle.consolidation import (
     union_tags,
 )
 from salience.lifecycle.maintenance import OBSERVATION
-from salience.models import MemoryRecord, UserScope
+from salience.models import EXTRACTIVE, ConsolidationReport, GroupPlan, MemoryRecord, UserScope
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
 from salience.write.authority import decide
 from salience.write.records import build_record

@@ -113,17 +113,20 @@ class EngineCore:
         if self._vector_store is None:
             from salience.search.ann import ApproximateIndex, UsearchIndex
             from salience.search.vectors import Vectors
-            from salience.stores.postgres import is_postgres_url
+            from salience.stores.registry import backend_of, keeper_of
 
             kind = self._config.vector_index
-            on_postgres = is_postgres_url(self._store.location)
+            backend = backend_of(self._store.location)
+            own = backend.vector_index  # (an index the store keeps itself: pgvector)
             ann: ApproximateIndex | None = None
             pgvector_from = None
             if kind == "usearch":
                 ann = UsearchIndex(Path(self._store.location + ".usearch"))
-            elif kind == "pgvector" and not on_postgres:
-                raise ConfigError("vector_index = 'pgvector' needs a PostgreSQL store")
-            elif kind in ("pgvector", "auto") and on_postgres:
+            elif kind not in ("exact", "auto") and kind != own:
+                keeper = keeper_of(kind)
+                where = "a store that keeps it" if keeper is None else f"a {keeper.title} store"
+                raise ConfigError(f"vector_index = {kind!r} needs {where}")
+            elif own is not None and kind in (own, "auto"):
                 pgvector_from = self._config.pgvector_from
             self._vector_store = Vectors(
                 self._store,

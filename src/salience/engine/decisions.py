@@ -10,28 +10,17 @@ from __future__ import annotations
 
 import builtins
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from salience.engine.writes import Writes
 from salience.errors import InvalidInputError, NotFoundError
 from salience.models import MemoryRecord, UserScope, WriteResult
+from salience.models.reports import Decision
 from salience.stores.base import MemoryFilter
 
 DECISION = "decision"
 _RATIONALE = "\nRationale: "
 _TOPIC = re.compile(r"[a-z0-9][a-z0-9._/-]{0,127}")
-
-
-@dataclass(frozen=True)
-class Decision:
-    """A decision as aide shows one."""
-
-    topic: str
-    decision: str
-    rationale: str | None
-    precedence: int
-    memory: MemoryRecord
 
 
 def as_decision(record: MemoryRecord) -> Decision:

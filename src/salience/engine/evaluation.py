@@ -32,18 +32,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from contextvars import copy_context
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from salience.config import EMBEDDER_SETTINGS, RECALL_SETTINGS
 from salience.embeddings import Embedder, load_embedder
 from salience.engine import probes as drawn
-from salience.engine.probes import Probe
 from salience.engine.recall import Recall
 from salience.engine.record import FULL_TEXT_ONLY, HELPED, QUERY_VECTORS, SETTINGS
 from salience.errors import ConfigError, InvalidInputError
-from salience.models import MemoryRecord, UserScope
+from salience.models import MemoryRecord, Probe, UserScope
+from salience.models.evaluation import EvalReport, Metrics, Moved, Run, Variant
 from salience.search.fusion import LEXICAL
 from salience.stores.base import MemoryFilter
 from salience.stores.traces import RECALL
@@ -64,63 +63,6 @@ NO_EMBEDDER = "none"
 KINDS = ("recorded", "supersession", "decision", "entity", "title")
 HELD_OUT = frozenset({"entity", "title"})
 """Probes drawn from memories' own entities and titles: asked with those held out."""
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One configuration to evaluate."""
-
-    label: str
-    profile: str | None = None
-    as_of: datetime | None = None
-    recall_prior: float | None = None
-    embedder: str | None = None  # "none": full-text recall only (None: the configured one)
-    settings: tuple[tuple[str, str], ...] = ()
-    """Settings as text, as the environment gives them: ``RECALL_SETTINGS``, and with
-    another embedder ``EMBEDDER_SETTINGS`` (e.g. ``("rae_weights", "semantic=0.8,...")``)."""
-
-
-@dataclass(frozen=True)
-class Metrics:
-    """Averages over probes."""
-
-    probes: int
-    recall_at_5: float
-    recall_at_10: float
-    mrr: float
-    ndcg_at_10: float
-
-
-@dataclass(frozen=True)
-class Run:
-    """One configuration's results: overall, per kind, and each probe's first relevant rank
-    (None: not in the top 10)."""
-
-    variant: Variant
-    metrics: Metrics
-    by_kind: dict[str, Metrics]
-    ranks: dict[str, int | None]
-
-
-@dataclass(frozen=True)
-class Moved:
-    """A probe whose first relevant rank differs between two runs."""
-
-    probe: Probe
-    before: int | None
-    after: int | None
-
-
-@dataclass(frozen=True)
-class EvalReport:
-    """Probes, a run per configuration, the probes that changed rank between the first two,
-    and (with a saved baseline) how the first run compares with it."""
-
-    probes: tuple[Probe, ...]
-    runs: tuple[Run, ...]
-    changed: tuple[Moved, ...] = ()
-    baseline: dict[str, Any] | None = None
-    since_baseline: tuple[Moved, ...] = field(default=())
 
 
 def score(found: Sequence[str], relevant: Iterable[str]) -> tuple[float, float, float, float]:

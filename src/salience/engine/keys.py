@@ -11,89 +11,87 @@ for another user (or every user) by naming them.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import hmac
 import re
 import secrets
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import replace
 
+from salience.engine.core import EngineCore
 from salience.errors import InvalidInputError, NotFoundError
 from salience.models import TRUST, ApiKey
-from salience.stores.base import Store
+from salience.models.reports import NewKey
 from salience.write.records import validate_field
 
 PREFIX = "sal"
 _KEY = re.compile(r"sal_([a-z0-9]{10})_([A-Za-z0-9_-]{43})")
 
 
-@dataclass(frozen=True)
-class NewKey:
-    """A key just made: the record stored, and the key itself (shown once)."""
-
-    record: ApiKey
-    key: str
-
-
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("ascii")).hexdigest()
 
 
-def create_key(
-    store: Store,
-    *,
-    user: str,
-    now: datetime,
-    read_only: bool = False,
-    admin: bool = False,
-    label: str | None = None,
-    source: str = "user",
-) -> NewKey:
-    """Make a key for ``user``; only its hash is stored. ``source`` is the highest source
-    its writes may claim (``agent`` for a key an agent uses: see
-    :mod:`salience.models`)."""
-    if read_only and admin:
-        raise InvalidInputError("a key is read-only or admin, not both", field="admin")
-    if source not in TRUST:
-        known = ", ".join(TRUST)
-        raise InvalidInputError(f"unknown source {source!r}; one of: {known}", field="source")
-    owner = validate_field("user", user)
-    assert isinstance(owner, str)
-    if label is not None:
-        checked = validate_field("title", label)
-        label = checked if isinstance(checked, str) else None
-    key_id = secrets.token_hex(5)
-    secret = secrets.token_urlsafe(32)
-    record = ApiKey(key_id, _hash(secret), owner, read_only, admin, now, None, label, source)
-    store.save_key(record)
-    return NewKey(record, f"{PREFIX}_{key_id}_{secret}")
+class Keys(EngineCore):
+    """The API keys of the store's HTTP server: made, listed, revoked, checked."""
 
+    def create_key(
+        self,
+        *,
+        user: str,
+        read_only: bool = False,
+        admin: bool = False,
+        label: str | None = None,
+        source: str = "user",
+    ) -> NewKey:
+        """Make a key for ``user``; only its hash is stored. ``source`` is the highest source
+        its writes may claim (``agent`` for a key an agent uses: see
+        :mod:`salience.models`)."""
+        if read_only and admin:
+            raise InvalidInputError("a key is read-only or admin, not both", field="admin")
+        if source not in TRUST:
+            known = ", ".join(TRUST)
+            raise InvalidInputError(f"unknown source {source!r}; one of: {known}", field="source")
+        owner = validate_field("user", user)
+        assert isinstance(owner, str)
+        if label is not None:
+            checked = validate_field("title", label)
+            label = checked if isinstance(checked, str) else None
+        key_id = secrets.token_hex(5)
+        secret = secrets.token_urlsafe(32)
+        now = self.now()
+        record = ApiKey(key_id, _hash(secret), owner, read_only, admin, now, None, label, source)
+        self._store.save_key(record)
+        return NewKey(record, f"{PREFIX}_{key_id}_{secret}")
 
-def revoke_key(store: Store, key_id: str, *, now: datetime) -> ApiKey:
-    """Revoke a key by its public id (from then on it is refused); revoking twice is fine."""
-    record = store.api_key(key_id)
-    if record is None:
-        raise NotFoundError(key_id)
-    if record.revoked_at is None:
-        record = replace(record, revoked_at=now)
-        store.save_key(record)
-    return record
+    def revoke_key(self, key_id: str) -> ApiKey:
+        """Revoke a key by its public id (from then on it is refused); revoking twice is
+        fine."""
+        record = self._store.api_key(key_id)
+        if record is None:
+            raise NotFoundError(key_id)
+        if record.revoked_at is None:
+            record = replace(record, revoked_at=self.now())
+            self._store.save_key(record)
+        return record
 
+    def api_keys(self) -> builtins.list[ApiKey]:
+        """Every key, revoked or not (their records: never a key itself)."""
+        return builtins.list(self._store.api_keys())
 
-def has_keys(store: Store) -> bool:
-    """Whether any key is in force (then every request must carry one)."""
-    return any(k.revoked_at is None for k in store.api_keys())
+    def has_keys(self) -> bool:
+        """Whether any key is in force (then every request must carry one)."""
+        return any(k.revoked_at is None for k in self._store.api_keys())
 
-
-def check_key(store: Store, presented: str) -> ApiKey | None:
-    """The record of the key presented, if it is well formed, known, in force and its secret
-    matches (compared in constant time); else None."""
-    match = _KEY.fullmatch(presented.strip())
-    if match is None:
-        return None
-    record = store.api_key(match.group(1))
-    if record is None or record.revoked_at is not None:
-        return None
-    if not hmac.compare_digest(record.secret_hash, _hash(match.group(2))):
-        return None
-    return record
+    def check_key(self, presented: str) -> ApiKey | None:
+        """The record of the key presented, if it is well formed, known, in force and its
+        secret matches (compared in constant time); else None."""
+        match = _KEY.fullmatch(presented.strip())
+        if match is None:
+            return None
+        record = self._store.api_key(match.group(1))
+        if record is None or record.revoked_at is not None:
+            return None
+        if not hmac.compare_digest(record.secret_hash, _hash(match.group(2))):
+            return None
+        return record

@@ -15,14 +15,8 @@ from datetime import datetime
 
 from salience.engine.core import EngineCore, changed_since
 from salience.errors import InvalidInputError
-from salience.lifecycle.maintenance import (
-    OBSERVATION,
-    ImportanceChange,
-    MaintenanceReport,
-    decayed_importance,
-    retention_due,
-)
-from salience.models import MemoryRecord
+from salience.lifecycle.maintenance import OBSERVATION, decayed_importance, retention_due
+from salience.models import ImportanceChange, MaintenanceReport, MemoryRecord
 from salience.sharing.jsonl import CLOCK_SKEW
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
 from salience.write.authority import decide

@@ -21,16 +21,17 @@ from salience.briefing.sessions import (
     RECENT_SUMMARIES,
     START_MEMORIES,
     SUMMARY_TYPE,
-    SessionStart,
     automatic_summary,
     is_stale,
 )
 from salience.engine.briefs import Briefs
+from salience.engine.catalog import Catalog
 from salience.engine.decisions import Decisions
 from salience.engine.dependents import versions
 from salience.engine.erasure import Erasure
 from salience.engine.evaluation import Evaluation
 from salience.engine.jobs import Jobs
+from salience.engine.keys import Keys
 from salience.engine.lifecycle import Lifecycle
 from salience.engine.quarantine import Quarantine
 from salience.engine.scrubbing import ERASURE_PENDING
@@ -50,6 +51,7 @@ from salience.models import (
     MemoryRecord,
     Outcome,
     Session,
+    SessionStart,
     Stats,
     UserScope,
     WriteResult,
@@ -67,7 +69,17 @@ if TYPE_CHECKING:
 
 
 class Memory(
-    Decisions, Quarantine, Erasure, Staleness, Evaluation, Lifecycle, Sharing, Jobs, Briefs
+    Decisions,
+    Quarantine,
+    Erasure,
+    Staleness,
+    Evaluation,
+    Lifecycle,
+    Sharing,
+    Jobs,
+    Briefs,
+    Keys,
+    Catalog,
 ):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 

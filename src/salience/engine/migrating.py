@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +22,7 @@ from salience.engine.importing import Importing
 from salience.errors import InvalidInputError
 from salience.ids import stable_ulid
 from salience.models import MemoryRecord, UserScope, channel
+from salience.models.reports import MigrationReport
 from salience.sharing import jsonl
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
@@ -42,28 +43,6 @@ def __getattr__(name: str) -> tuple[str, ...]:
 
         return SYSTEMS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@dataclass(frozen=True)
-class MigrationReport:
-    """What an import from another system found and did (or, dry, would do).
-
-    ``by_type``: the memories imported (or to be), by salience type; ``merged``: (source id,
-    the id of the memory it duplicates); ``refused``: (source id, why: a secret's kind);
-    ``skipped``: (what, why) the source held but could not be read; ``unmappable``: source
-    fields that held values salience has no place for, with how many records had one."""
-
-    system: str
-    dry_run: bool
-    found: int
-    by_type: dict[str, int]
-    created: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    merged: tuple[tuple[str, str], ...] = ()
-    refused: tuple[tuple[str, str], ...] = ()
-    skipped: tuple[tuple[str, str], ...] = ()
-    unmappable: dict[str, int] = field(default_factory=dict)
 
 
 class Migrating(Importing):

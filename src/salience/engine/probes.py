@@ -4,30 +4,14 @@ probes come from the record: :mod:`.evaluation`)."""
 from __future__ import annotations
 
 import builtins
-import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from salience.models import MemoryRecord
+from salience.models.evaluation import Probe
 from salience.stores.base import Store
 
 QUERY_WORDS = 12
 """A supersession probe asks with the old version's first words, as a short query would."""
-
-
-@dataclass(frozen=True)
-class Probe:
-    """A query and the ids of the memories it should find."""
-
-    kind: str
-    query: str
-    relevant: tuple[str, ...]
-
-    @property
-    def key(self) -> str:
-        """A stable name of the probe (no text): kind and a hash of query and answers."""
-        digest = hashlib.sha256(f"{self.query}\0{','.join(self.relevant)}".encode()).hexdigest()
-        return f"{self.kind}:{digest[:12]}"
 
 
 def supersession(

@@ -21,20 +21,20 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from salience.briefing.manifest import Manifest, best_dropped
 from salience.engine.core import EngineCore
 from salience.ids import new_ulid
-from salience.models import Hit, UserScope
+from salience.models import Feedback, Hit, Trace, TraceHit, UserScope
+from salience.models.briefings import BriefedMemory, BriefingLog, BriefingLogEntry
 from salience.profiles.base import ProfileSettings
-from salience.stores.traces import BRIEFING, RECALL, Feedback, Trace, TraceHit
+from salience.stores.traces import BRIEFING, RECALL
 
 if TYPE_CHECKING:
-    from salience.briefing.policies import Briefing
     from salience.embeddings.arrays import Vector
+    from salience.models import Briefing
 
 SETTINGS: ContextVar[ProfileSettings | None] = ContextVar("salience_eval_settings", default=None)
 """Profile settings a search uses instead of the engine's (an evaluation's alternative)."""
@@ -51,38 +51,6 @@ DROPPED_KEPT = 20
 PRUNE_EVERY = timedelta(hours=1)
 HELPED = frozenset({"echo", "used", "recalled", "updated", "superseded"})
 """Feedback that says a surfaced memory was of use."""
-
-
-@dataclass(frozen=True)
-class BriefedMemory:
-    """One memory a briefing gave, and what became of it in that session."""
-
-    memory_id: str
-    section: str | None
-    feedback: tuple[str, ...]  # echo, fizzle, used, recalled, updated, ... in order
-
-
-@dataclass(frozen=True)
-class BriefingLogEntry:
-    """One briefing given: when, under which profile and budget, and what it gave."""
-
-    trace_id: str
-    at: datetime
-    profile: str
-    session_id: str | None
-    tokens: int | None
-    budget: int | None
-    memories: tuple[BriefedMemory, ...]
-
-
-@dataclass(frozen=True)
-class BriefingLog:
-    """Briefings newest first, and per memory how often it was briefed and how often that
-    helped (echoed, used or recalled again in the session)."""
-
-    entries: tuple[BriefingLogEntry, ...]
-    briefed: dict[str, int]
-    helped: dict[str, int]
 
 
 class Recording(EngineCore):

@@ -11,11 +11,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from salience.errors import LayerError
-from salience.models import CEILING, LayerMount, MemoryRecord, UserScope, channel
+from salience.models import (
+    CEILING,
+    LayerMount,
+    MemoryRecord,
+    PackIdentity,
+    PackImport,
+    PackManifest,
+    UserScope,
+    channel,
+)
 from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
-from salience.sharing.packs import PackIdentity, PackImport, PackManifest
 from salience.stores.base import PAGE, MemoryFilter
-from salience.stores.postgres import is_postgres_url
+from salience.stores.registry import local_file, open_file
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
@@ -127,6 +135,29 @@ class Sharing(Migrating):
             identity=identity,
         )
 
+    @staticmethod
+    def pack_manifest(path: str | Path, *, key: bytes | None = None) -> PackManifest:
+        """The manifest of the pack file at ``path``, once its checksums (and, with ``key``,
+        its signature) are verified: a damaged or unsigned pack is a :class:`PackError`."""
+        from salience.sharing.packs import read_pack
+
+        return read_pack(path, key=key).manifest
+
+    @staticmethod
+    def sign_pack(path: str | Path, key: bytes) -> PackManifest:
+        """Sign the pack file at ``path`` with ``key`` (HMAC-SHA256 over its manifest)."""
+        from salience.sharing.packs import check_key, sign_pack
+
+        check_key(key)
+        return sign_pack(path, key)
+
+    @staticmethod
+    def check_pack_key(key: bytes) -> None:
+        """Refuse a signing key too short to sign with (before any work is done)."""
+        from salience.sharing.packs import check_key
+
+        check_key(key)
+
     def import_pack(
         self,
         path: str | Path,
@@ -167,17 +198,15 @@ class Sharing(Migrating):
             raise LayerError(
                 f"a layer named {name!r} is already mounted; choose another name with --name"
             )
-        # Beside the store file; a PostgreSQL store's layers live in the home directory
-        # (its location is a URL, not a place on this machine).
-        postgres = is_postgres_url(self._store.location)
-        beside = self._config.home if postgres else Path(self._store.location).parent
+        # Beside the store file; the layers of a store that is not a file on this machine
+        # (a database's: its location is a URL) live in the home directory.
+        here = local_file(self._store.location, self._config.db_path)
+        beside = self._config.home if here is None else here.parent
         target = beside / "layers" / f"{name}.db"
         if target.exists():
             raise LayerError(f"{target} exists already; choose another name with --name")
-        from salience.stores.sqlite import SQLiteStore
-
         try:
-            store = SQLiteStore(target, busy_timeout_ms=self._config.busy_timeout_ms)
+            store = open_file(target, busy_timeout_ms=self._config.busy_timeout_ms)
             with (
                 type(self)(
                     store, config=self._config, clock=self._clock, embedder=self._embedder

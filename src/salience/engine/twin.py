@@ -25,10 +25,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from salience.briefing.snapshot import saved_columns
+from salience.scratch import private, scratch
 from salience.stores.base import Store
 from salience.stores.copy import copy_store
-from salience.stores.scratch import private, scratch
-from salience.stores.sqlite import SQLiteStore
+from salience.stores.registry import FileCopy
 
 if TYPE_CHECKING:
     from salience.embeddings import Embedder
@@ -51,8 +51,8 @@ def twin(
     model = engine._embedder if embedder is None else embedder
     with scratch("eval") as tmp:  # (owner only; zeroed on exit; swept if this process dies)
         config = replace(engine.config, home=tmp, store_url="", record=False, **settings)
-        whole = isinstance(store, SQLiteStore)
-        if isinstance(store, SQLiteStore):  # the file at once: row numbers, index, vectors
+        whole = isinstance(store, FileCopy)
+        if isinstance(store, FileCopy):  # the file at once: row numbers, index, vectors
             store.copy_file(config.db_path)
             private(config.db_path)  # (its journal and WAL take the same mode)
             columns = saved_columns(store)  # and its saved briefing columns (no text): the

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 from salience.errors import LLMError
 from salience.models import MemoryRecord
+from salience.models.reports import EXTRACTIVE
 
 if TYPE_CHECKING:
     from salience.lifecycle.llm import Summarizer
 
 MIN_GROUP = 3
 LLM_MIN_GROUP = 5
-EXTRACTIVE = "extractive"
 LLM = "llm"
 BOOST_SIMILARITY = 0.85
 BOOST_PER_MEMBER = 0.05
@@ -127,27 +127,3 @@ def summarize(
         return Summary(extractive, EXTRACTIVE, "LLM summary over the size limit; extractive used")
     note = f"{withheld} member(s) withheld from the LLM by the secret scanner" if withheld else None
     return Summary(checked.content, LLM, note)
-
-
-@dataclass(frozen=True)
-class GroupPlan:
-    """What consolidation does with one group: create an insight, or boost one."""
-
-    members: tuple[str, ...]
-    action: str  # "create", "boost", or "rederive" (a new version of a stale insight)
-    insight_id: str | None  # the boosted insight, or the one created (None in a dry run)
-    content: str
-    importance: float
-    similarity: float | None = None
-    summary: str = EXTRACTIVE  # how a created insight's text was made: extractive or llm
-    note: str | None = None
-    replaces: str | None = None  # the stale insight a "rederive" replaces
-
-
-@dataclass(frozen=True)
-class ConsolidationReport:
-    """A consolidation run: every group of 3+ and what happened to it."""
-
-    dry_run: bool
-    groups: tuple[GroupPlan, ...] = ()
-    candidates: int = 0

@@ -11,7 +11,6 @@ procedure 365 / 0.8, heuristic 730 / 0.7, ...).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from salience.clock import age_days
@@ -35,27 +34,3 @@ def decayed_importance(
 def retention_due(created_at: datetime, now: datetime, days: int) -> bool:
     """Whether an unconsolidated observation has outlived ``days`` (0: retention is off)."""
     return days > 0 and age_days(created_at, now) > days
-
-
-@dataclass(frozen=True)
-class ImportanceChange:
-    """One memory whose importance maintenance lowered."""
-
-    memory_id: str
-    before: float
-    after: float
-
-
-@dataclass(frozen=True)
-class MaintenanceReport:
-    """What a maintenance run changed (or, in a dry run, would change)."""
-
-    dry_run: bool
-    decayed: tuple[ImportanceChange, ...] = ()
-    forgotten: tuple[str, ...] = ()
-    orphans: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def changed(self) -> bool:
-        """Whether anything was (or would be) changed."""
-        return bool(self.decayed or self.forgotten or self.orphans)

@@ -12,10 +12,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from salience.engine.decisions import Decision
 from salience.mcp_server.native import READ, WRITE
 from salience.mcp_server.shell import Shell, text_result
-from salience.models import MemoryRecord
+from salience.models import Decision, MemoryRecord
 
 PROFILE = "aide"
 

@@ -15,11 +15,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from salience.engine.packs import PackIdentity
 from salience.mcp_server.eidet_shapes import consolidated, exported, imported, maintained
 from salience.mcp_server.native import CHANGE, READ, WRITE
 from salience.mcp_server.shell import Shell, text_result
-from salience.models import MemoryRecord, Outcome
+from salience.models import MemoryRecord, Outcome, PackIdentity
 
 PROFILE = "eidet"
 Type = Literal["observation", "insight", "procedure", "heuristic"]

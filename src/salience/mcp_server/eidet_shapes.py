@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from salience.engine.packs import PackImport, PackManifest
+from salience.models import PackImport, PackManifest
 from salience.wire.decode import ConsolidationReport, MaintenanceReport
 
 

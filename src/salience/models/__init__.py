@@ -14,11 +14,42 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
+from salience.models.briefings import NOTES as NOTES
+from salience.models.briefings import BriefedMemory as BriefedMemory
+from salience.models.briefings import Briefing as Briefing
+from salience.models.briefings import BriefingLog as BriefingLog
+from salience.models.briefings import BriefingLogEntry as BriefingLogEntry
+from salience.models.briefings import BriefingSection as BriefingSection
+from salience.models.briefings import Feedback as Feedback
+from salience.models.briefings import ManifestEntry as ManifestEntry
+from salience.models.briefings import SessionStart as SessionStart
+from salience.models.briefings import Trace as Trace
+from salience.models.briefings import TraceHit as TraceHit
+from salience.models.briefings import estimate_tokens as estimate_tokens
+from salience.models.evaluation import EvalReport as EvalReport
+from salience.models.evaluation import Metrics as Metrics
+from salience.models.evaluation import Moved as Moved
+from salience.models.evaluation import Probe as Probe
+from salience.models.evaluation import Run as Run
+from salience.models.evaluation import Variant as Variant
 from salience.models.hits import Degraded as Degraded
 from salience.models.hits import Hit as Hit
 from salience.models.hits import Learned as Learned
 from salience.models.hits import Recalled as Recalled
 from salience.models.hits import Relevance as Relevance
+from salience.models.reports import EXTRACTIVE as EXTRACTIVE
+from salience.models.reports import PACK_FORMAT as PACK_FORMAT
+from salience.models.reports import ConsolidationReport as ConsolidationReport
+from salience.models.reports import CopyReport as CopyReport
+from salience.models.reports import Decision as Decision
+from salience.models.reports import GroupPlan as GroupPlan
+from salience.models.reports import ImportanceChange as ImportanceChange
+from salience.models.reports import MaintenanceReport as MaintenanceReport
+from salience.models.reports import MigrationReport as MigrationReport
+from salience.models.reports import NewKey as NewKey
+from salience.models.reports import PackIdentity as PackIdentity
+from salience.models.reports import PackImport as PackImport
+from salience.models.reports import PackManifest as PackManifest
 
 SOURCES = ("user", "agent", "tool", "consolidation", "import", "pack", "remote", "system")
 """Where a memory came from (how far each is trusted: :data:`TRUST`)."""

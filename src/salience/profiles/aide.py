@@ -15,20 +15,17 @@ from salience.briefing.policies import (
     BY_SCORE,
     LIMIT,
     NOT_IN_SCOPE,
-    Briefing,
     BriefingRequest,
-    BriefingSection,
     Candidates,
     ManifestBuilder,
     best,
-    estimate_tokens,
     one_line,
     render,
     split_live,
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import MemoryRecord, Relevance
+from salience.models import Briefing, BriefingSection, MemoryRecord, Relevance, estimate_tokens
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import clamp01, half_life_recency, log10_access, tag_boosts

@@ -8,9 +8,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from salience.briefing.columns import Columns
-from salience.briefing.policies import Briefing, BriefingRequest, Candidates
+from salience.briefing.policies import BriefingRequest, Candidates
 from salience.config import RAE_WEIGHT_DEFAULTS, Config
-from salience.models import MemoryRecord, Relevance
+from salience.models import Briefing, MemoryRecord, Relevance
 from salience.scores import ContextScore, SearchScore
 
 if TYPE_CHECKING:

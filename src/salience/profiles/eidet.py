@@ -16,19 +16,16 @@ from salience.briefing.policies import (
     NOT_IN_SCOPE,
     TOKEN_BUDGET,
     TYPE_BUDGET,
-    Briefing,
     BriefingRequest,
-    BriefingSection,
     Candidates,
     ManifestBuilder,
-    estimate_tokens,
     one_line,
     ranked,
     split_live,
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import MemoryRecord, Relevance
+from salience.models import Briefing, BriefingSection, MemoryRecord, Relevance, estimate_tokens
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import capped_frequency, half_life_recency, layer_weight

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from salience.briefing.columns import Columns, micros
 from salience.briefing.policies import (
     NEWEST,
-    Briefing,
     BriefingRequest,
     Candidates,
     ManifestBuilder,
@@ -25,7 +24,7 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import MemoryRecord, Relevance
+from salience.models import Briefing, MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import half_life_recency, revision_score, type_priority

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from salience.briefing.columns import NEVER, Columns, micros
 from salience.briefing.policies import (
-    Briefing,
     BriefingRequest,
     Candidates,
     ManifestBuilder,
@@ -26,7 +25,7 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import MemoryRecord, Relevance
+from salience.models import Briefing, MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import half_life_recency, normalized_ln_usage

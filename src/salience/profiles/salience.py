@@ -16,15 +16,11 @@ from salience.briefing.columns import NONE, Columns, micros
 from salience.briefing.policies import (
     MUTED,
     NOT_IN_SCOPE,
-    NOTES,
     TOKEN_BUDGET,
     TYPE_BUDGET,
-    Briefing,
     BriefingRequest,
-    BriefingSection,
     Candidates,
     ManifestBuilder,
-    estimate_tokens,
     one_line,
     ranked,
     render,
@@ -32,7 +28,14 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import MemoryRecord, Relevance
+from salience.models import (
+    NOTES,
+    Briefing,
+    BriefingSection,
+    MemoryRecord,
+    Relevance,
+    estimate_tokens,
+)
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import feedback_ratio, log10_access, stretched_recency

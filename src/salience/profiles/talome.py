@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from salience.briefing.columns import Columns, micros
 from salience.briefing.policies import (
-    Briefing,
     BriefingRequest,
     Candidates,
     ManifestBuilder,
@@ -23,7 +22,7 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import MemoryRecord, Relevance
+from salience.models import Briefing, MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import linear_recency, ln_access

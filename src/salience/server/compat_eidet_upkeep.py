@@ -14,9 +14,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from salience.engine.packs import PackIdentity, read_pack
 from salience.errors import InvalidInputError, PackError
 from salience.mcp_server.eidet_shapes import consolidated, imported, maintained
+from salience.models import PackIdentity
 from salience.server.compat import EidetErrorOut, documented, shaped_route
 from salience.server.compat_eidet import CallerDep, EngineDep, _error
 from salience.server.routes_sharing import PACK_TYPE, admin_only, pack_bytes, uploaded_pack
@@ -143,7 +143,7 @@ async def pack_import(request: Request, caller: CallerDep, engine: EngineDep) ->
 
     def run() -> Any:
         with uploaded_pack(data) as path:
-            named = read_pack(path).manifest.identity  # the layer is named after the pack
+            named = engine.memory.pack_manifest(path).identity  # the layer: named after the pack
             name = "pack" if named is None else named.id
             done = engine.memory.import_pack(path, mount_as="base", name=name)
         return imported(done, None)

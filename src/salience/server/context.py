@@ -26,7 +26,6 @@ from typing import Any
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
-from salience.engine.keys import check_key, has_keys
 from salience.engine.memory import Memory
 from salience.models import ALL_USERS, CEILING, UserScope
 
@@ -95,12 +94,12 @@ class Engine:
         self.memory = memory
         self.stopping = threading.Event()  # the process is stopping: waits answer at once
         memory.long_running()  # (a server: see salience.search.warm)
-        self.mode = KEYS if has_keys(self.memory.store) else LOCAL
+        self.mode = KEYS if self.memory.has_keys() else LOCAL
 
     def local_mode(self) -> bool:
         """Whether the server is (still) in local mode: no key at start and none made since.
         Once keys mode, always keys mode, whatever is revoked later."""
-        if self.mode == LOCAL and has_keys(self.memory.store):
+        if self.mode == LOCAL and self.memory.has_keys():
             self.mode = KEYS
         return self.mode == LOCAL
 
@@ -144,7 +143,7 @@ def authenticate(engine: Engine, request: Request) -> Caller:
             # write the local store: local mode answers loopback names only.
             raise Refused(403, "forbidden", "local mode answers loopback host names only")
         return Caller(memory.config.user)
-    record = check_key(engine.memory.store, key)
+    record = engine.memory.check_key(key)
     if record is None:
         raise Refused(401, "unauthorized", "the API key is not valid (unknown or revoked)")
     return Caller(record.user, record.read_only, record.admin, record.id, record.source)

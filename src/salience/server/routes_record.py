@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from salience.engine.evaluation import Variant
+from salience.models import Variant
 from salience.server.replies import READ_ERRORS, AsUser, CallerDep, EngineDep
 from salience.server.schemas import EvalIn
 from salience.wire.record import briefing_log_out, eval_out

@@ -17,10 +17,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import Field
 
-from salience.engine.catalog import scratch
 from salience.engine.jobs import Progress
-from salience.engine.packs import PackIdentity
 from salience.errors import InvalidInputError, PackError
+from salience.models import PackIdentity
+from salience.scratch import scratch
 from salience.server import jobs
 from salience.server.context import Caller, Engine, Refused
 from salience.server.replies import (

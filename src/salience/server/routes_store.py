@@ -10,7 +10,6 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
-from salience.engine import catalog
 from salience.engine.jobs import Progress
 from salience.engine.memory import Memory
 from salience.models import ALL_USERS, MemoryRecord, UserScope
@@ -24,6 +23,7 @@ from salience.wire.values import (
     format_time,
     import_out,
     maintenance_out,
+    profiles_out,
     stats_of,
 )
 
@@ -189,19 +189,7 @@ def activity(
 @router.get("/profiles", response_model=list[ProfileOut], responses=READ_ERRORS)
 def profiles(caller: CallerDep, engine: EngineDep) -> list[dict[str, Any]]:
     """The scoring profiles, and which is the default."""
-    default = engine.memory.config.profile
-    return [
-        {
-            "name": p.name,
-            "summary": p.summary,
-            "document": p.document,
-            "default_type": p.default_type,
-            "types": [t.name for t in p.types],
-            "dedup": list(p.dedup),
-            "default": p.name == default,
-        }
-        for p in catalog.profiles().values()
-    ]
+    return profiles_out(engine.memory.config.profile)
 
 
 @router.get(

@@ -13,6 +13,7 @@ read: a path is never taken from the request."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 import zipfile
 from datetime import UTC, datetime
@@ -22,10 +23,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from salience import budget
-from salience.engine.catalog import scratch
 from salience.engine.jobs import Progress
 from salience.engine.migrating import SYSTEMS
 from salience.errors import InvalidInputError
+from salience.scratch import scratch
 from salience.server import jobs
 from salience.server.guard import UPLOAD_TYPES
 from salience.server.replies import WRITE_ERRORS, AsUser, CallerDep, EngineDep
@@ -34,6 +35,8 @@ from salience.wire.values import migration_out
 
 router = APIRouter(prefix="/v1", tags=["store"])
 MAX_MEMBERS = 10_000
+_URL = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*://")
+"""A body that is a URL (a database's): a server connects to nothing a caller names."""
 NAMES = {"text/csv": "memories.csv", "text/markdown": "notes.md", "application/json": "export.json"}
 
 
@@ -68,7 +71,7 @@ async def import_from(
     data = await request.body()
     if not data:
         raise InvalidInputError("the body is empty: upload the store or export file")
-    if data.lstrip().lower().startswith((b"postgresql://", b"postgres://")):
+    if _URL.match(data.lstrip()[:64]):
         raise InvalidInputError(  # (a server connects to no database a caller names)
             "the body is a database URL: upload the store or its export (RAE: its memories "
             "table as CSV); salience import --from rae URL reads a database from the CLI"

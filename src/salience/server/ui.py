@@ -17,7 +17,6 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from salience.engine.keys import check_key
 from salience.server.context import CSRF_COOKIE, KEY_COOKIE, Engine, Refused, authenticate
 
 ASSETS = files("salience") / "web"
@@ -53,7 +52,7 @@ def session(request: Request) -> Any:
 def login(body: LoginIn, request: Request) -> Response:
     """Check a key and keep it in a strict, HttpOnly cookie (the page never reads it)."""
     engine: Engine = request.app.state.engine
-    record = check_key(engine.memory.store, body.key)
+    record = engine.memory.check_key(body.key)
     if record is None:
         return JSONResponse(
             {"error": {"code": "unauthorized", "message": "that key is not valid"}},

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, TypeVar
 from salience.config import DB_FILENAME
 from salience.errors import InvalidInputError, LayerError, ReadOnlyLayerError, StoreError
 from salience.models import LAYER_KINDS, LOCAL_LAYER, LayerMount, MemoryRecord, relabel
+from salience.stores.base import Store
+from salience.stores.registry import open_file
 
 if TYPE_CHECKING:
     from salience.search.vectors import Vectors
-    from salience.stores.sqlite import SQLiteStore
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 T = TypeVar("T")
@@ -88,12 +89,10 @@ def new_mount(
     return LayerMount(name, kind, str(file), now)
 
 
-def open_layer(mount: LayerMount, busy_timeout_ms: int) -> SQLiteStore:
+def open_layer(mount: LayerMount, busy_timeout_ms: int) -> Store:
     """The mounted store, opened read-only; a clear :class:`LayerError` if it cannot be."""
-    from salience.stores.sqlite import SQLiteStore
-
     try:
-        return SQLiteStore(mount.path, busy_timeout_ms=busy_timeout_ms, read_only=True)
+        return open_file(mount.path, busy_timeout_ms=busy_timeout_ms, read_only=True)
     except StoreError as exc:
         raise LayerError(
             f"layer {mount.name!r} cannot be opened: {exc} "
@@ -106,7 +105,7 @@ class Layer:
     """A mounted layer, open: its mount, its read-only store, and (lazily) its vectors."""
 
     mount: LayerMount
-    store: SQLiteStore
+    store: Store
     vectors: Vectors | None = None
 
     @property

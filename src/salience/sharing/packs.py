@@ -27,17 +27,16 @@ import hashlib
 import hmac
 import json
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from salience.errors import PackError
-from salience.models import ImportResult, LayerMount
+from salience.models.reports import PACK_FORMAT, PackIdentity, PackManifest
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Matrix
 
-PACK_FORMAT = "salience-pack"
 PACK_VERSION = 1
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
@@ -49,55 +48,6 @@ _MAX_MEMBER_BYTES = 2 << 30  # refuse absurd members (a damaged or hostile file)
 
 
 @dataclass(frozen=True)
-class PackIdentity:
-    """What a pack is, as its author names it (eidet's ``pack_id``, ``name``, ``version``):
-    kept in the manifest, so an importer can tell which pack and which version it holds."""
-
-    id: str
-    name: str
-    version: str
-
-    def __post_init__(self) -> None:
-        for label, value in (("id", self.id), ("name", self.name), ("version", self.version)):
-            if not isinstance(value, str) or not value.strip() or len(value) > 200:
-                raise PackError(f"a pack's {label} is 1 to 200 characters of text")
-
-    def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "name": self.name, "version": self.version}
-
-
-@dataclass(frozen=True)
-class PackManifest:
-    """What a pack says about itself."""
-
-    version: int
-    created_at: str
-    records: int
-    by_type: dict[str, int]
-    embedder: str | None
-    dimensions: int | None
-    filters: dict[str, Any] = field(default_factory=dict)
-    checksums: dict[str, str] = field(default_factory=dict)
-    identity: PackIdentity | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The manifest document, keys in a fixed order (``pack`` only when it has one)."""
-        named = {} if self.identity is None else {"pack": self.identity.to_json()}
-        return {
-            "format": PACK_FORMAT,
-            "version": self.version,
-            **named,
-            "created_at": self.created_at,
-            "filters": self.filters,
-            "counts": {"records": self.records, "by_type": self.by_type},
-            "embedder": None
-            if self.embedder is None
-            else {"identity": self.embedder, "dimensions": self.dimensions},
-            "checksums": self.checksums,
-        }
-
-
-@dataclass(frozen=True)
 class Pack:
     """A pack read and verified: its manifest, its record lines, its vectors (or None)."""
 
@@ -105,18 +55,6 @@ class Pack:
     lines: list[str]
     vectors: Matrix | None
     signed: bool = False  # verified against the key the reader gave
-
-
-@dataclass(frozen=True)
-class PackImport:
-    """What importing a pack did: the import's counts, what became of vectors (``kept``: the
-    pack's, same embedder; ``embedded``: made anew by the configured embedder; ``none``: no
-    embedder is configured), and the layer it was mounted as (None: imported into local)."""
-
-    result: ImportResult
-    manifest: PackManifest
-    vectors: str
-    mount: LayerMount | None = None
 
 
 def pack_name(path: str | Path) -> str:

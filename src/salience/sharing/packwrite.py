@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from salience.clock import format_time
 from salience.errors import PackError
+from salience.models import PackIdentity, PackManifest
 from salience.sharing.packs import (
     _EPOCH,
     MANIFEST,
@@ -27,8 +28,6 @@ from salience.sharing.packs import (
     RECORDS,
     SIGNATURE,
     VECTORS,
-    PackIdentity,
-    PackManifest,
     signature_of,
 )
 

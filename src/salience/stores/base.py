@@ -12,15 +12,16 @@ from typing import Protocol
 from salience.models import (
     ApiKey,
     AuditEntry,
+    Feedback,
     Job,
     LayerMount,
     MemoryRecord,
     Session,
     Stats,
+    Trace,
     UpdateLink,
 )
 from salience.stores.indexes import Indexes
-from salience.stores.traces import Feedback, Trace
 
 
 @dataclass(frozen=True)

@@ -12,24 +12,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from salience.errors import ConflictError
+from salience.models.reports import CopyReport
 from salience.stores.base import COLUMNS_KEY, PAGE, Store
 
 BATCH = 500  # rows per transaction: a crash loses at most one batch, never half a row
-
-
-@dataclass(frozen=True)
-class CopyReport:
-    """What was copied."""
-
-    memories: int
-    vectors: int
-    audit_entries: int
-    sessions: int
-    api_keys: int
-    layers: int
 
 
 def copy_store(

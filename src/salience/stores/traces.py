@@ -14,57 +14,15 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from salience.clock import format_time
+from salience.models.briefings import Feedback, Trace, TraceHit
 
 RECALL = "recall"
 BRIEFING = "briefing"
-
-
-@dataclass(frozen=True, slots=True)
-class TraceHit:
-    """One memory of a trace: returned or kept (``reason`` None) at ``rank``, or dropped."""
-
-    memory_id: str
-    rank: int
-    score: float | None = None
-    reason: str | None = None
-    section: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """One recorded recall or briefing."""
-
-    id: str
-    user: str
-    at: datetime
-    kind: str
-    profile: str
-    query: str | None = None
-    session_id: str | None = None
-    tokens: int | None = None
-    budget: int | None = None
-    hits: tuple[TraceHit, ...] = ()
-
-    @property
-    def returned(self) -> builtins.list[str]:
-        """The ids returned (a recall) or kept (a briefing), in rank order."""
-        return [h.memory_id for h in sorted(self.hits, key=lambda h: h.rank) if h.reason is None]
-
-
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """What happened to a memory a trace surfaced: ``echo``, ``fizzle``, ``used``,
-    ``unused``, ``updated``, ``superseded`` or ``recalled`` (found again in the session)."""
-
-    trace_id: str
-    memory_id: str
-    kind: str
-    at: datetime
 
 
 _TRACE = "id, owner, at, kind, profile, query, session_id, tokens, budget"

@@ -8,30 +8,36 @@ from typing import Any
 import httpx
 
 from salience import errors
-from salience.briefing.policies import Briefing, BriefingSection, ManifestEntry
-from salience.briefing.sessions import SessionStart
 from salience.clock import parse_time
-from salience.engine.decisions import Decision
-from salience.engine.migrating import MigrationReport
-from salience.lifecycle.consolidation import ConsolidationReport, GroupPlan
-from salience.lifecycle.maintenance import ImportanceChange, MaintenanceReport
 from salience.models import (
+    Briefing,
+    BriefingSection,
+    ConsolidationReport,
     DayCount,
+    Decision,
     Degraded,
     GraphEdge,
+    GroupPlan,
     Hit,
+    ImportanceChange,
     ImportResult,
     LayerMount,
     Learned,
+    MaintenanceReport,
+    ManifestEntry,
     MemoryGraph,
     MemoryRecord,
+    MigrationReport,
+    PackImport,
+    PackManifest,
     Recalled,
     Relevance,
     Session,
+    SessionStart,
     UpdateLink,
 )
 from salience.scores import ContextScore, SearchScore
-from salience.sharing.packs import PackImport, PackManifest, manifest_from_json
+from salience.sharing.packs import manifest_from_json
 from salience.write.records import from_json_dict
 
 __all__ = [

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from salience.stores.registry import DEFAULT
+
 
 class MemoryOut(BaseModel):
     id: str
@@ -200,7 +202,7 @@ class StatsOut(BaseModel):
     unavailable_layers: dict[str, str]
     layers: list[dict[str, str]] = []
     embedder: str | None = None
-    store: str = "sqlite"
+    store: str = DEFAULT.name  # (the backend: stores.registry)
 
 
 class GroupOut(BaseModel):

@@ -6,9 +6,17 @@ from datetime import datetime
 from typing import Any
 
 from salience.clock import format_time
-from salience.engine.evaluation import EvalReport, Metrics, Moved, Run, Variant
-from salience.engine.probes import Probe
-from salience.engine.record import BriefedMemory, BriefingLog, BriefingLogEntry
+from salience.models import (
+    BriefedMemory,
+    BriefingLog,
+    BriefingLogEntry,
+    EvalReport,
+    Metrics,
+    Moved,
+    Probe,
+    Run,
+    Variant,
+)
 
 
 def briefing_log_out(log: BriefingLog) -> dict[str, Any]:

@@ -6,34 +6,35 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from salience.briefing.policies import Briefing, briefing_dict
-from salience.briefing.sessions import SessionStart
+from salience.briefing.policies import briefing_dict
 from salience.clock import format_time
-from salience.engine import catalog
-from salience.lifecycle.consolidation import ConsolidationReport
-from salience.lifecycle.maintenance import MaintenanceReport
 from salience.models import (
+    Briefing,
+    ConsolidationReport,
     Hit,
     ImportResult,
     Job,
     LayerMount,
     Learned,
+    MaintenanceReport,
     MemoryRecord,
+    PackImport,
+    PackManifest,
     Recalled,
     Session,
+    SessionStart,
     Stats,
     UpdateLink,
     UserScope,
     WriteResult,
 )
-from salience.sharing.packs import PackImport, PackManifest
+from salience.profiles import PROFILES, get_profile
 from salience.wire.errors import job_error
 from salience.write.records import to_json_dict
 
 if TYPE_CHECKING:
-    from salience.engine.decisions import Decision
     from salience.engine.memory import Memory
-    from salience.engine.migrating import MigrationReport
+    from salience.models import Decision, MigrationReport
 
 __all__ = [
     "Briefing",
@@ -251,7 +252,7 @@ def stats_of(memory: Memory, *, user: UserScope = None) -> dict[str, Any]:
         layers=[{"name": x.name, "kind": x.kind} for x in memory.layers()],
         unavailable=memory.unavailable_layers(),
         embedder=None if embedder is None else embedder.identity,
-        store=catalog.store_kind(memory.store.location),
+        store=memory.store_kind,
     )
 
 
@@ -343,3 +344,21 @@ def job_out(job: Job) -> dict[str, Any]:
         "error": None if job.error is None else job_error(job.error),
         "href": f"/v1/jobs/{job.id}",
     }
+
+
+def profiles_out(default: str) -> list[dict[str, Any]]:
+    """Every scoring profile (the registry's, in its order), marking ``default``: an unknown
+    default is an error naming the known ones."""
+    chosen = get_profile(default).name
+    return [
+        {
+            "name": p.name,
+            "summary": p.summary,
+            "document": p.document,
+            "default_type": p.default_type,
+            "types": [t.name for t in p.types],
+            "dedup": list(p.dedup),
+            "default": p.name == chosen,
+        }
+        for p in PROFILES.values()
+    ]

@@ -11,25 +11,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from salience.engine.decisions import Decision
-from salience.engine.evaluation import EvalReport, Variant
-from salience.engine.migrating import MigrationReport
-from salience.engine.record import BriefingLog
 from salience.models import (
     AuditEntry,
+    BriefingLog,
     DayCount,
+    Decision,
+    EvalReport,
     ImportResult,
     LayerMount,
     MemoryGraph,
     MemoryRecord,
+    MigrationReport,
+    PackIdentity,
+    PackImport,
+    PackManifest,
     Recalled,
     Session,
     Stats,
     UpdateLink,
+    Variant,
     WriteResult,
 )
 from salience.scores import ContextScore
-from salience.sharing.packs import PackIdentity, PackImport, PackManifest
 from salience.wire.decode import (
     Briefing,
     ConsolidationReport,

@@ -4,17 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from salience.briefing.policies import (
-    LIMIT,
-    NOT_IN_SCOPE,
-    Briefing,
-    BriefingRequest,
-    BriefingSection,
-    estimate_tokens,
-    one_line,
-    render,
-)
-from salience.models import MemoryRecord
+from salience.briefing.policies import LIMIT, NOT_IN_SCOPE, BriefingRequest, one_line, render
+from salience.models import Briefing, BriefingSection, MemoryRecord, estimate_tokens
 from salience.profiles.aide import (
     GLOBAL_LIMIT,
     GLOBAL_TAG,

@@ -6,15 +6,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from salience.briefing.policies import (
-    DISABLED,
-    LIMIT,
-    SUPERSEDED,
-    BriefingSection,
-    ManifestEntry,
-    estimate_tokens,
-)
-from salience.models import MemoryRecord
+from salience.briefing.policies import DISABLED, LIMIT, SUPERSEDED
+from salience.models import BriefingSection, ManifestEntry, MemoryRecord, estimate_tokens
 from salience.profiles.scoring.signals import layer_weight
 
 

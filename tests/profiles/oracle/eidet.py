@@ -9,13 +9,10 @@ from salience.briefing.policies import (
     NOT_IN_SCOPE,
     TOKEN_BUDGET,
     TYPE_BUDGET,
-    Briefing,
     BriefingRequest,
-    BriefingSection,
-    estimate_tokens,
     one_line,
 )
-from salience.models import MemoryRecord
+from salience.models import Briefing, BriefingSection, MemoryRecord, estimate_tokens
 from salience.profiles.base import ProfileSettings
 from salience.profiles.eidet import (
     L1_LIMIT,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from salience.briefing.policies import Briefing, BriefingRequest, one_line, render
-from salience.models import MemoryRecord
+from salience.briefing.policies import BriefingRequest, one_line, render
+from salience.models import Briefing, MemoryRecord
 from salience.profiles.base import ProfileSettings
 from salience.profiles.rae import TOP, context_score
 from tests.profiles.oracle.common import ManifestBuilder, by_score, listed_section, scored_live

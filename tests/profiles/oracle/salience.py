@@ -10,13 +10,10 @@ from salience.briefing.policies import (
     NOT_IN_SCOPE,
     TOKEN_BUDGET,
     TYPE_BUDGET,
-    Briefing,
     BriefingRequest,
-    BriefingSection,
-    estimate_tokens,
     render,
 )
-from salience.models import MemoryRecord
+from salience.models import Briefing, BriefingSection, MemoryRecord, estimate_tokens
 from salience.profiles.base import ProfileSettings
 
 # Line rendering is shared with the policy; the packing is what the oracle checks.

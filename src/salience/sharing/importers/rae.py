@@ -80,7 +80,7 @@ def _from_postgres(url: str) -> list[dict[str, Any]]:
         raise InvalidInputError(
             "reading RAE's PostgreSQL database needs psycopg: pip install 'salience[postgres]'"
         ) from None
-    from salience.stores.postgres.connection import redact
+    from salience.net import redact
 
     try:
         with psycopg.connect(url, row_factory=dict_row, connect_timeout=10) as conn:

@@ -10,7 +10,6 @@ A writer that waits longer than the busy timeout gets :class:`StoreBusyError`, a
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -28,6 +27,7 @@ from salience.errors import (
     StoreReadOnlyError,
 )
 from salience.models import MemoryRecord
+from salience.net import redact
 from salience.stores.migrations import MIGRATION_NAMES
 from salience.stores.postgres.schema import MIGRATIONS
 from salience.stores.rows import from_row
@@ -36,12 +36,6 @@ _T = TypeVar("_T")
 # Advisory lock keys: (salience's space, the schema's hash), one for writes, one for migrating.
 _WRITE_LOCK = "SELECT pg_advisory_xact_lock(21009, hashtext(current_schema()))"
 _MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(21010, hashtext(current_schema()))"
-_PASSWORD = re.compile(r"(://[^/@:]*):[^/@]*@")
-
-
-def redact(url: str) -> str:
-    """The URL without its password (``postgresql://app@db/memory``)."""
-    return _PASSWORD.sub(r"\1@", re.sub(r"([?&]password=)[^&]*", r"\1***", url))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from salience.cli.app import cli
-from salience.stores.scratch import MARKER, erase, scratch, sweep
+from salience.scratch import MARKER, erase, scratch, sweep
 
 SECRET_TEXT = b"the whole store, every user's text"
 
@@ -64,7 +64,7 @@ def test_a_killed_process_copy_is_erased_by_the_next_command(
 ) -> None:
     code = (
         "import sys, time\n"
-        "from salience.stores.scratch import scratch\n"
+        "from salience.scratch import scratch\n"
         "with scratch('eval') as folder:\n"
         "    (folder / 'salience.db').write_bytes(b'the whole store, every user' + b\"'s text\")\n"
         "    print(folder, flush=True)\n"
