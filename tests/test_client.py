@@ -140,3 +140,83 @@ def test_updates_answer_the_same_values(remote: Client, memory: Memory, clock: F
     assert later.id is not None
     dismissed = remote.dismiss_update(later.id, new.id)
     assert dismissed == memory.updates(state="dismissed")[0]
+
+
+LOCAL_ONLY = {
+    # the process's own store and settings
+    "open": "opens a store in this process",
+    "store": "the store object itself",
+    "vectors": "the embeddings beside the store",
+    "config": "this process's settings",
+    "now": "this process's clock",
+    "profile": "a profile's rules, as objects",
+    "profiles": "the profile registry (GET /v1/profiles shows it)",
+    "long_running": "tells this process it serves many requests",
+    "record": "the raw recorded traces (the briefing log is their face)",
+    # administering the store on its machine (the CLI's `keys`, `doctor`, `migrate`)
+    "api_keys": "keys are made on the store's machine, never over HTTP",
+    "create_key": "keys are made on the store's machine, never over HTTP",
+    "revoke_key": "keys are revoked on the store's machine",
+    "has_keys": "the server's mode, decided on its machine",
+    "check_key": "the server checks keys; a client presents one",
+    "store_file": "where a store's file is on this machine",
+    "store_kind": "stats() says the kind",
+    "copy_into": "migrate copies one local store into another",
+    "missing_vectors": "doctor, on the store's machine",
+    "unfound_by_text": "doctor, on the store's machine",
+    "repair_text": "reindex repairs the full-text index too",
+    # pack files are local files: the client reads and signs them itself
+    "pack_manifest": "a local file (Client reads packs through it)",
+    "sign_pack": "a local file (export_pack signs here)",
+    "check_pack_key": "a local check before any work",
+    # the engine's own job plumbing (the faces' jobs)
+    "start_job": "the server starts jobs for its requests",
+    "wait_job": "the server waits on its jobs",
+    "job_finished": "the server's job plumbing",
+    "settle_erasure": "finishes an erasure interrupted on this machine",
+}
+"""Public names of Memory a Client does not have, and why."""
+
+
+def _public(kind: type) -> set[str]:
+    return {name for name in dir(kind) if not name.startswith("_")}
+
+
+def test_a_client_answers_every_public_verb_of_a_memory() -> None:
+    missing = _public(Memory) - _public(Client) - set(LOCAL_ONLY)
+    assert not missing, (
+        f"Memory has verbs Client lacks: {sorted(missing)} (add them to Client, or to "
+        "LOCAL_ONLY with why)"
+    )
+    assert not set(LOCAL_ONLY) - _public(Memory), "LOCAL_ONLY names what Memory no longer has"
+    assert not set(LOCAL_ONLY) & _public(Client), "a verb Client has is not local-only"
+
+
+def test_jobs_erasure_and_probes_answer_the_same_values(
+    remote: Client, memory: Memory, clock: FakeClock
+) -> None:
+    first = memory.remember("Deploys go through ops/deploy.sh on Tuesdays").id or ""
+    clock.advance(minutes=5)
+    memory.supersede(first, "Deploys go through ops/release.sh on Tuesdays")
+    memory.decide("deploys", "Deploys need a second reviewer")
+    assert remote.probes() == memory.probes()
+    assert {p.kind for p in remote.probes(per_kind=1)} == {"supersession", "decision"}
+    remote.reindex()  # (long work: the server runs it as a job)
+    local_jobs = memory.jobs()
+    assert [(j.id, j.kind, j.state) for j in remote.jobs()] == [
+        (j.id, j.kind, j.state) for j in local_jobs
+    ]
+    assert [j.kind for j in local_jobs] == ["reindex"]
+    done = remote.job(local_jobs[0].id)
+    assert (done.id, done.done, done.result) == (
+        local_jobs[0].id,
+        local_jobs[0].done,
+        local_jobs[0].result,
+    )
+    with pytest.raises(NotFoundError):
+        remote.job("no-such-job")
+    with pytest.raises(NotFoundError):
+        remote.cancel_job("no-such-job")
+    receipt = remote.erase_user(memory.config.user)
+    assert receipt["memories"] >= 3
+    assert memory.list() == []

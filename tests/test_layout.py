@@ -9,6 +9,7 @@ including those inside functions and under ``TYPE_CHECKING``: a dependency is a 
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 from pathlib import Path
 
@@ -76,9 +77,13 @@ def _modules() -> dict[str, Path]:
 
 def imported(path: Path, module: str) -> set[str]:
     """Every ``salience`` name ``path`` imports: ``from a import b`` gives ``a.b``."""
+    return _names(ast.parse(path.read_text(encoding="utf-8")), path, module)
+
+
+def _names(tree: ast.AST, path: Path, module: str) -> set[str]:
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -144,10 +149,116 @@ def test_vocabulary_imports_only_vocabulary() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+OVER_THE_CAP = "Over 400 lines:"
+"""What a module's docstring says, with why, when splitting it would cut one idea in two."""
+
+
 @pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
-def test_no_module_is_over_400_lines(path: Path) -> None:
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(SRC)} has {lines} lines: split it at a seam"
+def test_no_module_is_over_400_lines_unless_it_says_why(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    lines = len(text.splitlines())
+    doc = ast.get_docstring(ast.parse(text)) or ""
+    why = doc.partition(OVER_THE_CAP)[2].strip()
+    assert lines <= MAX_LINES or why, (
+        f"{path.relative_to(SRC)} has {lines} lines: split it at a seam, or say at its top "
+        f"why it is one idea ({OVER_THE_CAP} ...)"
+    )
+
+
+def runtime_edges() -> dict[str, set[str]]:
+    """Imports that run: at the top of a module or inside a function, not those under
+    ``TYPE_CHECKING`` (a loop there is none at run time)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for inner in ast.walk(node)
+        }
+        probe = ast.Module(
+            body=[n for n in ast.walk(tree) if id(n) not in typing_only and _is_import(n)],
+            type_ignores=[],
+        )
+        names = _names(probe, path, module)
+        graph[module] = {t for n in names if (t := _resolve(n, modules)) and t != module}
+    return graph
+
+
+def _is_import(node: ast.AST) -> bool:
+    return isinstance(node, ast.Import | ast.ImportFrom)
+
+
+def loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import loops in ``graph``: its strongly connected parts of two or more modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                top = stack.pop()
+                part.append(top)
+                if top == node:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_runtime_import_loop() -> None:
+    found = loops(runtime_edges())
+    assert not found, "modules that import each other when they run:\n" + "\n".join(
+        " <-> ".join(part) for part in found
+    )
+
+
+def test_the_loop_check_sees_a_loop() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert loops(graph) == [["a", "b", "c"]]
+
+
+def test_faces_take_values_from_one_place() -> None:
+    # Every public result type lives in salience.models; a face imports it from there.
+    from salience import models
+
+    values = {
+        name: value
+        for name, value in vars(models).items()
+        if isinstance(value, type) and value.__module__.startswith("salience.models")
+    }
+    wrong = []
+    for module, path in _modules().items():
+        if _room(module) not in (*FACES, "wire", "__init__") or module == "salience":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module not in ("salience.models", None):
+                source = node.module or ""
+                wrong += [
+                    f"{module} imports {a.name} from {source}"
+                    for a in node.names
+                    if a.name in values
+                    and not source.startswith("salience.models")
+                    and getattr(importlib.import_module(source), a.name, None) is values[a.name]
+                ]
+    assert not wrong, "values are imported from salience.models:\n" + "\n".join(wrong)
 
 
 def test_the_top_level_reads_like_the_flow() -> None:

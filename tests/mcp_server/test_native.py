@@ -15,7 +15,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from salience import Memory
-from salience.mcp_server import INSTRUCTIONS, create_mcp_server
+from salience.mcp_server import create_mcp_server
+from salience.mcp_server.app import INSTRUCTIONS
 from salience.models import NOTES
 
 SECRET = "ghp_" + "Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu"

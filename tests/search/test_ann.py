@@ -243,15 +243,21 @@ def test_a_process_exiting_during_a_build_exits_cleanly() -> None:
     # Without stopping the build at exit, the interpreter shut down under usearch's thread:
     # "terminate called without an active exception", SIGABRT (seen at 1M in bench/scale.py).
     script = """
-import time
+import threading
 import numpy as np
 from salience.search import ann
 ann.UsearchIndex.background_from = 100
+started = threading.Event()
+fill = ann.UsearchIndex._fill
+def entering(*args, **kwargs):
+    started.set()  # the build thread goes into usearch's native code now
+    return fill(*args, **kwargs)
+ann.UsearchIndex._fill = staticmethod(entering)
 rows = np.random.default_rng(1).standard_normal((30000, 384)).astype(np.float32)
 rows /= np.linalg.norm(rows, axis=1, keepdims=True)
 index = ann.UsearchIndex(None)
 index.open(rows, (30000, 30000))
-time.sleep(0.5)  # inside usearch by now
+assert started.wait(120), "the build never started"
 assert index.building
 print("exiting while it builds")
 """

@@ -133,3 +133,12 @@ def test_a_hostile_zip_answers_422_and_changes_nothing(
     assert said in answer.json()["error"]["message"]
     assert "/tmp" not in answer.text
     assert fingerprint(engine) == before
+
+
+def test_the_importers_are_listed_from_their_registry(client: TestClient, keys: Keys) -> None:
+    from salience.engine.migrating import SYSTEMS
+
+    answer = client.get("/v1/import", headers=bearer(keys.alice))
+    assert answer.status_code == 200
+    assert answer.json() == list(SYSTEMS)
+    assert client.get("/v1/import").status_code == 401

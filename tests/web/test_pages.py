@@ -401,3 +401,17 @@ def _record_measures_recall_and_lists_briefings(page: Any, base: str) -> None:
     page.get_by_role("button", name="Evaluate").click()
     until(page, "document.querySelector('#eval-table')?.innerText.includes('full text alone')")
     shot(page, "record")
+
+
+def test_the_profiles_and_importers_offered_are_the_servers(page: Any, seeded: str) -> None:
+    # The page keeps no list of its own: both come from the server's registries.
+    from salience.engine.migrating import SYSTEMS
+    from salience.profiles import DEFAULT_PROFILE, PROFILES
+
+    _open(page, seeded, "#/memories")
+    offered = page.locator("select[name=profile] option").all_inner_texts()
+    assert offered[0] == DEFAULT_PROFILE
+    assert sorted(offered) == sorted(PROFILES)
+    page.get_by_text("Bring memories over from another system").click()
+    systems = page.get_by_label("import from").locator("option").all_inner_texts()
+    assert systems == list(SYSTEMS)

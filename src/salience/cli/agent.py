@@ -14,13 +14,15 @@ from salience.cli import render
 from salience.cli.app import UserError, cli, open_memory, store_options
 from salience.cli.newstore import keep_new_store
 from salience.cli.warm import hook_output
+from salience.mcp_server.registry import DEFAULT as DEFAULT_TOOLS
+from salience.mcp_server.registry import TOOL_SETS
 
 
 @cli.command()
 @click.option(
     "--tools",
-    type=click.Choice(["salience", "aide", "eidet", "ilab", "talome", "rae"]),
-    default="salience",
+    type=click.Choice(list(TOOL_SETS)),
+    default=DEFAULT_TOOLS,
     show_default=True,
     help="salience's tools, or an original's (same names, parameters and results).",
 )

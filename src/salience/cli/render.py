@@ -20,13 +20,8 @@ from salience.models import Degraded, Hit, ImportResult, Learned, MemoryRecord, 
 
 if TYPE_CHECKING:
     from salience.models import MigrationReport
-from salience.wire.values import (
-    Briefing,
-    briefing_out,
-    ranked_out,
-    to_json_dict,
-    write_out,
-)
+from salience.models import Briefing
+from salience.wire.values import briefing_out, ranked_out, to_json_dict, write_out
 
 # C0 and C1 controls but newline and tab, DEL, and the invisible bidirectional overrides.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

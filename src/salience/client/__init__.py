@@ -18,18 +18,25 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from salience.client.operations import Operations
 from salience.client.sharing import Sharing
 from salience.client.transport import iso
 from salience.errors import InvalidInputError
 from salience.models import (
     AuditEntry,
+    Briefing,
     BriefingLog,
+    BriefingSection,
+    ConsolidationReport,
     DayCount,
     EvalReport,
     ImportResult,
+    MaintenanceReport,
+    ManifestEntry,
     MemoryGraph,
     MemoryRecord,
     Recalled,
+    SessionStart,
     Stats,
     UpdateLink,
     Variant,
@@ -37,18 +44,10 @@ from salience.models import (
 )
 from salience.scores import ContextScore
 from salience.wire import decode as wire
-from salience.wire.decode import (
-    Briefing,
-    BriefingSection,
-    ConsolidationReport,
-    MaintenanceReport,
-    ManifestEntry,
-    SessionStart,
-)
 from salience.wire.record import briefing_log_of, eval_of
 
 
-class Client(Sharing):
+class Client(Sharing, Operations):
     """A salience server, as a :class:`Memory` (see the module docstring). Only what needs
     the local store has no counterpart: ``open``, ``config``, ``store``, ``vectors``,
     ``profile`` and ``now``."""

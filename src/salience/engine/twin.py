@@ -22,7 +22,7 @@ import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from salience.briefing.snapshot import saved_columns
 from salience.scratch import private, scratch
@@ -45,8 +45,7 @@ def twin(
     """An engine over a copy of the store configured with ``settings``: with ``embedder``,
     ``owner``'s memories embedded again by it; without, the store's own vectors and model.
     Gone on exit."""
-    from salience.engine.memory import Memory
-
+    memory = cast("type[Memory]", type(engine))  # (the engine's own class: no import loop)
     store = engine._store
     model = engine._embedder if embedder is None else embedder
     with scratch("eval") as tmp:  # (owner only; zeroed on exit; swept if this process dies)
@@ -59,7 +58,7 @@ def twin(
             if columns is not None and columns.is_file():  # copy resumes them, checked
                 with contextlib.suppress(OSError):
                     shutil.copyfile(columns, f"{config.db_path}.columns")
-        with Memory.open(config=config, clock=engine._clock, embedder=model, llm=None) as other:
+        with memory.open(config=config, clock=engine._clock, embedder=model, llm=None) as other:
             target = other._store
             if not whole:
                 with other._authority.copying():  # (as migrate copies: memories, vectors...)

@@ -7,14 +7,14 @@ import json
 from collections.abc import Sequence
 from typing import Annotated
 
-from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from salience.mcp_server.native import READ, WRITE
-from salience.mcp_server.shell import Shell, text_result
+from salience.mcp_server.shell import READ, WRITE, ToolSet, current, text_result
 from salience.models import Decision, MemoryRecord
+
+TOOLS = ToolSet()
 
 PROFILE = "aide"
 
@@ -61,123 +61,123 @@ CATEGORIES = (
 """aide's nine memory categories (FACES.md), in its own order."""
 
 
-def register(server: MCPServer, shell: Shell) -> None:
-    """Add aide's tools to ``server``."""
+@TOOLS.tool(annotations=READ, structured_output=False)
+def memory_search(
+    query: str,
+    limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    category: str | None = None,
+) -> CallToolResult:
+    """Search memories (full text, aide's scores); results grouped by category."""
+    shell = current()
 
-    @server.tool(annotations=READ, structured_output=False)
-    def memory_search(
-        query: str,
-        limit: Annotated[int, Field(ge=1, le=100)] = 10,
-        category: str | None = None,
-    ) -> CallToolResult:
-        """Search memories (full text, aide's scores); results grouped by category."""
-
-        def answer() -> str:
-            hits = shell.run(
-                lambda m: m.search(
-                    query,
-                    limit,
-                    profile=PROFILE,
-                    user=shell.user,
-                    project=shell.project,
-                    types=[category] if category else (),
-                    touch=shell.touch,
-                )
-            )
-            return memories_markdown([h.record for h in hits])
-
-        return text_result(answer)
-
-    @server.tool(annotations=READ, structured_output=False)
-    def memory_list(
-        category: str | None = None, limit: Annotated[int, Field(ge=1, le=1000)] = 50
-    ) -> CallToolResult:
-        """List memories, newest first, grouped by category."""
-        return text_result(
-            lambda: memories_markdown(
-                shell.run(lambda m: m.list(user=shell.user, type=category, limit=limit))
+    def answer() -> str:
+        hits = shell.run(
+            lambda m: m.search(
+                query,
+                limit,
+                profile=PROFILE,
+                user=shell.user,
+                project=shell.project,
+                types=[category] if category else (),
+                touch=shell.touch,
             )
         )
+        return memories_markdown([h.record for h in hits])
 
-    @server.tool(annotations=WRITE, structured_output=False)
-    def memory_add(
-        content: str, category: str = "learning", tags: list[str] | None = None
-    ) -> CallToolResult:
-        """Store a memory (a learning, gotcha, pattern, ...); answers its id as JSON."""
+    return text_result(answer)
 
-        def answer() -> str:
-            if category not in CATEGORIES:
-                raise ToolError(
-                    f"unknown category {category!r}; aide's categories are " + ", ".join(CATEGORIES)
-                )
-            result = shell.write(
-                lambda m: m.remember(
-                    content,
-                    profile=PROFILE,
-                    user=shell.user,
-                    type=category,
-                    tags=tags or [],
-                    force=True,
-                )
+
+@TOOLS.tool(annotations=READ, structured_output=False)
+def memory_list(
+    category: str | None = None, limit: Annotated[int, Field(ge=1, le=1000)] = 50
+) -> CallToolResult:
+    """List memories, newest first, grouped by category."""
+    shell = current()
+    return text_result(
+        lambda: memories_markdown(
+            shell.run(lambda m: m.list(user=shell.user, type=category, limit=limit))
+        )
+    )
+
+
+@TOOLS.tool(annotations=WRITE, structured_output=False)
+def memory_add(
+    content: str, category: str = "learning", tags: list[str] | None = None
+) -> CallToolResult:
+    """Store a memory (a learning, gotcha, pattern, ...); answers its id as JSON."""
+    shell = current()
+
+    def answer() -> str:
+        if category not in CATEGORIES:
+            raise ToolError(
+                f"unknown category {category!r}; aide's categories are " + ", ".join(CATEGORIES)
             )
-            status = "stored" if result.outcome.value in ("created", "updated") else "duplicate"
-            record = result.record
-            return json.dumps(
-                {
-                    "id": result.id,
-                    "category": category,
-                    "content": content if record is None else record.content,
-                    "tags": list(tags or []) if record is None else list(record.tags),
-                    "status": status,
-                }
+        result = shell.write(
+            lambda m: m.remember(
+                content,
+                profile=PROFILE,
+                user=shell.user,
+                type=category,
+                tags=tags or [],
+                force=True,
             )
+        )
+        status = "stored" if result.outcome.value in ("created", "updated") else "duplicate"
+        record = result.record
+        return json.dumps(
+            {
+                "id": result.id,
+                "category": category,
+                "content": content if record is None else record.content,
+                "tags": list(tags or []) if record is None else list(record.tags),
+                "status": status,
+            }
+        )
 
-        return text_result(answer)
-
-    _decisions(server, shell)
+    return text_result(answer)
 
 
-def _decisions(server: MCPServer, shell: Shell) -> None:
-    @server.tool(annotations=READ, structured_output=False)
-    def decision_get(topic: str) -> CallToolResult:
-        """The current decision on a topic (kebab-case)."""
+@TOOLS.tool(annotations=READ, structured_output=False)
+def decision_get(topic: str) -> CallToolResult:
+    """The current decision on a topic (kebab-case)."""
+    shell = current()
 
-        def answer() -> str:
-            found = shell.run(lambda m: m.decisions(user=shell.user))
-            current = next((d for d in found if d.topic == topic), None)
-            if current is None:
-                return f"No decision found for topic: {topic}"
-            return decision_markdown(current, f"# Decision: {topic}")
+    def answer() -> str:
+        found = shell.run(lambda m: m.decisions(user=shell.user))
+        current = next((d for d in found if d.topic == topic), None)
+        if current is None:
+            return f"No decision found for topic: {topic}"
+        return decision_markdown(current, f"# Decision: {topic}")
 
-        return text_result(answer)
+    return text_result(answer)
 
-    @server.tool(annotations=READ, structured_output=False)
-    def decision_history(topic: str) -> CallToolResult:
-        """Every decision on a topic, oldest first; the last is current."""
 
-        def answer() -> str:
-            if not any(d.topic == topic for d in shell.run(lambda m: m.decisions(user=shell.user))):
-                return f"No decision found for topic: {topic}"
-            history = shell.run(lambda m: m.decision_history(topic, user=shell.user))
-            parts = [f"# Decision history: {topic}"]
-            for n, d in enumerate(history, 1):
-                parts.append(
-                    decision_markdown(d, f"## {n}. {d.memory.created_at:%Y-%m-%d %H:%M:%S}")
-                )
-            return "\n\n".join(parts)
+@TOOLS.tool(annotations=READ, structured_output=False)
+def decision_history(topic: str) -> CallToolResult:
+    """Every decision on a topic, oldest first; the last is current."""
+    shell = current()
 
-        return text_result(answer)
+    def answer() -> str:
+        if not any(d.topic == topic for d in shell.run(lambda m: m.decisions(user=shell.user))):
+            return f"No decision found for topic: {topic}"
+        history = shell.run(lambda m: m.decision_history(topic, user=shell.user))
+        parts = [f"# Decision history: {topic}"]
+        for n, d in enumerate(history, 1):
+            parts.append(decision_markdown(d, f"## {n}. {d.memory.created_at:%Y-%m-%d %H:%M:%S}"))
+        return "\n\n".join(parts)
 
-    @server.tool(annotations=READ, structured_output=False)
-    def decision_list() -> CallToolResult:
-        """The latest decision of every topic."""
+    return text_result(answer)
 
-        def answer() -> str:
-            found = shell.run(lambda m: m.decisions(user=shell.user))
-            if not found:
-                return "No decisions recorded."
-            return "\n".join(
-                ["# Decisions", ""] + [f"- **{d.topic}**: {d.decision}" for d in found]
-            )
 
-        return text_result(answer)
+@TOOLS.tool(annotations=READ, structured_output=False)
+def decision_list() -> CallToolResult:
+    """The latest decision of every topic."""
+    shell = current()
+
+    def answer() -> str:
+        found = shell.run(lambda m: m.decisions(user=shell.user))
+        if not found:
+            return "No decisions recorded."
+        return "\n".join(["# Decisions", ""] + [f"- **{d.topic}**: {d.decision}" for d in found])
+
+    return text_result(answer)

@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from salience.models import PackImport, PackManifest
-from salience.wire.decode import ConsolidationReport, MaintenanceReport
+from salience.models import ConsolidationReport, MaintenanceReport, PackImport, PackManifest
 
 
 def consolidated(report: ConsolidationReport) -> dict[str, Any]:

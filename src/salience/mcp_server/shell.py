@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult, TextContent
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 
 from salience.engine.degraded import listening
 from salience.engine.memory import Memory
@@ -27,6 +27,13 @@ from salience.errors import SalienceError
 from salience.models import WriteResult, channel
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+CHANGE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+)
 
 CALLER: ContextVar[str | None] = ContextVar("salience_mcp_caller", default=None)
 """The user an MCP request over HTTP acts for (set from its API key); None over stdio."""
@@ -84,16 +91,71 @@ class Shell:
         return result
 
 
+SHELL: ContextVar[Shell] = ContextVar("salience_mcp_shell")
+"""The shell of the server whose tool is being called (set by :class:`SayingServer`)."""
+
+
+def current() -> Shell:
+    """The shell the tool being called acts through: its server's engine, user and defaults."""
+    return SHELL.get()
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One MCP tool: a module-level function (its name, parameters and docstring are the
+    tool's) and the options it is registered with."""
+
+    function: Callable[..., Any]
+    options: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self.function.__name__
+
+
+class ToolSet:
+    """A module's tools, in the order they are declared (``@TOOLS.tool(...)``). The tool
+    sets a server can serve, and which modules make each, are listed in
+    :mod:`salience.mcp_server.registry`."""
+
+    def __init__(self) -> None:
+        self.tools: list[Tool] = []
+
+    def tool(self, **options: Any) -> Callable[[F], F]:
+        """Declare the function below as a tool, registered with ``options``."""
+
+        def declare(function: F) -> F:
+            self.tools.append(Tool(function, options))
+            return function
+
+        return declare
+
+    def add_to(self, server: MCPServer) -> None:
+        """Register every tool on ``server``."""
+        for tool in self.tools:
+            server.tool(**tool.options)(tool.function)
+
+
 class SayingServer(MCPServer):
-    """An MCP server whose tool results say how a recall made for them ran short: a text
-    block per cause (``degraded: ... (fix: ...)``) after the tool's own content, which keeps
-    its shape (an original's tools answer as the original did)."""
+    """An MCP server that calls its tools through its :class:`Shell` (:func:`current`), and
+    whose tool results say how a recall made for them ran short: a text block per cause
+    (``degraded: ... (fix: ...)``) after the tool's own content, which keeps its shape (an
+    original's tools answer as the original did)."""
+
+    def __init__(self, shell: Shell, name: str, **options: Any) -> None:
+        super().__init__(name, **options)
+        self.shell = shell
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        with listening() as heard:
-            result = await super().call_tool(name, arguments, context)
+        token = SHELL.set(self.shell)
+        try:
+            with listening() as heard:
+                result = await super().call_tool(name, arguments, context)
+        finally:
+            SHELL.reset(token)
         if heard and isinstance(result, CallToolResult):
             said = [TextContent(type="text", text=note.line()) for note in heard]
             result = result.model_copy(update={"content": [*result.content, *said]})

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query
 from salience.models import Variant
 from salience.server.replies import READ_ERRORS, AsUser, CallerDep, EngineDep
 from salience.server.schemas import EvalIn
-from salience.wire.record import briefing_log_out, eval_out
+from salience.wire.record import briefing_log_out, eval_out, probe_out
 
 router = APIRouter(prefix="/v1", tags=["record"])
 
@@ -49,6 +49,20 @@ def evaluate(
         variants, user=user, per_kind=body.probes, entities=body.entities, save=body.save
     )
     return eval_out(report)
+
+
+@router.get("/eval/probes", responses=READ_ERRORS)
+def probes(
+    caller: CallerDep,
+    engine: EngineDep,
+    per_kind: Annotated[int, Query(ge=1, le=1000)] = 50,
+    entities: bool = False,
+    as_user: AsUser = None,
+) -> list[dict[str, Any]]:
+    """The probes an evaluation of the caller's store would ask (each kind's newest first)."""
+    user = caller.acting(as_user)
+    found = engine.memory.probes(user=user, per_kind=per_kind, entities=entities)
+    return [probe_out(p) for p in found]
 
 
 @router.get("/briefings/log", responses=READ_ERRORS)

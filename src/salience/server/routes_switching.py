@@ -29,7 +29,7 @@ from salience.errors import InvalidInputError
 from salience.scratch import scratch
 from salience.server import jobs
 from salience.server.guard import UPLOAD_TYPES
-from salience.server.replies import WRITE_ERRORS, AsUser, CallerDep, EngineDep
+from salience.server.replies import READ_ERRORS, WRITE_ERRORS, AsUser, CallerDep, EngineDep
 from salience.wire.models import MigrationOut
 from salience.wire.values import migration_out
 
@@ -38,6 +38,13 @@ MAX_MEMBERS = 10_000
 _URL = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*://")
 """A body that is a URL (a database's): a server connects to nothing a caller names."""
 NAMES = {"text/csv": "memories.csv", "text/markdown": "notes.md", "application/json": "export.json"}
+
+
+@router.get("/import", response_model=list[str], responses=READ_ERRORS)
+def importers(caller: CallerDep) -> list[str]:
+    """The systems whose stores or exports ``POST /v1/import/{system}`` reads (the
+    importers' registry)."""
+    return list(SYSTEMS)
 
 
 @router.post(

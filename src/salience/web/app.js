@@ -5,7 +5,8 @@
 const main = document.getElementById("main");
 // Every profile's types (from /v1/profiles once signed in): the filters and the legend.
 let TYPES = ["observation", "insight", "decision", "heuristic", "procedure", "preference", "summary"];
-const PROFILES = ["salience", "aide", "eidet", "ilab", "talome", "rae"];
+// The profiles' names, the default first (from /v1/profiles: the server's registry).
+let PROFILES = [];
 let session = { authenticated: false, local: false };
 let flash = null;  // a write's outcome, shown on the page drawn after it
 
@@ -41,8 +42,9 @@ function cookie(name) {
   return found ? decodeURIComponent(found.slice(name.length + 1)) : "";
 }
 
-// Another memory system's store or export, uploaded as it is (a folder: as a zip).
-const SYSTEMS = ["aide", "basic-memory", "claude-code", "eidet", "engram", "graphiti", "hindsight", "ilab", "letta", "mem0", "rae", "talome", "zep"];
+// Another memory system's store or export, uploaded as it is (a folder: as a zip); the
+// systems are the server's importers (GET /v1/import).
+let SYSTEMS = [];
 const UPLOADS = { zip: "application/zip", json: "application/json", af: "application/json", csv: "text/csv", md: "text/markdown" };
 
 // A long upload runs as a job on the server: it answers 202 at once (we ask it to) and the
@@ -251,7 +253,7 @@ function importPanel() {
 
 async function memories(query) {
   const state = { q: query.get("q") || "", type: query.get("type") || "", tag: query.get("tag") || "", project: query.get("project") || "",
-    status: query.get("status") || "current", profile: query.get("profile") || "salience", offset: Number(query.get("offset") || 0), user: query.get("user") || "" };
+    status: query.get("status") || "current", profile: query.get("profile") || PROFILES[0], offset: Number(query.get("offset") || 0), user: query.get("user") || "" };
   const go = (changes) => { location.hash = `#/memories?${params({ ...state, ...changes })}`; };
   const field = (name, label, node) => h("label", {}, label, node);
   const text = (name, placeholder) => h("input", { name, value: state[name], placeholder });
@@ -632,6 +634,8 @@ async function start() {
     const profiles = await api("GET", "/v1/profiles").catch(() => []);
     const ordered = [...profiles].sort((a, b) => Number(b.default) - Number(a.default));
     if (ordered.length) TYPES = [...new Set(ordered.flatMap((p) => p.types))];
+    PROFILES = ordered.map((p) => p.name);
+    SYSTEMS = await api("GET", "/v1/import").catch(() => []);
   }
   const who = document.getElementById("who");
   const rights = `${session.admin ? " (admin)" : ""}${session.read_only ? " (read-only)" : ""}`;

@@ -21,6 +21,8 @@ from salience.models import (
     Hit,
     ImportanceChange,
     ImportResult,
+    Job,
+    JobState,
     LayerMount,
     Learned,
     MaintenanceReport,
@@ -281,4 +283,23 @@ def session(data: dict[str, Any]) -> Session:
         datetime.fromisoformat(data["last_active_at"]),
         None if ended is None else datetime.fromisoformat(ended),
         data["summary_id"],
+    )
+
+
+def job(data: dict[str, Any], user: str = "") -> Job:
+    """A job as the API shows it (:func:`salience.wire.values.job_out`); ``user`` is whom it
+    was asked for (the answer does not name it)."""
+    finished = data.get("finished_at")
+    return Job(
+        data["id"],
+        user,
+        data["kind"],
+        JobState(data["state"]),
+        parse_time(data["created_at"]),
+        parse_time(data["updated_at"]),
+        data["done"],
+        data["total"],
+        None if finished is None else parse_time(finished),
+        data.get("result"),
+        data.get("error"),
     )

@@ -66,6 +66,16 @@ def _moved(moved: Moved) -> dict[str, Any]:
     }
 
 
+def probe_out(probe: Probe) -> dict[str, Any]:
+    """A probe: its kind, its query and the memories it should find."""
+    return {"kind": probe.kind, "query": probe.query, "relevant": list(probe.relevant)}
+
+
+def probe_of(data: dict[str, Any]) -> Probe:
+    """A probe from its JSON (:func:`probe_out`)."""
+    return Probe(data["kind"], data["query"], tuple(data["relevant"]))
+
+
 def eval_out(report: EvalReport) -> dict[str, Any]:
     """An evaluation: its probes, each configuration's metrics, and what moved."""
     return {
@@ -127,7 +137,7 @@ def _metrics_of(data: dict[str, Any]) -> Metrics:
 def eval_of(data: dict[str, Any]) -> EvalReport:
     """:func:`eval_out` read back (``salience.Client``): the baseline as the wire shows it,
     its time and metrics."""
-    probes = tuple(Probe(p["kind"], p["query"], tuple(p["relevant"])) for p in data["probes"])
+    probes = tuple(probe_of(p) for p in data["probes"])
     by_key = {p.key: p for p in probes}
     runs = tuple(
         Run(

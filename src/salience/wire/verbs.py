@@ -13,32 +13,32 @@ from typing import Any, Protocol, TextIO
 
 from salience.models import (
     AuditEntry,
+    Briefing,
     BriefingLog,
+    ConsolidationReport,
     DayCount,
     Decision,
     EvalReport,
     ImportResult,
+    Job,
     LayerMount,
+    MaintenanceReport,
     MemoryGraph,
     MemoryRecord,
     MigrationReport,
     PackIdentity,
     PackImport,
     PackManifest,
+    Probe,
     Recalled,
     Session,
+    SessionStart,
     Stats,
     UpdateLink,
     Variant,
     WriteResult,
 )
 from salience.scores import ContextScore
-from salience.wire.decode import (
-    Briefing,
-    ConsolidationReport,
-    MaintenanceReport,
-    SessionStart,
-)
 
 
 class Verbs(Protocol):
@@ -326,4 +326,26 @@ class Verbs(Protocol):
 
     def unmount(self, name: str) -> LayerMount:
         """Stop searching a mounted layer."""
+        ...
+
+    # -- running the store: jobs, erasure, an evaluation's probes ----------------------------
+
+    def job(self, job_id: str) -> Job:
+        """The job with this id as it stands."""
+        ...
+
+    def jobs(self, *, limit: int = 50) -> builtins.list[Job]:
+        """The user's jobs, newest first."""
+        ...
+
+    def cancel_job(self, job_id: str) -> Job:
+        """Ask a job to stop."""
+        ...
+
+    def erase_user(self, user: str) -> dict[str, Any]:
+        """Erase everything ``user`` ever stored; the receipt."""
+        ...
+
+    def probes(self, *, per_kind: int = 50, entities: bool = False) -> builtins.list[Probe]:
+        """The probes an evaluation would ask."""
         ...
