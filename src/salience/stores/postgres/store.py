@@ -9,72 +9,18 @@ from datetime import datetime
 from typing import Any
 
 from salience.clock import format_time
-from salience.models import ApiKey, AuditEntry, Job, LayerMount, MemoryRecord, Session, Stats
+from salience.models import MemoryRecord, Stats
 from salience.stores.base import ERASED_RESULT, RowChanges
 from salience.stores.postgres.vectors import VectorRows
 from salience.stores.rows import (
     COLUMNS,
-    JOB_COLUMNS,
-    audit_of,
-    audit_row,
     from_row,
-    job_of,
-    job_row,
-    key_of,
-    key_row,
-    session_of,
 )
-from salience.stores.updates import UpdateRows
-
-_JOB_COLUMNS = JOB_COLUMNS.replace("user", '"user"')
+from salience.stores.shared import SharedRows
 
 
-class PostgresStore(VectorRows, UpdateRows):
+class PostgresStore(VectorRows, SharedRows):
     """A salience store in a PostgreSQL database (see :mod:`.connection` for concurrency)."""
-
-    def open_session(self, user: str) -> Session | None:
-        """The user's most recently active session that has not ended."""
-        rows = self._rows(
-            'SELECT id, "user", started_at, last_active_at, ended_at, summary_id FROM sessions '
-            'WHERE "user" = %s AND ended_at IS NULL ORDER BY last_active_at DESC LIMIT 1',
-            (user,),
-        )
-        return session_of(rows[0]) if rows else None
-
-    def sessions(self) -> builtins.list[Session]:
-        """Every session, ended ones too, oldest first."""
-        rows = self._rows(
-            'SELECT id, "user", started_at, last_active_at, ended_at, summary_id FROM sessions '
-            "ORDER BY started_at, id"
-        )
-        return [session_of(row) for row in rows]
-
-    def save_session(self, session: Session) -> None:
-        """Insert or overwrite a session."""
-        values = (
-            session.id,
-            session.user,
-            format_time(session.started_at),
-            format_time(session.last_active_at),
-            format_time(session.ended_at) if session.ended_at else None,
-            session.summary_id,
-        )
-        with self.transaction():
-            self._exec(
-                "INSERT INTO sessions VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE "
-                'SET "user" = excluded."user", started_at = excluded.started_at, '
-                "last_active_at = excluded.last_active_at, ended_at = excluded.ended_at, "
-                "summary_id = excluded.summary_id",
-                values,
-            )
-
-    def touch_session(self, session_id: str, now: datetime) -> None:
-        """Mark an open session as active now (no-op for unknown or ended sessions)."""
-        with self.transaction():
-            self._exec(
-                "UPDATE sessions SET last_active_at = %s WHERE id = %s AND ended_at IS NULL",
-                (format_time(now), session_id),
-            )
 
     def change_marker(self) -> tuple[int, int]:
         """Differs after any write transaction of any process, or a vector write here."""
@@ -127,21 +73,6 @@ class PostgresStore(VectorRows, UpdateRows):
 
         return self._at_one_moment(read)
 
-    def importance_bases(self) -> dict[str, tuple[float, datetime]]:
-        """Every stored decay base: memory id -> (importance, when it was set)."""
-        rows = self._rows("SELECT memory_id, importance, set_at FROM importance_base")
-        return {str(r[0]): (float(r[1]), datetime.fromisoformat(r[2])) for r in rows}
-
-    def set_importance_base(self, memory_id: str, importance: float, set_at: datetime) -> None:
-        """Record the importance a person or feedback set, and when."""
-        with self.transaction():
-            self._exec(
-                "INSERT INTO importance_base (memory_id, importance, set_at) VALUES (%s, %s, %s) "
-                "ON CONFLICT (memory_id) DO UPDATE SET importance = excluded.importance, "
-                "set_at = excluded.set_at",
-                (memory_id, importance, format_time(set_at)),
-            )
-
     def orphans(self, *, delete: bool) -> dict[str, int]:
         """Rows of derived tables whose memory is gone (foreign keys keep them away here; the
         check is the SQLite store's, for the same report)."""
@@ -161,68 +92,6 @@ class PostgresStore(VectorRows, UpdateRows):
                         self._exec(f"DELETE FROM {table} WHERE {where}")
         return found
 
-    def append_audit(self, entries: Sequence[AuditEntry]) -> None:
-        """Append entries to the audit log (inside the caller's transaction, if any)."""
-        rows = [audit_row(e) for e in entries]
-        with self.transaction():
-            self._execmany(
-                'INSERT INTO audit_log (at, memory_id, action, actor, detail, "user") '
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                rows,
-            )
-
-    def audit_entries(
-        self, memory_id: str | None, limit: int | None, user: str | None = None
-    ) -> builtins.list[AuditEntry]:
-        """Audit entries, newest first; only one memory's with ``memory_id``, only one user's
-        with ``user``."""
-        sql = 'SELECT seq, at, memory_id, action, actor, detail, "user" FROM audit_log WHERE TRUE'
-        params: list[object] = []
-        if memory_id is not None:
-            sql += " AND memory_id = %s"
-            params.append(memory_id)
-        if user is not None:
-            sql += ' AND "user" = %s'
-            params.append(user)
-        sql += " ORDER BY seq DESC LIMIT %s"
-        params.append(limit)
-        return [audit_of(r) for r in self._rows(sql, params)]
-
-    def audit_page(self, after: int, limit: int) -> builtins.list[AuditEntry]:
-        """The first ``limit`` audit entries numbered above ``after``, oldest first."""
-        sql = (
-            'SELECT seq, at, memory_id, action, actor, detail, "user" FROM audit_log '
-            "WHERE seq > %s ORDER BY seq LIMIT %s"
-        )
-        return [audit_of(r) for r in self._rows(sql, (after, limit))]
-
-    def save_key(self, key: ApiKey) -> None:
-        """Insert or overwrite an API key's record (its hash, never the key)."""
-        with self.transaction():
-            self._exec("DELETE FROM api_keys WHERE id = %s", (key.id,))
-            self._exec(
-                "INSERT INTO api_keys VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                key_row(key),
-            )
-
-    def api_keys(self) -> builtins.list[ApiKey]:
-        """Every API key record, revoked ones too, oldest first."""
-        return self._keys("TRUE", ())
-
-    def api_key(self, key_id: str) -> ApiKey | None:
-        """The API key record with this public id, or None."""
-        found = self._keys("id = %s", (key_id,))
-        return found[0] if found else None
-
-    def _keys(self, where: str, params: Sequence[object]) -> builtins.list[ApiKey]:
-        rows = self._rows(
-            'SELECT id, secret_hash, "user", read_only, admin, created_at, revoked_at, label, '
-            "source "
-            f"FROM api_keys WHERE {where} ORDER BY created_at, id",
-            params,
-        )
-        return [key_of(r) for r in rows]
-
     def _trace_rows(self, sql: str, params: Sequence[object]) -> builtins.list[Any]:
         return self._rows(sql.replace("?", "%s"), params)
 
@@ -231,34 +100,6 @@ class PostgresStore(VectorRows, UpdateRows):
 
     def _trace_execmany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
         self._execmany(sql.replace("?", "%s"), rows)
-
-    def save_job(self, job: Job) -> None:
-        """Insert or overwrite a job."""
-        marks = ", ".join("%s" for _ in job_row(job))
-        with self.transaction():
-            self._exec(
-                f"INSERT INTO jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT (id) DO UPDATE "
-                "SET state = excluded.state, updated_at = excluded.updated_at, "
-                "done = excluded.done, total = excluded.total, "
-                "finished_at = excluded.finished_at, result = excluded.result, "
-                "error = excluded.error, owner = excluded.owner",
-                job_row(job),
-            )
-
-    def job(self, job_id: str) -> Job | None:
-        """The job with this id, or None."""
-        rows = self._rows(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = %s", (job_id,))
-        return job_of(rows[0]) if rows else None
-
-    def jobs(self, user: str | None, limit: int) -> builtins.list[Job]:
-        """The newest jobs first, of one user with ``user``, at most ``limit``."""
-        where, params = ('"user" = %s', [user]) if user is not None else ("TRUE", [])
-        rows = self._rows(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {where} "
-            "ORDER BY created_at DESC, id DESC LIMIT %s",
-            [*params, limit],
-        )
-        return [job_of(row) for row in rows]
 
     def scrub_job_results(self, memory_ids: Sequence[str]) -> int:
         """Replace the result of every job naming one of ``memory_ids`` (see the protocol;
@@ -270,55 +111,6 @@ class PostgresStore(VectorRows, UpdateRows):
                 "UPDATE jobs SET result = %s WHERE result IS NOT NULL AND result LIKE ANY(%s)",
                 (ERASED_RESULT, [f"%{memory_id}%" for memory_id in memory_ids]),
             )
-
-    def delete_jobs(self, finished_before: datetime) -> int:
-        """Forget the jobs that finished before ``finished_before``; how many."""
-        with self.transaction():
-            return self._exec(
-                "DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < %s",
-                (format_time(finished_before),),
-            )
-
-    def get_meta(self, key: str) -> str | None:
-        """A value of the store's own settings table (e.g. the embedder identity)."""
-        rows = self._rows("SELECT value FROM store_meta WHERE key = %s", (key,))
-        return None if not rows else str(rows[0][0])
-
-    def all_meta(self) -> dict[str, str]:
-        """Every value of the store's settings table."""
-        return {
-            str(k): str(v) for k, v in self._rows("SELECT key, value FROM store_meta ORDER BY key")
-        }
-
-    def set_meta(self, key: str, value: str | None) -> None:
-        """Set (or, with None, remove) a value of the store's settings table."""
-        with self.transaction():
-            if value is None:
-                self._exec("DELETE FROM store_meta WHERE key = %s", (key,))
-            else:
-                self._exec(
-                    "INSERT INTO store_meta (key, value) VALUES (%s, %s) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    (key, value),
-                )
-
-    def layers(self) -> builtins.list[LayerMount]:
-        """The read-only stores mounted beside this one, by name."""
-        rows = self._rows("SELECT name, kind, path, mounted_at FROM layers ORDER BY name")
-        return [LayerMount(r[0], r[1], r[2], datetime.fromisoformat(r[3])) for r in rows]
-
-    def mount_layer(self, mount: LayerMount) -> None:
-        """Record a mounted layer (its name and path must be new here)."""
-        with self.transaction():
-            self._exec(
-                "INSERT INTO layers (name, kind, path, mounted_at) VALUES (%s, %s, %s, %s)",
-                (mount.name, mount.kind, mount.path, format_time(mount.mounted_at)),
-            )
-
-    def unmount_layer(self, name: str) -> bool:
-        """Forget a mounted layer; False if none has that name. Its file is untouched."""
-        with self.transaction():
-            return self._exec("DELETE FROM layers WHERE name = %s", (name,)) > 0
 
     def created_per_day(self, since: datetime, user: str | None = None) -> dict[str, int]:
         """Memories created per UTC day from ``since`` on (see :class:`Store`)."""

@@ -8,10 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from salience.clock import format_time
-from salience.models import Job
 from salience.stores.base import ERASED_RESULT
-from salience.stores.rows import JOB_COLUMNS, job_of, job_row
 from salience.stores.sqlite.erasing import ErasingRows
 from salience.stores.traces import TraceRows
 
@@ -44,36 +41,6 @@ class JobRows(ErasingRows, TraceRows):
             with self._errors():
                 self._conn.executemany(sql, rows)
 
-    def save_job(self, job: Job) -> None:
-        """Insert or overwrite a job (a cancel asked meanwhile stays asked)."""
-        marks = ", ".join("?" for _ in job_row(job))
-        kept = ", ".join(f"{c} = excluded.{c}" for c in JOB_COLUMNS.split(", ")[3:])
-        with self.transaction(), self._errors():
-            self._conn.execute(
-                f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES ({marks}) "
-                f"ON CONFLICT (id) DO UPDATE SET {kept}",
-                job_row(job),
-            )
-
-    def job(self, job_id: str) -> Job | None:
-        """The job with this id, or None."""
-        with self._errors():
-            row = self._conn.execute(
-                f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)
-            ).fetchone()
-        return None if row is None else job_of(row)
-
-    def jobs(self, user: str | None, limit: int) -> builtins.list[Job]:
-        """The newest jobs first, of one user with ``user``, at most ``limit``."""
-        where, params = ("user = ?", [user]) if user is not None else ("1", [])
-        with self._errors():
-            rows = self._conn.execute(
-                f"SELECT {JOB_COLUMNS} FROM jobs WHERE {where} "
-                "ORDER BY created_at DESC, id DESC LIMIT ?",
-                [*params, limit],
-            ).fetchall()
-        return [job_of(row) for row in rows]
-
     def scrub_job_results(self, memory_ids: Sequence[str]) -> int:
         """Replace the result of every job naming one of ``memory_ids`` (see the protocol),
         zeroing the pages the old results held."""
@@ -88,12 +55,3 @@ class JobRows(ErasingRows, TraceRows):
                 )
                 changed += int(cursor.rowcount)
         return changed
-
-    def delete_jobs(self, finished_before: datetime) -> int:
-        """Forget the jobs that finished before ``finished_before``; how many."""
-        with self.transaction(), self._errors():
-            cursor = self._conn.execute(
-                "DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?",
-                (format_time(finished_before),),
-            )
-        return int(cursor.rowcount)

@@ -17,56 +17,15 @@ from pathlib import Path
 from typing import cast
 
 from salience.clock import format_time
-from salience.models import ApiKey, AuditEntry, LayerMount, MemoryRecord, Session, Stats
+from salience.models import MemoryRecord, Stats
 from salience.stores.base import RowChanges
-from salience.stores.rows import audit_of, audit_row, key_of, key_row, session_of
+from salience.stores.shared import SharedRows
 from salience.stores.sqlite.jobs import JobRows
 from salience.stores.sqlite.rows import COLUMNS, counters, from_row
-from salience.stores.updates import UpdateRows
 
 
-class SQLiteStore(JobRows, UpdateRows):
+class SQLiteStore(JobRows, SharedRows):
     """A salience store in one SQLite file (see :mod:`.connection` for concurrency)."""
-
-    def open_session(self, user: str) -> Session | None:
-        """The user's most recently active session that has not ended."""
-        with self._errors():
-            row = self._conn.execute(
-                "SELECT id, user, started_at, last_active_at, ended_at, summary_id FROM sessions "
-                "WHERE user = ? AND ended_at IS NULL ORDER BY last_active_at DESC LIMIT 1",
-                (user,),
-            ).fetchone()
-        return None if row is None else session_of(row)
-
-    def save_session(self, session: Session) -> None:
-        """Insert or overwrite a session."""
-        values = (
-            session.id,
-            session.user,
-            format_time(session.started_at),
-            format_time(session.last_active_at),
-            format_time(session.ended_at) if session.ended_at else None,
-            session.summary_id,
-        )
-        with self.transaction(), self._errors():
-            self._conn.execute("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", values)
-
-    def sessions(self) -> builtins.list[Session]:
-        """Every session, ended ones too, oldest first."""
-        with self._errors():
-            rows = self._conn.execute(
-                "SELECT id, user, started_at, last_active_at, ended_at, summary_id FROM sessions "
-                "ORDER BY started_at, id"
-            ).fetchall()
-        return [session_of(row) for row in rows]
-
-    def touch_session(self, session_id: str, now: datetime) -> None:
-        """Mark an open session as active now (no-op for unknown or ended sessions)."""
-        with self.transaction(), self._errors():
-            self._conn.execute(
-                "UPDATE sessions SET last_active_at = ? WHERE id = ? AND ended_at IS NULL",
-                (format_time(now), session_id),
-            )
 
     def set_vector(self, memory_id: str, vector: bytes) -> None:
         """Store (or replace) the memory's embedding; it gets a new, higher ``vseq``."""
@@ -202,23 +161,6 @@ class SQLiteStore(JobRows, UpdateRows):
             ).fetchone()
         return int(row[0])
 
-    def importance_bases(self) -> dict[str, tuple[float, datetime]]:
-        """Every stored decay base: memory id -> (importance, when it was set)."""
-        with self._errors():
-            rows = self._conn.execute(
-                "SELECT memory_id, importance, set_at FROM importance_base"
-            ).fetchall()
-        return {str(r[0]): (float(r[1]), datetime.fromisoformat(r[2])) for r in rows}
-
-    def set_importance_base(self, memory_id: str, importance: float, set_at: datetime) -> None:
-        """Record the importance a person or feedback set, and when."""
-        with self.transaction(), self._errors():
-            self._conn.execute(
-                "INSERT OR REPLACE INTO importance_base (memory_id, importance, set_at) "
-                "VALUES (?, ?, ?)",
-                (memory_id, importance, format_time(set_at)),
-            )
-
     def orphans(self, *, delete: bool) -> dict[str, int]:
         """Rows of derived tables whose memory is gone, by table (removed when ``delete``)."""
         checks = {
@@ -239,114 +181,6 @@ class SQLiteStore(JobRows, UpdateRows):
                         if table == "memory_vectors":
                             self._vector_writes += 1
         return found
-
-    def append_audit(self, entries: Sequence[AuditEntry]) -> None:
-        """Append entries to the audit log (inside the caller's transaction, if any)."""
-        rows = [audit_row(e) for e in entries]
-        with self.transaction(), self._errors():
-            self._conn.executemany(
-                "INSERT INTO audit_log (at, memory_id, action, actor, detail, user) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-
-    def audit_entries(
-        self, memory_id: str | None, limit: int | None, user: str | None = None
-    ) -> builtins.list[AuditEntry]:
-        """Audit entries, newest first; only one memory's with ``memory_id``, only one user's
-        with ``user``."""
-        sql = "SELECT seq, at, memory_id, action, actor, detail, user FROM audit_log WHERE 1"
-        params: list[object] = []
-        if memory_id is not None:
-            sql += " AND memory_id = ?"
-            params.append(memory_id)
-        if user is not None:
-            sql += " AND user = ?"
-            params.append(user)
-        sql += " ORDER BY seq DESC"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        with self._errors():
-            rows = self._conn.execute(sql, params).fetchall()
-        return [audit_of(r) for r in rows]
-
-    def audit_page(self, after: int, limit: int) -> builtins.list[AuditEntry]:
-        """The first ``limit`` audit entries numbered above ``after``, oldest first."""
-        columns = "seq, at, memory_id, action, actor, detail, user"
-        sql = f"SELECT {columns} FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?"
-        with self._errors():
-            return [audit_of(r) for r in self._conn.execute(sql, (after, limit))]
-
-    def save_key(self, key: ApiKey) -> None:
-        """Insert or overwrite an API key's record (its hash, never the key)."""
-        with self.transaction(), self._errors():
-            self._conn.execute(
-                "INSERT OR REPLACE INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                key_row(key),
-            )
-
-    def api_keys(self) -> builtins.list[ApiKey]:
-        """Every API key record, revoked ones too, oldest first."""
-        return self._keys("1", ())
-
-    def api_key(self, key_id: str) -> ApiKey | None:
-        """The API key record with this public id, or None."""
-        found = self._keys("id = ?", (key_id,))
-        return found[0] if found else None
-
-    def _keys(self, where: str, params: Sequence[object]) -> builtins.list[ApiKey]:
-        with self._errors():
-            rows = self._conn.execute(
-                f"SELECT * FROM api_keys WHERE {where} ORDER BY created_at, id", params
-            ).fetchall()
-        return [key_of(r) for r in rows]
-
-    def get_meta(self, key: str) -> str | None:
-        """A value of the store's own settings table (e.g. the embedder identity)."""
-        with self._errors():
-            row = self._conn.execute(
-                "SELECT value FROM store_meta WHERE key = ?", (key,)
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def all_meta(self) -> dict[str, str]:
-        """Every value of the store's settings table."""
-        with self._errors():
-            rows = self._conn.execute("SELECT key, value FROM store_meta ORDER BY key").fetchall()
-        return {str(k): str(v) for k, v in rows}
-
-    def set_meta(self, key: str, value: str | None) -> None:
-        """Set (or, with None, remove) a value of the store's settings table."""
-        with self.transaction(), self._errors():
-            if value is None:
-                self._conn.execute("DELETE FROM store_meta WHERE key = ?", (key,))
-            else:
-                self._conn.execute(
-                    "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)", (key, value)
-                )
-
-    def layers(self) -> builtins.list[LayerMount]:
-        """The read-only stores mounted beside this one, by name."""
-        with self._errors():
-            rows = self._conn.execute(
-                "SELECT name, kind, path, mounted_at FROM layers ORDER BY name"
-            ).fetchall()
-        return [LayerMount(r[0], r[1], r[2], datetime.fromisoformat(r[3])) for r in rows]
-
-    def mount_layer(self, mount: LayerMount) -> None:
-        """Record a mounted layer (its name and path must be new here)."""
-        with self.transaction(), self._errors():
-            self._conn.execute(
-                "INSERT INTO layers (name, kind, path, mounted_at) VALUES (?, ?, ?, ?)",
-                (mount.name, mount.kind, mount.path, format_time(mount.mounted_at)),
-            )
-
-    def unmount_layer(self, name: str) -> bool:
-        """Forget a mounted layer; False if none has that name. Its file is untouched."""
-        with self.transaction(), self._errors():
-            cursor = self._conn.execute("DELETE FROM layers WHERE name = ?", (name,))
-        return cursor.rowcount > 0
 
     def created_per_day(self, since: datetime, user: str | None = None) -> dict[str, int]:
         """Memories created per UTC day from ``since`` on (see :class:`Store`)."""
