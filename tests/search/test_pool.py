@@ -162,3 +162,35 @@ def test_a_memory_found_twice_is_one_candidate_with_both_scores() -> None:
     assert np.isnan(fused.similarity[0])
     assert fused.similarity[1:].tolist() == [0.9, 0.5]
     assert fused.relevance.fused.tolist() == [0.5, 0.5, 0.0]
+
+
+def test_columns_join_the_pool_in_its_order_and_drop_rows_gone() -> None:
+    # Two sources (the store, a layer) interleaved in the pool; one row deleted since found.
+    lexical = pool.Found()
+    lexical.add(0, [(10, "a", 5.0)])
+    lexical.add(1, [(20, "x", 4.0)])
+    lexical.add(0, [(11, "b", 3.0)])
+    lexical.add(1, [(21, "y", 2.0)])
+    found = pool.fuse(RecallPlan(fusion="weighted"), lexical, pool.Found())
+    assert found.ids == ["a", "x", "b", "y"]
+    stored = {10: "a", 11: "b", 20: "x"}  # (row 21 is gone)
+    vocab = Columns.from_records([]).vocab  # (one vocabulary: the briefing's)
+
+    def read(source: int, seqs: list[int]) -> Any:
+        here = [s for s in seqs if s in stored]
+        records = [replace(_memory(stored[s]), layer=str(source)) for s in here]
+        columns = Columns.from_records(records, vocab)
+        return columns, np.array([i for i, s in enumerate(seqs) if s in stored], dtype=np.intp)
+
+    joined = pool.with_columns(found, read)
+    assert joined is not None
+    kept, columns = joined
+    assert kept.ids == ["a", "x", "b"]
+    assert len(columns.created) == 3
+    assert pool.with_columns(pool.fuse(RecallPlan(), pool.Found(), pool.Found()), read) is None
+
+
+def _memory(memory_id: str) -> MemoryRecord:
+    from tests.factory import record
+
+    return replace(record(f"memory {memory_id} text"), id=memory_id)

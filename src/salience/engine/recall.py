@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -18,10 +17,10 @@ from salience.engine.record import FULL_TEXT_ONLY, QUERY_VECTORS, SETTINGS
 from salience.engine.updating import Updating
 from salience.errors import EmbedderError, InvalidInputError
 from salience.lazy import lazy_module
-from salience.models import LOCAL_LAYER, Degraded, Hit, Learned, MemoryRecord, Recalled, UserScope
+from salience.models import LOCAL_LAYER, Degraded, Hit, MemoryRecord, Recalled, UserScope
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
 from salience.search.fusion import LEXICAL, fuse, rank_candidates
-from salience.search.pool import Found, Pool, choose, hit, neighbour_slots, spread
+from salience.search.pool import Found, Pool, choose, hit, neighbour_slots, spread, with_columns
 from salience.search.pool import fuse as fuse_rows
 from salience.sharing.layers import Layer
 from salience.stores.base import MemoryFilter
@@ -221,26 +220,11 @@ class Recall(Updating):
         """The pool scored as columns by the profile's search score (then its selection): the
         records of the hits alone are read, and their scores explained. ``reranking``: the
         query, when the learned model scores the best of them again first."""
-        kept: builtins.list[npt.NDArray[np.intp]] = []
-        parts = []
-        for index, layer in enumerate((None, *layers)):
-            mine = np.array([i for i, s in enumerate(pool.source) if s == index], dtype=np.intp)
-            if len(mine):
-                columns, found = self._briefings.rows(layer, [pool.seqs[i] for i in mine])
-                parts.append(columns)
-                kept.append(mine[found])
-        if not parts:
+        sources = (None, *layers)
+        joined = with_columns(pool, lambda i, seqs: self._briefings.rows(sources[i], seqs))
+        if joined is None:
             return []
-        columns = parts[0]
-        for part in parts[1:]:
-            columns = columns.extended(part)
-        rows = np.concatenate(kept)
-        if bool(np.all(rows[1:] > rows[:-1])):  # one source: already in the pool's order
-            if len(rows) < len(pool):
-                pool = pool.taken(rows)  # (some deleted since they were found)
-        else:
-            back = np.argsort(rows, kind="stable")  # (the pool's order: full ties keep it)
-            columns, pool = columns.take(back), pool.taken(rows[back])
+        pool, columns = joined
         if reranking is not None:
             return self._reranked(
                 reranking, pool, columns, rules, now, settings, limit, flt, layers
@@ -265,48 +249,14 @@ class Recall(Updating):
         layers: Sequence[Layer],
     ) -> builtins.list[Hit]:
         """The fusion's best ``depth`` candidates (in its order), scored again by the learned
-        model; its relevance replaces the fused one in the profile's search score."""
+        model (:mod:`salience.search.learned`); its records are read here."""
         from salience.search import rerank
-        from salience.text_dates import resolve
+        from salience.search.learned import rescored
 
         model = rerank.load()
         best = choose(pool, columns, rules, now, settings, max(model.depth, limit))
         read = self._pool_records(pool, best, flt, layers)
-        rows = np.array([b for b, r in zip(best, read, strict=True) if r is not None], np.intp)
-        records = [r for r in read if r is not None]  # (others deleted since they were found)
-        pool, columns = pool.taken(rows), columns.take(rows)
-        r = pool.relevance
-        found = rerank.Candidates(
-            r.lexical,
-            r.lexical_hit,
-            r.vector,
-            pool.similarity,
-            pool.own,
-            r.fused,
-            columns.line_length,
-            columns.session,
-            np.array(["?" in record.content for record in records], dtype=np.bool_),
-            columns.created,
-            tuple(resolve(query, now)) if rules.recall.dated else (),
-        )
-        raw = rerank.signals(query, found, rules.recall.context_weight)
-        sink = rerank.SINK.get()
-        if sink is not None:
-            sink.append((list(pool.ids), raw))
-        inputs = rerank.features(raw)
-        logits = model.logits(inputs)
-        relevance, low, high = rerank.normalised(logits)
-        learned = pool.relearned(relevance)
-        hits: builtins.list[Hit] = []
-        for row in choose(learned, columns, rules, now, settings, limit):
-            found_hit = hit(learned, row, records[row], len(hits) + 1, rules, now, settings)
-            terms = zip(rerank.FEATURE_NAMES, inputs[row].tolist(), model.weights, strict=True)
-            why = Learned(
-                float(r.fused[row]), model.bias, tuple(terms), float(logits[row]), low, high
-            )
-            assert found_hit.relevance is not None
-            hits.append(replace(found_hit, relevance=replace(found_hit.relevance, learned=why)))
-        return hits
+        return rescored(query, model, pool, columns, best, read, rules, now, settings, limit)
 
     def _pool_records(
         self, pool: Pool, rows: Iterable[int], flt: MemoryFilter, layers: Sequence[Layer]

@@ -360,3 +360,31 @@ def order(values: Floats, ids: Sequence[str]) -> npt.NDArray[np.intp]:
     keys = np.array(ids)
     result: npt.NDArray[np.intp] = np.lexsort((keys, -values))
     return result
+
+
+def with_columns(
+    pool: Pool, read: Callable[[int, list[int]], tuple[Columns, npt.NDArray[np.intp]]]
+) -> tuple[Pool, Columns] | None:
+    """The pool with the briefing columns of its rows, in the pool's order: ``read(source,
+    seqs)`` gives a source's columns for those row numbers and which of them it found (one
+    deleted since it was found is dropped). None when none is left."""
+    kept: list[npt.NDArray[np.intp]] = []
+    parts = []
+    for index in sorted(set(pool.source)):
+        mine = np.array([i for i, s in enumerate(pool.source) if s == index], dtype=np.intp)
+        columns, found = read(index, [pool.seqs[i] for i in mine])
+        parts.append(columns)
+        kept.append(mine[found])
+    if not parts:
+        return None
+    columns = parts[0]
+    for part in parts[1:]:
+        columns = columns.extended(part)
+    rows = np.concatenate(kept)
+    if bool(np.all(rows[1:] > rows[:-1])):  # one source: already in the pool's order
+        if len(rows) < len(pool):
+            pool = pool.taken(rows)  # (some deleted since they were found)
+    else:
+        back = np.argsort(rows, kind="stable")  # (the pool's order: full ties keep it)
+        columns, pool = columns.take(back), pool.taken(rows[back])
+    return pool, columns
