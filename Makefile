@@ -34,11 +34,12 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# Everything, in two runs: the tests that start processes or a browser one at a time (their
-# bounds are timed), the rest on both cores (-n 2: 4m49s instead of about 9 minutes here).
+# Everything, in two runs on both cores (-n 2): the tests that start processes or a browser
+# apart from the rest (their servers and browsers are not shared with the in-process tests).
+# No test decides by a timer, so two at a time is as sure as one.
 test: lint
 	$(VENV)/bin/pytest -q -n 2 -m "not (process or browser or real)"
-	$(VENV)/bin/pytest -q -m "process or browser"
+	$(VENV)/bin/pytest -q -n 2 -m "process or browser"
 
 # Importers against stores the real programs write (mem0, basic-memory), each installed from
 # PyPI into a venv of its own: minutes, so apart from `make test` (CI runs both).

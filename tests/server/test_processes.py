@@ -33,9 +33,7 @@ def server(home: Path, env: dict[str, str]) -> Any:
     return running(home, env=env)
 
 
-def test_a_write_in_one_process_is_recalled_in_another_within_a_second(
-    tmp_path: Path, store_url: str
-) -> None:
+def test_a_write_in_one_process_is_recalled_in_another(tmp_path: Path, store_url: str) -> None:
     home = tmp_path / "home"
     env = _env(store_url, embedder=True)
     with (
