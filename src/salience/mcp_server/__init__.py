@@ -1,30 +1,23 @@
 """The MCP face: ``salience mcp`` (stdio) and :func:`create_mcp_server`, on the official SDK.
 
-The SDK is imported when a server is made, not when this package is: the CLI reads the tool
-sets' names (:mod:`.registry`) on every call.
+The SDK is imported when a server is made (:mod:`.app`), not when this package is: the CLI
+reads the tool sets' names (:mod:`.registry`) on every call.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from salience.mcp_server.registry import DEFAULT
-
 if TYPE_CHECKING:
-    from mcp.server import MCPServer
+    from salience.mcp_server.app import create_mcp_server
 
-    from salience.engine.memory import Memory
+__all__ = ["create_mcp_server"]
 
 
-def create_mcp_server(
-    memory: Memory,
-    *,
-    tools: str = DEFAULT,
-    user: str | None = None,
-    profile: str | None = None,
-    project: str | None = None,
-) -> MCPServer:
-    """An MCP server over ``memory`` with one tool set (see :func:`.app.create_mcp_server`)."""
-    from salience.mcp_server.app import create_mcp_server as create
+def __getattr__(name: str) -> object:
+    """``create_mcp_server``, imported on first use (with the SDK)."""
+    if name == "create_mcp_server":
+        from salience.mcp_server.app import create_mcp_server
 
-    return create(memory, tools=tools, user=user, profile=profile, project=project)
+        return create_mcp_server
+    raise AttributeError(f"module 'salience.mcp_server' has no attribute {name!r}")
