@@ -62,3 +62,10 @@ def test_a_tool_is_called_on_its_own_through_the_shell_set_for_it(tmp_path: Path
             SHELL.reset(token)
         assert memory.list(user="alice")[0].content.startswith("The staging API")
     assert "8080" in str(found.content)
+
+
+def test_a_tool_called_outside_a_server_says_where_its_shell_comes_from() -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    with pytest.raises(ToolError, match="inside a server made by create_mcp_server"):
+        native.stats()

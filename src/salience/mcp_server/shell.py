@@ -96,8 +96,14 @@ SHELL: ContextVar[Shell] = ContextVar("salience_mcp_shell")
 
 
 def current() -> Shell:
-    """The shell the tool being called acts through: its server's engine, user and defaults."""
-    return SHELL.get()
+    """The shell the tool being called acts through: its server's engine, user and defaults
+    (a tool called outside a server is told where its shell comes from)."""
+    shell = SHELL.get(None)
+    if shell is None:
+        raise ToolError(
+            "this tool runs inside a server made by create_mcp_server (or with SHELL set)"
+        )
+    return shell
 
 
 @dataclass(frozen=True)
