@@ -5,7 +5,8 @@ loop a user's agent runs is simulated: every question is a recorded recall, its 
 the memories then used (a trace and ``used`` feedback, written to the record as the engine
 writes them; the memories themselves are not touched, so no profile's score moves). Then:
 
-* ``salience eval`` (``Memory.evaluate``) runs its probes under each of the six profiles, as
+* ``salience eval`` (``salience.evaluation.evaluate``) runs its probes under each of the six
+  profiles, as
   of the day after the conversation (as ``bench/locomo.py`` asks);
 * the same questions are asked as ``bench/locomo.py`` asks them (``touch=False``) and scored
   the same way.
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import machine, print_table, write_results
 from locomo import K, _gold, evaluate, load_store, turns
 from salience import Config, Memory, Variant
+from salience.evaluation import evaluate as evaluated
 from salience.ids import new_ulid
 from salience.models import Feedback, Trace, TraceHit
 from salience.stores.traces import RECALL
@@ -98,7 +100,7 @@ def run(path: Path, embedder: str) -> dict[str, Any]:
                 engine.store.save_feedback(used)
                 started = time.perf_counter()
                 variants = [Variant(p, profile=p, as_of=as_of) for p in PROFILES]
-                report = engine.evaluate(variants, per_kind=10_000)
+                report = evaluated(engine, variants, per_kind=10_000)
                 eval_seconds.append(time.perf_counter() - started)
                 for run in report.runs[1:]:
                     by_eval[run.variant.label] += [run.metrics.recall_at_10] * run.metrics.probes

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_store import TextMaker
 from common import machine, print_table, write_results
 from salience import Config, Memory
+from salience.evaluation import probes as drawn
 
 
 def build(memory: Memory, size: int, maker: TextMaker) -> None:
@@ -68,7 +69,7 @@ def main() -> None:
         config = Config(home=Path(tmp), embedder=args.embedder, signal_gate=False)
         with Memory.open(config=config) as memory:
             build(memory, args.size, maker)
-            probes = memory.probes(entities=args.entities)
+            probes = drawn(memory, entities=args.entities)
         # As a user runs it: `salience eval` in a new process (start, open, model, probes).
         command = [sys.executable, "-m", "salience", "eval", "--json", "--home", tmp]
         command += ["--entities"] if args.entities else []

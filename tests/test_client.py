@@ -16,6 +16,7 @@ from salience import (
     Outcome,
     Variant,
 )
+from salience.evaluation import evaluate, probes
 from salience.server.app import create_app
 from tests.conftest import FakeClock
 from tests.loopback import local_client
@@ -108,18 +109,20 @@ def test_evaluation_and_briefing_log_answer_the_same_values(
     memory.briefing(session_id="s1")
     hits = memory.search("how do deploys go out")
     memory.feedback(hits[0].record.id, used=True)
-    assert remote.evaluate() == memory.evaluate()
+    assert remote.evaluate() == evaluate(
+        memory,
+    )
     other = Variant("older prior", profile="aide", recall_prior=0.3)
-    remote_report, local = remote.evaluate([other]), memory.evaluate([other])
+    remote_report, local = remote.evaluate([other]), evaluate(memory, [other])
     assert remote_report == local
     assert remote_report.runs[1].variant.label == "older prior"
     assert {p.kind for p in local.probes} >= {"recorded", "supersession", "decision"}
     assert remote.briefing_log() == memory.briefing_log()
     assert remote.briefing_log().entries  # the session's briefing is in it
     text_only = Variant("text only", embedder="none")
-    assert remote.evaluate([text_only]) == memory.evaluate([text_only])
+    assert remote.evaluate([text_only]) == evaluate(memory, [text_only])
     weighed = Variant("weighed", profile="rae", settings=(("rae_half_life_hours", "2"),))
-    assert remote.evaluate([weighed]) == memory.evaluate([weighed])
+    assert remote.evaluate([weighed]) == evaluate(memory, [weighed])
     with pytest.raises(InvalidInputError, match="one alternative"):
         remote.evaluate([other, Variant("third")])
 
@@ -149,6 +152,10 @@ LOCAL_ONLY = {
     "vectors": "the embeddings beside the store",
     "config": "this process's settings",
     "now": "this process's clock",
+    "clock": "this process's clock",
+    "settings": "this process's profile settings",
+    "owner": "whom a local verb acts for (over HTTP, the key decides)",
+    "hold_out": "an evaluation's scratch copy only",
     "profile": "a profile's rules, as objects",
     "profiles": "the profile registry (GET /v1/profiles shows it)",
     "long_running": "tells this process it serves many requests",
@@ -199,7 +206,7 @@ def test_jobs_erasure_and_probes_answer_the_same_values(
     clock.advance(minutes=5)
     memory.supersede(first, "Deploys go through ops/release.sh on Tuesdays")
     memory.decide("deploys", "Deploys need a second reviewer")
-    assert remote.probes() == memory.probes()
+    assert remote.probes() == probes(memory)
     assert {p.kind for p in remote.probes(per_kind=1)} == {"supersession", "decision"}
     remote.reindex()  # (long work: the server runs it as a job)
     local_jobs = memory.jobs()

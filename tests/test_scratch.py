@@ -100,3 +100,16 @@ def test_erase_removes_nested_files(tmp_path: Path) -> None:
     (folder / "a" / "b" / "f").write_bytes(SECRET_TEXT)
     erase(folder)
     assert not folder.exists()
+
+
+def test_a_path_is_scratch_only_inside_a_folder_this_process_made(tmp_path: Path) -> None:
+    from salience.scratch import is_scratch
+
+    with scratch("eval") as folder:
+        assert is_scratch(folder / "salience.db")
+    assert not is_scratch(folder / "salience.db")  # (erased: gone)
+    assert not is_scratch(tmp_path / "salience.db")
+    foreign = tmp_path / "salience-eval-x"
+    foreign.mkdir()
+    (foreign / MARKER).write_text("1 2", encoding="utf-8")  # another process's
+    assert not is_scratch(foreign / "salience.db")

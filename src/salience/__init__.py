@@ -80,6 +80,7 @@ _LAZY = {
     "Variant": "salience.models",
     "WriteResult": "salience.models",
     "Client": "salience.client",
+    "evaluate": "salience.evaluation",
 }
 """Where each public name lives (imported on first use: :func:`__getattr__`)."""
 
@@ -90,6 +91,7 @@ if TYPE_CHECKING:
     from salience.client import Client
     from salience.config import Config
     from salience.engine.memory import Memory
+    from salience.evaluation import evaluate
     from salience.models import (
         ALL_USERS,
         ApiKey,
@@ -227,4 +229,5 @@ __all__ = [
     "Variant",
     "WriteResult",
     "__version__",
+    "evaluate",
 ]

@@ -35,6 +35,16 @@ def scratch(kind: str) -> Iterator[Path]:
         erase(folder)
 
 
+def is_scratch(path: Path) -> bool:
+    """Whether ``path`` lies in a scratch folder this process made (and has not erased)."""
+    for folder in Path(path).resolve().parents:
+        if folder.name.startswith(PREFIX):
+            with contextlib.suppress(OSError):
+                return (folder / MARKER).read_text(encoding="utf-8") == _me()
+            return False
+    return False
+
+
 def private(path: Path) -> None:
     """Make ``path`` readable by its owner only (a SQLite file's journal and WAL then take
     the same mode)."""

@@ -69,11 +69,11 @@ def test_the_hook_loads_neither_click_nor_what_only_other_commands_need(filled: 
         # what writes, evaluations, packs and the learned fusion need: not a briefing
         "  'salience.write.gates.pipeline', 'salience.write.gates.secrets',\n"
         "  'salience.write.gates.instructions', 'salience.write.entities',\n"
-        "  'salience.engine.twin', 'salience.stores.copy', 'salience.sharing.packwrite',\n"
+        "  'salience.evaluation.twin', 'salience.stores.copy', 'salience.sharing.packwrite',\n"
         "  'salience.search.rerank',\n"
         # the other verbs: a briefing needs only salience.engine.briefs
         "  'salience.engine.memory', 'salience.engine.writes', 'salience.engine.recall',\n"
-        "  'salience.engine.evaluation', 'salience.engine.consolidating',\n"
+        "  'salience.evaluation', 'salience.engine.consolidating',\n"
         "  'salience.engine.jobs', 'salience.engine.sharing', 'salience.sharing.packs']\n"
         "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)"
     )

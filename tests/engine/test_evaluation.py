@@ -15,8 +15,10 @@ import pytest
 
 from salience import ALL_USERS, Config, InvalidInputError, Memory, Variant
 from salience.config import RECALL_SETTINGS
-from salience.engine import twin as twin_module
-from salience.engine.evaluation import score
+from salience.evaluation import evaluate
+from salience.evaluation import probes as drawn
+from salience.evaluation import twin as twin_module
+from salience.evaluation.runs import score
 from salience.stores.copy import copy_store
 from salience.stores.grant import granted
 from tests.conftest import FakeClock
@@ -55,19 +57,19 @@ def test_probes_come_from_the_record_the_version_chains_and_the_decisions(
     memory: Memory,
 ) -> None:
     made = _store(memory)
-    probes = {(p.kind, p.query): p.relevant for p in memory.probes(user="ana")}
+    probes = {(p.kind, p.query): p.relevant for p in drawn(memory, user="ana")}
     assert probes == {
         ("recorded", "where do deploys go"): (made["deploy"],),
         ("supersession", "the staging API listens on port 8080"): (made["port2"],),
         ("decision", "billing database"): (made["db"],),
     }
-    assert memory.probes(user="bo") == []
+    assert drawn(memory, user="bo") == []
 
 
 def test_eval_runs_both_configurations_side_by_side_and_records_nothing(memory: Memory) -> None:
     _store(memory)
     before = len(memory.record(user="ana"))
-    report = memory.evaluate([Variant("aide", profile="aide")], user="ana")
+    report = evaluate(memory, [Variant("aide", profile="aide")], user="ana")
     assert [r.variant.label for r in report.runs] == ["current", "aide"]
     current = report.runs[0]
     assert current.metrics.probes == 3
@@ -87,12 +89,12 @@ def test_eval_runs_both_configurations_side_by_side_and_records_nothing(memory: 
 
 def test_a_saved_baseline_says_what_moved_later(memory: Memory) -> None:
     made = _store(memory)
-    first = memory.evaluate(user="ana", save=True)
+    first = evaluate(memory, user="ana", save=True)
     assert first.baseline is None
     services = "billing search auth mail queue cache ledger report export backup audit media"
     for name in services.split():  # rivals for the deploy probe's query
         memory.remember(f"where do deploys go for {name}? ask the {name} team", user="ana")
-    later = memory.evaluate(user="ana")
+    later = evaluate(memory, user="ana")
     assert later.baseline is not None
     assert later.baseline["metrics"]["recall_at_10"] == first.runs[0].metrics.recall_at_10
     assert later.since_baseline
@@ -101,31 +103,31 @@ def test_a_saved_baseline_says_what_moved_later(memory: Memory) -> None:
         assert moved.after == later.runs[0].ranks[moved.probe.key]
         assert moved.before != moved.after
     assert made["deploy"] in {m for p in later.probes for m in p.relevant}
-    assert memory.evaluate(user="bo").baseline is None  # another user's baseline is not theirs
+    assert evaluate(memory, user="bo").baseline is None  # another user's baseline is not theirs
 
 
 def test_a_bad_alternative_is_refused(memory: Memory) -> None:
     _store(memory)
     with pytest.raises(InvalidInputError, match="recall_prior"):
-        memory.evaluate([Variant("bad", recall_prior=2.0)], user="ana")
+        evaluate(memory, [Variant("bad", recall_prior=2.0)], user="ana")
     with pytest.raises(InvalidInputError, match="unknown embedder 'word2vec'"):
-        memory.evaluate([Variant("bad", embedder="word2vec")], user="ana")
+        evaluate(memory, [Variant("bad", embedder="word2vec")], user="ana")
     with pytest.raises(InvalidInputError, match="needs embedder_model"):
-        memory.evaluate([Variant("bad", embedder="ollama")], user="ana")
+        evaluate(memory, [Variant("bad", embedder="ollama")], user="ana")
     with pytest.raises(InvalidInputError, match="'briefing_budget' cannot be changed"):
-        memory.evaluate([Variant("bad", settings=(("briefing_budget", "9"),))], user="ana")
+        evaluate(memory, [Variant("bad", settings=(("briefing_budget", "9"),))], user="ana")
     with pytest.raises(InvalidInputError, match="'embedder_url' cannot be changed"):
-        memory.evaluate([Variant("bad", settings=(("embedder_url", "http://x"),))], user="ana")
+        evaluate(memory, [Variant("bad", settings=(("embedder_url", "http://x"),))], user="ana")
     with pytest.raises(InvalidInputError, match="unknown signal 'speed'"):
-        memory.evaluate([Variant("bad", settings=(("rae_weights", "speed=1"),))], user="ana")
+        evaluate(memory, [Variant("bad", settings=(("rae_weights", "speed=1"),))], user="ana")
     with pytest.raises(InvalidInputError, match="rae_half_life_hours must be positive"):
-        memory.evaluate([Variant("bad", settings=(("rae_half_life_hours", "0"),))], user="ana")
+        evaluate(memory, [Variant("bad", settings=(("rae_half_life_hours", "0"),))], user="ana")
     twice = (("recall_prior", "0"), ("recall_prior", "1"))
     with pytest.raises(InvalidInputError, match="given twice"):
-        memory.evaluate([Variant("bad", settings=twice)], user="ana")
+        evaluate(memory, [Variant("bad", settings=twice)], user="ana")
     with pytest.raises(InvalidInputError, match="recall_prior"):  # before anything runs
-        memory.evaluate([Variant("bad", recall_prior=2.0)], user="ana", save=True)
-    assert memory.evaluate(user="ana").baseline is None  # the refused run saved nothing
+        evaluate(memory, [Variant("bad", recall_prior=2.0)], user="ana", save=True)
+    assert evaluate(memory, user="ana").baseline is None  # the refused run saved nothing
 
 
 def test_an_alternative_without_the_embedder_is_full_text_recall(
@@ -136,14 +138,14 @@ def test_an_alternative_without_the_embedder_is_full_text_recall(
     asked: list[int] = []
     real = memory.vectors.embed
     monkeypatch.setattr(memory.vectors, "embed", lambda texts: asked.append(1) or real(texts))
-    memory.evaluate(user="ana")
+    evaluate(memory, user="ana")
     current = len(asked)
-    report = memory.evaluate([Variant("full text", embedder="none")], user="ana")
+    report = evaluate(memory, [Variant("full text", embedder="none")], user="ana")
     assert current > 0
     assert len(asked) == 2 * current  # the alternative embedded no query
     assert report.runs[1].variant.embedder == "none"
     with Memory.open(config=config, clock=clock, embedder=None) as plain:
-        alone = plain.evaluate(user="ana")  # the same store, no embedder configured
+        alone = evaluate(plain, user="ana")  # the same store, no embedder configured
     assert report.runs[1].ranks == alone.runs[0].ranks
     assert report.runs[1].metrics == alone.runs[0].metrics
     for probe in report.probes:  # the vectors do take part in the current run
@@ -179,12 +181,12 @@ def test_an_alternative_with_other_settings_ranks_as_a_store_configured_so(
     _store(memory)
     _rivals(memory)
     clock.advance(hours=30)
-    report = memory.evaluate(
-        [Variant("other", profile=profile, settings=settings)], user="ana", entities=True
+    report = evaluate(
+        memory, [Variant("other", profile=profile, settings=settings)], user="ana", entities=True
     )
     changed = replace(config, **config.changed(dict(settings), RECALL_SETTINGS))
     with Memory.open(config=changed, clock=clock, embedder=embedder) as other:
-        configured = other.evaluate([Variant("p", profile=profile)], user="ana", entities=True)
+        configured = evaluate(other, [Variant("p", profile=profile)], user="ana", entities=True)
     assert report.runs[1].ranks == configured.runs[1].ranks
     assert report.runs[1].metrics == configured.runs[1].metrics
     with Memory.open(config=changed, clock=clock, embedder=embedder) as other:
@@ -227,7 +229,7 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
         rmtree(path, *args, **kwargs)
 
     monkeypatch.setattr(tempfile._shutil, "rmtree", read_then_remove)  # type: ignore[attr-defined]
-    report = memory.evaluate([Variant("minilm", embedder="minilm")], user="ana")
+    report = evaluate(memory, [Variant("minilm", embedder="minilm")], user="ana")
     assert left  # the copy's files, as they were when deleted: zeros, no text
     assert not any(b"quillfeather" in data or data.strip(b"\0") for data in left)
     monkeypatch.setattr(tempfile._shutil, "rmtree", rmtree)  # type: ignore[attr-defined]
@@ -252,8 +254,8 @@ def test_an_alternative_embedder_runs_on_a_scratch_copy_embedded_again(
     assert report.runs[1].variant.label == "minilm"
     assert made["deploy"] in {m for p in report.probes for m in p.relevant}
     # The model in use is not copied again: its run is the current one.
-    same = memory.evaluate(
-        [Variant("same", embedder="minilm")], user="ana"
+    same = evaluate(
+        memory, [Variant("same", embedder="minilm")], user="ana"
     )  # (this engine's model is the test embedder, so MiniLM is another one)
     assert same.runs[1].ranks == report.runs[1].ranks
 
@@ -267,7 +269,7 @@ def test_entity_and_title_probes_are_asked_with_those_held_out(memory: Memory) -
     tagged = made("the nightly job rotates the signing keys", entities=["Kestrel"])
     for i in range(5):
         made(f"unrelated note number {i} about the garden")
-    report = memory.evaluate(user="ana", entities=True)
+    report = evaluate(memory, user="ana", entities=True)
     run = report.runs[0]
     probes = {(p.kind, p.query): p for p in report.probes}
     title = probes[("title", "quarterly offsite plans")]
@@ -289,7 +291,8 @@ def test_entity_and_title_probes_are_asked_with_those_held_out(memory: Memory) -
     assert tagged_record is not None
     assert tagged_record.entities == ("Kestrel",)
     # Every configuration asks them held out, another profile and another model alike.
-    other = memory.evaluate(
+    other = evaluate(
+        memory,
         [Variant("aide", profile="aide"), Variant("minilm", embedder="minilm")],
         user="ana",
         entities=True,
@@ -297,3 +300,10 @@ def test_entity_and_title_probes_are_asked_with_those_held_out(memory: Memory) -
     for each in other.runs:
         assert each.ranks[title.key] is None or each.variant.label == "minilm"
         assert "title" in each.by_kind
+
+
+def test_fields_are_held_out_of_a_scratch_copy_only(memory: Memory) -> None:
+    made = _store(memory)
+    with pytest.raises(InvalidInputError, match="scratch copy only"):
+        memory.hold_out([made["deploy"]])
+    assert memory.get(made["deploy"], user="ana").entities  # (untouched)

@@ -116,9 +116,11 @@ def evaluate(
                 settings,
             )
         )
+    from salience.evaluation import evaluate as evaluated  # (the probes' machinery: on use)
+
     with open_memory(home, profile, create=False) as memory:
-        report = memory.evaluate(
-            variants, user=chosen_user(), per_kind=per_kind, entities=entities, save=save
+        report = evaluated(
+            memory, variants, user=chosen_user(), per_kind=per_kind, entities=entities, save=save
         )
     data = eval_out(report)
     if as_json:

@@ -4,13 +4,17 @@ checks of its indexes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from salience.clock import Clock
 from salience.config import Config
 from salience.engine.core import EngineCore
-from salience.models import CopyReport
-from salience.profiles import PROFILES, Profile
+from salience.errors import InvalidInputError
+from salience.models import CopyReport, UserScope
+from salience.profiles import PROFILES, Profile, ProfileSettings
+from salience.scratch import is_scratch
 from salience.stores.base import MemoryFilter
 from salience.stores.copy import copy_store
 from salience.stores.registry import backend_of, local_file
@@ -18,6 +22,34 @@ from salience.stores.registry import backend_of, local_file
 
 class Catalog(EngineCore):
     """The store as a whole, and the profiles it may be read with."""
+
+    @property
+    def clock(self) -> Clock:
+        """What this engine reads the time from."""
+        return self._clock
+
+    @property
+    def settings(self) -> ProfileSettings:
+        """The profiles' settings in force (from the configuration)."""
+        return self._settings
+
+    def owner(self, user: UserScope, verb: str) -> str:
+        """The one user a verb acts for (the configured one by default); ``ALL_USERS`` is
+        refused, naming ``verb``."""
+        return self._one_user(user, verb)
+
+    def hold_out(self, memory_ids: Sequence[str]) -> None:
+        """Leave those memories' titles and entities out (their text and vectors stay): on a
+        scratch copy only (an evaluation's, :mod:`salience.evaluation.twin`), so that a probe
+        drawn from them finds the memory by what else it holds. Refused on any other store."""
+        here = local_file(self._store.location, self._config.db_path)
+        if here is None or not is_scratch(here):
+            raise InvalidInputError("titles and entities are held out of a scratch copy only")
+        with self._store.transaction(), self._authority.copying():
+            for memory_id in memory_ids:
+                record = self._store.get(memory_id)
+                if record is not None:
+                    self._store.replace(replace(record, title=None, entities=()))
 
     @staticmethod
     def profiles() -> Mapping[str, Profile]:

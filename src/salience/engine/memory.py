@@ -29,11 +29,11 @@ from salience.engine.catalog import Catalog
 from salience.engine.decisions import Decisions
 from salience.engine.dependents import versions
 from salience.engine.erasure import Erasure
-from salience.engine.evaluation import Evaluation
 from salience.engine.jobs import Jobs
 from salience.engine.keys import Keys
 from salience.engine.lifecycle import Lifecycle
 from salience.engine.quarantine import Quarantine
+from salience.engine.recall import Recall
 from salience.engine.scrubbing import ERASURE_PENDING
 from salience.engine.sharing import Sharing
 from salience.engine.staleness import Staleness
@@ -73,7 +73,7 @@ class Memory(
     Quarantine,
     Erasure,
     Staleness,
-    Evaluation,
+    Recall,
     Lifecycle,
     Sharing,
     Jobs,

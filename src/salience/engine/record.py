@@ -188,10 +188,10 @@ class Recording(EngineCore):
         return links
 
     def record(
-        self, *, user: UserScope = None, kind: str | None = None, limit: int = 100
+        self, *, user: UserScope = None, kind: str | None = None, limit: int | None = 100
     ) -> builtins.list[Trace]:
         """The user's recorded recalls and briefings, newest first (everyone's with
-        ALL_USERS)."""
+        ALL_USERS; all of them with ``limit`` None)."""
         self._records.flush()
         return self._store.traces(self._scope(user), kind=kind, limit=limit)
 

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from salience.evaluation import evaluate as evaluated
+from salience.evaluation import probes as probes_of
 from salience.models import Variant
 from salience.server.replies import READ_ERRORS, AsUser, CallerDep, EngineDep
 from salience.server.schemas import EvalIn
@@ -45,8 +47,13 @@ def evaluate(
                 tuple((body.against_settings or {}).items()),
             )
         )
-    report = engine.memory.evaluate(
-        variants, user=user, per_kind=body.probes, entities=body.entities, save=body.save
+    report = evaluated(
+        engine.memory,
+        variants,
+        user=user,
+        per_kind=body.probes,
+        entities=body.entities,
+        save=body.save,
     )
     return eval_out(report)
 
@@ -61,7 +68,7 @@ def probes(
 ) -> list[dict[str, Any]]:
     """The probes an evaluation of the caller's store would ask (each kind's newest first)."""
     user = caller.acting(as_user)
-    found = engine.memory.probes(user=user, per_kind=per_kind, entities=entities)
+    found = probes_of(engine.memory, user=user, per_kind=per_kind, entities=entities)
     return [probe_out(p) for p in found]
 
 

@@ -1,12 +1,13 @@
 """The verbs a memory answers on every face: :class:`Verbs`, which both
 :class:`salience.Memory` (in process) and :class:`salience.Client` (over HTTP) satisfy, as
 mypy checks (``salience/__init__.py``). Code written against it runs on either: the same
-arguments, the same return types, the same errors."""
+arguments, the same return types, the same errors. (An evaluation is above the engine:
+``salience.evaluation.evaluate(memory, ...)`` in process, ``Client.evaluate`` over HTTP.)"""
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -18,7 +19,6 @@ from salience.models import (
     ConsolidationReport,
     DayCount,
     Decision,
-    EvalReport,
     ImportResult,
     Job,
     LayerMount,
@@ -29,13 +29,11 @@ from salience.models import (
     PackIdentity,
     PackImport,
     PackManifest,
-    Probe,
     Recalled,
     Session,
     SessionStart,
     Stats,
     UpdateLink,
-    Variant,
     WriteResult,
 )
 from salience.scores import ContextScore
@@ -69,17 +67,6 @@ class Verbs(Protocol):
 
     def derived_from_this(self, memory_id: str) -> builtins.list[MemoryRecord]:
         """The insights derived from a memory."""
-        ...
-
-    def evaluate(
-        self,
-        variants: Sequence[Variant] = (),
-        *,
-        per_kind: int = 50,
-        entities: bool = False,
-        save: bool = False,
-    ) -> EvalReport:
-        """Recall measured on the user's own memories: probes, metrics, what moved."""
         ...
 
     def briefing_log(self, *, limit: int = 50) -> BriefingLog:
@@ -344,8 +331,4 @@ class Verbs(Protocol):
 
     def erase_user(self, user: str) -> dict[str, Any]:
         """Erase everything ``user`` ever stored; the receipt."""
-        ...
-
-    def probes(self, *, per_kind: int = 50, entities: bool = False) -> builtins.list[Probe]:
-        """The probes an evaluation would ask."""
         ...

@@ -37,10 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 from salience.config import EMBEDDER_SETTINGS, RECALL_SETTINGS
 from salience.embeddings import Embedder, load_embedder
-from salience.engine import probes as drawn
-from salience.engine.recall import Recall
 from salience.engine.record import FULL_TEXT_ONLY, HELPED, QUERY_VECTORS, SETTINGS
 from salience.errors import ConfigError, InvalidInputError
+from salience.evaluation import probes as drawn
 from salience.models import MemoryRecord, Probe, UserScope
 from salience.models.evaluation import EvalReport, Metrics, Moved, Run, Variant
 from salience.search.fusion import LEXICAL
@@ -85,20 +84,26 @@ def _mean(rows: Sequence[tuple[float, float, float, float]]) -> Metrics:
     return Metrics(n, *(sum(r[i] for r in rows) / n for i in range(4)))
 
 
-class Evaluation(Recall):
-    """The eval verb."""
+class Evaluator:
+    """The eval verb over one :class:`~salience.engine.memory.Memory`, through its public
+    verbs (and, for the scratch copies it makes, :mod:`.twin`)."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
 
     def probes(
         self, *, user: UserScope = None, per_kind: int = 50, entities: bool = False
     ) -> builtins.list[Probe]:
         """The probes of the user's store (at most ``per_kind`` of each kind, newest first)."""
-        owner = self._one_user(user, "an evaluation")
-        now = self.now()
-        current = self._store.list(MemoryFilter(as_of=now, user=owner, enabled_only=True), None)
+        owner = self.memory.owner(user, "an evaluation")
+        now = self.memory.now()
+        current = self.memory.store.list(
+            MemoryFilter(as_of=now, user=owner, enabled_only=True), None
+        )
         live = {r.id: r for r in current}
         found: builtins.list[Probe] = []
         found += self._recorded(owner, live, per_kind)
-        found += drawn.supersession(self._store, current, per_kind)
+        found += drawn.supersession(self.memory.store, current, per_kind)
         found += drawn.decisions(current, per_kind)
         if entities:
             found += drawn.entities(current, per_kind)
@@ -108,10 +113,10 @@ class Evaluation(Recall):
     def _recorded(
         self, owner: str, live: dict[str, MemoryRecord], per_kind: int
     ) -> builtins.list[Probe]:
-        self._records.flush()
-        traces = [t for t in self._store.traces(owner, kind=RECALL) if t.query]
+        recorded = self.memory.record(user=owner, kind=RECALL, limit=None)  # (flushed first)
+        traces = [t for t in recorded if t.query]
         used: dict[str, set[str]] = {}
-        for item in self._store.feedback_of([t.id for t in traces]):
+        for item in self.memory.store.feedback_of([t.id for t in traces]):
             if item.kind in HELPED - {"recalled"}:
                 used.setdefault(item.trace_id, set()).add(item.memory_id)
         probes: dict[str, Probe] = {}
@@ -127,7 +132,7 @@ class Evaluation(Recall):
         """The current version of ``memory_id`` (following supersessions), if any."""
         seen = {memory_id}
         while memory_id not in live:
-            newer = [r.id for r in self._store.successors(memory_id) if r.id not in seen]
+            newer = [r.id for r in self.memory.store.successors(memory_id) if r.id not in seen]
             if not newer:
                 return None
             memory_id = newer[-1]
@@ -144,13 +149,13 @@ class Evaluation(Recall):
         save: bool = False,
     ) -> EvalReport:
         """Run the probes under the current configuration and each of ``variants``."""
-        owner = self._one_user(user, "an evaluation")
+        owner = self.memory.owner(user, "an evaluation")
         models = [self._model(v) for v in variants]  # (refused now rather than after a run)
         probes = tuple(self.probes(user=owner, per_kind=per_kind, entities=entities))
         chosen = [(Variant("current"), None), *zip(variants, models, strict=True)]
         runs = tuple(self._runs(chosen, probes, owner))
         changed = _moved(probes, runs[0], runs[1]) if len(runs) > 1 else ()
-        raw = self._store.get_meta(BASELINE)
+        raw = self.memory.store.get_meta(BASELINE)
         baseline = json.loads(raw) if raw else None
         since: tuple[Moved, ...] = ()
         if baseline is not None and baseline.get("user") == owner:
@@ -165,11 +170,11 @@ class Evaluation(Recall):
         if save:
             kept = {
                 "user": owner,
-                "at": self.now().isoformat(),
+                "at": self.memory.now().isoformat(),
                 "metrics": runs[0].metrics.__dict__,
                 "ranks": runs[0].ranks,
             }
-            self._store.set_meta(BASELINE, json.dumps(kept))
+            self.memory.store.set_meta(BASELINE, json.dumps(kept))
         return EvalReport(probes, runs, changed, baseline, since)
 
     def _runs(
@@ -181,7 +186,7 @@ class Evaluation(Recall):
         """Each configuration's run. One that asks for another model runs on a scratch copy
         embedded again; probes drawn from memories' own titles and entities run on a copy
         with those held out (one for every configuration of this model)."""
-        from salience.engine.twin import hold_out, twin
+        from salience.evaluation.twin import twin
 
         ordinary = [p for p in probes if p.kind not in HELD_OUT]
         held = [p for p in probes if p.kind in HELD_OUT]
@@ -194,16 +199,16 @@ class Evaluation(Recall):
                     found = self._answers(variant, ordinary, owner, asked)
                     if held:
                         if copy is None:
-                            copy = stack.enter_context(twin(self, owner, None, {}))
-                            hold_out(copy, held_ids)
-                        found |= copy._answers(variant, held, owner, asked)
+                            copy = stack.enter_context(twin(self.memory, owner, None, {}))
+                            copy.hold_out(held_ids)
+                        found |= Evaluator(copy)._answers(variant, held, owner, asked)
                 else:
-                    with twin(self, owner, *model) as other:
+                    with twin(self.memory, owner, *model) as other:
                         theirs: dict[str, Vector] = {}
-                        found = other._answers(variant, ordinary, owner, theirs)
+                        found = Evaluator(other)._answers(variant, ordinary, owner, theirs)
                         if held:
-                            hold_out(other, held_ids)
-                            found |= other._answers(variant, held, owner, theirs)
+                            other.hold_out(held_ids)
+                            found |= Evaluator(other)._answers(variant, held, owner, theirs)
                 yield _assemble(variant, probes, found)
 
     def _model(self, variant: Variant) -> tuple[Embedder, dict[str, Any]] | None:
@@ -214,11 +219,15 @@ class Evaluation(Recall):
         if not settings:
             return None
         try:
-            embedder = load_embedder(replace(self.config, **settings))
+            embedder = load_embedder(replace(self.memory.config, **settings))
         except ConfigError as exc:
             raise InvalidInputError(str(exc), field="embedder") from None
         assert embedder is not None  # ("none" asks for no model)
-        current = self._embedder.identity if self._embedder is not None else None
+        current = (
+            self.memory.vectors.embedder.identity
+            if self.memory.vectors.embedder is not None
+            else None
+        )
         return None if embedder.identity == current else (embedder, settings)
 
     def _check(self, variant: Variant) -> dict[str, Any]:
@@ -236,7 +245,7 @@ class Evaluation(Recall):
             allowed += ("embedder", *EMBEDDER_SETTINGS)
             raw["embedder"] = variant.embedder
         try:
-            return self.config.changed(raw, allowed)
+            return self.memory.config.changed(raw, allowed)
         except ConfigError as exc:
             raise InvalidInputError(str(exc), field="settings") from None
 
@@ -247,21 +256,21 @@ class Evaluation(Recall):
         vectors of this engine's model, embedded all at once (texts spread over the model's
         sessions: each text's vector is the one a search alone would make)."""
         changes = self._check(variant)
-        plan = self.profile(variant.profile).recall
+        plan = self.memory.profile(variant.profile).recall
         wanted = plan.fusion != LEXICAL and plan.vector_count(DEPTH) > 0
-        if wanted and variant.embedder != NO_EMBEDDER and self._embedder is not None:
+        if wanted and variant.embedder != NO_EMBEDDER and self.memory.vectors.embedder is not None:
             missing = sorted({p.query for p in probes} - set(asked))
-            if missing and self.vectors.count():
-                made = self.vectors.embed(missing)
+            if missing and self.memory.vectors.count():
+                made = self.memory.vectors.embed(missing)
                 assert made is not None
                 asked.update(zip(missing, made, strict=True))
         scoring = {k: v for k, v in changes.items() if k in RECALL_SETTINGS}
-        token = SETTINGS.set(replace(self._settings, **scoring))
+        token = SETTINGS.set(replace(self.memory.settings, **scoring))
         off = FULL_TEXT_ONLY.set(variant.embedder == NO_EMBEDDER)
         known = QUERY_VECTORS.set(asked)
 
         def ask(query: str) -> builtins.list[str]:
-            hits = self.search(
+            hits = self.memory.search(
                 query, DEPTH, profile=variant.profile, user=owner, as_of=variant.as_of, touch=False
             )
             return [h.record.id for h in hits]
