@@ -23,6 +23,7 @@ SECRET = "ghp_" + "Zq8Rt2Lm5Xw9Kp3Vn7Bc1Hd4Fj6Gs0Ay2Eu"
 TOOLS = {
     "remember",
     "recall",
+    "spaces",
     "briefing",
     "feedback",
     "update",
@@ -42,6 +43,7 @@ TOOLS = {
 }
 READ_ONLY = {
     "recall",
+    "spaces",
     "briefing",
     "history",
     "list",
@@ -241,7 +243,7 @@ def test_stale_is_listed_and_only_a_person_confirms(memory: Memory) -> None:
 
 
 def test_a_learned_explanation_is_compact_for_an_agent() -> None:
-    from salience.mcp_server.native import _learned
+    from salience.mcp_server.briefs import learned_brief as _learned
     from salience.models import Learned
 
     terms = (

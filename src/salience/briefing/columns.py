@@ -17,7 +17,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from salience.lazy import lazy_module
-from salience.models import MemoryRecord
+from salience.models import LOCAL_LAYER, MemoryRecord
+from salience.models.spaces import SPACE_PREFIX
 
 if TYPE_CHECKING:
     import numpy as np
@@ -129,6 +130,7 @@ class Vocabularies:
     topics: Vocabulary = field(default_factory=Vocabulary)
     layers: Vocabulary = field(default_factory=Vocabulary)
     sources: Vocabulary = field(default_factory=Vocabulary)
+    agents: Vocabulary = field(default_factory=Vocabulary)
 
 
 @dataclass
@@ -140,7 +142,7 @@ class Columns:
     seqs: Ints  # the store's row number (to apply changes); -1 when built from records
     user: Ints
     type: Ints
-    layer: Ints  # NONE for the local layer, else the layer's name code
+    layer: Ints  # NONE for the user's own local memories, else the layer's (or space's) code
     project: Ints  # NONE, SEVERAL, or the one project's code
     project_field: Ints  # the record's own project field (NONE if unset), as stores filter it
     session: Ints
@@ -160,6 +162,7 @@ class Columns:
     fizzle_count: Ints
     source_user: Flags  # source == "user"
     source: Ints  # the record's source (user, agent, tool, import, ...), coded
+    agent: Ints  # the agent that wrote it (NONE: not named)
     tag_global: Flags  # scope:global
     tag_user: Flags  # source:user
     tag_verified: Flags  # verified:true
@@ -191,6 +194,13 @@ class Columns:
                 return SEVERAL
             return vocab.projects.code(next(iter(named)))
 
+        def layer_of(record: MemoryRecord) -> int:
+            """A mounted layer's memory: its layer; a space's (in the local layer): the space's
+            owner name, so that it weighs as a shared layer's does; else NONE."""
+            if record.layer != LOCAL_LAYER:
+                return vocab.layers.code(record.layer)
+            return vocab.layers.code(record.user) if record.user.startswith(SPACE_PREFIX) else NONE
+
         def ints(get: Callable[[MemoryRecord], int]) -> Ints:
             return np.fromiter((get(r) for r in records), dtype=np.int64, count=len(records))
 
@@ -206,7 +216,7 @@ class Columns:
             seqs=np.array(seqs if seqs is not None else [-1] * len(records), dtype=np.int64),
             user=ints(lambda r: vocab.users.code(r.user)),
             type=ints(lambda r: vocab.types.code(r.type)),
-            layer=ints(lambda r: NONE if r.layer == "local" else vocab.layers.code(r.layer)),
+            layer=ints(layer_of),
             project=ints(project),
             project_field=ints(lambda r: vocab.projects.code(r.project)),
             session=ints(lambda r: vocab.sessions.code(session_of(r))),
@@ -226,6 +236,7 @@ class Columns:
             fizzle_count=ints(lambda r: r.fizzle_count),
             source_user=flags(lambda r: r.source == "user"),
             source=ints(lambda r: vocab.sources.code(r.source)),
+            agent=ints(lambda r: vocab.agents.code(r.agent)),
             tag_global=flags(lambda r: "scope:global" in r.tags),
             tag_user=flags(lambda r: "source:user" in r.tags),
             tag_verified=flags(lambda r: "verified:true" in r.tags),

@@ -81,7 +81,7 @@ class ColumnSnapshot:
         self._last_seq = 0
         self._last_change = 0
         self._version = 0
-        self._views: dict[str, tuple[int, Columns]] = {}
+        self._views: dict[tuple[str, ...], tuple[int, Columns]] = {}
         self._lock = threading.Lock()
 
     def refresh(self) -> Columns:
@@ -200,22 +200,29 @@ class ColumnSnapshot:
             self._lent = True
             return columns.take(~columns.forgotten, lazy=True)
 
-    def view(self, user: str) -> Columns:
-        """``user``'s memories that are not forgotten, newest first (cached until a change)."""
+    def view(self, user: str, spaces: tuple[str, ...] = ()) -> Columns:
+        """``user``'s memories that are not forgotten, with those of the spaces (owner names)
+        it reads, newest first (cached until a change)."""
         with self._lock:
-            return self._view(user)
+            return self._view(user, spaces)
 
-    def _view(self, user: str) -> Columns:
+    def _view(self, user: str, spaces: tuple[str, ...] = ()) -> Columns:
         columns = self._refresh()
-        cached = self._views.get(user)
+        key = (user, *spaces)
+        cached = self._views.get(key)
         if cached is not None and cached[0] == self._version:
             return cached[1]
-        mine = np.flatnonzero((columns.user == self._vocab.users.lookup(user)) & ~columns.forgotten)
+        users = self._vocab.users
+        if spaces:
+            owners = np.isin(columns.user, [users.lookup(u) for u in key])
+        else:
+            owners = columns.user == users.lookup(user)
+        mine = np.flatnonzero(owners & ~columns.forgotten)
         newest = by_key_then_id(columns.created[mine], columns.ids[mine])[::-1]
         order: npt.NDArray[np.intp] = mine[newest]
         view = columns.take(order, lazy=True)
         self._lent = True
-        self._views[user] = (self._version, view)
+        self._views[key] = (self._version, view)
         return view
 
 
@@ -273,10 +280,13 @@ class BriefingSource:
         with self._lock:
             return self._local.view(user) if user is not None else self._local.everyone()
 
-    def candidates(self, user: str, layers: Sequence[Mounted], now: datetime) -> Candidates:
-        """Every memory of ``user`` that is not forgotten, local first, each part newest first."""
+    def candidates(
+        self, user: str, layers: Sequence[Mounted], now: datetime, spaces: tuple[str, ...] = ()
+    ) -> Candidates:
+        """Every memory of ``user`` (and of the spaces it reads: owner names) that is not
+        forgotten, local first, each part newest first."""
         with self._lock:
-            snapshots, parts = self._views(user, layers)
+            snapshots, parts = self._views(user, layers, spaces)
         parts = _first_copies(parts)
         columns = parts[0]
         for part in parts[1:]:
@@ -300,7 +310,7 @@ class BriefingSource:
         return Candidates(columns, fetch)
 
     def _views(
-        self, user: str, layers: Sequence[Mounted]
+        self, user: str, layers: Sequence[Mounted], spaces: tuple[str, ...] = ()
     ) -> tuple[list[ColumnSnapshot], list[Columns]]:
         """The snapshots of the local store and of ``layers`` (made on first use), and each
         one's view for ``user`` (call under ``self._lock``)."""
@@ -309,7 +319,7 @@ class BriefingSource:
         ]:
             del self._layers[name]
         snapshots = [self._local, *(self._snapshot(layer) for layer in layers)]
-        return snapshots, [s.view(user) for s in snapshots]
+        return snapshots, [self._local.view(user, spaces), *(s.view(user) for s in snapshots[1:])]
 
     def _snapshot(self, layer: Mounted) -> ColumnSnapshot:
         """``layer``'s snapshot, made on first use (call under ``self._lock``)."""

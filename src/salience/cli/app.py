@@ -100,6 +100,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "serve": ("serve",),
     "session": ("scoring",),
     "show": ("memories",),
+    "space": ("spaces",),
     "stale": ("quarantine",),
     "stats": ("memories",),
     "supersede": ("writes",),

@@ -48,6 +48,8 @@ from salience.wire.values import import_out, migration_out, search_out, stats_of
 @click.option(
     "--no-touch", is_flag=True, help="Look without counting an access (implied by --as-of)."
 )
+@click.option("--space", default=None, help="Only this space's (default: yours and your spaces').")
+@click.option("--agent", default=None, help="Only what this agent wrote.")
 @as_of_option
 @all_users_option
 @store_options
@@ -61,12 +63,15 @@ def recall(
     tags: tuple[str, ...],
     explain: bool,
     no_touch: bool,
+    space: str | None,
+    agent: str | None,
     as_of: Any,
     home: Path | None,
     profile: str | None,
     as_json: bool,
 ) -> None:
-    """Find memories matching QUERY, best first, scored by the profile. - reads stdin."""
+    """Find memories matching QUERY, best first, scored by the profile: yours and those of
+    every space you read, each hit naming its space. - reads stdin."""
     text = read_text(query)
     with open_memory(home, profile, create=False) as memory:
         hits = memory.search(
@@ -79,6 +84,8 @@ def recall(
             types_exclude=types_exclude,
             tags=tags,
             as_of=as_of,
+            space=space,
+            agent=agent,
         )
     render.warn_degraded(hits.degraded)
     if as_json:
@@ -111,6 +118,8 @@ def show(memory_id: str, home: Path | None, profile: str | None, as_json: bool) 
 @click.option("--forgotten", is_flag=True, help="Include forgotten memories.")
 @click.option("--all", "everything", is_flag=True, help="Include superseded and forgotten.")
 @click.option("--limit", type=LIMIT, default=None, help="At most this many.")
+@click.option("--space", default=None, help="This space's memories (you read it).")
+@click.option("--agent", default=None, help="Only what this agent wrote.")
 @all_users_option
 @store_options
 @json_option
@@ -124,6 +133,8 @@ def list_(
     forgotten: bool,
     everything: bool,
     limit: int | None,
+    space: str | None,
+    agent: str | None,
     home: Path | None,
     profile: str | None,
     as_json: bool,
@@ -140,6 +151,8 @@ def list_(
             include_superseded=superseded or everything,
             include_forgotten=forgotten or everything,
             limit=limit,
+            space=space,
+            agent=agent,
         )
     if as_json:
         render.emit_json([to_json_dict(r) for r in records])

@@ -111,6 +111,8 @@ def _key_json(record: Any) -> dict[str, Any]:
         "revoked_at": None if record.revoked_at is None else format_time(record.revoked_at),
         "label": record.label,
         "source": record.source,
+        "agent": record.agent,
+        "spaces": None if record.spaces is None else dict(record.spaces),
     }
 
 
@@ -125,6 +127,15 @@ def _key_json(record: Any) -> dict[str, Any]:
     show_default=True,
     help="The highest source its writes may claim (agent: a key an agent uses).",
 )
+@click.option("--agent", default=None, help="The agent its writes name (ci-bot).")
+@click.option(
+    "--space",
+    "spaces",
+    multiple=True,
+    metavar="SPACE:RIGHT",
+    help="Narrow it to this space and right (payments:read); repeatable. Never wider than "
+    "the user's own grants.",
+)
 @store_options
 @json_option
 def create(
@@ -132,6 +143,8 @@ def create(
     admin: bool,
     label: str | None,
     source: str,
+    agent: str | None,
+    spaces: tuple[str, ...],
     home: Path | None,
     profile: str | None,
     as_json: bool,
@@ -148,6 +161,8 @@ def create(
             admin=admin,
             label=label,
             source=source,
+            agent=agent,
+            spaces=spaces or None,
         )
     if as_json:
         render.emit_json({**_key_json(made.record), "key": made.key})

@@ -45,6 +45,8 @@ def _given(values: dict[str, Any]) -> dict[str, Any]:
 @cli.command()
 @click.argument("content")
 @field_options
+@click.option("--space", default=None, help="Write it into this space (you need write on it).")
+@click.option("--agent", default=None, help="The agent that writes it (ci-bot).")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable), e.g. project:api.")
 @click.option("--force", is_flag=True, help="Bypass the signal gate (never the secret scanner).")
 @store_options

@@ -20,6 +20,7 @@ from typing import Any
 
 from salience.client.operations import Operations
 from salience.client.sharing import Sharing
+from salience.client.spaces import Spaces
 from salience.client.transport import iso
 from salience.errors import InvalidInputError
 from salience.models import (
@@ -47,7 +48,7 @@ from salience.wire import decode as wire
 from salience.wire.record import briefing_log_of, eval_of
 
 
-class Client(Sharing, Operations):
+class Client(Sharing, Operations, Spaces):
     """A salience server, as a :class:`Memory` (see the module docstring). Only what needs
     the local store has no counterpart: ``open``, ``config``, ``store``, ``vectors``,
     ``profile`` and ``now``."""
@@ -55,10 +56,16 @@ class Client(Sharing, Operations):
     # -- writes ---------------------------------------------------------------------------------
 
     def remember(
-        self, content: str, *, profile: str | None = None, force: bool = False, **fields: Any
+        self,
+        content: str,
+        *,
+        profile: str | None = None,
+        force: bool = False,
+        space: str | None = None,
+        **fields: Any,
     ) -> WriteResult:
-        """Store a memory (see :meth:`salience.Memory.remember`)."""
-        body = {"content": content, "profile": profile, "force": force, **fields}
+        """Store a memory (see :meth:`salience.Memory.remember`); ``space``: into a space."""
+        body = {"content": content, "profile": profile, "force": force, "space": space, **fields}
         return self._write("POST", "/v1/memories", json=wire.present(body))
 
     def update(self, memory_id: str, **changes: Any) -> WriteResult:
@@ -160,12 +167,13 @@ class Client(Sharing, Operations):
         include_forgotten: bool = False,
         limit: int | None = None,
         offset: int = 0,
+        space: str | None = None,
+        agent: str | None = None,
     ) -> builtins.list[MemoryRecord]:
-        """The user's memories, newest first (every page up to ``limit``)."""
+        """The user's memories (a space's), newest first (every page up to ``limit``)."""
         status = wire.status(include_superseded, include_forgotten)
-        params: dict[str, Any] = wire.present(
-            {"project": project, "type": type, "session_id": session_id, "entity": entity}
-        )
+        named = {"project": project, "type": type, "session_id": session_id, "entity": entity}
+        params: dict[str, Any] = wire.present({**named, "space": space, "agent": agent})
         params.update(status=status, tag=builtins.list(tags))
         out: builtins.list[MemoryRecord] = []
         while limit is None or len(out) < limit:
@@ -199,9 +207,11 @@ class Client(Sharing, Operations):
         tags: Iterable[str] = (),
         as_of: datetime | None = None,
         touch: bool | None = None,
+        space: str | None = None,
+        agent: str | None = None,
     ) -> Recalled:
-        """Recall memories for a query, each hit explained, and how the recall ran short
-        (``degraded``), if it did."""
+        """Recall memories for a query (the user's and every space it reads; ``space``: that
+        space's only), each hit explained, and how the recall ran short (``degraded``)."""
         body = {
             "query": query,
             "limit": limit,
@@ -212,6 +222,8 @@ class Client(Sharing, Operations):
             "tags": builtins.list(tags),
             "as_of": iso(as_of),
             "touch": touch,
+            "space": space,
+            "agent": agent,
         }
         return wire.recalled(self._json("POST", "/v1/search", json=wire.present(body)))
 
@@ -240,6 +252,7 @@ class Client(Sharing, Operations):
         session_id: str | None = None,
         budget: int | None = None,
         as_of: datetime | None = None,
+        space: str | None = None,
     ) -> Briefing:
         """The text to inject at session start, with its manifest."""
         body = {
@@ -248,6 +261,7 @@ class Client(Sharing, Operations):
             "session_id": session_id,
             "budget": budget,
             "as_of": iso(as_of),
+            "space": space,
         }
         data = self._json("POST", "/v1/briefing", json=wire.present(body))
         return Briefing(

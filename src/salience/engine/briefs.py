@@ -20,6 +20,7 @@ from salience.embeddings import Embedder
 from salience.engine.updating import Updating
 from salience.errors import InvalidInputError
 from salience.models import Briefing, UserScope
+from salience.models.spaces import READ
 from salience.stores.registry import open_store
 
 if TYPE_CHECKING:
@@ -65,18 +66,23 @@ class Briefs(Updating):
         budget: int | None = None,
         as_of: datetime | None = None,
         record: bool | None = None,
+        space: str | None = None,
     ) -> Briefing:
-        """The text to inject at session start, with a manifest of every candidate's fate.
-        It is recorded (``briefing_log``) unless ``record`` is False or it is ``as_of``
+        """The text to inject at session start, with a manifest of every candidate's fate:
+        the user's memories and those of every space it reads (``space``: that space's
+        only). It is recorded (``briefing_log``) unless ``record`` is False or it is ``as_of``
         another time (a preview)."""
         if budget is not None and budget < 1:
             raise InvalidInputError("budget must be at least 1 token", field="budget")
         rules = self.profile(profile)
         user = self._one_user(user, "a briefing")
+        spaces = self._readable(user)
+        if space is not None:
+            user, spaces = self._space_owner(user, space, READ), ()
         now = self._at(as_of)
         request = BriefingRequest(now, user, project, session_id, budget)
         for attempt in range(3):
-            candidates = self._briefings.candidates(user, self._mounted(), now)
+            candidates = self._briefings.candidates(user, self._mounted(), now, spaces)
             candidates = self._briefed(candidates, rules.name, user)
             try:
                 given = rules.briefing(candidates, request, self._settings)

@@ -15,6 +15,7 @@ from salience.briefing.snapshot import BriefingSource, saved_columns
 from salience.clock import Clock, as_utc, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder, load_embedder
+from salience.engine.access import Access
 from salience.engine.degraded import IndexWatch
 from salience.engine.dependents import dependents
 from salience.engine.touches import Touches
@@ -37,6 +38,7 @@ from salience.models import (
     WriteResult,
     relabel,
 )
+from salience.models.spaces import SPACE_PREFIX
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
 from salience.stores.base import Store
@@ -57,7 +59,7 @@ STALE_TAG = "stale"
 """The tag of a memory derived from one that changed since (beside ``stale:<how>``)."""
 
 
-class EngineCore:
+class EngineCore(Access):
     """What a :class:`~salience.engine.memory.Memory` holds: the store, configuration, clock,
     embedder, mounted layers; and the helpers its verbs share (audit, vectors, lookups)."""
 
@@ -217,6 +219,11 @@ class EngineCore:
             return None
         checked = validate_field("user", user)
         assert isinstance(checked, str)
+        if checked.startswith(SPACE_PREFIX):
+            raise InvalidInputError(
+                f"no user is named {SPACE_PREFIX!r}...: that names a space (pass space=)",
+                field="user",
+            )
         return checked
 
     def _one_user(self, user: UserScope, verb: str) -> str:
@@ -242,7 +249,7 @@ class EngineCore:
         scope = self._scope(user)
         record = self._store.get(memory_id)
         if record is not None:
-            return _owned(record, scope, memory_id)
+            return self._owned(record, scope, memory_id)
         for layer in self._mounted():
             found = layer.store.get(memory_id)
             if found is not None:
@@ -254,7 +261,7 @@ class EngineCore:
         of a mounted layer is refused with :class:`ReadOnlyLayerError`."""
         record = self._store.get(memory_id)
         if record is not None:
-            return _owned(record, scope, memory_id)
+            return self._owned(record, scope, memory_id, verb)
         for layer in self._mounted():
             found = layer.store.get(memory_id)
             if found is not None:

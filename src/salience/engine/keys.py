@@ -16,12 +16,20 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from salience.engine.core import EngineCore
 from salience.errors import InvalidInputError, NotFoundError
 from salience.models import TRUST, ApiKey
 from salience.models.reports import NewKey
+from salience.models.spaces import (
+    check_agent,
+    check_right,
+    check_space_name,
+    parse_narrowing,
+    right_at_least,
+)
 from salience.write.records import validate_field
 
 PREFIX = "sal"
@@ -43,10 +51,14 @@ class Keys(EngineCore):
         admin: bool = False,
         label: str | None = None,
         source: str = "user",
+        agent: str | None = None,
+        spaces: Mapping[str, str] | Iterable[str] | None = None,
     ) -> NewKey:
         """Make a key for ``user``; only its hash is stored. ``source`` is the highest source
         its writes may claim (``agent`` for a key an agent uses: see
-        :mod:`salience.models`)."""
+        :mod:`salience.models`); ``agent`` names the agent its writes record. ``spaces``
+        narrows it to those spaces, each no further than a right (``{"payments": "read"}``
+        or ``["payments:read"]``): never beyond the user's own grants, then or later."""
         if read_only and admin:
             raise InvalidInputError("a key is read-only or admin, not both", field="admin")
         if source not in TRUST:
@@ -57,12 +69,53 @@ class Keys(EngineCore):
         if label is not None:
             checked = validate_field("title", label)
             label = checked if isinstance(checked, str) else None
+        named = None if agent is None else check_agent(agent)
+        narrowed = None if spaces is None else self._narrowing(owner, spaces, admin)
         key_id = secrets.token_hex(5)
         secret = secrets.token_urlsafe(32)
         now = self.now()
-        record = ApiKey(key_id, _hash(secret), owner, read_only, admin, now, None, label, source)
+        record = ApiKey(
+            key_id,
+            _hash(secret),
+            owner,
+            read_only,
+            admin,
+            now,
+            None,
+            label,
+            source,
+            named,
+            narrowed,
+        )
         self._store.save_key(record)
         return NewKey(record, f"{PREFIX}_{key_id}_{secret}")
+
+    def _narrowing(
+        self, owner: str, spaces: Mapping[str, str] | Iterable[str], admin: bool
+    ) -> tuple[tuple[str, str], ...]:
+        """A key's narrowing, checked: each space exists and the user holds the right."""
+        if admin:
+            raise InvalidInputError(
+                "an admin key acts for the store: it is not narrowed", field="spaces"
+            )
+        try:
+            wanted = (
+                {check_space_name(k): check_right(v) for k, v in spaces.items()}
+                if isinstance(spaces, Mapping)
+                else parse_narrowing(list(spaces))
+            )
+        except ValueError as exc:
+            raise InvalidInputError(str(exc), field="spaces") from None
+        for name, right in wanted.items():
+            grants = self._store.grants(space=name, user=owner)
+            held = grants[0].right if grants else None
+            if not right_at_least(held, right):
+                raise InvalidInputError(
+                    f"{owner!r} does not hold {right} on space {name!r}: a key is never "
+                    "wider than its user",
+                    field="spaces",
+                )
+        return tuple(sorted(wanted.items()))
 
     def revoke_key(self, key_id: str) -> ApiKey:
         """Revoke a key by its public id (from then on it is refused); revoking twice is

@@ -36,6 +36,7 @@ from salience.engine.quarantine import Quarantine
 from salience.engine.recall import Recall
 from salience.engine.scrubbing import ERASURE_PENDING
 from salience.engine.sharing import Sharing
+from salience.engine.spaces import Spaces
 from salience.engine.staleness import Staleness
 from salience.engine.writes import rejection
 from salience.errors import (
@@ -56,6 +57,7 @@ from salience.models import (
     UserScope,
     WriteResult,
 )
+from salience.models.spaces import READ
 from salience.scores import ContextScore
 from salience.stores.base import MemoryFilter
 from salience.write.authority import decide
@@ -80,6 +82,7 @@ class Memory(
     Briefs,
     Keys,
     Catalog,
+    Spaces,
 ):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
@@ -96,16 +99,20 @@ class Memory(
         include_forgotten: bool = False,
         limit: int | None = None,
         offset: int = 0,
+        space: str | None = None,
+        agent: str | None = None,
     ) -> list[MemoryRecord]:
         """The user's memories matching every given filter, newest first (``offset`` of them
-        skipped, for paging)."""
+        skipped, for paging); a space's with ``space`` (the user reads it); only those an
+        agent wrote with ``agent``."""
         if limit is not None and limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
         if offset < 0:
             raise InvalidInputError("offset must not be negative", field="offset")
         flt = MemoryFilter(
             as_of=self.now(),
-            user=self._scope(user),
+            user=self._acting_on(self._scope(user), space, READ),
+            agent=agent,
             project=project,
             type=type,
             tags=tuple(tags),

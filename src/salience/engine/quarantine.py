@@ -26,7 +26,10 @@ class Quarantine(Forgetting):
     def quarantined(self, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
         """The user's memories waiting in quarantine (everyone's with ALL_USERS), newest
         first."""
-        flt = MemoryFilter(as_of=self.now(), user=self._scope(user), tags=(TAG,))
+        scope = self._scope(user)  # (and the spaces it is an admin of)
+        flt = MemoryFilter(
+            as_of=self.now(), user=scope, spaces=self._administered(scope), tags=(TAG,)
+        )
         return [r for r in self._store.list(flt, None) if is_held(r)]
 
     def approve(self, memory_id: str, *, user: UserScope = None) -> WriteResult:

@@ -18,6 +18,7 @@ from salience.engine.updating import Updating
 from salience.errors import EmbedderError, InvalidInputError
 from salience.lazy import lazy_module
 from salience.models import LOCAL_LAYER, Degraded, Hit, MemoryRecord, Recalled, UserScope
+from salience.models.spaces import READ
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
 from salience.search.fusion import LEXICAL, fuse, rank_candidates
 from salience.search.pool import Found, Pool, choose, hit, neighbour_slots, spread, with_columns
@@ -54,6 +55,8 @@ class Recall(Updating):
         touch: bool | None = None,
         types: Iterable[str] = (),
         types_exclude: Iterable[str] = (),
+        space: str | None = None,
+        agent: str | None = None,
     ) -> Recalled:
         """Recall current memories for a query, ranked by the profile's search score.
 
@@ -63,6 +66,8 @@ class Recall(Updating):
         time never counts, so its output can be reproduced). The hits come as a list whose
         ``degraded`` says how this recall ran short of a full hybrid search, if it did (no
         embedder, the embedder failing, an index lacking memories, a layer left out).
+        The user's own memories and every space's it reads are searched (``space``: that
+        space's only), each hit naming its space; ``agent`` keeps those an agent wrote.
         """
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("the query is empty", field="query")
@@ -75,9 +80,13 @@ class Recall(Updating):
         rules = self.profile(profile)
         plan = rules.recall
         now = self._at(as_of)
+        scope = self._scope(user)
+        spaces = self._readable(scope) if space is None else ()
         flt = MemoryFilter(
             as_of=now,
-            user=self._scope(user),
+            user=self._acting_on(scope, space, READ),
+            spaces=spaces,
+            agent=agent,
             project=project,
             type=type,
             types=types,

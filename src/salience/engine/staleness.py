@@ -26,7 +26,10 @@ class Staleness(Forgetting):
     def stale(self, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
         """The user's current memories marked stale (everyone's with ALL_USERS), newest
         first."""
-        flt = MemoryFilter(as_of=self.now(), user=self._scope(user), tags=(STALE_TAG,))
+        scope = self._scope(user)  # (and the spaces it is an admin of)
+        flt = MemoryFilter(
+            as_of=self.now(), user=scope, spaces=self._administered(scope), tags=(STALE_TAG,)
+        )
         return self._store.list(flt, None)
 
     def confirm(self, memory_id: str, *, user: UserScope = None) -> WriteResult:

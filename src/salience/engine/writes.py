@@ -24,6 +24,7 @@ from salience.models import (
     UserScope,
     WriteResult,
 )
+from salience.models.spaces import WRITE
 from salience.profiles import Profile
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
@@ -63,9 +64,17 @@ class Writes(Updating, Scrubbing):
     """The verbs that add or change memories."""
 
     def remember(
-        self, content: str, *, profile: str | None = None, force: bool = False, **fields: Any
+        self,
+        content: str,
+        *,
+        profile: str | None = None,
+        force: bool = False,
+        space: str | None = None,
+        **fields: Any,
     ) -> WriteResult:
-        """Store a new memory. ``fields`` are record fields (type, tags, importance, ...).
+        """Store a new memory. ``fields`` are record fields (type, tags, importance, ...);
+        ``space`` writes it into a space the user may write to (the user is its ``author``);
+        ``agent`` names the agent that writes (a key or MCP session that names one decides).
 
         The write passes privacy redaction and the secret scanner (always), the signal gate
         (unless ``force`` or the ``signal_gate`` setting is off: the result's notes say so),
@@ -74,9 +83,7 @@ class Writes(Updating, Scrubbing):
         """
         rules = self.profile(profile)
         now = self.now()
-        owner = self._one_user(fields.pop("user", None), "remember")
-        values = self._writable(fields)
-        values["user"] = owner
+        owner, values = self._placed(fields, space)
         values.setdefault("type", rules.default_type)
         values = {name: validate_field(name, value) for name, value in values.items()}
         validate_content(content, self._config.max_content_bytes)  # bad input before any gate
@@ -131,6 +138,17 @@ class Writes(Updating, Scrubbing):
             notes += ("semantic dedup skipped: no embedder (SALIENCE_EMBEDDER=none)",)
         self._settle_after_write()  # (a pending erasure: retried now)
         return replace(result, notes=notes)
+
+    def _placed(self, fields: dict[str, Any], space: str | None) -> tuple[str, dict[str, Any]]:
+        """Whose a new memory is (the user's, or ``space``'s: then the user is its author,
+        holding the write right) and its values, with the agent that writes it."""
+        scope = self._one_user(fields.pop("user", None), "remember")
+        agent = self._agent(fields.pop("agent", None))
+        values = self._writable(fields)
+        owner = self._acting_on(scope, space, WRITE)
+        assert owner is not None
+        values.update(user=owner, agent=agent, author=None if space is None else scope)
+        return owner, values
 
     def _create(
         self, decision: Decision, vector: Vector | None, found: list[UpdateLink], now: datetime
@@ -292,11 +310,13 @@ class Writes(Updating, Scrubbing):
         equal to another current memory of the user is a ``duplicate`` and changes nothing.
         """
         scope = self._scope(user)
+        agent = self._agent(fields.pop("agent", None))
         values = self._writable(fields)
         validate_content(content, self._config.max_content_bytes)
         written = content  # as written, hidden characters too: what quarantine reads
         with self._store.transaction():
             old = self._current(old_id, "supersede", scope)
+            values.update(agent=agent, author=scope if old.space is not None else None)
             now = self.now()
             inherited = {name: getattr(old, name) for name in WRITABLE_FIELDS}
             own_tags = tuple(t for t in old.tags if not is_owned_tag(t, writer()))
@@ -337,7 +357,7 @@ class Writes(Updating, Scrubbing):
         return next((r for r in self._store.list(flt, 2) if r.id != besides), None)
 
 
-_SCANNED_FIELDS = ("type", "user", "project", "topic_key", "session_id")
+_SCANNED_FIELDS = ("type", "user", "project", "topic_key", "session_id", "agent")
 """Free-text fields besides content, title and tags: the secret scanner reads them too."""
 
 

@@ -1,20 +1,24 @@
 """salience's own MCP tools: remember, recall, briefing, feedback, update, supersede, forget,
-history, session_start, session_end, list, entities, stats."""
+history, session_start, session_end, list, spaces, entities, stats."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
-from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from mcp.types import CallToolResult
+from pydantic import Field
 
+from salience.mcp_server.briefs import (
+    EntitiesOut,
+    Hits,
+    Memories,
+    answer,
+    hit_brief,
+    memories_answer,
+)
 from salience.mcp_server.shell import CHANGE, READ, WRITE, ToolSet, current
 from salience.wire.models import (
     BriefingOut,
-    DegradedOut,
-    HitOut,
-    MemoryOut,
     SessionStartOut,
     StatsOut,
     WriteOut,
@@ -22,9 +26,6 @@ from salience.wire.models import (
 from salience.wire.record import briefing_log_out
 from salience.wire.values import (
     briefing_out,
-    format_time,
-    hit_out,
-    memory_out,
     search_out,
     session_start_out,
     stats_of,
@@ -35,141 +36,10 @@ TOOLS = ToolSet()
 MemoryId = Annotated[str, Field(description="A memory's id, as recall, list or remember gave it.")]
 Limit = Annotated[int, Field(ge=1, le=100)]
 Unit = Annotated[float, Field(ge=0, le=1)]
-
-
-class Explained(BaseModel):
-    """Why a hit ranks where it does."""
-
-    bm25: float
-    cosine: float | None
-    fused: float | None
-    context: str | None = None
-    learned: dict[str, Any] | None = None
-    breakdown: list[dict[str, Any]]
-
-
-class HitBrief(BaseModel):
-    """A recall hit, compact (what an agent reads; the HTTP API has every field)."""
-
-    rank: int
-    score: float
-    id: str
-    type: str
-    content: str
-    tags: list[str]
-    project: str | None
-    created_at: str
-    layer: str
-    explanation: Explained | None = None
-
-
-class MemoryBrief(BaseModel):
-    """A memory, compact."""
-
-    id: str
-    type: str
-    content: str
-    tags: list[str]
-    project: str | None
-    importance: float
-    confidence: float
-    created_at: str
-    status: str
-    parent_id: str | None
-
-
-class Hits(BaseModel):
-    """A recall's hits in the wire's shape (what ``POST /v1/search`` answers), and how it
-    ran short, if it did (each also said in a text block after the hits)."""
-
-    hits: list[HitOut]
-    degraded: list[DegradedOut]
-
-
-class Memories(BaseModel):
-    """Memories in the wire's shape (what ``GET /v1/memories`` answers)."""
-
-    memories: list[MemoryOut]
-
-
-def answer(structured: BaseModel, brief: Any) -> CallToolResult:
-    """A tool's result: the wire's shape as structured content (what a program reads, the
-    same as every other face), and for the model a compact JSON text of what it needs
-    (about a third of the bytes: an agent's context is its budget)."""
-    text = json.dumps(brief, ensure_ascii=False, separators=(",", ":"))
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=structured.model_dump(mode="json"),
-    )
-
-
-def _learned(learned: Any) -> dict[str, Any] | None:
-    """A learned fusion's explanation, compact: its logit, the relevance it replaced and its
-    three largest terms (the HTTP API and ``recall --explain`` give every term)."""
-    if learned is None:
-        return None
-    terms = learned.largest()[:3]
-    return {
-        "before": round(learned.before, 4),
-        "logit": round(learned.logit, 4),
-        "largest": {name: round(value * weight, 4) for name, value, weight in terms},
-    }
-
-
-def hit_brief(hit: Any, explain: bool) -> HitBrief:
-    """A :class:`~salience.models.Hit` as :class:`HitBrief`."""
-    r = hit.record
-    explanation = None
-    if explain:
-        full = hit_out(hit)
-        relevance = hit.relevance
-        explanation = Explained(
-            bm25=hit.lexical,
-            cosine=hit.vector,
-            fused=None if relevance is None else relevance.fused,
-            context=None if relevance is None else relevance.lifted(),
-            learned=None if relevance is None else _learned(relevance.learned),
-            breakdown=full["breakdown"],
-        )
-    return HitBrief(
-        rank=hit.rank,
-        score=hit.score,
-        id=r.id,
-        type=r.type,
-        content=r.content,
-        tags=list(r.tags),
-        project=r.project,
-        created_at=format_time(r.created_at),
-        layer=r.layer,
-        explanation=explanation,
-    )
-
-
-def memory_brief(record: Any, now: Any) -> MemoryBrief:
-    """A record as :class:`MemoryBrief`."""
-    return MemoryBrief(
-        id=record.id,
-        type=record.type,
-        content=record.content,
-        tags=list(record.tags),
-        project=record.project,
-        importance=record.importance,
-        confidence=record.confidence,
-        created_at=format_time(record.created_at),
-        status=record.status(now).value,
-        parent_id=record.parent_id,
-    )
-
-
-def _memories(records: Any, now: Any) -> CallToolResult:
-    return answer(
-        Memories.model_validate({"memories": [memory_out(r) for r in records]}),
-        {"memories": [memory_brief(r, now).model_dump() for r in records]},
-    )
-
-
-class EntitiesOut(BaseModel):
-    entities: list[dict[str, Any]]
+Space = Annotated[
+    str | None,
+    Field(description="A space you were granted (the spaces tool lists them); none: your own"),
+]
 
 
 @TOOLS.tool(annotations=WRITE)
@@ -186,6 +56,7 @@ def remember(
     force: Annotated[
         bool, Field(description="Keep it even if the signal gate finds it low-value")
     ] = False,
+    space: Space = None,
 ) -> WriteOut:
     """Store something worth knowing next session: a fact, a decision and why, a gotcha,
     a preference. Returns the outcome: created, updated (merged into an existing memory)
@@ -193,12 +64,19 @@ def remember(
     are never stored, and low-value text (too short, self-talk, tool output, generic
     claims) is refused unless force is true."""
     shell = current()
-    fields = {"type": type, "tags": tags, "importance": importance, "topic_key": topic_key}
+    fields: dict[str, Any] = {
+        "type": type,
+        "tags": tags,
+        "importance": importance,
+        "topic_key": topic_key,
+    }
     fields = {k: v for k, v in fields.items() if v is not None}
     if shell.project and "project" not in fields:
         fields["project"] = shell.project
     result = shell.write(
-        lambda m: m.remember(content, profile=shell.profile, force=force, user=shell.user, **fields)
+        lambda m: m.remember(
+            content, profile=shell.profile, force=force, user=shell.user, space=space, **fields
+        )
     )
     return WriteOut.model_validate(write_out(result))
 
@@ -256,7 +134,7 @@ def stale() -> Annotated[CallToolResult, Memories]:
     if no longer true."""
     shell = current()
     marked = shell.run(lambda m: m.stale(user=shell.user))
-    return _memories(marked, shell.memory.now())
+    return memories_answer(marked, shell.memory.now())
 
 
 @TOOLS.tool(annotations=READ)
@@ -265,6 +143,7 @@ def recall(
     limit: Limit = 10,
     explain: Annotated[bool, Field(description="Include each hit's score breakdown")] = False,
     types: list[str] | None = None,
+    space: Space = None,
 ) -> Annotated[CallToolResult, Hits]:
     """Search memory before answering from it: hybrid full-text and semantic search,
     best first. Each hit has its score; with explain, why (BM25, cosine, breakdown)."""
@@ -278,6 +157,7 @@ def recall(
             project=shell.project,
             types=types or (),
             touch=shell.touch,
+            space=space,
         )
     )
     return answer(
@@ -287,7 +167,9 @@ def recall(
 
 
 @TOOLS.tool(annotations=READ)
-def briefing(budget: Annotated[int, Field(ge=50, le=100_000)] | None = None) -> BriefingOut:
+def briefing(
+    budget: Annotated[int, Field(ge=50, le=100_000)] | None = None, space: Space = None
+) -> BriefingOut:
     """The briefing to read at session start: the most useful memories for this user and
     project, within a token budget, with a manifest of what was left out and why."""
     shell = current()
@@ -298,6 +180,7 @@ def briefing(budget: Annotated[int, Field(ge=50, le=100_000)] | None = None) -> 
             project=shell.project,
             budget=budget,
             record=shell.touch,
+            space=space,
         )
     )
     return BriefingOut.model_validate(briefing_out(result))
@@ -316,15 +199,16 @@ def history(memory_id: MemoryId) -> Annotated[CallToolResult, Memories]:
     """A memory's versions, newest first (what it said before each supersede)."""
     shell = current()
     chain = shell.run(lambda m: m.history(memory_id, user=shell.user))
-    return _memories(chain, shell.memory.now())
+    return memories_answer(chain, shell.memory.now())
 
 
 @TOOLS.tool(name="list", annotations=READ)
-def list_memories(
+def listmemories_answer(
     type: str | None = None,
     tag: str | None = None,
     status: Literal["current", "all"] = "current",
     limit: Limit = 20,
+    space: Space = None,
 ) -> Annotated[CallToolResult, Memories]:
     """Memories, newest first (current ones, or all with their superseded and forgotten
     versions)."""
@@ -338,9 +222,21 @@ def list_memories(
             include_superseded=status == "all",
             include_forgotten=status == "all",
             limit=limit,
+            space=space,
         )
     )
-    return _memories(records, shell.memory.now())
+    return memories_answer(records, shell.memory.now())
+
+
+@TOOLS.tool(annotations=READ)
+def spaces() -> dict[str, Any]:
+    """The team spaces you were granted, each with your right (read: recall, briefing and
+    list see it; write: remember, update, supersede, forget there; admin: grants too).
+    Recall and the briefing already include every space you read, each hit naming its
+    space; pass space to remember to write there."""
+    shell = current()
+    found = shell.run(lambda m: m.spaces(user=shell.user))
+    return {"spaces": [{"name": x.name, "right": x.right} for x in found]}
 
 
 @TOOLS.tool(annotations=READ)

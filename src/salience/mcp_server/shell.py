@@ -13,18 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.types import Tool as MCPTool
 
 from salience.engine.degraded import listening
 from salience.engine.memory import Memory
 from salience.errors import SalienceError
 from salience.models import WriteResult, channel
+from salience.models.spaces import NO_REACH, REACH, check_agent
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -53,6 +55,7 @@ class Shell:
     default_user: str
     profile: str | None = None
     project: str | None = None
+    agent: str | None = None  # the agent its writes name (else the MCP client's name)
 
     @property
     def user(self) -> str:
@@ -153,19 +156,54 @@ class SayingServer(MCPServer):
         super().__init__(name, **options)
         self.shell = shell
 
+    async def list_tools(self) -> list[MCPTool]:
+        """The tools, and on each that takes a ``space``, the spaces its caller may use
+        (their grants as of this request: a tool list read later says what holds then)."""
+        tools = await super().list_tools()
+        try:
+            granted = self.shell.memory.spaces(user=self.shell.user)
+        except SalienceError:
+            granted = []
+        if not granted:
+            return tools
+        named = ", ".join(f"{x.name} ({x.right})" for x in granted)
+        return [
+            t.model_copy(update={"description": f"{t.description} Your spaces: {named}."})
+            if "space" in (t.input_schema.get("properties") or {})
+            else t
+            for t in tools
+        ]
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         token = SHELL.set(self.shell)
+        reach = REACH.get() or NO_REACH  # (over HTTP: the key's; its agent decides)
+        if reach.agent is None:
+            agent = self.shell.agent or client_name(context)
+            reach = replace(reach, agent=agent)
+        reached = REACH.set(reach)
         try:
             with listening() as heard:
                 result = await super().call_tool(name, arguments, context)
         finally:
+            REACH.reset(reached)
             SHELL.reset(token)
         if heard and isinstance(result, CallToolResult):
             said = [TextContent(type="text", text=note.line()) for note in heard]
             result = result.model_copy(update={"content": [*result.content, *said]})
         return result
+
+
+def client_name(context: Context[Any, Any] | None) -> str | None:
+    """The name the MCP client gave itself when it connected (``claude-code``), if it is an
+    agent's name (:func:`~salience.models.spaces.check_agent`); the agent its writes name."""
+    try:
+        params = context.session.client_params if context is not None else None
+        name = params.client_info.name if params is not None else None
+        return check_agent(name) if name else None
+    except (AttributeError, LookupError, RuntimeError, SalienceError):
+        return None
 
 
 def text_result(call: Callable[[], str], *, prefix: str = "Error: ") -> CallToolResult:

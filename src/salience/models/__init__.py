@@ -50,6 +50,9 @@ from salience.models.reports import NewKey as NewKey
 from salience.models.reports import PackIdentity as PackIdentity
 from salience.models.reports import PackImport as PackImport
 from salience.models.reports import PackManifest as PackManifest
+from salience.models.spaces import Grant as Grant
+from salience.models.spaces import Space as Space
+from salience.models.spaces import space_of as space_of
 
 SOURCES = ("user", "agent", "tool", "consolidation", "import", "pack", "remote", "system")
 """Where a memory came from (how far each is trusted: :data:`TRUST`)."""
@@ -154,6 +157,13 @@ class MemoryRecord:
     entities: tuple[str, ...] = ()
     derived_from: tuple[str, ...] = ()
     enabled: bool = True
+    author: str | None = None  # who wrote a space's memory (None: its owner, or erased)
+    agent: str | None = None  # the agent that wrote it, as its key or MCP client names it
+
+    @property
+    def space(self) -> str | None:
+        """The space this memory belongs to, or None for a user's own memory."""
+        return space_of(self.user)
 
     def status(self, now: datetime) -> Status:
         """Forgotten, superseded (``valid_until`` reached) or current, as of ``now``."""
@@ -353,6 +363,8 @@ class ApiKey:
     revoked_at: datetime | None = None
     label: str | None = None
     source: str = "user"  # the highest source its writes may claim (salience.models)
+    agent: str | None = None  # the agent its writes name
+    spaces: tuple[tuple[str, str], ...] | None = None  # narrowed to these (space, right)
 
 
 class JobState(StrEnum):

@@ -28,7 +28,12 @@ from salience.lazy import lazy_module
 from salience.models import Briefing, BriefingSection, MemoryRecord, Relevance, estimate_tokens
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
-from salience.profiles.scoring.signals import capped_frequency, half_life_recency, layer_weight
+from salience.profiles.scoring.signals import (
+    capped_frequency,
+    half_life_recency,
+    layer_weight,
+    shared_from,
+)
 from salience.scores import Component, ContextScore, SearchScore, weighted
 
 if TYPE_CHECKING:
@@ -72,7 +77,7 @@ def search_score(
 ) -> SearchScore:
     """weight (1.0 full-text hit, 0.9 vector-only) x memory score, x 0.8 off the local layer."""
     weight = 1.0 if relevance.lexical_hit else VECTOR_ONLY_WEIGHT
-    layer = layer_weight(record.layer)
+    layer = layer_weight(shared_from(record))
     base = memory_score(record, now)
     component = Component("memory score", weight * layer, base.value)
     note = f"match weight {weight:g} x layer {layer:g} x memory score {base.value:.6f}"

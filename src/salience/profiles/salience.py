@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from salience.briefing.columns import NONE, Columns, micros
+from salience.briefing.marks import agent_mark, mark, place_mark
 from salience.briefing.policies import (
     MUTED,
     NOT_IN_SCOPE,
@@ -213,15 +214,11 @@ def headed(identity: str) -> str:
     return f"{identity}\n{NOTES}"
 
 
-def mark(source: str) -> str:
-    """A line's source mark: none for the user's own words, else ``[source] ``."""
-    return "" if source == "user" else f"[{source}] "
-
-
 def _line(record: MemoryRecord) -> str:
+    marks = place_mark(record.user) + agent_mark(record.source, record.agent)
     if record.type == "decision" and record.topic_key:
-        return f"- {mark(record.source)}{record.topic_key}: {one_line(record)}"
-    return f"- {mark(record.source)}{one_line(record)}"
+        return f"- {marks}{record.topic_key}: {one_line(record)}"
+    return f"- {marks}{one_line(record)}"
 
 
 def _cost(line: str) -> int:
@@ -259,8 +256,14 @@ class _Packer:
         decision = columns.type == columns.vocab.types.lookup("decision")
         topic_length = np.array([len(t) for t in columns.vocab.topics.names] + [0])
         topics = np.where(decision & (columns.topic != NONE), topic_length[columns.topic] + 2, 0)
-        marks = np.array([len(mark(name)) for name in columns.vocab.sources.names] + [0])
-        self.line_cost = (2 + marks[columns.source] + topics + columns.line_length + 1 + 3) // 4
+        vocab = columns.vocab
+        marks = np.array([len(mark(name)) for name in vocab.sources.names] + [0])[columns.source]
+        agents = np.array([len(name) + 1 for name in vocab.agents.names] + [0])[columns.agent]
+        marks = marks + np.where(columns.source_user, 0, agents)  # ("[agent ci-bot] ")
+        marks = (
+            marks + np.array([len(place_mark(n)) for n in vocab.layers.names] + [0])[columns.layer]
+        )
+        self.line_cost = (2 + marks + topics + columns.line_length + 1 + 3) // 4
 
     def pack(self, rows: Rows, manifest: ManifestBuilder, *, capped: bool) -> Rows:
         """Take the rows that fit, in order; drop those that do not fit the budget (pass 1:

@@ -22,7 +22,7 @@ from datetime import datetime
 
 from salience.models import LOCAL_LAYER, Hit, MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
-from salience.profiles.scoring.signals import layer_weight
+from salience.profiles.scoring.signals import layer_weight, shared_from
 from salience.scores import SearchScore, scaled
 
 LEXICAL = "lexical"
@@ -181,10 +181,12 @@ def rank_candidates(
 
 def layered(profile: Profile, record: MemoryRecord, score: SearchScore) -> SearchScore:
     """The 0.8 de-boost for a memory of a mounted layer (if the profile did not apply it)."""
-    if record.layer == LOCAL_LAYER or profile.weighs_layers:
+    shared = shared_from(record)
+    if shared == LOCAL_LAYER or profile.weighs_layers:
         return score
-    weight = layer_weight(record.layer)
-    return scaled(score, weight, f"x {weight:g}: from layer {record.layer!r}")
+    weight = layer_weight(shared)
+    where = f"space {record.space!r}" if record.space is not None else f"layer {shared!r}"
+    return scaled(score, weight, f"x {weight:g}: from {where}")
 
 
 def rank_hits(

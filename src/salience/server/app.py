@@ -40,6 +40,7 @@ from salience.server import (
     routes_recall,
     routes_record,
     routes_sharing,
+    routes_spaces,
     routes_store,
     routes_switching,
     routes_updates,
@@ -145,6 +146,7 @@ def create_app(memory: Memory) -> FastAPI:
         routes_record,
         routes_store,
         routes_sharing,
+        routes_spaces,
         routes_switching,
         jobs,
     )

@@ -28,6 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 from salience.engine.memory import Memory
 from salience.models import ALL_USERS, CEILING, UserScope
+from salience.models.spaces import REACH, Reach
 
 USER_HEADER = "X-Salience-User"
 LOCAL, KEYS = "local", "keys"
@@ -65,6 +66,13 @@ class Caller:
     admin: bool = False
     key_id: str | None = None
     source: str = "user"  # the highest source the caller's writes may claim
+    agent: str | None = None  # the agent its key names
+    spaces: tuple[tuple[str, str], ...] | None = None  # what its key was narrowed to
+
+    def reach(self) -> Reach:
+        """What this caller's key reaches beyond its user's own memories."""
+        narrowed = None if self.spaces is None else dict(self.spaces)
+        return Reach(spaces=narrowed, agent=self.agent, admin=self.admin)
 
     def acting(self, named: str | None, *, across: bool = False) -> UserScope:
         """The user a request acts for: the caller's own, or (admin only) the one named;
@@ -146,7 +154,15 @@ def authenticate(engine: Engine, request: Request) -> Caller:
     record = engine.memory.check_key(key)
     if record is None:
         raise Refused(401, "unauthorized", "the API key is not valid (unknown or revoked)")
-    return Caller(record.user, record.read_only, record.admin, record.id, record.source)
+    return Caller(
+        record.user,
+        record.read_only,
+        record.admin,
+        record.id,
+        record.source,
+        record.agent,
+        record.spaces,
+    )
 
 
 async def caller_of(request: Request) -> Caller:
@@ -157,6 +173,7 @@ async def caller_of(request: Request) -> Caller:
     if getattr(request.state, "cross_site", False):  # (the guard: a read from another site)
         caller = replace(caller, read_only=True)
     CEILING.set(caller.source)  # this request's own context: it ends with the request
+    REACH.set(caller.reach())  # (likewise: its key's spaces and agent)
     return caller
 
 

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from salience.mcp_server import create_mcp_server
 from salience.mcp_server.shell import CALLER, READ_ONLY
+from salience.models.spaces import REACH
 from salience.server.context import Engine, Refused, authenticate
 from salience.server.guard import refuse
 from salience.server.middleware import App, Receive, Scope, Send
@@ -63,9 +64,11 @@ class Gate:
             await refuse(scope, send, 503, "not_ready", "the MCP endpoint is stopping", close=False)
             return
         user, read_only = CALLER.set(caller.user), READ_ONLY.set(caller.read_only)
+        reach = REACH.set(caller.reach())
         try:
             await self.app(scope, receive, send)
         finally:
+            REACH.reset(reach)
             CALLER.reset(user)
             READ_ONLY.reset(read_only)
 

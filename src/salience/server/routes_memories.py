@@ -51,8 +51,13 @@ def list_memories(
     status: Literal["current", "superseded", "forgotten", "all"] = "current",
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    space: Annotated[
+        str | None, Query(max_length=63, description="A space's, not the user's")
+    ] = None,
+    agent: Annotated[str | None, Query(max_length=512, description="Only this agent's")] = None,
 ) -> list[dict[str, Any]]:
-    """The user's memories, newest first, a page at a time (``offset``, ``limit``)."""
+    """The user's memories (a space's, with ``space``), newest first, a page at a time
+    (``offset``, ``limit``)."""
     user = caller.acting(as_user, across=True)
     records = engine.memory.list(
         user=user,
@@ -65,6 +70,8 @@ def list_memories(
         include_forgotten=status in ("forgotten", "all"),
         limit=limit if status in ("current", "all") else None,
         offset=offset if status in ("current", "all") else 0,
+        space=space,
+        agent=agent,
     )
     if status in ("superseded", "forgotten"):
         now = engine.memory.now()

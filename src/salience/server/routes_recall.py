@@ -45,6 +45,8 @@ def search(
         tags=body.tags,
         as_of=body.as_of,
         touch=touch,
+        space=body.space,
+        agent=body.agent,
     )
     return JSONResponse(search_out(hits))  # (built from the same model: no re-check)
 
@@ -80,6 +82,7 @@ def briefing(
         budget=body.budget,
         as_of=body.as_of,
         record=body.record and not caller.read_only and body.as_of is None,
+        space=body.space,
     )
     return briefing_out(result, manifest=body.manifest)
 

@@ -18,6 +18,15 @@ from salience.config import RECALL_SETTINGS
 Unit = Annotated[float, Field(ge=0, le=1)]
 ShortText = Annotated[str, Field(min_length=1, max_length=512)]
 Limit = Annotated[int, Field(ge=1, le=1000)]
+SpaceName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=63,
+        description="A space's name: lowercase letters, digits, '.', '_', '-'.",
+    ),
+]
+SPACE_DOC = "A space the caller may use (its grant): the memory goes there, not to the user."
 
 
 def _moment(value: object) -> datetime:
@@ -64,6 +73,10 @@ class RememberIn(Request):
     enabled: bool | None = None
     force: bool = Field(False, description="Bypass the signal gate (never the secret scanner).")
     profile: ShortText | None = None
+    space: SpaceName | None = Field(None, description=SPACE_DOC)
+    agent: ShortText | None = Field(
+        None, description="The agent that writes (a key that names one decides)."
+    )
 
 
 class UpdateIn(Request):
@@ -105,6 +118,10 @@ class SearchIn(Request):
     tags: list[ShortText] = Field(default_factory=list, max_length=32)
     as_of: Moment | None = None
     touch: bool | None = Field(None, description="Count an access (default: unless as_of).")
+    space: SpaceName | None = Field(
+        None, description="Search this space only (default: the user's and every space it reads)."
+    )
+    agent: ShortText | None = Field(None, description="Only what this agent wrote.")
 
 
 class BriefingIn(Request):
@@ -113,6 +130,9 @@ class BriefingIn(Request):
     session_id: ShortText | None = None
     budget: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
     as_of: Moment | None = None
+    space: SpaceName | None = Field(
+        None, description="Brief this space only (default: the user's and every space it reads)."
+    )
     record: bool = Field(
         True, description="Keep it in the briefing log (false: a preview; a read-only key never)."
     )

@@ -13,10 +13,12 @@ from salience.models import (
     ApiKey,
     AuditEntry,
     Feedback,
+    Grant,
     Job,
     LayerMount,
     MemoryRecord,
     Session,
+    Space,
     Stats,
     Trace,
     UpdateLink,
@@ -30,6 +32,8 @@ class MemoryFilter:
 
     as_of: datetime
     user: str | None = None
+    spaces: tuple[str, ...] = ()  # owners (``space:<name>``) seen beside ``user``'s own
+    agent: str | None = None  # written by this agent
     project: str | None = None
     type: str | None = None
     types: tuple[str, ...] = ()  # any of these types (empty: no restriction)
@@ -288,6 +292,20 @@ class Store(Indexes, Protocol):
     def delete(self, memory_id: str) -> bool:
         """Remove a record for good; False if it did not exist."""
         ...
+
+    # Spaces and their grants: see salience.stores.spaces.SpaceRows.
+    def add_space(self, space: Space) -> bool: ...
+    def space(self, name: str) -> Space | None: ...
+    def spaces(self) -> builtins.list[Space]: ...
+    def set_keep_contributions(self, name: str, keep: bool) -> bool: ...
+    def drop_space(self, name: str) -> bool: ...
+    def set_grant(self, grant: Grant) -> None: ...
+    def drop_grant(self, space: str, user: str) -> bool: ...
+    def grants(
+        self, *, space: str | None = None, user: str | None = None
+    ) -> builtins.list[Grant]: ...
+    def drop_grants_of(self, user: str) -> int: ...
+    def authored(self, author: str) -> builtins.list[tuple[str, str]]: ...
 
     # The record of recalls and briefings: see salience.stores.traces.TraceRows.
     def save_update_links(self, links: Sequence[UpdateLink]) -> None: ...

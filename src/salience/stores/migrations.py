@@ -6,8 +6,17 @@ this list does not know was written by a newer salience and is refused.
 
 from __future__ import annotations
 
+from salience.stores.spaces import SPACES
 from salience.stores.traces import ERASED, JOB_CANCEL, TRACES
 from salience.stores.updates import UPDATE_LINKS
+
+SHARED: tuple[tuple[str, str], ...] = (
+    ("0015_erased", ERASED),  # purged ids: a trace queued elsewhere is not written after
+    ("0016_job_cancel", JOB_CANCEL),  # a cancel asked from any process of the store
+    ("0017_update_links", UPDATE_LINKS),  # newer memories found to change older ones
+    ("0018_spaces", SPACES),  # spaces and grants; a memory's author and agent
+)
+"""The last steps, the same SQL in both stores (PostgreSQL's schema takes them from here)."""
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -248,9 +257,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         SELECT 1;
         """,
     ),
-    ("0015_erased", ERASED),  # purged ids: a trace queued elsewhere is not written after
-    ("0016_job_cancel", JOB_CANCEL),  # a cancel asked from any process of the store
-    ("0017_update_links", UPDATE_LINKS),  # newer memories found to change older ones
+    *SHARED,
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

@@ -97,7 +97,12 @@ def filter_sql(flt: MemoryFilter, mark: str = "?") -> tuple[str, list[object]]:
     driver's placeholder: ``?`` for sqlite3, ``%s`` for psycopg)."""
     clauses: list[str] = []
     params: list[object] = []
-    for column in ("user", "project", "type", "session_id", "topic_key", "content_hash"):
+    if flt.user is not None:  # (a user, and the spaces they read)
+        owners = (flt.user, *flt.spaces)
+        test = f"= {mark}" if len(owners) == 1 else f"IN ({', '.join(mark for _ in owners)})"
+        clauses.append(f"m.user {test}")
+        params.extend(owners)
+    for column in ("agent", "project", "type", "session_id", "topic_key", "content_hash"):
         value = getattr(flt, column)
         if value is not None:
             clauses.append(f"m.{column} = {mark}")
@@ -168,6 +173,8 @@ def key_row(key: ApiKey) -> tuple[object, ...]:
         revoked,
         key.label,
         key.source,
+        key.agent,
+        None if key.spaces is None else json.dumps([list(pair) for pair in key.spaces]),
     )
 
 
@@ -175,8 +182,19 @@ def key_of(row: Sequence[Any]) -> ApiKey:
     """An API key record from a row in the api_keys table's column order."""
     revoked = datetime.fromisoformat(row[6]) if row[6] else None
     created = datetime.fromisoformat(row[5])
+    narrowed = None if row[10] is None else tuple((s, r) for s, r in json.loads(row[10]))
     return ApiKey(
-        row[0], row[1], row[2], bool(row[3]), bool(row[4]), created, revoked, row[7], row[8]
+        row[0],
+        row[1],
+        row[2],
+        bool(row[3]),
+        bool(row[4]),
+        created,
+        revoked,
+        row[7],
+        row[8],
+        row[9],
+        narrowed,
     )
 
 

@@ -26,10 +26,13 @@ from salience.stores.rows import (
     key_row,
     session_of,
 )
-from salience.stores.updates import UpdateRows
+from salience.stores.spaces import SpaceRows
 
 _AUDIT = 'seq, at, memory_id, action, actor, detail, "user"'
-_KEY = 'id, secret_hash, "user", read_only, admin, created_at, revoked_at, label, source'
+_KEY = (
+    'id, secret_hash, "user", read_only, admin, created_at, revoked_at, label, source, agent, '
+    "spaces"
+)
 _SESSION = 'id, "user", started_at, last_active_at, ended_at, summary_id'
 _JOB = JOB_COLUMNS.replace("user", '"user"')
 _JOB_KEPT = ", ".join(
@@ -40,7 +43,7 @@ _JOB_KEPT = ", ".join(
 """What saving a job again changes (its cancel, asked meanwhile, stays asked)."""
 
 
-class SharedRows(UpdateRows):
+class SharedRows(SpaceRows):
     """The audit log, API keys, layers and settings of a store (any backend)."""
 
     def append_audit(self, entries: Sequence[AuditEntry]) -> None:
@@ -80,7 +83,7 @@ class SharedRows(UpdateRows):
         """Insert or overwrite an API key's record (its hash, never the key)."""
         with self.transaction():
             self._trace_exec("DELETE FROM api_keys WHERE id = ?", (key.id,))
-            self._trace_exec(f"INSERT INTO api_keys ({_KEY}) VALUES ({_marks(9)})", key_row(key))
+            self._trace_exec(f"INSERT INTO api_keys ({_KEY}) VALUES ({_marks(11)})", key_row(key))
 
     def api_keys(self) -> builtins.list[ApiKey]:
         """Every API key record, revoked ones too, oldest first."""

@@ -80,7 +80,8 @@ _MAX_BYTES = 1 << 40  # records from a server were validated there
 
 
 def record(data: dict[str, Any]) -> MemoryRecord:
-    return from_json_dict(data, max_bytes=_MAX_BYTES)
+    fields = {k: v for k, v in data.items() if k != "space"}  # (the record says it itself)
+    return from_json_dict(fields, max_bytes=_MAX_BYTES)
 
 
 def parts(breakdown: list[dict[str, Any]]) -> tuple[tuple[str, float, float], ...]:

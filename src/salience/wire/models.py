@@ -38,6 +38,9 @@ class MemoryOut(BaseModel):
     entities: list[str]
     derived_from: list[str]
     enabled: bool
+    author: str | None = Field(None, description="Who wrote a space's memory.")
+    agent: str | None = Field(None, description="The agent that wrote it.")
+    space: str | None = Field(None, description="The space it belongs to (None: the user's).")
 
 
 class UpdateOut(BaseModel):

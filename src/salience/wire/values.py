@@ -64,8 +64,10 @@ __all__ = [
 
 
 def memory_out(record: MemoryRecord) -> dict[str, Any]:
-    """A record as :class:`MemoryOut` data (the export format's fields)."""
-    return to_json_dict(record)
+    """A record as :class:`MemoryOut` data (the export format's fields, and its space)."""
+    out = to_json_dict(record)
+    out["space"] = record.space
+    return out
 
 
 def write_out(result: WriteResult) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from salience.models import (
     ConsolidationReport,
     DayCount,
     Decision,
+    Grant,
     ImportResult,
     Job,
     LayerMount,
@@ -32,6 +33,7 @@ from salience.models import (
     Recalled,
     Session,
     SessionStart,
+    Space,
     Stats,
     UpdateLink,
     WriteResult,
@@ -55,8 +57,37 @@ class Verbs(Protocol):
         session_id: str | None = None,
         budget: int | None = None,
         as_of: datetime | None = None,
+        space: str | None = None,
     ) -> Briefing:
         """The text to inject at session start, with its manifest."""
+        ...
+
+    def spaces(self) -> builtins.list[Space]:
+        """The spaces the user has a right on, each with that right."""
+        ...
+
+    def create_space(self, name: str, *, keep_contributions: bool = False) -> Space:
+        """Make a space; the user is its first admin."""
+        ...
+
+    def set_space(self, name: str, *, keep_contributions: bool) -> Space:
+        """Whether an erased member's contributions stay (an admin's)."""
+        ...
+
+    def delete_space(self, name: str) -> dict[str, Any]:
+        """Delete a space and every memory in it (an admin's); the receipt."""
+        ...
+
+    def space_members(self, name: str) -> builtins.list[Grant]:
+        """Who has which right on a space."""
+        ...
+
+    def grant(self, name: str, member: str, right: str) -> Grant:
+        """Give a user a right on a space (an admin's)."""
+        ...
+
+    def revoke(self, name: str, member: str) -> bool:
+        """Take a user's right on a space away (an admin's)."""
         ...
 
     def consolidate(
@@ -141,8 +172,10 @@ class Verbs(Protocol):
         include_forgotten: bool = False,
         limit: int | None = None,
         offset: int = 0,
+        space: str | None = None,
+        agent: str | None = None,
     ) -> builtins.list[MemoryRecord]:
-        """The user's memories, newest first (every page up to ``limit``)."""
+        """The user's memories (a space's), newest first (every page up to ``limit``)."""
         ...
 
     def log(
@@ -173,7 +206,13 @@ class Verbs(Protocol):
         ...
 
     def remember(
-        self, content: str, *, profile: str | None = None, force: bool = False, **fields: Any
+        self,
+        content: str,
+        *,
+        profile: str | None = None,
+        force: bool = False,
+        space: str | None = None,
+        **fields: Any,
     ) -> WriteResult:
         """Store a memory (see :meth:`salience.Memory.remember`)."""
         ...
@@ -190,9 +229,11 @@ class Verbs(Protocol):
         tags: Iterable[str] = (),
         as_of: datetime | None = None,
         touch: bool | None = None,
+        space: str | None = None,
+        agent: str | None = None,
     ) -> Recalled:
-        """Recall memories for a query, each hit explained, and how the recall ran short
-        (``degraded``), if it did."""
+        """Recall memories for a query (the user's and every space it reads), each hit
+        explained, and how the recall ran short (``degraded``), if it did."""
         ...
 
     def session_end(self, summary: str) -> WriteResult:

@@ -119,6 +119,16 @@ VERBS: dict[str, Verb] = {
         _verb("confirm", PERSON_ONLY, CHANGE, "tags", "confirm a stale memory is still true"),
         _verb("erase", PERSON_ONLY, DELETE, None, "erase everything of a user"),
         _verb(
+            "erase-authored", SALIENCE, DELETE, None, "erase what an erased member wrote in a space"
+        ),
+        _verb(
+            "unname",
+            SALIENCE,
+            CHANGE,
+            "author",
+            "erase an erased member's name from what a space kept of theirs",
+        ),
+        _verb(
             "import", STANDING, CHANGE, None, "import a record (JSON Lines, packs, import --from)"
         ),
         _verb("summary", ANY, CREATE, None, "close a session with a summary"),

@@ -200,6 +200,8 @@ _VALIDATORS: dict[str, Callable[[object, str], object]] = {
     "topic_key": lambda v, n: _short_text(v, n, optional=True),
     "session_id": lambda v, n: _short_text(v, n, optional=True),
     "forget_reason": lambda v, n: _short_text(v, n, optional=True),
+    "author": lambda v, n: _short_text(v, n, optional=True),
+    "agent": lambda v, n: _short_text(v, n, optional=True),
 }
 
 

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from salience.models.spaces import SPACE_PREFIX
+
+if TYPE_CHECKING:
+    from salience.models import MemoryRecord
 
 
 def clamp01(value: float) -> float:
@@ -84,3 +90,11 @@ NON_LOCAL_WEIGHT = 0.8
 def layer_weight(layer: str) -> float:
     """1 for the local layer's own memories, :data:`NON_LOCAL_WEIGHT` for a mounted layer's."""
     return 1.0 if layer == "local" else NON_LOCAL_WEIGHT
+
+
+def shared_from(record: MemoryRecord) -> str:
+    """Where a memory is shared from, as its weight counts it: its mounted layer, the owner
+    name of its space (a team's space weighs as a shared layer does), or ``local``."""
+    if record.layer == "local" and record.user.startswith(SPACE_PREFIX):
+        return record.user
+    return record.layer

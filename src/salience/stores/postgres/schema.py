@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 
-from salience.stores.traces import ERASED, JOB_CANCEL, TRACES
-from salience.stores.updates import UPDATE_LINKS
+from salience.stores.migrations import SHARED
+from salience.stores.traces import TRACES
 
 _FTS_FUNCTIONS = """
 CREATE FUNCTION salience_token_count(doc tsvector) RETURNS integer
@@ -387,9 +387,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             EXECUTE FUNCTION salience_session_moved();
         """,
     ),
-    ("0015_erased", ERASED),  # purged ids: a trace queued elsewhere is not written after
-    ("0016_job_cancel", JOB_CANCEL),  # a cancel asked from any process of the store
-    ("0017_update_links", UPDATE_LINKS),  # newer memories found to change older ones
+    *SHARED,  # (the same SQL as SQLite's last steps)
 )
 
 # Text compares and sorts byte by byte, as in SQLite, whatever the database's locale: ids,
