@@ -105,7 +105,8 @@ def test_each_change_to_a_spaces_memory_needs_its_right(team: Memory) -> None:
         team.purge(memory_id, user="bob")
     assert team.update(memory_id, user="bob", importance=0.9).record is not None
     newer = team.supersede(memory_id, LEDGER, user="bob")
-    assert newer.record is not None and newer.record.space == "payments"
+    assert newer.record is not None
+    assert newer.record.space == "payments"
     assert newer.record.author == "bob"
     assert team.purge(newer.record.id, user="alice").outcome.value == "deleted"
 
@@ -117,7 +118,8 @@ def test_an_agent_below_a_members_words_cannot_rewrite_them_in_a_space(team: Mem
         team.update(memory_id, user="bob", content=LEDGER)
     with channel("agent"):
         successor = team.supersede(memory_id, LEDGER, user="bob")
-    assert successor.record is not None and successor.record.source == "agent"
+    assert successor.record is not None
+    assert successor.record.source == "agent"
 
 
 def test_a_spaces_quarantine_goes_to_its_admins(team: Memory) -> None:
@@ -128,7 +130,8 @@ def test_a_spaces_quarantine_goes_to_its_admins(team: Memory) -> None:
             space="payments",
             force=True,
         )
-    assert held.record is not None and not held.record.enabled
+    assert held.record is not None
+    assert not held.record.enabled
     assert [r.id for r in team.quarantined(user="alice")] == [held.id]
     assert team.quarantined(user="carol") == []
     assert held.id is not None
@@ -168,9 +171,9 @@ def test_a_narrowed_request_reaches_no_further_than_its_key(team: Memory) -> Non
         assert team.search("payments webhooks retries", user="bob") == []
         with pytest.raises(NotFoundError):
             team.get(memory_id, user="bob")
-    with reaching(Reach(spaces={"payments": "admin"})):  # (never wider than bob's write)
-        with pytest.raises(ForbiddenError, match="admin right"):
-            team.purge(memory_id, user="bob")
+    wider = Reach(spaces={"payments": "admin"})  # (never wider than bob's write)
+    with reaching(wider), pytest.raises(ForbiddenError, match="admin right"):
+        team.purge(memory_id, user="bob")
 
 
 def test_a_key_is_made_no_wider_than_its_user(team: Memory) -> None:
@@ -192,7 +195,8 @@ def test_erasing_a_member_erases_their_contributions_unless_the_space_keeps_them
     team.grant("ops", "bob", "write", user="alice")
     gone = team.remember(RETRIES, user="bob", space="payments").id
     kept = team.remember(LEDGER, user="bob", space="ops").id
-    assert gone is not None and kept is not None
+    assert gone is not None
+    assert kept is not None
     receipt = team.erase_user("bob")
     assert (receipt["space_memories"], receipt["space_memories_kept"]) == (1, 1)
     assert receipt["grants"] == 2

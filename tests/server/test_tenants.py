@@ -39,8 +39,10 @@ MISSING = {
     "/v1/decision?topic=blue-deploys",
     "/v1/decision/history?topic=blue-deploys",
     "/v1/jobs/{job_id}",
+    "/v1/spaces/{name}/members",
 }
-"""Reads of a topic alice never decided, of a job nobody started: a 404 is their answer."""
+"""Reads of a topic alice never decided, of a job nobody started, of a space nobody made: a
+404 is their answer."""
 # (method, path template) -> (body, whether it writes). {id} is alice's memory id.
 ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("POST", "/v1/memories"): ({"content": "bob writes his own memory here"}, True),
@@ -95,6 +97,13 @@ ROUTES: dict[tuple[str, str], tuple[Body, bool]] = {
     ("GET", "/v1/updates"): (None, False),
     ("POST", "/v1/updates/{new_id}/{old_id}/confirm"): ({}, True),  # (both: alice's memory)
     ("POST", "/v1/updates/{new_id}/{old_id}/dismiss"): ({}, True),
+    ("GET", "/v1/spaces"): (None, False),
+    ("POST", "/v1/spaces"): ({"name": "bobs"}, True),
+    ("PATCH", "/v1/spaces/{name}"): ({"keep_contributions": True}, True),
+    ("DELETE", "/v1/spaces/{name}"): (None, True),
+    ("GET", "/v1/spaces/{name}/members"): (None, False),
+    ("PUT", "/v1/spaces/{name}/members/{member}"): ({"right": "read"}, True),
+    ("DELETE", "/v1/spaces/{name}/members/{member}"): (None, True),
     ("GET", "/v1/jobs/{job_id}"): (None, False),
     ("DELETE", "/v1/jobs/{job_id}"): (None, True),
     ("GET", "/healthz"): (None, False),
@@ -149,6 +158,8 @@ def test_the_table_covers_every_route(client: TestClient) -> None:
 
 def _call(client: TestClient, method: str, path: str, body: Body, key: str, alice: str) -> Any:
     url = path.replace("{memory_id}", alice).replace("{new_id}", alice).replace("{old_id}", alice)
+    if url.startswith("/v1/spaces/"):  # (a space nobody made, a member of it)
+        url = url.replace("{name}", "blue").replace("{member}", "bob")
     if isinstance(body, dict):
         payload = json.loads(json.dumps(body).replace("{memory_id}", alice))
         return client.request(method, url, json=payload, headers=bearer(key))

@@ -35,7 +35,7 @@ class Sharing(Transport):
 
     def export_lines(self) -> Iterator[str]:
         """The user's memories as JSON Lines."""
-        with self._http.stream("GET", "/v1/export") as response:
+        with self._http.stream("GET", "/v1/export", headers=self._headers) as response:
             if response.status_code >= 400:
                 response.read()
                 raise wire.error(response, "/v1/export")

@@ -27,12 +27,14 @@ class Transport:
         timeout: float = 30.0,
         http: httpx.Client | None = None,
     ) -> None:
-        """``http`` is an httpx client to send through (tests pass one bound to an app)."""
+        """``http`` is an httpx client to send through (tests pass one bound to an app); it
+        is shared as it is: this client's key goes with each of its own requests, so several
+        clients with different keys may send through one."""
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         if user is not None:  # an admin key acting for another user
             headers["X-Salience-User"] = user
+        self._headers = headers
         self._http = http or httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
-        self._http.headers.update(headers)
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -52,8 +54,9 @@ class Transport:
     # -- transport ------------------------------------------------------------------------------
 
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        headers = {**self._headers, **(kwargs.pop("headers", None) or {})}
         try:
-            response = self._http.request(method, path, **kwargs)
+            response = self._http.request(method, path, headers=headers, **kwargs)
         except httpx.HTTPError as exc:
             raise errors.RemoteError(
                 f"cannot reach the salience server: {exc}", status=0, code="unreachable"

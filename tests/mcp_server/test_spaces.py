@@ -1,0 +1,114 @@
+"""Spaces through the MCP tools: a user without a grant sees and changes nothing of a space, a
+reader cannot write, a narrowed key stays narrowed, writes name the client's agent, and the
+tool list names the caller's spaces."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+import pytest
+from mcp import Client
+from mcp.types import Implementation
+
+from salience import Memory
+from salience.mcp_server import create_mcp_server
+from salience.models.spaces import Reach, reaching
+from tests.mcp_server.test_native import _run, _structured
+
+MARKER = "TEAMMARKER"
+TEXT = f"{MARKER} the team deploys payments from the green cluster on port 9443"
+
+
+@pytest.fixture
+def team(memory: Memory) -> str:
+    memory.create_space("team", user="alice")
+    memory.grant("team", "bob", "read", user="alice")
+    memory.grant("team", "dave", "write", user="alice")
+    memory_id = memory.remember(TEXT, user="alice", space="team", source="user").id
+    assert memory_id is not None
+    return memory_id
+
+
+def _as(
+    memory: Memory, user: str, session: Callable[[Client], Awaitable[None]], **options: object
+) -> None:
+    _run(create_mcp_server(memory, user=user), session, **options)
+
+
+def test_no_grant_sees_nothing_of_a_space_over_mcp(memory: Memory, team: str) -> None:
+    async def carol(client: Client) -> None:
+        for name, args in (
+            ("recall", {"query": "payments green cluster"}),
+            ("briefing", {}),
+            ("list", {"status": "all"}),
+            ("spaces", {}),
+        ):
+            result = await client.call_tool(name, args)
+            assert MARKER not in json.dumps(result.model_dump()), name
+        for name, args in (
+            ("recall", {"query": "payments", "space": "team"}),
+            ("list", {"space": "team"}),
+            ("remember", {"content": "carol writes into the team space", "space": "team"}),
+            ("history", {"memory_id": team}),
+            ("forget", {"memory_id": team}),
+            ("feedback", {"memory_id": team, "used": False}),
+            ("supersede", {"memory_id": team, "content": "carol was here"}),
+        ):
+            result = await client.call_tool(name, args)
+            assert result.is_error, name
+            assert MARKER not in json.dumps(result.model_dump()), name
+
+    before = memory.get(team, user="alice")
+    _as(memory, "carol", carol)
+    assert memory.get(team, user="alice") == before
+
+
+def test_a_reader_reads_and_cannot_write_over_mcp(memory: Memory, team: str) -> None:
+    async def bob(client: Client) -> None:
+        hits = _structured(await client.call_tool("recall", {"query": "payments green"}))["hits"]
+        assert [h["record"]["space"] for h in hits] == ["team"]
+        listed = (await client.list_tools()).tools
+        described = {t.name: t.description or "" for t in listed}
+        assert "Your spaces: team (read)." in described["remember"]
+        assert "Your spaces" not in described["stats"]
+        for name, args in (
+            ("remember", {"content": "bob writes into the team space", "space": "team"}),
+            ("forget", {"memory_id": team}),
+            ("update", {"memory_id": team, "importance": 0.9}),
+        ):
+            result = await client.call_tool(name, args)
+            assert result.is_error, name
+
+    before = memory.get(team, user="alice")
+    _as(memory, "bob", bob)
+    after = memory.get(team, user="alice")  # (his recall counted an access: nothing else)
+    assert replace(after, access_count=0, last_accessed_at=None) == before
+
+
+def test_a_narrowed_key_stays_narrowed_over_mcp(memory: Memory, team: str) -> None:
+    async def dave(client: Client) -> None:
+        refused = await client.call_tool(
+            "remember", {"content": "dave writes with a narrowed key", "space": "team"}
+        )
+        assert refused.is_error
+
+    with reaching(Reach(spaces={"team": "read"})):
+        _as(memory, "dave", dave)
+    assert [r.id for r in memory.list(user="alice", space="team")] == [team]
+
+
+def test_a_write_names_the_mcp_clients_agent(memory: Memory, team: str) -> None:
+    async def dave(client: Client) -> None:
+        made = _structured(
+            await client.call_tool(
+                "remember", {"content": "the ledger reconciles payouts nightly", "space": "team"}
+            )
+        )
+        record = made["record"]
+        assert (record["space"], record["author"], record["agent"]) == ("team", "dave", "ci-bot")
+
+    _as(memory, "dave", dave, client_info=Implementation(name="ci-bot", version="1.0"))
+    briefed = memory.briefing(user="bob").text
+    assert "[team] [agent ci-bot] the ledger reconciles payouts nightly" in briefed
