@@ -415,3 +415,44 @@ def test_the_profiles_and_importers_offered_are_the_servers(page: Any, seeded: s
     page.get_by_text("Bring memories over from another system").click()
     systems = page.get_by_label("import from").locator("option").all_inner_texts()
     assert systems == list(SYSTEMS)
+
+
+def test_a_team_space_is_made_granted_and_switched_to(page: Any, tmp_path: Path) -> None:
+    """alice makes a space in the UI and grants bob write; bob's agent writes there from the
+    command line; the space switcher shows it with its space and agent; a revoke in the UI
+    takes bob off the members."""
+    from tests.server.test_process import ENV
+
+    home = tmp_path / "home"
+    alice = _salience("keys", "create", "--user", "alice", "--home", str(home)).stdout.strip()
+    with serving(home, env=ENV) as base:
+        page.goto(f"{base}/")
+        page.get_by_label("API key").fill(alice)
+        page.get_by_role("button", name="Sign in").click()
+        until(page, "document.body.dataset.painted !== undefined")
+        _open(page, base, "#/spaces")
+        assert "No spaces yet" in page.locator("main").inner_text()
+        page.get_by_label("new space name").fill("payments")
+        page.get_by_role("button", name="Make a space").click()
+        page.wait_for_selector("#members")
+        page.get_by_label("member").fill("bob")
+        page.get_by_label("right").select_option("write")
+        page.get_by_role("button", name="Grant").click()
+        until(page, "document.querySelector('#members').innerText.includes('bob')")
+        text = "the payments ledger reconciles payouts every night at two"
+        written = _salience(
+            "remember", text, "--space", "payments", "--agent", "ci-bot", "--user", "bob",
+            "--home", str(home), env=ENV,
+        )  # fmt: skip
+        assert written.returncode == 0, written.stderr
+        _open(page, base, "#/memories?space=payments")
+        row = page.locator(".memory", has_text="reconciles payouts")
+        assert "[payments]" in row.inner_text()
+        assert "agent ci-bot" in row.inner_text()
+        assert "by bob" in row.inner_text()
+        _open(page, base, "#/memories")  # (her own: the space's memory is not among them)
+        assert page.locator(".memory", has_text="reconciles payouts").count() == 0
+        _open(page, base, "#/spaces?space=payments")
+        page.locator("#members tr", has_text="bob").get_by_role("button", name="Revoke").click()
+        until(page, "!document.querySelector('#members').innerText.includes('bob')")
+        shot(page, "spaces")

@@ -45,6 +45,8 @@ function cookie(name) {
 // Another memory system's store or export, uploaded as it is (a folder: as a zip); the
 // systems are the server's importers (GET /v1/import).
 let SYSTEMS = [];
+// The spaces the signed-in user has a right on (from /v1/spaces): the switcher's choices.
+let SPACES = [];
 const UPLOADS = { zip: "application/zip", json: "application/json", af: "application/json", csv: "text/csv", md: "text/markdown" };
 
 // A long upload runs as a job on the server: it answers 202 at once (we ask it to) and the
@@ -132,6 +134,9 @@ function memoryRow(record, extra) {
       record.project ? h("span", {}, `project ${record.project}`) : null,
       `importance ${num(record.importance, 2)}`,
       record.layer && record.layer !== "local" ? h("span", { class: "tag" }, `[${record.layer}]`) : null,
+      record.space ? h("span", { class: "tag space" }, `[${record.space}]`) : null,
+      record.agent ? h("span", { class: "tag" }, `agent ${record.agent}`) : null,
+      record.author ? h("span", { class: "muted" }, `by ${record.author}`) : null,
       (record.tags || []).map((t) => h("span", { class: "tag" }, t))),
     extra || null);
 }
@@ -253,7 +258,8 @@ function importPanel() {
 
 async function memories(query) {
   const state = { q: query.get("q") || "", type: query.get("type") || "", tag: query.get("tag") || "", project: query.get("project") || "",
-    status: query.get("status") || "current", profile: query.get("profile") || PROFILES[0], offset: Number(query.get("offset") || 0), user: query.get("user") || "" };
+    status: query.get("status") || "current", profile: query.get("profile") || PROFILES[0], offset: Number(query.get("offset") || 0), user: query.get("user") || "",
+    space: query.get("space") || "", agent: query.get("agent") || "" };
   const go = (changes) => { location.hash = `#/memories?${params({ ...state, ...changes })}`; };
   const field = (name, label, node) => h("label", {}, label, node);
   const text = (name, placeholder) => h("input", { name, value: state[name], placeholder });
@@ -268,6 +274,10 @@ async function memories(query) {
     field("project", "Project", text("project", "")),
     field("status", "Status", h("select", { name: "status" }, ["current", "superseded", "forgotten", "all"].map((s) => h("option", { value: s, selected: s === state.status }, s)))),
     field("profile", "Profile", h("select", { name: "profile", "aria-label": "profile" }, PROFILES.map((p) => h("option", { value: p, selected: p === state.profile }, p)))),
+    field("space", "Space", h("select", { name: "space", "aria-label": "space" },
+      h("option", { value: "" }, state.q ? "mine and my spaces" : "mine"),
+      SPACES.map((x) => h("option", { value: x.name, selected: x.name === state.space }, `${x.name} (${x.right})`)))),
+    field("agent", "Agent", text("agent", "any")),
     session.admin ? field("user", "User (admin)", text("user", "* for everyone")) : null,
     h("button", { class: "primary", type: "submit" }, "Show"));
   const list = h("div", { class: "panel" }, h("p", { class: "muted" }, "Loading…"));
@@ -279,6 +289,8 @@ async function memories(query) {
     if (state.q) {
       const body = { query: state.q, limit: 20, profile: state.profile, touch: false, types: state.type ? [state.type] : [], tags: state.tag ? [state.tag] : [] };
       if (state.project) body.project = state.project;
+      if (state.space) body.space = state.space;
+      if (state.agent) body.agent = state.agent;
       const found = await apiAs("POST", "/v1/search", body, headers);
       const hits = found.hits;
       const degraded = found.degraded.map((note) => h("p", { class: "outcome degraded" }, `Degraded: ${note.detail} (fix: ${note.fix})`));
@@ -287,7 +299,7 @@ async function memories(query) {
         breakdownBars(hit.breakdown))))) : h("p", { class: "muted" }, "No matches."));
       return;
     }
-    const page = await apiAs("GET", `/v1/memories?${params({ type: state.type, tag: state.tag ? [state.tag] : [], project: state.project, status: state.status, limit: 25, offset: state.offset })}`, undefined, headers);
+    const page = await apiAs("GET", `/v1/memories?${params({ type: state.type, tag: state.tag ? [state.tag] : [], project: state.project, status: state.status, space: state.space, agent: state.agent, limit: 25, offset: state.offset })}`, undefined, headers);
     list.replaceChildren(page.length ? h("div", {}, page.map((r) => memoryRow(r))) : h("p", { class: "muted" }, "No memories."),
       h("div", { class: "pager" },
         h("button", { disabled: state.offset === 0, onclick: () => go({ offset: Math.max(0, state.offset - 25) }) }, "← Newer"),
@@ -602,6 +614,48 @@ async function recordPage() {
       : h("p", { class: "empty", id: "no-briefings" }, "No briefing recorded yet."));
 }
 
+// ---- spaces: a team's shared memory, its members and their rights ------------------------------
+
+async function spacesPage(query) {
+  SPACES = await api("GET", "/v1/spaces");
+  const chosen = query.get("space") || (SPACES[0] && SPACES[0].name) || "";
+  const said = h("div", { id: "outcome" }, flash ? outcomeBox(flash, true) : null);
+  flash = null;
+  const act = (call, done) => async (event) => {
+    if (event) event.preventDefault();
+    try { await call(); flash = done(); await route(`#/spaces?${params({ space: chosen })}`, true); } catch (error) { said.replaceChildren(failure(error)); }
+  };
+  const name = h("input", { name: "name", placeholder: "payments", "aria-label": "new space name" });
+  const create = h("form", { class: "row", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const made = await api("POST", "/v1/spaces", { name: name.value });
+      flash = `made space ${made.name}`;
+      await route(`#/spaces?${params({ space: made.name })}`, true);
+    } catch (error) { said.replaceChildren(failure(error)); }
+  } }, name, h("button", { class: "primary", type: "submit", disabled: session.read_only }, "Make a space"));
+  const list = SPACES.length
+    ? h("ul", { id: "space-list" }, SPACES.map((x) => h("li", {}, h("a", { href: `#/spaces?${params({ space: x.name })}` }, x.name), " ", h("span", { class: "tag" }, x.right),
+      " ", h("a", { href: `#/memories?${params({ space: x.name })}` }, "its memories"))))
+    : h("p", { class: "empty" }, "No spaces yet: make one, then grant your team read or write.");
+  const parts = [h("h1", {}, "Spaces"), said, h("div", { class: "panel" }, list, create)];
+  const space = SPACES.find((x) => x.name === chosen);
+  if (space) {
+    const members = await api("GET", `/v1/spaces/${encodeURIComponent(space.name)}/members`);
+    const admin = space.right === "admin" && !session.read_only;
+    const member = h("input", { name: "member", placeholder: "a user's name", "aria-label": "member" });
+    const right = h("select", { name: "right", "aria-label": "right" }, ["read", "write", "admin"].map((r) => h("option", { value: r }, r)));
+    const path = (user) => `/v1/spaces/${encodeURIComponent(space.name)}/members/${encodeURIComponent(user)}`;
+    parts.push(h("h2", {}, `Members of ${space.name}`),
+      h("table", { id: "members" }, h("tr", {}, h("th", {}, "user"), h("th", {}, "right"), h("th", {}, "granted by"), h("th", {}, "")),
+        members.map((g) => h("tr", {}, h("td", {}, g.user), h("td", {}, g.right), h("td", { class: "muted" }, `${g.granted_by}, ${when(g.granted_at)}`),
+          h("td", {}, admin ? h("button", { onclick: act(() => api("DELETE", path(g.user)), () => `revoked ${g.user}`) }, "Revoke") : null)))),
+      admin ? h("form", { class: "row", id: "grant", onsubmit: act(() => api("PUT", path(member.value), { right: right.value }), () => `granted ${member.value}`) },
+        member, right, h("button", { class: "primary", type: "submit" }, "Grant")) : h("p", { class: "muted" }, `Your right here: ${space.right}. An admin changes who may read and write.`));
+  }
+  show(...parts);
+}
+
 // ---- routing ----------------------------------------------------------------------------------
 
 async function route(hash, force) {
@@ -620,6 +674,7 @@ async function route(hash, force) {
     else if (page === "graph") await graph(query);
     else if (page === "quarantine") await quarantinePage();
     else if (page === "record") await recordPage();
+    else if (page === "spaces") await spacesPage(query);
     else await dashboard();
     document.body.dataset.painted = String(Math.round(performance.now() - started));
   } catch (error) {
@@ -636,6 +691,7 @@ async function start() {
     if (ordered.length) TYPES = [...new Set(ordered.flatMap((p) => p.types))];
     PROFILES = ordered.map((p) => p.name);
     SYSTEMS = await api("GET", "/v1/import").catch(() => []);
+    SPACES = await api("GET", "/v1/spaces").catch(() => []);
   }
   const who = document.getElementById("who");
   const rights = `${session.admin ? " (admin)" : ""}${session.read_only ? " (read-only)" : ""}`;
