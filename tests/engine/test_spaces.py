@@ -3,6 +3,9 @@ every verb, on both stores."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from salience import (
@@ -222,3 +225,34 @@ def test_deleting_a_space_erases_its_memories_and_grants(team: Memory) -> None:
     assert team.store.grants(space="payments") == []
     with pytest.raises(NotFoundError):
         team.get(memory_id, user="alice")
+
+
+def test_the_audit_log_names_the_agent_and_a_spaces_readers_read_it(team: Memory) -> None:
+    with reaching(Reach(agent="ci-bot")):
+        made = team.remember(RETRIES, user="bob", space="payments", agent="spoofed")
+    assert made.record is not None
+    assert made.record.agent == "ci-bot"  # (the request's agent decides, not the caller's claim)
+    entries = team.log(user="carol", space="payments", agent="ci-bot")
+    assert [(e.action, e.memory_id) for e in entries if e.action == "create"] == [
+        ("create", made.id)
+    ]
+    assert team.log(user="carol", space="payments", agent="someone-else") == []
+    with pytest.raises(NotFoundError):
+        team.log(user="dave", space="payments")
+
+
+def test_a_spaces_export_and_pack_are_its_admins(team: Memory, tmp_path: Path) -> None:
+    team.remember(RETRIES, user="bob", space="payments")
+    team.remember(LEDGER, user="alice")
+    lines = [json.loads(x) for x in team.export_lines(user="alice", space="payments")]
+    assert [(x["content"], x["user"], x["author"]) for x in lines] == [
+        (RETRIES, "space:payments", "bob")
+    ]
+    with pytest.raises(ForbiddenError, match="admin right"):
+        list(team.export_lines(user="bob", space="payments"))
+    with pytest.raises(NotFoundError):
+        list(team.export_lines(user="dave", space="payments"))
+    manifest = team.export_pack(tmp_path / "payments.pack", user="alice", space="payments")
+    assert manifest.records == 1
+    with pytest.raises(ForbiddenError):
+        team.export_pack(tmp_path / "no.pack", user="carol", space="payments")

@@ -183,18 +183,21 @@ def history(memory_id: str, home: Path | None, profile: str | None, as_json: boo
     "Sign the export with the shared key in this file (HMAC-SHA256, a last line): imported "
     "with --verify-with, its memories keep their sources.",
 )
+@click.option("--space", default=None, help="A space's memories (you admin it).")
 @all_users_option
 @store_options
-def export_(file: str, key_file: Path | None, home: Path | None, profile: str | None) -> None:
+def export_(
+    file: str, key_file: Path | None, space: str | None, home: Path | None, profile: str | None
+) -> None:
     """Write every memory as JSON Lines to FILE (default: standard output; a file is made
     readable by its owner only)."""
     key = shared_key(key_file)
     with open_memory(home, profile, create=False) as memory:
         if file == "-":
-            memory.export(sys.stdout, user=chosen_user(), key=key)
+            memory.export(sys.stdout, user=chosen_user(), key=key, space=space)
             return
         with private_file(file) as out:
-            count = memory.export(out, user=chosen_user(), key=key)
+            count = memory.export(out, user=chosen_user(), key=key, space=space)
     render.say(f"exported {count} memories", err=True)
 
 

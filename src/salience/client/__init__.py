@@ -286,10 +286,16 @@ class Client(Sharing, Operations, Spaces):
         ]
 
     def log(
-        self, memory_id: str | None = None, *, limit: int | None = None
+        self,
+        memory_id: str | None = None,
+        *,
+        limit: int | None = None,
+        space: str | None = None,
+        agent: str | None = None,
     ) -> builtins.list[AuditEntry]:
-        """The user's part of the audit log, newest first."""
-        params = wire.present({"memory_id": memory_id, "limit": limit or 1000})
+        """The user's part of the audit log (a space's), newest first."""
+        named = {"memory_id": memory_id, "space": space, "agent": agent}
+        params = wire.present({**named, "limit": limit or 1000})
         return [
             AuditEntry(
                 datetime.fromisoformat(e["at"]),

@@ -33,18 +33,20 @@ class Sharing(Transport):
     """decide, decisions, duplicate_of, current_session, layers, mount, unmount, packs,
     imports from other systems, reindex, export."""
 
-    def export_lines(self) -> Iterator[str]:
-        """The user's memories as JSON Lines."""
-        with self._http.stream("GET", "/v1/export", headers=self._headers) as response:
+    def export_lines(self, *, space: str | None = None) -> Iterator[str]:
+        """The user's memories (a space's: its admin's) as JSON Lines."""
+        params = {} if space is None else {"space": space}
+        stream = self._http.stream("GET", "/v1/export", headers=self._headers, params=params)
+        with stream as response:
             if response.status_code >= 400:
                 response.read()
                 raise wire.error(response, "/v1/export")
             yield from (line for line in response.iter_lines() if line)
 
-    def export(self, out: TextIO) -> int:
+    def export(self, out: TextIO, *, space: str | None = None) -> int:
         """Write :meth:`export_lines` to ``out``; return how many records were written."""
         count = 0
-        for line in self.export_lines():
+        for line in self.export_lines(space=space):
             out.write(line + "\n")
             count += 1
         return count

@@ -38,7 +38,7 @@ from salience.models import (
     WriteResult,
     relabel,
 )
-from salience.models.spaces import SPACE_PREFIX
+from salience.models.spaces import SPACE_PREFIX, current_reach
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
 from salience.stores.base import Store
@@ -196,7 +196,11 @@ class EngineCore(Access):
     def _audit(
         self, action: str, memory_id: str | None, actor: str, owner: str | None, **detail: Any
     ) -> None:
-        """Append one audit entry about ``owner``'s memory (joins the caller's transaction)."""
+        """Append one audit entry about ``owner``'s memory (joins the caller's transaction),
+        naming the agent that made the change, if the request names one."""
+        agent = current_reach().agent
+        if agent is not None:
+            detail.setdefault("agent", agent)
         entry = AuditEntry(self.now(), memory_id, action, actor, detail, user=owner)
         self._store.append_audit([entry])
 

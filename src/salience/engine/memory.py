@@ -258,13 +258,24 @@ class Memory(
         return versions(self._store, self.get(memory_id, user=user))
 
     def log(
-        self, memory_id: str | None = None, *, limit: int | None = None, user: UserScope = None
+        self,
+        memory_id: str | None = None,
+        *,
+        limit: int | None = None,
+        user: UserScope = None,
+        space: str | None = None,
+        agent: str | None = None,
     ) -> builtins.list[AuditEntry]:
         """The user's part of the audit log, newest first; one memory's entries with
-        ``memory_id``. With :data:`ALL_USERS`, every entry (the store's own too: mounts)."""
+        ``memory_id``; a space's with ``space`` (the user reads it); those an agent made with
+        ``agent``. With :data:`ALL_USERS`, every entry (the store's own too: mounts)."""
         if limit is not None and limit < 1:
             raise InvalidInputError("limit must be at least 1", field="limit")
-        return self._store.audit_entries(memory_id, limit, self._scope(user))
+        owner = self._acting_on(self._scope(user), space, READ)
+        if agent is None:
+            return self._store.audit_entries(memory_id, limit, owner)
+        made = [e for e in self._store.audit_entries(memory_id, None, owner) if _by(e, agent)]
+        return made if limit is None else made[:limit]
 
     def stats(self, *, user: UserScope = None) -> Stats:
         """Counts of the user's memories (every user's with :data:`ALL_USERS`) by status, type,
@@ -321,3 +332,8 @@ class Memory(
         says so, as ``full_text_stale``), and drop its rows of no memory; how many it added.
         The rows are not changed: only the index built from them."""
         return self._store.repair_text()
+
+
+def _by(entry: AuditEntry, agent: str) -> bool:
+    """Whether an audit entry records a change that agent made."""
+    return isinstance(entry.detail, dict) and entry.detail.get("agent") == agent

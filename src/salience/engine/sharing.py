@@ -21,6 +21,7 @@ from salience.models import (
     UserScope,
     channel,
 )
+from salience.models.spaces import ADMIN
 from salience.sharing.layers import check_kind, check_name, new_mount, open_layer
 from salience.stores.base import PAGE, MemoryFilter
 from salience.stores.registry import local_file, open_file
@@ -77,13 +78,16 @@ class Sharing(Migrating):
             opened.close()
         return mounts[name]
 
-    def export_lines(self, *, user: UserScope = None, key: bytes | None = None) -> Iterator[str]:
+    def export_lines(
+        self, *, user: UserScope = None, key: bytes | None = None, space: str | None = None
+    ) -> Iterator[str]:
         """Every record of the user (superseded and forgotten too; every user's with
-        :data:`ALL_USERS`) as one JSON line each, in id order; with ``key``, then the line
-        that signs them (an import verified with the key keeps their sources)."""
+        :data:`ALL_USERS`; a space's with ``space``, its admin's) as one JSON line each, in
+        id order; with ``key``, then the line that signs them (an import verified with the
+        key keeps their sources)."""
         from salience.sharing import jsonl
 
-        scope = self._scope(user)
+        scope = self._acting_on(self._scope(user), space, ADMIN)
         lines = (
             jsonl.dump(record)
             for record in self._store.iter_all()
@@ -91,10 +95,17 @@ class Sharing(Migrating):
         )
         return lines if key is None else jsonl.signed(lines, key)
 
-    def export(self, out: TextIO, *, user: UserScope = None, key: bytes | None = None) -> int:
+    def export(
+        self,
+        out: TextIO,
+        *,
+        user: UserScope = None,
+        key: bytes | None = None,
+        space: str | None = None,
+    ) -> int:
         """Write :meth:`export_lines` to ``out``; return how many records were written."""
         count = 0
-        for line in self.export_lines(user=user, key=key):
+        for line in self.export_lines(user=user, key=key, space=space):
             out.write(line + "\n")
             count += 1
         return count - (key is not None)  # (the signature line is no record)
@@ -109,8 +120,10 @@ class Sharing(Migrating):
         user: UserScope = None,
         key: bytes | None = None,
         identity: PackIdentity | None = None,
+        space: str | None = None,
     ) -> PackManifest:
-        """Write the current memories matching the filters as a knowledge pack.
+        """Write the current memories matching the filters as a knowledge pack (a space's
+        with ``space``: its admin's).
 
         See :mod:`salience.sharing.packs`; vectors go along when all have vectors of one model.
         Only the user's memories go in (every user's with :data:`ALL_USERS`). With ``key``
@@ -122,7 +135,8 @@ class Sharing(Migrating):
 
         tags = tuple(tags)
         now = self.now()
-        flt = MemoryFilter(as_of=now, user=self._scope(user), project=project, type=type, tags=tags)
+        owner = self._acting_on(self._scope(user), space, ADMIN)
+        flt = MemoryFilter(as_of=now, user=owner, project=project, type=type, tags=tags)
         filters = {"tags": list(tags), "type": type, "project": project}
         vectors = _PackVectors(self)
         return stream_pack(

@@ -146,10 +146,12 @@ def audit(
     as_user: AsUser = None,
     memory_id: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    space: Annotated[str | None, Query(max_length=63, description="A space's entries")] = None,
+    agent: Annotated[str | None, Query(max_length=512, description="Only this agent's")] = None,
 ) -> list[dict[str, Any]]:
-    """The user's part of the audit log, newest first (never any memory's text)."""
+    """The user's part of the audit log (a space's), newest first (never any memory's text)."""
     user = caller.acting(as_user, across=True)
-    entries = engine.memory.log(memory_id, limit=limit, user=user)
+    entries = engine.memory.log(memory_id, limit=limit, user=user, space=space, agent=agent)
     return [
         {
             "seq": e.seq,
@@ -197,10 +199,16 @@ def profiles(caller: CallerDep, engine: EngineDep) -> list[dict[str, Any]]:
     responses={200: {"content": {"application/x-ndjson": {}}}, **READ_ERRORS},
     response_class=StreamingResponse,
 )
-def export(caller: CallerDep, engine: EngineDep, as_user: AsUser = None) -> StreamingResponse:
-    """The user's memories (superseded and forgotten too) as JSON Lines, streamed."""
+def export(
+    caller: CallerDep,
+    engine: EngineDep,
+    as_user: AsUser = None,
+    space: Annotated[str | None, Query(max_length=63, description="A space's (its admin)")] = None,
+) -> StreamingResponse:
+    """The user's memories (a space's, its admin's; superseded and forgotten too) as JSON
+    Lines, streamed."""
     user = caller.acting(as_user, across=True)
-    lines = list(engine.memory.export_lines(user=user))
+    lines = list(engine.memory.export_lines(user=user, space=space))
 
     def stream() -> Iterator[bytes]:
         for line in lines:

@@ -110,8 +110,8 @@ class Verbs(Protocol):
         """Entities named by current memories, with how many mention each."""
         ...
 
-    def export_lines(self) -> Iterator[str]:
-        """The user's memories as JSON Lines."""
+    def export_lines(self, *, space: str | None = None) -> Iterator[str]:
+        """The user's memories (a space's: its admin's) as JSON Lines."""
         ...
 
     def feedback(self, memory_id: str, *, used: bool) -> WriteResult:
@@ -179,7 +179,12 @@ class Verbs(Protocol):
         ...
 
     def log(
-        self, memory_id: str | None = None, *, limit: int | None = None
+        self,
+        memory_id: str | None = None,
+        *,
+        limit: int | None = None,
+        space: str | None = None,
+        agent: str | None = None,
     ) -> builtins.list[AuditEntry]:
         """The user's part of the audit log, newest first."""
         ...
@@ -296,8 +301,8 @@ class Verbs(Protocol):
         """The current memory with this content, if any."""
         ...
 
-    def export(self, out: TextIO) -> int:
-        """The user's memories as JSON Lines into ``out``; how many."""
+    def export(self, out: TextIO, *, space: str | None = None) -> int:
+        """The user's memories (a space's: its admin's) as JSON Lines into ``out``; how many."""
         ...
 
     def export_pack(
