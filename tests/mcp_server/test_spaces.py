@@ -4,9 +4,11 @@ tool list names the caller's spaces."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -14,6 +16,7 @@ from mcp.types import Implementation
 
 from salience import Memory
 from salience.mcp_server import create_mcp_server
+from salience.mcp_server.registry import TOOL_SETS
 from salience.models.spaces import Reach, reaching
 from tests.mcp_server.test_native import _run, _structured
 
@@ -112,3 +115,47 @@ def test_a_write_names_the_mcp_clients_agent(memory: Memory, team: str) -> None:
     _as(memory, "dave", dave, client_info=Implementation(name="ci-bot", version="1.0"))
     briefed = memory.briefing(user="bob").text
     assert "[team] [agent ci-bot] the ledger reconciles payouts nightly" in briefed
+
+
+def _arguments(schema: dict[str, Any], memory_id: str) -> dict[str, Any]:
+    """Arguments a tool accepts: every required one, a memory id where it takes one, the
+    space where it takes one."""
+    made: dict[str, Any] = {}
+    properties = schema.get("properties", {})
+    for name in [*schema.get("required", []), *(["space"] if "space" in properties else [])]:
+        node = properties[name]
+        kinds = [node.get("type"), *(o.get("type") for o in node.get("anyOf", []))]
+        kind = next((k for k in kinds if k and k != "null"), "string")
+        if name == "space":
+            made[name] = "team"
+        elif kind == "string":
+            lowered = name.lower()
+            made[name] = memory_id if lowered.endswith("id") else "payments green cluster"
+        else:
+            made[name] = {"integer": 5, "number": 0.5, "boolean": False, "array": []}[kind]
+    return made
+
+
+@pytest.mark.parametrize("tools", sorted(TOOL_SETS))
+def test_every_tool_of_every_set_leaks_nothing_of_a_space(
+    memory: Memory, team: str, tools: str
+) -> None:
+    """carol, with no grant, calls every tool (its memory ids: the space's memory; its space:
+    the team's): no answer carries a byte of the space's memory, and it is unchanged."""
+
+    async def carol(client: Client) -> list[str]:
+        called = []
+        for tool in (await client.list_tools()).tools:
+            result = await client.call_tool(tool.name, _arguments(tool.input_schema, team))
+            assert MARKER not in json.dumps(result.model_dump()), tool.name
+            called.append(tool.name)
+        return called
+
+    before = memory.get(team, user="alice")
+
+    async def main() -> list[str]:
+        async with Client(create_mcp_server(memory, tools=tools, user="carol")) as client:
+            return await carol(client)
+
+    assert asyncio.run(main())
+    assert memory.get(team, user="alice") == before
