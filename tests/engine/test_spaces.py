@@ -17,6 +17,7 @@ from salience import (
 )
 from salience.models import channel
 from salience.models.spaces import Reach, reaching
+from tests.conftest import FakeClock
 
 RETRIES = "the payments service retries failed webhooks three times with backoff"
 LEDGER = "the ledger reconciles payouts every night at two in the morning"
@@ -256,3 +257,22 @@ def test_a_spaces_export_and_pack_are_its_admins(team: Memory, tmp_path: Path) -
     assert manifest.records == 1
     with pytest.raises(ForbiddenError):
         team.export_pack(tmp_path / "no.pack", user="carol", space="payments")
+
+
+def test_an_update_found_in_a_space_goes_to_those_who_write_there(
+    team: Memory, clock: FakeClock
+) -> None:
+    old = team.remember("The staging API listens on port 8080.", user="alice", space="payments")
+    clock.advance(days=3)
+    new = team.remember("The staging API listens on port 9090 now.", user="bob", space="payments")
+    assert new.updates
+    assert old.id is not None
+    assert new.id is not None
+    pair = [(x.new_id, x.old_id) for x in team.updates(user="bob")]
+    assert pair == [(new.id, old.id)]
+    assert team.updates(user="carol") == []  # (a reader decides nothing)
+    with pytest.raises(ForbiddenError):
+        team.confirm_update(new.id, old.id, user="carol")
+    confirmed = team.confirm_update(new.id, old.id, user="bob")
+    assert confirmed.record is not None
+    assert team.get(old.id, user="carol").valid_until is not None

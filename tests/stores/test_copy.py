@@ -28,6 +28,9 @@ def _fill(memory: Memory, clock: FakeClock) -> None:
     assert found.updates
     memory.store.save_key(ApiKey("k1", "hash", "ana", False, False, clock.now))
     memory.store.mount_layer(LayerMount("team", "shared", "/srv/team.db", clock.now))
+    memory.create_space("payments", user="ana", keep_contributions=True)
+    memory.grant("payments", "bo", "write", user="ana")
+    memory.remember("refunds need a second reviewer", user="bo", space="payments", agent="ci")
 
 
 def _everything(memory: Memory) -> tuple[object, ...]:
@@ -45,6 +48,8 @@ def _everything(memory: Memory) -> tuple[object, ...]:
         store.api_keys(),
         store.layers(),
         store.update_links(None, ("open", "confirmed", "dismissed")),
+        store.spaces(),
+        store.grants(),
     )
 
 

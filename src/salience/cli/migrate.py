@@ -87,6 +87,7 @@ def migrate(source_url: str, target_url: str, as_json: bool) -> None:
         "sessions": report.sessions,
         "api_keys": report.api_keys,
         "layers": report.layers,
+        "spaces": report.spaces,
     }
     if as_json:
         render.emit_json({"from": where[0], "to": where[1], "verified": True, **counts})

@@ -33,6 +33,7 @@ def pack() -> None:
 @click.option("--type", "type_", default=None, help="Only memories of this type.")
 @click.option("--project", default=None, help="Only this project's memories.")
 @key_option("--sign-with", "Sign the pack with the shared key in this file (HMAC-SHA256).")
+@click.option("--space", default=None, help="A space's memories (you admin it).")
 @all_users_option
 @store_options
 @json_option
@@ -42,6 +43,7 @@ def export_(
     type_: str | None,
     project: str | None,
     key_file: Path | None,
+    space: str | None,
     home: Path | None,
     profile: str | None,
     as_json: bool,
@@ -50,7 +52,13 @@ def export_(
     key = shared_key(key_file)
     with open_memory(home, profile, create=False) as memory:
         manifest = memory.export_pack(
-            file, tags=tags, type=type_, project=project, user=chosen_user(), key=key
+            file,
+            tags=tags,
+            type=type_,
+            project=project,
+            user=chosen_user(),
+            key=key,
+            space=space,
         )
     if as_json:
         render.emit_json(pack_manifest_out(manifest))

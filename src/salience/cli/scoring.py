@@ -27,6 +27,7 @@ from salience.wire.values import session_start_out
 @click.option("--session", "session_id", default=None, help="The session being started.")
 @click.option("--budget", type=LIMIT, default=None, help="Token budget.")
 @click.option("--explain", is_flag=True, help="Add the manifest: kept and dropped, and why.")
+@click.option("--space", default=None, help="This space's only (default: yours and your spaces').")
 @as_of_option
 @store_options
 @json_option
@@ -35,6 +36,7 @@ def briefing(
     session_id: str | None,
     budget: int | None,
     explain: bool,
+    space: str | None,
     as_of: Any,
     home: Path | None,
     profile: str | None,
@@ -46,7 +48,12 @@ def briefing(
         return
     with open_memory(home, profile, create=False) as memory:
         result = memory.briefing(
-            project=project, session_id=session_id, budget=budget, as_of=as_of, record=False
+            project=project,
+            session_id=session_id,
+            budget=budget,
+            as_of=as_of,
+            record=False,
+            space=space,
         )
         render.warn_unavailable(memory.unavailable_layers())
     if as_json:

@@ -117,6 +117,7 @@ class Sharing(Transport):
         project: str | None = None,
         key: bytes | None = None,
         identity: PackIdentity | None = None,
+        space: str | None = None,
     ) -> PackManifest:
         """Write the user's current memories matching the filters as a pack at ``path`` (a
         local file). With ``key`` it is signed here: the key is never sent."""
@@ -124,7 +125,7 @@ class Sharing(Transport):
 
         if key is not None:
             Memory.check_pack_key(key)
-        params = wire.present({"type": type, "project": project})
+        params = wire.present({"type": type, "project": project, "space": space})
         params["tag"] = builtins.list(tags)
         if identity is not None:
             params |= {f"pack_{k}": v for k, v in identity.to_json().items()}

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from salience.engine.record import Recording
 from salience.errors import ConflictError, NotFoundError
 from salience.models import Hit, MemoryRecord, Outcome, UpdateLink, UserScope, WriteResult
+from salience.models.spaces import WRITE
 from salience.stores.base import MemoryFilter
 from salience.write.authority import decide, may, require
 from salience.write.updates import ACT_AT, compare, sentences
@@ -97,12 +98,19 @@ class Updating(Recording):
         return tuple(kept)
 
     def updates(self, *, user: UserScope = None, state: str = "open") -> builtins.list[UpdateLink]:
-        """The user's update links in ``state`` (open, confirmed, dismissed, or all),
-        newest first."""
+        """The user's update links in ``state`` (open, confirmed, dismissed, or all), and
+        those of every space the user may write to, newest first."""
         if state not in (*STATES, "all"):
             raise _bad_state(state)
         states = STATES if state == "all" else (state,)
-        return self._store.update_links(self._scope(user), states)
+        scope = self._scope(user)
+        found = self._store.update_links(scope, states)
+        spaces = self._reaching(scope, WRITE)
+        for owner in spaces:
+            found += self._store.update_links(owner, states)
+        if spaces:
+            found.sort(key=lambda x: (x.found_at, x.new_id, x.old_id), reverse=True)
+        return found
 
     def confirm_update(self, new_id: str, old_id: str, *, user: UserScope = None) -> WriteResult:
         """Confirm an open link: the older memory is superseded by the newer (it ends, the
@@ -141,6 +149,8 @@ class Updating(Recording):
         return follows.after or new
 
     def _open_link(self, new_id: str, old_id: str, scope: str | None) -> UpdateLink:
+        if scope is not None:  # (the link is its memories' owner's: a space's, perhaps)
+            scope = self._local(new_id, "supersede", scope).user
         for link in self._store.update_links(scope, ("open",), (new_id,)):
             if (link.new_id, link.old_id) == (new_id, old_id):
                 return link

@@ -95,6 +95,7 @@ class CopyReport:
     sessions: int
     api_keys: int
     layers: int
+    spaces: int = 0
 
 
 @dataclass(frozen=True)

@@ -208,12 +208,15 @@ def export_pack(
     pack_name: Annotated[str | None, Query(max_length=200)] = None,
     pack_version: Annotated[str | None, Query(max_length=200)] = None,
     as_user: AsUser = None,
+    space: Annotated[str | None, Query(max_length=63, description="A space's (its admin)")] = None,
 ) -> Response:
-    """The user's current memories matching the filters as a knowledge pack (a zip file);
-    ``pack_id``, ``pack_name`` and ``pack_version`` (all three, or none) name it."""
+    """The user's current memories (a space's: its admin's) matching the filters as a
+    knowledge pack (a zip file); ``pack_id``, ``pack_name`` and ``pack_version`` (all three,
+    or none) name it."""
     user = caller.acting(as_user, across=True)
     identity = named_pack(pack_id, pack_name, pack_version)
-    data = pack_bytes(engine, tags=tag, type=type, project=project, user=user, identity=identity)
+    filters = {"tags": tag, "type": type, "project": project, "space": space}
+    data = pack_bytes(engine, user=user, identity=identity, **filters)
     return Response(data, media_type=PACK_TYPE)
 
 

@@ -3,9 +3,9 @@
 Everything goes, through the :class:`~salience.stores.base.Store` contract only: every memory
 (superseded and forgotten versions too, with their ids, times and counters), every vector (in
 the order it was written), the audit log (oldest first), sessions, decay bases, update
-links, the store's settings (the embedder identity), API keys (their hashes) and mounted
-layers. The target must
-be empty: a copy never merges into memories that are already there.
+links, the store's settings (the embedder identity), API keys (their hashes), mounted
+layers, and spaces with their grants. The target must be empty: a copy never merges into
+memories that are already there.
 """
 
 from __future__ import annotations
@@ -46,29 +46,40 @@ def copy_store(
             target.set_vectors([(memory_id, vector) for _, memory_id, _, vector in part])
             vectors, after = vectors + len(part), part[-1][0]
             advance(len(part))
-    audit = 0
     with target.transaction():
-        after = 0
-        while entries := source.audit_page(after, PAGE):
-            target.append_audit(entries)
-            audit, after = audit + len(entries), entries[-1].seq
-        sessions = source.sessions()
-        for session in sessions:
-            target.save_session(session)
-        for memory_id, (importance, set_at) in source.importance_bases().items():
-            target.set_importance_base(memory_id, importance, set_at)
-        for key, value in source.all_meta().items():
-            if key != COLUMNS_KEY:  # names the source's own saved columns
-                target.set_meta(key, value)
-        keys = source.api_keys()
-        for api_key in keys:
-            target.save_key(api_key)
-        layers = source.layers()
-        for mount in layers:
-            target.mount_layer(mount)
-        target.save_update_links(source.update_links(None, ("open", "confirmed", "dismissed")))
+        audit, counts = _copy_beside(source, target)
     advance(0)
-    return CopyReport(copied, vectors, audit, len(sessions), len(keys), len(layers))
+    return CopyReport(copied, vectors, audit, *counts)
+
+
+def _copy_beside(source: Store, target: Store) -> tuple[int, tuple[int, int, int, int]]:
+    """Inside the target's transaction: what a store keeps beside its memories. The audit
+    entries copied, and how many sessions, keys, layers and spaces."""
+    audit, after = 0, 0
+    while entries := source.audit_page(after, PAGE):
+        target.append_audit(entries)
+        audit, after = audit + len(entries), entries[-1].seq
+    sessions = source.sessions()
+    for session in sessions:
+        target.save_session(session)
+    for memory_id, (importance, set_at) in source.importance_bases().items():
+        target.set_importance_base(memory_id, importance, set_at)
+    for key, value in source.all_meta().items():
+        if key != COLUMNS_KEY:  # names the source's own saved columns
+            target.set_meta(key, value)
+    keys = source.api_keys()
+    for api_key in keys:
+        target.save_key(api_key)
+    layers = source.layers()
+    for mount in layers:
+        target.mount_layer(mount)
+    target.save_update_links(source.update_links(None, ("open", "confirmed", "dismissed")))
+    spaces = source.spaces()
+    for space in spaces:
+        target.add_space(space)
+    for grant in source.grants():
+        target.set_grant(grant)
+    return audit, (len(sessions), len(keys), len(layers), len(spaces))
 
 
 def _counter(total: int, progress: Callable[[int, int], None] | None) -> Callable[[int], None]:

@@ -314,6 +314,7 @@ class Verbs(Protocol):
         project: str | None = None,
         key: bytes | None = None,
         identity: PackIdentity | None = None,
+        space: str | None = None,
     ) -> PackManifest:
         """The user's current memories matching the filters as a pack file."""
         ...
