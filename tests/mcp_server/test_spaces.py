@@ -1,6 +1,6 @@
 """Spaces through the MCP tools: a user without a grant sees and changes nothing of a space, a
 reader cannot write, a narrowed key stays narrowed, writes name the client's agent, and the
-tool list names the caller's spaces."""
+tool list names the caller's spaces. Both stores."""
 
 from __future__ import annotations
 
@@ -18,7 +18,10 @@ from salience import Memory
 from salience.mcp_server import create_mcp_server
 from salience.mcp_server.registry import TOOL_SETS
 from salience.models.spaces import Reach, reaching
+from tests.both_stores import config
 from tests.mcp_server.test_native import _run, _structured
+
+__all__ = ["config"]  # (this module's engines: on both stores)
 
 MARKER = "TEAMMARKER"
 TEXT = f"{MARKER} the team deploys payments from the green cluster on port 9443"

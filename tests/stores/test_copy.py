@@ -65,7 +65,8 @@ def test_a_round_trip_through_postgresql_keeps_everything(
             report = copy_store(original.store, middle.store)
             assert _everything(middle) == before
         assert report.memories == len(before[0])  # type: ignore[arg-type]
-        assert report.vectors == len(before[1]) == 8  # type: ignore[arg-type]
+        assert report.vectors == len(before[1]) == 9  # type: ignore[arg-type]
+        assert report.spaces == 1
     with (
         Memory.open(postgres_url, clock=clock, embedder=None) as middle,
         Memory.open(tmp_path / "b", clock=clock, embedder=None) as back,
