@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zipfile
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -141,10 +143,14 @@ def _arguments(schema: dict[str, Any], memory_id: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("tools", sorted(TOOL_SETS))
 def test_every_tool_of_every_set_leaks_nothing_of_a_space(
-    memory: Memory, team: str, tools: str
+    memory: Memory, team: str, tools: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """carol, with no grant, calls every tool (its memory ids: the space's memory; its space:
-    the team's): no answer carries a byte of the space's memory, and it is unchanged."""
+    the team's): no answer carries a byte of the space's memory, and it is unchanged. (In a
+    folder of its own: a tool that writes a file, such as a pack, writes it there.)"""
+    folder = tmp_path / "cwd"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
 
     async def carol(client: Client) -> list[str]:
         called = []
@@ -162,3 +168,9 @@ def test_every_tool_of_every_set_leaks_nothing_of_a_space(
 
     assert asyncio.run(main())
     assert memory.get(team, user="alice") == before
+    for written in folder.rglob("*"):  # (what a tool wrote: a pack is a zip)
+        if written.is_file() and zipfile.is_zipfile(written):
+            with zipfile.ZipFile(written) as pack:
+                assert all(MARKER.encode() not in pack.read(n) for n in pack.namelist())
+        elif written.is_file():
+            assert MARKER.encode() not in written.read_bytes()

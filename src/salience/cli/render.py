@@ -159,6 +159,10 @@ def hit_table(hits: Sequence[Hit], *, explain: bool = False) -> None:
         layer = (
             "" if h.record.layer == "local" else f"[yellow]\\[{escape(h.record.layer)}][/yellow] "
         )
+        if h.record.space is not None:  # (a space's memory, and the agent that wrote it)
+            layer += f"[yellow]\\[{escape(h.record.space)}][/yellow] "
+        if h.record.agent is not None:
+            layer += f"[dim]\\[agent {escape(h.record.agent)}][/dim] "
         console.print(
             f"{h.rank:>2}. [green]{h.score:.4f}[/green]  [cyan]{h.record.id}[/cyan]  "
             f"[magenta]{escape(h.record.type)}[/magenta]  "
