@@ -173,9 +173,7 @@ def history(memory_id: str, home: Path | None, profile: str | None, as_json: boo
         render.emit_json([to_json_dict(r) for r in chain])
         return
     for record in chain:
-        marks = f"[{record.space}] " if record.space is not None else ""
-        marks += f"[agent {record.agent}] " if record.agent is not None else ""
-        render.say(f"{record.id}  {record.status(now).value:<10}  {marks}{record.content}")
+        render.say(f"{record.id}  {record.status(now).value:<10}  {record.content}")
 
 
 @cli.command(name="export")

@@ -136,8 +136,18 @@ def record_table(records: Sequence[MemoryRecord]) -> None:
         tags = f"  [dim]\\[{escape(', '.join(r.tags))}][/dim]" if r.tags else ""
         console.print(
             f"[cyan]{r.id}[/cyan]  [magenta]{escape(r.type)}[/magenta]  {created}  "
-            f"{escape(one_line(r.content))}{tags}"
+            f"{shared_marks(r)}{escape(one_line(r.content))}{tags}"
         )
+
+
+def shared_marks(record: MemoryRecord) -> str:
+    """A space's memory's marks (rich markup): its space, and the agent that wrote it."""
+    from rich.markup import escape
+
+    marks = f"[yellow]\\[{escape(record.space)}][/yellow] " if record.space is not None else ""
+    if record.agent is not None:
+        marks += f"[dim]\\[agent {escape(record.agent)}][/dim] "
+    return marks
 
 
 def breakdown_line(score: Any) -> str:
@@ -159,10 +169,7 @@ def hit_table(hits: Sequence[Hit], *, explain: bool = False) -> None:
         layer = (
             "" if h.record.layer == "local" else f"[yellow]\\[{escape(h.record.layer)}][/yellow] "
         )
-        if h.record.space is not None:  # (a space's memory, and the agent that wrote it)
-            layer += f"[yellow]\\[{escape(h.record.space)}][/yellow] "
-        if h.record.agent is not None:
-            layer += f"[dim]\\[agent {escape(h.record.agent)}][/dim] "
+        layer += shared_marks(h.record)
         console.print(
             f"{h.rank:>2}. [green]{h.score:.4f}[/green]  [cyan]{h.record.id}[/cyan]  "
             f"[magenta]{escape(h.record.type)}[/magenta]  "
