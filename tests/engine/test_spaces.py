@@ -271,6 +271,11 @@ def test_an_update_found_in_a_space_goes_to_those_who_write_there(
     pair = [(x.new_id, x.old_id) for x in team.updates(user="bob")]
     assert pair == [(new.id, old.id)]
     assert team.updates(user="carol") == []  # (a reader decides nothing)
+    briefed = team.briefing(user="carol").text  # (but reads the newest version first)
+    assert "port 9090" in briefed
+    assert "port 8080" not in briefed
+    hits = team.search("which port does the staging API listen on", user="carol")
+    assert [h.record.id for h in hits][:2] == [new.id, old.id]
     with pytest.raises(ForbiddenError):
         team.confirm_update(new.id, old.id, user="carol")
     confirmed = team.confirm_update(new.id, old.id, user="bob")

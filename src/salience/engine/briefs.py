@@ -83,7 +83,7 @@ class Briefs(Updating):
         request = BriefingRequest(now, user, project, session_id, budget)
         for attempt in range(3):
             candidates = self._briefings.candidates(user, self._mounted(), now, spaces)
-            candidates = self._briefed(candidates, rules.name, user)
+            candidates = self._briefed(candidates, rules.name, user, spaces)
             try:
                 given = rules.briefing(candidates, request, self._settings)
             except Vanished:

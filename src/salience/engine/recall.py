@@ -117,7 +117,7 @@ class Recall(Updating):
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
             h for h in hits if STALE_TAG in h.record.tags
         ]  # a stale memory (tagged: its source changed) comes after the current ones
-        hits = self._newest_first(hits, rules.name, flt.user)  # (of a found update)
+        hits = self._newest_first(hits, rules.name, flt.user, flt.spaces)  # (a found update)
         if touch is None:
             touch = as_of is None
         if rules.bump_on_recall and touch:

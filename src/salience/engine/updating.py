@@ -159,11 +159,13 @@ class Updating(Recording):
             raise ConflictError(f"the update {new_id} -> {old_id} was decided already")
         raise NotFoundError(f"{new_id} -> {old_id}")
 
-    def _briefed(self, candidates: Candidates, profile: str, user: str) -> Candidates:
+    def _briefed(
+        self, candidates: Candidates, profile: str, user: str, spaces: tuple[str, ...] = ()
+    ) -> Candidates:
         """The salience profile's briefing candidates: the newer of each open pair only."""
         if profile != ACTS_ON_LINKS or self._config.updates == "off":
             return candidates
-        links = self._sure_links(user)
+        links = [x for owner in (user, *spaces) for x in self._sure_links(owner)]
         return without_older(candidates, links) if links else candidates
 
     def _sure_links(self, user: str | None) -> builtins.list[UpdateLink]:
@@ -178,7 +180,11 @@ class Updating(Recording):
         return links
 
     def _newest_first(
-        self, hits: builtins.list[Hit], profile: str, user: str | None
+        self,
+        hits: builtins.list[Hit],
+        profile: str,
+        user: str | None,
+        spaces: tuple[str, ...] = (),
     ) -> builtins.list[Hit]:
         """The salience profile's recall: of an open pair found together, the newer first
         (the older right after it); the other profiles' order is theirs."""
@@ -187,7 +193,8 @@ class Updating(Recording):
         ids = {h.record.id for h in hits}
         older = {
             x.old_id: x.new_id
-            for x in self._sure_links(user)
+            for owner in (user, *spaces)
+            for x in self._sure_links(owner)
             if x.old_id in ids and x.new_id in ids
         }
         if not older:
