@@ -123,6 +123,10 @@ UNDO = {
     "0013_row_counts": "DROP TRIGGER vectors_counted_in; DROP TRIGGER vectors_counted_out; "
     "DROP TABLE row_counts;",
     "0014_vector_sessions": "",  # (nothing on SQLite)
+    "0018_spaces": "DROP INDEX memories_author; DROP INDEX memories_agent; "
+    "ALTER TABLE memories DROP COLUMN author; ALTER TABLE memories DROP COLUMN agent; "
+    "ALTER TABLE api_keys DROP COLUMN agent; ALTER TABLE api_keys DROP COLUMN spaces; "
+    "DROP TABLE space_grants; DROP TABLE spaces;",
 }
 """How to take a store back past a migration the code compared with does not know."""
 
