@@ -61,5 +61,6 @@ class Erasure(Forgetting):
         self._store.mark_erased(ids)
         self._authority.write(*gone, *kept)
         self._store.delete_traces(surfacing=ids)  # (a recall that surfaced one may quote it)
+        self._store.scrub_job_results(ids)  # (a job's answer that named one: its plan quotes it)
         grants = self._store.drop_grants_of(name)
         return {"space_memories": len(gone), "space_memories_kept": len(kept), "grants": grants}
