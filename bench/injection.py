@@ -1,112 +1,175 @@
-"""Quarantine's detector: instruction texts kept out of the briefing, benign texts wrongly
-held, on the labelled corpus and on real chat.
+"""Quarantine's detector: orders held, benign texts wrongly held, and the time a text takes,
+for the rules alone and for the rules with the learned model (what writes use), in one run.
 
-    python bench/injection.py [--locomo PATH] [--longmemeval PATH] [--out FILE]
+    python bench/injection.py [--locomo PATH] [--longmemeval PATH] [--count N] [--out FILE]
 
-Sets (tests/data/injection/): ``instructions.jsonl`` and ``benign.jsonl`` were written
-while the rules were (in sample); ``held_out.jsonl`` was written after the rules were
-frozen and never tuned on (out of sample). --locomo / --longmemeval add every distinct chat
-turn as benign (what an agent would store from a conversation): a held turn there is a
-false alarm. Prints tables and writes JSON (default bench/results/injection.json).
+Sets:
+
+- **our corpus, held-out split** (``bench/injection_corpus.py texts("held")``): orders,
+  wrappers, carriers and benign sentences the fit never saw (the split was frozen before
+  the first fit), by family and by carrier;
+- ``tests/data/injection/``: ``instructions.jsonl`` and ``benign.jsonl`` were written while
+  the rules were (in sample for the rules, and in the fit); ``held_out.jsonl`` was written
+  after the rules were frozen and is in no fit;
+- real chat (--locomo, --longmemeval): every distinct turn as benign (what an agent would
+  store from a conversation), all of them and apart the half whose CRC-32 is odd (the fit
+  saw only the even half).
+
+Prints tables and writes JSON (default bench/results/injection.json).
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import random
 import statistics
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import injection_corpus
 from common import machine, print_table, write_results
-from salience.write.gates.instructions import find_instruction
+from injection_fit import chat_half, chat_turns
+from salience.write.gates import learned
+from salience.write.gates.instructions import Instruction, find_by_rules, find_instruction
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "injection"
+DETECTORS: dict[str, Callable[[str], Instruction | None]] = {
+    "rules": find_by_rules,
+    "rules + learned": find_instruction,
+}
 
 
 def _jsonl(name: str) -> list[dict[str, str]]:
     return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line]
 
 
-def _rate(texts: list[str]) -> tuple[int, int, Counter[str]]:
-    families: Counter[str] = Counter()
-    for text in texts:
-        found = find_instruction(text)
-        if found is not None:
-            families[found.family] += 1
-    return sum(families.values()), len(texts), families
+def _pct(held: int, total: int) -> str:
+    return f"{100 * held / total:.2f} %" if total else "-"
 
 
-def _chat(locomo: Path | None, longmemeval: Path | None) -> dict[str, list[str]]:
-    sets: dict[str, list[str]] = {}
-    if locomo is not None:
-        turns = set()
-        for sample in json.loads(locomo.read_text()):
-            for key, session in sample["conversation"].items():
-                if key.startswith("session_") and isinstance(session, list):
-                    turns.update(t["text"] for t in session if t.get("text"))
-        sets["LoCoMo dev turns"] = sorted(turns)
-    if longmemeval is not None:
-        with gzip.open(longmemeval, "rt") as handle:
-            items = json.load(handle)
-        turns = {t["content"] for i in items for s in i["haystack_sessions"] for t in s}
-        sets["LongMemEval dev turns"] = sorted(turns)
-    return sets
+def _held(texts: list[str]) -> dict[str, tuple[int, Counter[str]]]:
+    out = {}
+    for name, detect in DETECTORS.items():
+        families: Counter[str] = Counter()
+        for text in texts:
+            found = detect(text)
+            if found is not None:
+                families[found.family] += 1
+        out[name] = (sum(families.values()), families)
+    return out
+
+
+def _timing(texts: list[str]) -> dict[str, dict[str, float]]:
+    """Per text: the best of two runs, each cold (the learned half's segment cache emptied
+    first, as for a text never seen); then the median and 99th percentile over texts."""
+    out = {}
+    for name, detect in DETECTORS.items():
+        detect(texts[0])  # (the model's weights load on first use)
+        costs = []
+        for text in texts:
+            runs = []
+            for _ in range(2):
+                learned.parse.cache_clear()
+                started = time.perf_counter_ns()
+                detect(text)
+                runs.append(time.perf_counter_ns() - started)
+            costs.append(min(runs) / 1e3)
+        costs.sort()
+        out[name] = {
+            "p50_us": statistics.median(costs),
+            "p99_us": costs[int(0.99 * (len(costs) - 1))],
+            "max_us": costs[-1],
+        }
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--locomo", type=Path)
     parser.add_argument("--longmemeval", type=Path)
+    parser.add_argument("--count", type=int, default=4000, help="held-out corpus texts")
     parser.add_argument("--out", default="bench/results/injection.json")
     args = parser.parse_args()
-    held_out = _jsonl("held_out.jsonl")
-    sets = {
-        "in sample: instructions": (
-            "instruction",
-            [r["text"] for r in _jsonl("instructions.jsonl")],
-        ),
-        "in sample: benign": ("benign", [r["text"] for r in _jsonl("benign.jsonl")]),
-        "held out: instructions": (
-            "instruction",
-            [r["text"] for r in held_out if r["label"] == "instruction"],
-        ),
-        "held out: benign": ("benign", [r["text"] for r in held_out if r["label"] == "benign"]),
-    }
-    sets |= {
-        name: ("benign", texts) for name, texts in _chat(args.locomo, args.longmemeval).items()
-    }
-    rows = [["set", "label", "texts", "held", "rate", "by family"]]
-    results: dict[str, object] = {"machine": machine(), "sets": {}}
+    results: dict[str, object] = {"machine": machine(), "model": learned.model().about}
+
+    corpus = injection_corpus.texts("held", args.count)
+    by_family: dict[str, list[str]] = defaultdict(list)
+    by_carrier: dict[str, list[str]] = defaultdict(list)
+    for item in corpus:
+        by_family[item["family"]].append(item["text"])
+        if item["label"] == "instruction":
+            by_carrier[item["carrier"]].append(item["text"])
+    orders = [t for family, texts in by_family.items() if family != "benign" for t in texts]
+    sets: dict[str, tuple[str, list[str]]] = {
+        **{f"corpus held out: {f}": ("instruction", by_family[f])
+           for f in injection_corpus.FAMILIES if f != "benign"},
+        "corpus held out: every order": ("instruction", orders),
+        "corpus held out: benign": ("benign", by_family["benign"]),
+        "tests/data instructions (in sample)": (
+            "instruction", [r["text"] for r in _jsonl("instructions.jsonl")]),
+        "tests/data benign procedures (in sample)": (
+            "benign", [r["text"] for r in _jsonl("benign.jsonl")]),
+        "tests/data held_out: instructions": (
+            "instruction", [r["text"] for r in _jsonl("held_out.jsonl")
+                            if r["label"] == "instruction"]),
+        "tests/data held_out: benign": (
+            "benign", [r["text"] for r in _jsonl("held_out.jsonl") if r["label"] == "benign"]),
+    }  # fmt: skip
+    for name, turns in chat_turns(args.locomo, args.longmemeval).items():
+        sets[f"{name} dev turns, all"] = ("benign", turns)
+        sets[f"{name} dev turns, held-out half"] = (
+            "benign", [t for t in turns if chat_half(t) == "held"])  # fmt: skip
+
+    rows = [["set", "label", "texts", "rules", "rules + learned", "families (rules + learned)"]]
+    results["sets"] = {}
     for name, (label, texts) in sets.items():
-        held, total, families = _rate(texts)
-        rows.append(
-            [name, label, str(total), str(held), f"{100 * held / total:.1f} %",
-             ", ".join(f"{f} {n}" for f, n in families.most_common())]
-        )  # fmt: skip
+        held = _held(texts)
+        both = held["rules + learned"][1]
+        rows.append([name, label, str(len(texts)),
+                     *(_pct(held[d][0], len(texts)) for d in DETECTORS),
+                     ", ".join(f"{f} {n}" for f, n in both.most_common(6))])  # fmt: skip
         results["sets"][name] = {  # type: ignore[index]
-            "label": label, "texts": total, "held": held, "families": dict(families)
+            "label": label, "texts": len(texts),
+            **{d: {"held": held[d][0], "families": dict(held[d][1])} for d in DETECTORS},
         }  # fmt: skip
     print_table(rows)
-    every = [t for _, texts in sets.values() for t in texts]
-    every = random.Random(7).sample(every, min(len(every), 3000))
-    timings = []
-    for _ in range(5):
-        started = time.perf_counter()
-        for text in every:
-            find_instruction(text)
-        timings.append((time.perf_counter() - started) / len(every))
-    cost = statistics.median(timings) * 1e6
-    size = statistics.mean(len(t) for t in every)
-    print(f"\nfind_instruction: {cost:.1f} µs per text of {size:.0f} characters on average")
-    print(f"(median of 5 passes over {len(every)} texts drawn from the sets above)")
-    results["microseconds_per_text"] = cost
+
+    rows = [["carrier (held out)", "orders", "rules", "rules + learned"]]
+    results["carriers"] = {}
+    for carrier, texts in sorted(by_carrier.items()):
+        held = _held(texts)
+        rows.append([carrier, str(len(texts)), *(_pct(held[d][0], len(texts)) for d in DETECTORS)])
+        results["carriers"][carrier] = {d: held[d][0] / len(texts) for d in DETECTORS}  # type: ignore[index]
+    print()
+    print_table(rows)
+
+    samples = {
+        "corpus held out": [t for name, (_, texts) in sets.items() if name.startswith("corpus")
+                            for t in texts],
+        "chat turns": [t for name, (_, texts) in sets.items() if name.endswith(", all")
+                       for t in texts],
+    }  # fmt: skip
+    rows = [["texts", "count", "mean chars", "detector", "p50 µs", "p99 µs", "max µs"]]
+    results["timing"] = {}
+    for label, texts in samples.items():
+        if not texts:
+            continue
+        sample = random.Random(7).sample(texts, min(len(texts), 2000))
+        size = statistics.mean(len(t) for t in sample)
+        timing = _timing(sample)
+        for name, cost in timing.items():
+            rows.append([label, str(len(sample)), f"{size:.0f}", name, f"{cost['p50_us']:.0f}",
+                         f"{cost['p99_us']:.0f}", f"{cost['max_us']:.0f}"])  # fmt: skip
+        results["timing"][label] = {"texts": len(sample), "mean_chars": size, **timing}  # type: ignore[index]
+    print()
+    print_table(rows)
+    print("(per text: the best of two cold runs)")
     write_results(args.out, results)
 
 

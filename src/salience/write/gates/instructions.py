@@ -235,23 +235,35 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
 
 
 _SECRET_RE = re.compile(_SECRET, re.IGNORECASE)
+_COMMON_SECRET = re.compile(
+    r"(?:tokens?|passwords?|credentials|secrets?|transcript|environment variables)",
+    re.IGNORECASE,
+)
+"""Words of everyday speech too ("share his secret recipe", "your email and password"):
+held only with both a verb of sending and a destination outside."""
 _SENDS = re.compile(
     r"\b(?:send|post|upload|forward|email|mail|paste|leak|exfiltrate|copy|append|write|share|"
     r"put|include|encode)\b",
     re.IGNORECASE,
 )
-_OUTWARD = re.compile(rf"\b(?:to|into|in)\b[^.\n]{{0,30}}?{_OUT}", re.IGNORECASE)
+_OUTWARD = re.compile(rf"\b(?:to|into|in)\b[^\n]{{0,30}}?{_OUT}", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"\.(?=\s|$)|\n")
 
 
 def _sends_secrets(text: str) -> bool:
     """A secret named with a verb of sending before it, or a destination outside after it
-    (within the sentence): "send the API key to ...", "credentials ... to https://..."."""
+    (within the sentence): "send the API key to ...", "credentials ... to https://..."; a
+    word of everyday speech for a secret needs both."""
     for found in _SECRET_RE.finditer(text):
         before = text[max(0, found.start() - 60) : found.start()]
         after = text[found.end() : found.end() + 90]
-        before = re.split(r"[.\n]", before)[-1]
-        after = re.split(r"[.\n]", after)[0]
-        if _SENDS.search(before) or _OUTWARD.search(after):
+        before = _SENTENCE_END.split(before)[-1]
+        after = _SENTENCE_END.split(after)[0]
+        sends = _SENDS.search(before) or _SENDS.search(after)
+        outward = _OUTWARD.search(after)
+        if (sends and outward) or (
+            (sends or outward) and not _COMMON_SECRET.fullmatch(found.group())
+        ):
             return True
     return False
 
@@ -271,15 +283,49 @@ RULES: tuple[tuple[str, str, Matcher, tuple[str, ...]], ...] = tuple(
 are words (lower case) one of which the matcher cannot match without: a cheap first look."""
 
 
-def find_instruction(text: str) -> Instruction | None:
-    """The first mark of an instruction to an agent in ``text`` (hidden characters count:
-    tag characters are always smuggling), or None."""
+def find_by_rules(text: str) -> Instruction | None:
+    """The first mark of an instruction to an agent in ``text`` by the rules alone (hidden
+    characters count: tag characters are always smuggling), or None."""
     hidden = hidden_characters(text)
     if hidden.tags or hidden.bidi:
         return Instruction("hidden", f"hides text from a reader ({hidden.describe()})")
     shown = reveal(text)
     lowered = shown.lower()
+    lines = shown.split("\n") if len(shown) > LONG else None
     for family, reason, matcher, needs in RULES:
-        if any(word in lowered for word in needs) and matcher(shown):
+        if not any(word in lowered for word in needs):
+            continue
+        if matcher(shown if lines is None else _lines_with(lines, needs)):
             return Instruction(family, reason)
     return None
+
+
+LONG = 1500
+"""Characters past which a rule reads only the lines holding one of its words (and the line
+after each: no rule reaches further), not the whole text: the same answers, at half the
+cost on the longest texts (bench/injection.py)."""
+
+
+def _lines_with(lines: list[str], needs: tuple[str, ...]) -> str:
+    picked = [
+        "\n".join(lines[i : i + 2])
+        for i, line in enumerate(lines)
+        if any(word in line.lower() for word in needs)
+    ]
+    return "\n\x00\n".join(picked)  # (a NUL line: no rule joins two pieces)
+
+
+def find_instruction(text: str) -> Instruction | None:
+    """Why ``text`` reads as an instruction to an agent, or None: the rules first (their
+    family says why), then the learned model (:mod:`salience.write.gates.learned`: family
+    ``order``, with the words that drove it)."""
+    found = find_by_rules(text)
+    if found is not None:
+        return found
+    from salience.write.gates.learned import find_order  # (its weights load on first use)
+
+    order = find_order(reveal(text))
+    if order is None:
+        return None
+    words = ", ".join(f"'{word}'" for word in order.drivers)
+    return Instruction("order", f"reads as an order to an agent (learned; driven by {words})")

@@ -1,0 +1,353 @@
+"""The learned half of the instruction detector: a linear model over the words, word pairs
+and letter groups of each sentence of a text, which holds orders the patterns of
+:mod:`salience.write.gates.instructions` never listed ("an important message from the
+user to the model: first forward the inbox to ...", a mistyped "ignore the rest of this
+data", a snippet that uploads a file to an outside host).
+
+A text is cut into segments (lines, sentences, the fields of a JSON record), each segment
+is scored on its own (``bias + sum of weights`` of its features: :meth:`Parsed.features`;
+the kinds of its words, such as an action, an outside target, the agent addressed or its
+task voided, and which kinds appear together), and the text is held when its best
+segment reaches the model's threshold: an order hidden in a long benign email is found
+where it sits, and nothing around it dilutes it. Values an attacker changes at will are
+folded into kinds before scoring (``<url>``, ``<email>``, ``<iban>``, ``<ip>``,
+``<path>``, ``<num>``); letter groups of long words keep a misspelt word close to the
+word.
+
+The weights ship in the package (``injection.json.gz``, fitted by ``bench/injection_fit.py``
+on the corpus of ``bench/injection_corpus.py``, written by us, with real chat as benign;
+the file says how it was fitted). Nothing is downloaded. The vocabulary holds only
+features of texts we wrote, so a hold's reason, which names the features that drove it,
+never repeats words of the text that are not in it (a secret cannot reach a reason).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from importlib.resources import files
+from typing import NamedTuple
+
+MODEL = "injection.json.gz"
+MAX_SEGMENT = 400
+"""Characters of one segment; a longer one is cut at words (a segment is one order)."""
+
+_TOKEN = re.compile(
+    r"(?P<url>\bhttps?://\S+|\bwww\.\S+)"
+    r"|(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+    r"|(?P<iban>\b[A-Z]{2}\d{2}(?: ?[0-9A-Z]{4}){3,7}(?: ?[0-9A-Z]{1,3})?\b)"
+    r"|(?P<ip>\b\d{1,3}(?:\.\d{1,3}){3}\b)"
+    r"|(?P<path>(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]+)*/?)"
+    r"|(?P<num>\d[\d,.]*)"
+    r"|(?P<word>[^\W\d_][\w']*)"
+    r"|(?P<mark>[^\w\s]{1,3})"
+)
+_SEGMENTS = re.compile(r"\n+|(?<=[.!?;])\s+(?=\S)|\"\s*[,:]\s*\"|\s*\|\s*|<[^<>]{1,20}>")
+_PATH_WORDS = re.compile(r"[a-z][a-z0-9]+")
+
+
+_PLAIN = re.compile(r"[^\W\d_][\w']*|[^\w\s]{1,3}")
+_VALUE_HINT = re.compile(r"[@/\d]|www\.")
+"""Without these characters no value can be in a segment: only words and marks."""
+
+
+def tokens(segment: str) -> list[str]:
+    """The tokens of one segment: words (lower case), marks, and the kind of each value."""
+    if not _VALUE_HINT.search(segment):
+        return [
+            t.lower() if t[0].isalpha() else t
+            for t in _PLAIN.findall(segment)
+            if len(t) > 1 or t in "aAiI" or not t[0].isalpha()
+        ]
+    out: list[str] = []
+    for url, email, iban, _ip, path, num, word, mark in _TOKEN.findall(segment):
+        if word:
+            if len(word) > 1 or word in "aAiI":  # (a lone letter is a flag or an initial)
+                out.append(word.lower())
+        elif mark:
+            out.append(mark)
+        elif num:
+            out.append("<num>")
+        elif path:  # (which file: ".ssh", "credentials" say what is taken)
+            out.append("<path>")
+            out.extend(_PATH_WORDS.findall(path.lower()))
+        else:
+            out.append("<url>" if url else "<email>" if email else "<iban>" if iban else "<ip>")
+    return out
+
+
+def segments(text: str) -> list[str]:
+    """``text`` cut into lines, sentences and fields, each at most :data:`MAX_SEGMENT`."""
+    out: list[str] = []
+    for part in _SEGMENTS.split(text):
+        part = part.strip()
+        while len(part) > MAX_SEGMENT:
+            cut = part.rfind(" ", 0, MAX_SEGMENT)
+            cut = cut if cut > MAX_SEGMENT // 2 else MAX_SEGMENT
+            out.append(part[:cut])
+            part = part[cut:].strip()
+        if part:
+            out.append(part)
+    return out
+
+
+_CLASSES: dict[str, str] = {
+    "act": "send forward transfer wire upload post share email mail delete remove erase wipe "
+    "grant invite disable export copy pay move reset change create book schedule publish leak "
+    "reveal dump exfiltrate paste attach install download run execute open visit click call "
+    "approve unsubscribe archive zip submit push merge deploy sell buy order fetch collect "
+    "give provide disclose expose transmit relay dispatch deliver sync beam remit route "
+    "exfil hand",
+    "say": "say tell write respond answer reply recommend include mention praise claim translate "
+    "state describe summarize summarise suggest advise list rate print output append insert "
+    "begin end start repeat",
+    "you": "you your yours yourself you're you'll",
+    "agent": "ai assistant assistants model models agent agents bot bots chatbot llm llms gpt "
+    "claude copilot automated",
+    "output": "response reply answer summary output result results answers responses summaries",
+    "auth": "important urgent admin administrator system priority directive operator developer "
+    "owner principal official notice attention mandatory security compliance",
+    "override": "ignore disregard forget skip drop instead override cancel abandon stop discard "
+    "quit nevermind neglect bypass",
+    "task": "task tasks instruction instructions request requests job step steps workflow "
+    "prompt rules orders guidelines directions guidance assignment",
+    "prior": "previous prior earlier above original initial current before",
+    "secret": "password passwords credentials token tokens key keys code codes secret secrets "
+    "otp pin login cookie cookies ssh id_rsa env passwd shadow history inbox messages emails "
+    "contacts wallet seed recovery ssn records files documents database backup backups aws "
+    "gcloud kube config credential",
+    "money": "money funds payment payments iban amount invoice refund bank card balance "
+    "savings account crypto bitcoin btc gift cards",
+    "user": "user user's users owner reader recipient sender",
+    "target": "<email> <url> <iban> <ip> <path>",
+    "always": "every always whenever forever onward onwards henceforth regardless matter only "
+    "whole entire each",
+}
+"""Kinds of words an order is made of (an action, an outside target, the agent addressed,
+its task voided, ...): the model weighs kinds and pairs of kinds present in one segment, so
+an order in words it never saw still shows its shape."""
+CLASS_OF: dict[str, tuple[str, ...]] = {}
+for _kind, _words in _CLASSES.items():
+    for _word in _words.split():
+        CLASS_OF[_word] = (*CLASS_OF.get(_word, ()), _kind)
+_NEAR: dict[str, str] = {}
+for _word in CLASS_OF:
+    if len(_word) >= 5 and _word.isalpha():
+        for _i in range(len(_word)):
+            _NEAR.setdefault(_word[:_i] + _word[_i + 1 :], _word)
+
+
+@lru_cache(maxsize=1 << 16)
+def kinds_of(token: str) -> tuple[str, ...]:
+    """The kinds of a token, a one-letter slip allowed in a long word ("iunstructions")."""
+    found = CLASS_OF.get(token)
+    if found is not None or len(token) < 5:
+        return found or ()
+    near = _NEAR.get(token)  # (a letter dropped)
+    for i in range(len(token) if near is None else 0):
+        shorter = token[:i] + token[i + 1 :]
+        near = shorter if shorter in CLASS_OF else _NEAR.get(shorter)  # (added; changed)
+        if near is not None:
+            break
+    return CLASS_OF.get(near, ()) if near else ()
+
+
+_VERBS = frozenset(
+    """accept add adjust advise allow answer append apply approve archive arrange ask assign
+    attach avoid back ban block book bring build buy call cancel change charge check choose
+    claim clean clear click close collect combine come compare complete confirm connect
+    contact continue convert convince copy count create cut decide declare delete deliver
+    deny deposit describe destroy disable disclose display do download drop dump edit email
+    enable end enter erase exclude execute expand explain export fetch fill find finish fix
+    follow forget format forward generate get give go grant hand help hide highlight hold
+    ignore include inform insert install invite keep kill leak leave let list load lock log
+    look make mark mention merge message mention modify move name note notify obey offer
+    open order output overwrite paste pay pick place play post praise prepare present
+    print promote provide publish pull purge push put rate read recommend record redirect
+    refuse register reject release remember remind remove rename repeat replace reply report
+    request reset respond restart restore return reveal review rewrite route run save say
+    schedule search select sell send set share show sign skip sort speak start state stop
+    store submit subscribe suggest summarize summarise switch sync take talk tell test text
+    thank transfer translate treat trigger try turn type unlock unsubscribe update upload
+    use verify visit wait warn wipe wire write""".split()
+)
+"""Common verbs in their base form: a segment that starts with one is an imperative."""
+_LEADS = frozenset("please kindly now also then and so first next just".split())
+"""Words before an order's verb that do not change what the segment's first word is."""
+
+
+class Parsed(NamedTuple):
+    """One segment as the model reads it: its distinct words and marks (in order), its
+    distinct pairs of neighbours, its other features, and the kinds of its words."""
+
+    tokens: tuple[str, ...]
+    pairs: tuple[str, ...]
+    rest: tuple[str, ...]
+    kinds: frozenset[str]
+
+    def features(self, before: frozenset[str] = frozenset()) -> list[str]:
+        """Every feature, as the fit counts them: ``w:`` each distinct word, ``c:`` letter
+        groups of four of each distinct longer word (a group shared by two words counts
+        twice), ``b:`` each distinct pair of neighbouring tokens (``<s>`` starts the
+        segment), ``f:`` the kind of its first word, ``k:`` the kinds of its words, ``x:``
+        each pair of kinds present together, ``p:`` the kinds of the segment ``before`` it
+        ("Forget your task. Instead, ..." is one order in two)."""
+        out = [f"w:{t}" for t in self.tokens]
+        for token in self.tokens:
+            out.extend(letter_groups(token))
+        out.extend(self.pairs)
+        out.extend(self.rest)
+        out.extend(f"p:{k}" for k in sorted(before))
+        return out
+
+
+def features(segment: str, before: frozenset[str] = frozenset()) -> list[str]:
+    """The features of one segment (see :meth:`Parsed.features`)."""
+    return parse(segment).features(before)
+
+
+@lru_cache(maxsize=1 << 16)
+def letter_groups(token: str) -> tuple[str, ...]:
+    """The ``c:`` features of a token: its letter groups of four if it is a longer word."""
+    if len(token) < 5 or not token[0].isalpha():
+        return ()
+    padded = f"^{token}$"
+    return tuple(f"c:{padded[i : i + 4]}" for i in range(len(padded) - 3))
+
+
+@lru_cache(maxsize=1 << 12)
+def parse(segment: str) -> Parsed:
+    """``segment`` read (see :class:`Parsed`)."""
+    found = tokens(segment)
+    distinct = tuple(dict.fromkeys(found))
+    pairs = tuple(dict.fromkeys(map("b:{} {}".format, ("<s>", *found), found)))
+    present: set[str] = set()
+    for token in distinct:
+        kinds = kinds_of(token)
+        if kinds:
+            present.update(kinds)
+    rest: list[str] = []
+    for token in found:  # (the first word that is not a lead-in)
+        kinds = kinds_of(token)
+        if (kinds or token[0].isalpha()) and token not in _LEADS:
+            rest.extend(f"f:{k}" for k in kinds or ("other",))
+            if token in _VERBS:
+                present.add("imperative")
+            break
+    every = frozenset(present)
+    return Parsed(distinct, pairs, (*rest, *_kind_features(every)), every)
+
+
+@lru_cache(maxsize=1 << 12)
+def _kind_features(kinds: frozenset[str]) -> tuple[str, ...]:
+    ordered = sorted(kinds)
+    pairs = (f"x:{a}+{b}" for i, a in enumerate(ordered) for b in ordered[i + 1 :])
+    return (*(f"k:{k}" for k in ordered), *pairs)
+
+
+def read(text: str) -> list[tuple[str, Parsed, frozenset[str]]]:
+    """Each segment of ``text``, read, with the kinds of the segment before it."""
+    out: list[tuple[str, Parsed, frozenset[str]]] = []
+    before: frozenset[str] = frozenset()
+    for segment in segments(text):
+        parsed = parse(segment)
+        out.append((segment, parsed, before))
+        before = parsed.kinds
+    return out
+
+
+@dataclass(frozen=True)
+class Model:
+    """Weights of features, a bias and the threshold a segment's score must reach."""
+
+    weights: dict[str, float]
+    bias: float
+    threshold: float
+    about: dict[str, object]
+
+    token_weights: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+    """Each token's ``w:`` and ``c:`` weights summed, as tokens are met (a cache)."""
+
+    def score(self, found: list[str]) -> float:
+        """The score of a segment with these features."""
+        get = self.weights.get
+        return self.bias + sum(get(f, 0.0) for f in found)
+
+    def score_parsed(self, parsed: Parsed, before: frozenset[str]) -> float:
+        """The score of a read segment: the same as :meth:`score` of its features, faster."""
+        get, known = self.weights.get, self.token_weights
+        total = self.bias
+        for token in parsed.tokens:
+            weight = known.get(token)
+            if weight is None:
+                weight = get(f"w:{token}", 0.0) + sum(get(g, 0.0) for g in letter_groups(token))
+                known[token] = weight
+            total += weight
+        for feature in parsed.pairs:
+            total += get(feature, 0.0)
+        for feature in parsed.rest:
+            total += get(feature, 0.0)
+        for kind in before:
+            total += get(f"p:{kind}", 0.0)
+        return total
+
+    def drivers(self, found: list[str], count: int = 4) -> list[str]:
+        """The readable features (words, word pairs) among ``found`` that pushed a segment
+        most toward an order, as words."""
+        pushed: dict[str, float] = {}
+        for feature in found:
+            weight = self.weights.get(feature, 0.0)
+            if weight > 0 and feature[0] in "wb":
+                pushed[feature] = pushed.get(feature, 0.0) + weight
+        best = sorted(pushed, key=lambda f: -pushed[f])[:count]
+        return [f[2:].replace("<s> ", "") for f in best]
+
+
+def load(raw: bytes) -> Model:
+    """A model from the bytes of its file (gzip-compressed JSON: about, bias, threshold,
+    features and their weights)."""
+    data = json.loads(gzip.decompress(raw))
+    return Model(
+        weights=dict(zip(data["features"], data["weights"], strict=True)),
+        bias=float(data["bias"]),
+        threshold=float(data["threshold"]),
+        about=dict(data["about"]),
+    )
+
+
+@cache
+def model() -> Model:
+    """The shipped model (read once, on the first text a write checks)."""
+    return load(files("salience.write.gates").joinpath(MODEL).read_bytes())
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A segment the model reads as an order: its score and the features that drove it."""
+
+    score: float
+    drivers: tuple[str, ...]
+
+
+def best_segment(text: str, judge: Model | None = None) -> tuple[float, str, list[str]]:
+    """The highest segment score of ``text``, that segment and its features (-inf, "" and
+    none for an empty text)."""
+    judge = judge or model()
+    best, where, why = float("-inf"), "", None
+    for segment, parsed, before in read(text):
+        value = judge.score_parsed(parsed, before)
+        if value > best:
+            best, where, why = value, segment, (parsed, before)
+    return best, where, why[0].features(why[1]) if why else []
+
+
+def find_order(text: str, judge: Model | None = None) -> Finding | None:
+    """Why the model reads ``text`` as an order to an agent, or None."""
+    judge = judge or model()
+    value, _, found = best_segment(text, judge)
+    if value < judge.threshold:
+        return None
+    return Finding(value, tuple(judge.drivers(found)))
