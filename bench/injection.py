@@ -89,12 +89,49 @@ def _timing(texts: list[str]) -> dict[str, dict[str, float]]:
     return out
 
 
+def write_cost(size: int, runs: int) -> dict[str, float]:
+    """The median ``remember`` (source ``agent``, no embedder) on a store of ``size``, with
+    the rules alone and with the rules and the model, alternating call by call in one
+    process (what the model adds to a write, the store's noise shared by both)."""
+    import tempfile
+
+    from salience import Config, Memory
+    from salience.write.gates import instructions
+
+    rng = random.Random(7)
+    words = "deploy staging cache port queue retry build test lint schema index release".split()
+
+    def text() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.randint(8, 24))) + "."
+
+    both = instructions.find_instruction
+    times: dict[str, list[float]] = {"rules": [], "rules + learned": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Config(home=Path(tmp), embedder="none", signal_gate=False)
+        with Memory.open(config=config) as memory:
+            for n in range(size):
+                memory.remember(f"Note {n}: {text()}")
+            try:
+                for i in range(2 * runs):
+                    name = "rules" if i % 2 else "rules + learned"
+                    instructions.find_instruction = find_by_rules if i % 2 else both  # type: ignore[assignment]
+                    content = f"Note {size + i}: {text()}"
+                    started = time.perf_counter()
+                    memory.remember(content)
+                    times[name].append((time.perf_counter() - started) * 1000)
+            finally:
+                instructions.find_instruction = both  # type: ignore[assignment]
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--locomo", type=Path)
     parser.add_argument("--longmemeval", type=Path)
     parser.add_argument("--count", type=int, default=4000, help="held-out corpus texts")
     parser.add_argument("--out", default="bench/results/injection.json")
+    parser.add_argument("--write-cost", type=int, default=0, metavar="RUNS",
+                        help="also time RUNS remembers each way on a store of 2,000")  # fmt: skip
     args = parser.parse_args()
     results: dict[str, object] = {"machine": machine(), "model": learned.model().about}
 
@@ -170,6 +207,12 @@ def main() -> None:
     print()
     print_table(rows)
     print("(per text: the best of two cold runs)")
+    if args.write_cost:
+        cost = write_cost(2000, args.write_cost)
+        print(f"\nremember on a store of 2,000, median of {args.write_cost} each, alternating: "
+              f"rules {cost['rules']:.3f} ms, rules + learned {cost['rules + learned']:.3f} ms "
+              f"({cost['rules + learned'] / cost['rules']:.3f}x)")  # fmt: skip
+        results["remember_ms"] = cost
     write_results(args.out, results)
 
 
