@@ -12,6 +12,7 @@ of its own (``search_path``), dropped afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import os
@@ -107,3 +108,78 @@ class Server:
             return
         self._call(self._pg_ctl, "-D", str(self._dir / "data"), "-m", "immediate", "stop")
         shutil.rmtree(self._dir, ignore_errors=True)
+
+
+class Replicated:
+    """A primary PostgreSQL and a streaming replica of it (``pg_basebackup -R``), from the
+    same binaries, each on a unix socket of its own: ``url`` and ``replica_url``, both of the
+    ``postgres`` database. The replica can be stopped and started again."""
+
+    def __init__(self) -> None:
+        bin_dir = _binaries()
+        if bin_dir is None:
+            raise RuntimeError("pgserver is not installed: pip install -e '.[dev]'")
+        self._bin = bin_dir
+        self._dir = Path(tempfile.mkdtemp(prefix="salience-pgrep-"))
+        self._run: list[str] = []
+        if os.geteuid() == 0:
+            shutil.chown(self._dir, "nobody", "nogroup")
+            self._run = ["runuser", "-u", "nobody", "--"]
+        primary, replica = self._dir / "primary", self._dir / "replica"
+        for socket in (self._dir / "p", self._dir / "r"):
+            socket.mkdir()
+            if self._run:
+                shutil.chown(socket, "nobody", "nogroup")
+        self._call(
+            "initdb", "-D", primary, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"
+        )
+        self._start(primary, self._dir / "p")
+        self.url = f"postgresql://postgres@/postgres?host={quote(str(self._dir / 'p'))}"
+        with psycopg.connect(self.url, autocommit=True) as admin:
+            admin.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        self._call(
+            "pg_basebackup",
+            "-D",
+            replica,
+            "-R",
+            "-X",
+            "stream",
+            "-U",
+            "postgres",
+            "-h",
+            self._dir / "p",
+        )
+        self._replica = replica
+        self._start(replica, self._dir / "r")
+        self.replica_url = f"postgresql://postgres@/postgres?host={quote(str(self._dir / 'r'))}"
+
+    def _call(self, program: str, *args: object) -> None:
+        subprocess.run(
+            [*self._run, str(self._bin / program), *map(str, args)], check=True, capture_output=True
+        )
+
+    def _start(self, data: Path, socket: Path) -> None:
+        options = (
+            f"-c listen_addresses='' -c unix_socket_directories={socket} -c max_connections=100"
+        )
+        self._call(
+            "pg_ctl", "-D", data, "-o", options, "-l", self._dir / f"{data.name}.log", "-w", "start"
+        )
+
+    def stop_replica(self) -> None:
+        self._call("pg_ctl", "-D", self._replica, "-m", "immediate", "stop")
+
+    def start_replica(self) -> None:
+        self._start(self._replica, self._dir / "r")
+
+    def stop(self) -> None:
+        for data in (self._replica, self._dir / "primary"):
+            with contextlib.suppress(subprocess.CalledProcessError):
+                self._call("pg_ctl", "-D", data, "-m", "immediate", "stop")
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def with_schema(url: str, name: str) -> str:
+    """``url`` with its tables in the schema ``name``."""
+    joiner = "&" if "?" in url else "?"
+    return f"{url}{joiner}options=-csearch_path%3D{name},public"

@@ -30,6 +30,7 @@ ROOMS: tuple[tuple[str, ...], ...] = (
         "net",
         "scratch",
         "scores",
+        "telemetry",
         "text",
         "text_dates",
     ),

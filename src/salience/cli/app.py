@@ -185,7 +185,7 @@ _USER = USER_META = "salience.user"
 _ALL_USERS = "salience.all_users"
 
 
-def _remember_in_context(key: str) -> Callable[[click.Context, click.Parameter, Any], None]:
+def keep_in_context(key: str) -> Callable[[click.Context, click.Parameter, Any], None]:
     def callback(ctx: click.Context, param: click.Parameter, value: Any) -> None:
         if value is not None:
             ctx.meta[key] = value
@@ -194,6 +194,7 @@ def _remember_in_context(key: str) -> Callable[[click.Context, click.Parameter, 
 
 
 STORE_META = "salience.store"
+READ_STORE_META = "salience.read_store"
 
 
 def store_options(func: F) -> F:
@@ -203,7 +204,7 @@ def store_options(func: F) -> F:
         "--store",
         default=None,
         expose_value=False,
-        callback=_remember_in_context(STORE_META),
+        callback=keep_in_context(STORE_META),
         help="The store: a SQLite file or postgresql://user@host/db "
         "(default: $SALIENCE_STORE_URL, else salience.db in --home).",
     )(func)
@@ -211,7 +212,7 @@ def store_options(func: F) -> F:
         "--user",
         default=None,
         expose_value=False,
-        callback=_remember_in_context(_USER),
+        callback=keep_in_context(_USER),
         help="Act as this user: only their memories are seen or changed "
         "(default: $SALIENCE_USER or default).",
     )(func)
@@ -265,7 +266,7 @@ def all_users_option(func: F) -> F:
         is_flag=True,
         default=None,
         expose_value=False,
-        callback=_remember_in_context(_ALL_USERS),
+        callback=keep_in_context(_ALL_USERS),
         help="Every user's memories (an administrator's view; not with --user).",
     )(func)
 
@@ -326,12 +327,9 @@ def open_memory(home: Path | None, profile: str | None = None, *, create: bool =
     sweep_scratch()  # (copies a killed salience process left behind: erased)
     meta = click.get_current_context().meta
     config = Config.from_env() if home is None else Config.for_home(home)
-    if meta.get(STORE_META) is not None:
-        config = replace(config, store_url=meta[STORE_META])
-    if profile is not None:
-        config = replace(config, profile=profile)
-    if meta.get(_USER) is not None:
-        config = replace(config, user=meta[_USER])
+    given = {"store_url": meta.get(STORE_META), "store_read_url": meta.get(READ_STORE_META)}
+    given.update(profile=profile, user=meta.get(_USER))
+    config = replace(config, **{k: v for k, v in given.items() if v is not None})
     path = Memory.store_file(config.store_url or None, config)
     if path is None:
         # A database exists or the connection fails; its schema is made by a writing

@@ -13,11 +13,13 @@ import click
 
 from salience.cli import render
 from salience.cli.app import (
+    READ_STORE_META,
     STORE_META,
     USER_META,
     UserError,
     cli,
     json_option,
+    keep_in_context,
     open_memory,
     store_options,
 )
@@ -33,6 +35,14 @@ GRACE_S = 3
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8377, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option(
+    "--read-store",
+    default=None,
+    expose_value=False,
+    callback=keep_in_context(READ_STORE_META),
+    help="A streaming replica of the PostgreSQL store: recall, briefing, lists and the web UI "
+    "read there once it has replayed the caller's writes (default: $SALIENCE_STORE_READ_URL).",
+)
 @store_options
 def serve(
     host: str,
@@ -70,6 +80,8 @@ def serve(
     # location shown above.
     given = click.get_current_context().meta.get(STORE_META)
     os.environ["SALIENCE_STORE_URL"] = given or os.environ.get("SALIENCE_STORE_URL") or location
+    if config.store_read_url:  # (--read-store, or the environment's already)
+        os.environ["SALIENCE_STORE_READ_URL"] = config.store_read_url
     if profile is not None:
         os.environ["SALIENCE_PROFILE"] = profile
     announced = None

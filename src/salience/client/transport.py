@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -12,6 +13,7 @@ import httpx
 
 from salience import errors
 from salience.models import Outcome, WriteResult
+from salience.models.reading import POSITION_HEADER, format_lsn, parse_lsn
 from salience.wire import decode as wire
 
 
@@ -35,6 +37,7 @@ class Transport:
             headers["X-Salience-User"] = user
         self._headers = headers
         self._http = http or httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
+        self._position = 0  # the newest write position a server answered (a read replica)
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -55,12 +58,18 @@ class Transport:
 
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         headers = {**self._headers, **(kwargs.pop("headers", None) or {})}
+        if self._position:  # (read-your-writes through any server process: see docs/store.md)
+            headers[POSITION_HEADER] = format_lsn(self._position)
         try:
             response = self._http.request(method, path, headers=headers, **kwargs)
         except httpx.HTTPError as exc:
             raise errors.RemoteError(
                 f"cannot reach the salience server: {exc}", status=0, code="unreachable"
             ) from None
+        answered = response.headers.get(POSITION_HEADER)
+        if answered:
+            with contextlib.suppress(ValueError):
+                self._position = max(self._position, parse_lsn(answered))
         if response.status_code >= 400 and not wire.is_rejection(response):
             raise wire.error(response, path)
         return response

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from salience.config.checks import EMBEDDERS, check
 from salience.config.parsing import (
     RAE_SIGNALS,
     RAE_WEIGHT_DEFAULTS,
@@ -29,7 +30,14 @@ from salience.config.parsing import (
 )
 from salience.errors import ConfigError
 
-__all__ = ["RAE_SIGNALS", "RAE_WEIGHT_DEFAULTS", "Config", "default_home", "describe"]
+__all__ = [
+    "EMBEDDERS",
+    "RAE_SIGNALS",
+    "RAE_WEIGHT_DEFAULTS",
+    "Config",
+    "default_home",
+    "describe",
+]
 
 DB_FILENAME = "salience.db"
 CONFIG_FILENAME = "config.toml"
@@ -42,21 +50,8 @@ RECALL_SETTINGS = (
     "aide_decay_disabled",
 )
 """The settings a recall's scores read (an evaluation may compare with other values)."""
-EMBEDDERS = ("minilm", "none", "openai", "ollama")
 EMBEDDER_SETTINGS = ("embedder_model", "embedder_url")
-CHOICES = {
-    "vector_index": ("auto", "exact", "usearch", "pgvector"),
-    "embedder": EMBEDDERS,
-    "llm": ("none", "openai", "ollama"),
-    "updates": ("link", "supersede", "off"),
-}
-"""The settings that take one of a few words, and those words."""
 """What names another embedder, beside ``embedder`` itself."""
-SIGNED: tuple[tuple[str, bool], ...] = (("busy_timeout_ms", False), ("pgvector_from", False))
-SIGNED += (("pgvector_warm_mb", False), ("rae_half_life_hours", True), ("llm_timeout_s", True))
-SIGNED += tuple((name, True) for name in ("job_seconds", "job_rows", "job_read_mb"))
-SIGNED += tuple((name, True) for name in ("job_unpacked_mb", "job_unpack_ratio", "job_memory_mb"))
-SIGNED += tuple((name, True) for name in ("jobs_per_tenant", "jobs_running", "jobs_queued"))
 
 
 @dataclass(frozen=True)
@@ -82,6 +77,23 @@ class Config:
             "salience.db in the home directory.",
             "parse": parse_text,
         },
+    )
+    store_read_url: str = field(
+        default="",
+        repr=False,  # (a password, as above)
+        metadata={
+            "env": "SALIENCE_STORE_READ_URL",
+            "help": "A streaming replica of the PostgreSQL store: recall, briefing, list, "
+            "history and the web UI read there once it has replayed the caller's writes; "
+            "writes go to the store (docs/store.md, many users).",
+            "parse": parse_text,
+        },
+    )
+    read_max_lag_s: float = setting(
+        10.0,
+        "SALIENCE_READ_MAX_LAG_S",
+        "Past this many seconds of replica lag, reads go to the primary until it catches up.",
+        parse_float,
     )
     profile: str = setting(
         "salience", "SALIENCE_PROFILE", "Default scoring profile for every command.", parse_text
@@ -301,6 +313,14 @@ class Config:
         "(HTTP 429).",
         parse_int,
     )
+    otel: str = setting(
+        "off",
+        "SALIENCE_OTEL",
+        "Traces (OpenTelemetry, the otel extra): off; on (to the tracer provider the "
+        "application set up); console (printed); otlp (sent to OTEL_EXPORTER_OTLP_ENDPOINT). "
+        "Spans hold counts, timings, profile and tenant, never text.",
+        parse_text,
+    )
     llm_timeout_s: float = setting(
         30.0,
         "SALIENCE_LLM_TIMEOUT_S",
@@ -311,38 +331,7 @@ class Config:
     def __post_init__(self) -> None:
         if not isinstance(self.home, Path):  # a str from Python callers is welcome too
             object.__setattr__(self, "home", Path(self.home).expanduser())
-        self._check_ranges()
-        self._check_choices()
-
-    def _check_ranges(self) -> None:
-        if not self.user or len(self.user) > 512 or not self.user.isprintable():
-            raise ConfigError("user must be a printable name of 1 to 512 characters")
-        if self.max_content_bytes < 1:
-            raise ConfigError("max_content_bytes must be a positive number of bytes")
-        for name, positive in SIGNED:
-            value = getattr(self, name)
-            if value < 0 or (positive and value == 0):
-                raise ConfigError(f"{name} must {'be positive' if positive else 'not be negative'}")
-        if self.briefing_budget < 1:
-            raise ConfigError("briefing_budget must be at least 1 token")
-        if any(weight < 0 for _, weight in self.rae_weights):
-            raise ConfigError("rae_weights must not be negative")
-        if self.record_days < 1:
-            raise ConfigError("record_days must be at least 1 (SALIENCE_RECORD=0 turns it off)")
-        if self.retention_days < 0:
-            raise ConfigError("retention_days must not be negative (0 turns retention off)")
-        if not 0 <= self.recall_prior <= 1:
-            raise ConfigError("recall_prior must be in [0, 1]")
-        if not 0 < self.rae_dedup_threshold <= 1:
-            raise ConfigError("rae_dedup_threshold must be in (0, 1]")
-        if self.max_request_bytes < 1024:
-            raise ConfigError("max_request_bytes must be at least 1024")
-
-    def _check_choices(self) -> None:
-        for name, known in CHOICES.items():
-            if getattr(self, name) not in known:
-                value = getattr(self, name)
-                raise ConfigError(f"unknown {name} {value!r}; known: {', '.join(known)}")
+        check(self)
 
     @property
     def db_path(self) -> Path:

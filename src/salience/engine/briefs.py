@@ -12,11 +12,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Self
 
+from salience import telemetry
 from salience.briefing.policies import BriefingRequest
 from salience.briefing.snapshot import Vanished
 from salience.clock import Clock, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder
+from salience.engine.reading import person_reads
 from salience.engine.updating import Updating
 from salience.errors import InvalidInputError
 from salience.models import Briefing, UserScope
@@ -52,10 +54,17 @@ class Briefs(Updating):
         cfg = config or Config.from_env()
         target = path_or_url if path_or_url is not None else (cfg.store_url or None)
         store = open_store(
-            target, default=cfg.db_path, busy_timeout_ms=cfg.busy_timeout_ms, create=create
+            target,
+            default=cfg.db_path,
+            busy_timeout_ms=cfg.busy_timeout_ms,
+            create=create,
+            read_url=cfg.store_read_url or None,
+            read_max_lag_s=cfg.read_max_lag_s,
         )
         return cls(store, config=cfg, clock=clock, embedder=embedder, llm=llm)
 
+    @telemetry.traced("briefing")
+    @person_reads
     def briefing(
         self,
         profile: str | None = None,
@@ -81,6 +90,7 @@ class Briefs(Updating):
             user, spaces = self._space_owner(user, space, READ), ()
         now = self._at(as_of)
         request = BriefingRequest(now, user, project, session_id, budget)
+        telemetry.note(profile=rules.name, tenant=user, budget=budget, spaces=len(spaces))
         for attempt in range(3):
             candidates = self._briefings.candidates(user, self._mounted(), now, spaces)
             candidates = self._briefed(candidates, rules.name, user, spaces)
@@ -92,5 +102,7 @@ class Briefs(Updating):
                 continue
             if record if record is not None else as_of is None:
                 self._record_briefing(given, user, session_id, budget, now)
+            if telemetry.active():
+                telemetry.note(candidates=len(candidates), tokens=given.tokens, tries=attempt + 1)
             return given
         raise AssertionError("unreachable")

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self
 
+from salience import telemetry
 from salience.briefing.snapshot import BriefingSource, saved_columns
 from salience.clock import Clock, as_utc, system_clock
 from salience.config import Config
@@ -18,6 +19,7 @@ from salience.embeddings import Embedder, load_embedder
 from salience.engine.access import Access
 from salience.engine.degraded import IndexWatch
 from salience.engine.dependents import dependents
+from salience.engine.reading import person_reads
 from salience.engine.touches import Touches
 from salience.errors import (
     ConfigError,
@@ -81,6 +83,7 @@ class EngineCore(Access):
         self._clock = clock
         self._settings = ProfileSettings.from_config(self._config)
         get_profile(self._config.profile)  # an unknown default profile fails here, clearly
+        telemetry.configure(self._config.otel)
         self._embedder = load_embedder(self._config) if embedder == "config" else embedder
         self._vector_store: Vectors | None = None  # built on first use: NumPy loads lazily
         self._warm_bytes = 0  # (see long_running)
@@ -247,6 +250,7 @@ class EngineCore(Access):
         if vector is not None:
             self.vectors.put(memory_id, vector)
 
+    @person_reads
     def get(self, memory_id: str, *, user: UserScope = None) -> MemoryRecord:
         """The user's memory with this id, whatever its status, local or from a mounted layer
         (``layer`` names it); :class:`NotFoundError` if none (also for another user's id)."""
@@ -360,12 +364,6 @@ class EngineCore(Access):
         if stored != self._embedder.identity or not layer.vectors.count():
             return None
         return layer.vectors
-
-    def _worker(self) -> ThreadPoolExecutor:
-        with self._state_lock:
-            if self._pool is None:  # (several: recalls in several threads run side by side)
-                self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salience-fts")
-            return self._pool
 
 
 def _owned(record: MemoryRecord, scope: str | None, memory_id: str) -> MemoryRecord:

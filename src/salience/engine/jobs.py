@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
+from salience import telemetry
 from salience.budget import Budget, Limits, spending
 from salience.engine.core import EngineCore
 from salience.errors import ConflictError, NotFoundError, SalienceError, TooManyJobsError
@@ -225,7 +226,7 @@ class Jobs(EngineCore):
         result: dict[str, Any] | None = None
         error: dict[str, Any] | None = None
         try:
-            with spending(spend):
+            with spending(spend), telemetry.span("job", kind=run.job.kind, tenant=run.job.user):
                 result = run.work(progress)
         except SalienceError as exc:
             error = _error_of(exc)

@@ -33,6 +33,7 @@ from salience.engine.jobs import Jobs
 from salience.engine.keys import Keys
 from salience.engine.lifecycle import Lifecycle
 from salience.engine.quarantine import Quarantine
+from salience.engine.reading import person_reads
 from salience.engine.recall import Recall
 from salience.engine.scrubbing import ERASURE_PENDING
 from salience.engine.sharing import Sharing
@@ -86,6 +87,7 @@ class Memory(
 ):
     """A memory store with the verbs agents need: remember, search, update, supersede, forget."""
 
+    @person_reads
     def list(
         self,
         *,
@@ -123,6 +125,7 @@ class Memory(
         )
         return self._store.list(flt, limit, offset)
 
+    @person_reads
     def rank(
         self,
         profile: str | None = None,
@@ -243,6 +246,7 @@ class Memory(
         self._store.save_session(replace(session, ended_at=now, summary_id=record.id))
         return record
 
+    @person_reads
     def entities(
         self, *, user: UserScope = None, project: str | None = None, top: int | None = None
     ) -> builtins.list[tuple[str, int]]:
@@ -252,11 +256,13 @@ class Memory(
         flt = MemoryFilter(as_of=self.now(), user=self._scope(user), project=project)
         return self._store.entity_counts(flt, top)
 
+    @person_reads
     def history(self, memory_id: str, *, user: UserScope = None) -> builtins.list[MemoryRecord]:
         """The whole supersession chain this memory belongs to, newest first (cycle-safe);
         only its owner's versions (a chain never crosses users)."""
         return versions(self._store, self.get(memory_id, user=user))
 
+    @person_reads
     def log(
         self,
         memory_id: str | None = None,
@@ -277,12 +283,14 @@ class Memory(
         made = [e for e in self._store.audit_entries(memory_id, None, owner) if _by(e, agent)]
         return made if limit is None else made[:limit]
 
+    @person_reads
     def stats(self, *, user: UserScope = None) -> Stats:
         """Counts of the user's memories (every user's with :data:`ALL_USERS`) by status, type,
         user and project."""
         stats = self._store.stats(self.now(), self._scope(user))
         return replace(stats, erasure_pending=self._store.get_meta(ERASURE_PENDING))
 
+    @person_reads
     def activity(self, *, days: int = 30, user: UserScope = None) -> builtins.list[DayCount]:
         """Memories created per UTC day (every status), the last ``days`` days, oldest first,
         days without one included: one aggregate query, whatever the store's size."""
@@ -297,6 +305,7 @@ class Memory(
             for day in (first + timedelta(days=n) for n in range(days))
         ]
 
+    @person_reads
     def graph(
         self,
         *,

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from salience import telemetry
 from salience.engine import degraded
 from salience.engine.core import STALE_TAG
+from salience.engine.reading import person_reads
 from salience.engine.record import FULL_TEXT_ONLY, QUERY_VECTORS, SETTINGS
 from salience.engine.updating import Updating
 from salience.errors import EmbedderError, InvalidInputError
@@ -41,6 +44,8 @@ else:
 class Recall(Updating):
     """The search verb and how it gathers candidates."""
 
+    @telemetry.traced("recall")
+    @person_reads
     def search(
         self,
         query: str,
@@ -98,12 +103,16 @@ class Recall(Updating):
             notes = degraded.unavailable(self._unavailable)
         text = query.strip()
         settings = SETTINGS.get() or self._settings  # (an evaluation's alternative)
+        telemetry.note(profile=rules.name, tenant=flt.user, limit=limit, layers=len(layers))
         if len(text) < plan.substring_below:
-            found = self._store.substring(text, flt, limit)
-            for layer in layers:
-                found += layer.records(layer.store.substring(text, flt, limit))
-            candidates = fuse(plan, [(r, 1.0) for r in found], ())
-            hits = rank_candidates(candidates, rules, now, settings, limit)
+            with telemetry.span("recall.substring") as stage:
+                found = self._store.substring(text, flt, limit)
+                for layer in layers:
+                    found += layer.records(layer.store.substring(text, flt, limit))
+                stage.set(candidates=len(found))
+            with telemetry.span("recall.scoring"):
+                candidates = fuse(plan, [(r, 1.0) for r in found], ())
+                hits = rank_candidates(candidates, rules, now, settings, limit)
         else:
             learned = plan.rerank and settings.recall_learned
             fetch = limit
@@ -113,7 +122,8 @@ class Recall(Updating):
                 fetch = max(limit, rerank.load().depth)
             pool = self._candidates(query, flt, plan, fetch, layers, notes)
             reranking = text if learned else None
-            hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers, reranking)
+            with telemetry.span("recall.scoring", candidates=len(pool), learned=learned):
+                hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers, reranking)
         hits = [h for h in hits if STALE_TAG not in h.record.tags] + [
             h for h in hits if STALE_TAG in h.record.tags
         ]  # a stale memory (tagged: its source changed) comes after the current ones
@@ -125,6 +135,7 @@ class Recall(Updating):
         if touch and flt.user is not None:
             self._record_recall(query, rules.name, flt.user, hits, now)
         degraded.tell(notes)
+        telemetry.note(hits=len(hits), degraded=len(notes))
         return Recalled(hits, notes)
 
     def _candidates(
@@ -148,9 +159,11 @@ class Recall(Updating):
         def full_text(beside: bool = False) -> Found:
             count = plan.lexical_count(limit)
             found = Found()
-            for index, store in enumerate((self._store, *(layer.store for layer in layers))):
-                rows = store.search_rows(text, flt, count, dated=plan.dated, beside=beside)
-                found.add(index, rows)
+            with telemetry.span("recall.full_text", asked=count) as stage:
+                for index, store in enumerate((self._store, *(layer.store for layer in layers))):
+                    rows = store.search_rows(text, flt, count, dated=plan.dated, beside=beside)
+                    found.add(index, rows)
+                stage.set(found=len(found))
             return found
 
         vector = Found()
@@ -181,11 +194,26 @@ class Recall(Updating):
             # release the GIL (a small store's FTS5 answers rather than its copy of the index
             # in memory: see search_rows' beside). With feedback, the vector scan waits for
             # the full-text hits; they are usually found before the query is embedded.
-            pending = self._worker().submit(lambda: full_text(beside=True))
+            pending = self._worker().submit(telemetry.carried(lambda: full_text(beside=True)))
             try:
                 vector, sources = vector_hits(pending.result)
             finally:
                 lexical = pending.result()
+        with telemetry.span("recall.fusion", full_text=len(lexical), vectors=len(vector)) as stage:
+            pool = self._fused(plan, lexical, vector, sources, flt, layers)
+            stage.set(candidates=len(pool))
+        return pool
+
+    def _fused(
+        self,
+        plan: RecallPlan,
+        lexical: Found,
+        vector: Found,
+        sources: Sequence[tuple[int, Vectors]],
+        flt: MemoryFilter,
+        layers: Sequence[Layer],
+    ) -> Pool:
+        """The full-text and vector hits fused by the plan, spread to their neighbours."""
         pool = fuse_rows(plan, lexical, vector)
         if plan.context_weight and len(vector):
             slots: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
@@ -205,6 +233,13 @@ class Recall(Updating):
             before, after = slots
             pool = spread(pool, before, after, plan.context_weight, plan.reply_weight, asks)
         return pool
+
+    def _worker(self) -> ThreadPoolExecutor:
+        """The threads full-text searches run on beside a recall's vector scan."""
+        with self._state_lock:
+            if self._pool is None:  # (several: recalls in several threads run side by side)
+                self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salience-fts")
+            return self._pool
 
     @staticmethod
     def _waits_for_full_text(query: str, plan: RecallPlan) -> bool:
@@ -312,11 +347,12 @@ class Recall(Updating):
         known = QUERY_VECTORS.get()
         asked = known.get(query) if known is not None else None
         if asked is None:
-            embedded = self.vectors.embed([query])  # (before holding the index: the slow part)
+            with telemetry.span("recall.embed"):
+                embedded = self.vectors.embed([query])  # (before holding the index: the slow part)
             assert embedded is not None
             asked = embedded[0]
         query_vector = asked
-        with self.vectors.held():
+        with self.vectors.held(), telemetry.span("recall.vectors", sources=len(sources)) as stage:
             if plan.feedback_weight > 0 and plan.feedback_count > 0:
                 query_vector = self._feedback(asked, lexical(), plan, sources)
             found = Found()
@@ -330,6 +366,7 @@ class Recall(Updating):
                     floor_query=None if query_vector is asked else asked,
                 )
                 found.add(index, rows)
+            stage.set(found=len(found))
             return found, sources
 
     def _feedback(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from salience.briefing.manifest import Manifest, best_dropped
 from salience.engine.core import EngineCore
+from salience.engine.reading import person_reads
 from salience.ids import new_ulid
 from salience.models import Feedback, Hit, Trace, TraceHit, UserScope
 from salience.models.briefings import BriefedMemory, BriefingLog, BriefingLogEntry
@@ -195,6 +196,7 @@ class Recording(EngineCore):
         self._records.flush()
         return self._store.traces(self._scope(user), kind=kind, limit=limit)
 
+    @person_reads
     def briefing_log(self, *, user: UserScope = None, limit: int = 50) -> BriefingLog:
         """What each session was given, and what became of each memory in that session."""
         self._records.flush()

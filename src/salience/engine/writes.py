@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from salience import telemetry
 from salience.engine.core import changed_fields
 from salience.engine.scrubbing import Scrubbing
 from salience.engine.updating import Updating
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
 class Writes(Updating, Scrubbing):
     """The verbs that add or change memories."""
 
+    @telemetry.traced("remember")
     def remember(
         self,
         content: str,
@@ -88,9 +90,11 @@ class Writes(Updating, Scrubbing):
         values = {name: validate_field(name, value) for name, value in values.items()}
         validate_content(content, self._config.max_content_bytes)  # bad input before any gate
         signal = self._config.signal_gate and not force
+        telemetry.note(profile=rules.name, tenant=owner, content_bytes=len(content))
         screened = self._screen(content, values, signal=signal)
         source = str(values.get("source", "agent"))
         if screened.rejected:
+            telemetry.note(outcome="rejected")
             return self._rejected(rejection(screened), source, owner)
         notes = screened.notes + _bypass_notes(force, self._config.signal_gate)
         if values["type"] in rules.reserved_types:
@@ -137,6 +141,7 @@ class Writes(Updating, Scrubbing):
         if SEMANTIC in rules.dedup and vector is None:
             notes += ("semantic dedup skipped: no embedder (SALIENCE_EMBEDDER=none)",)
         self._settle_after_write()  # (a pending erasure: retried now)
+        telemetry.note(outcome=result.outcome.value, updates=len(result.updates), held=held)
         return replace(result, notes=notes)
 
     def _placed(self, fields: dict[str, Any], space: str | None) -> tuple[str, dict[str, Any]]:

@@ -48,7 +48,13 @@ from salience.server import (
 )
 from salience.server.context import LOCAL, Engine, Refused, authenticate
 from salience.server.guard import Guard
-from salience.server.middleware import Measure, Metrics, SayDegraded
+from salience.server.middleware import (
+    Measure,
+    Metrics,
+    SayDegraded,
+    SayPosition,
+    replica_metrics,
+)
 
 DESCRIPTION = """Memory for AI agents: remember, recall (hybrid full-text + vector, every
 score explained), briefings, feedback and the memory's life, per user.
@@ -159,6 +165,9 @@ def create_app(memory: Memory) -> FastAPI:
     _docs(app)
     ui.mount(app)
     app.add_middleware(SayDegraded)
+    replica = memory.store.read_replica()
+    if replica is not None:
+        app.add_middleware(SayPosition, replica=replica)
     app.add_middleware(Guard, limit=memory.config.max_request_bytes)
     app.add_middleware(Measure, metrics=app.state.metrics)
     return app
@@ -188,7 +197,11 @@ def _health(app: FastAPI) -> None:
             engine.local_mode()
         except Exception:
             return errors.error_response(503, "not_ready", "the store does not answer")
-        return {"status": "ready"}
+        replica = engine.memory.store.read_replica()
+        if replica is None:
+            return {"status": "ready"}
+        status = replica.status()  # (down or lagging: ready still, reading the primary)
+        return {"status": "ready", "replica": status["state"], "replica_lag_s": status["lag_s"]}
 
     @app.get("/metrics", tags=["health"], response_class=PlainTextResponse)
     def metrics(request: Request) -> PlainTextResponse:
@@ -198,6 +211,9 @@ def _health(app: FastAPI) -> None:
         if caller.key_id is not None and not caller.admin:
             raise Refused(403, "forbidden", "metrics need an admin key")
         text: str = request.app.state.metrics.text()
+        replica = request.app.state.engine.memory.store.read_replica()
+        if replica is not None:
+            text += replica_metrics(replica.status())
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
 
 

@@ -27,7 +27,9 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
 from salience.engine.memory import Memory
+from salience.errors import InvalidInputError
 from salience.models import ALL_USERS, CEILING, UserScope
+from salience.models.reading import POSITION, POSITION_HEADER, READER, parse_lsn
 from salience.models.spaces import REACH, Reach
 
 USER_HEADER = "X-Salience-User"
@@ -174,6 +176,14 @@ async def caller_of(request: Request) -> Caller:
         caller = replace(caller, read_only=True)
     CEILING.set(caller.source)  # this request's own context: it ends with the request
     REACH.set(caller.reach())  # (likewise: its key's spaces and agent)
+    READER.set(caller.user)  # (its writes: read back from the replica only once replayed)
+    request.state.reader = caller.user
+    given = request.headers.get(POSITION_HEADER)
+    if given:
+        try:
+            POSITION.set(parse_lsn(given))
+        except ValueError as exc:
+            raise InvalidInputError(str(exc), field=POSITION_HEADER) from None
     return caller
 
 

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from salience.mcp_server import create_mcp_server
 from salience.mcp_server.shell import CALLER, READ_ONLY
+from salience.models.reading import READER
 from salience.models.spaces import REACH
 from salience.server.context import Engine, Refused, authenticate
 from salience.server.guard import refuse
@@ -64,10 +65,11 @@ class Gate:
             await refuse(scope, send, 503, "not_ready", "the MCP endpoint is stopping", close=False)
             return
         user, read_only = CALLER.set(caller.user), READ_ONLY.set(caller.read_only)
-        reach = REACH.set(caller.reach())
+        reach, reader = REACH.set(caller.reach()), READER.set(caller.user)
         try:
             await self.app(scope, receive, send)
         finally:
+            READER.reset(reader)
             REACH.reset(reach)
             CALLER.reset(user)
             READ_ONLY.reset(read_only)

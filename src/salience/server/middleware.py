@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from salience.engine.degraded import listening
+from salience.models.reading import ReadReplica
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -75,6 +76,24 @@ class Metrics:
         return "\n".join(out) + "\n"
 
 
+def replica_metrics(status: dict[str, Any]) -> str:
+    """The read replica's state, lag and reads by where they went (Prometheus text)."""
+    out = [
+        "# TYPE salience_replica_up gauge",
+        f"salience_replica_up {int(status['state'] != 'down')}",
+        "# TYPE salience_replica_lagging gauge",
+        f"salience_replica_lagging {int(status['state'] == 'lagging')}",
+        "# TYPE salience_replica_lag_seconds gauge",
+        f"salience_replica_lag_seconds {status['lag_s']}",
+        "# TYPE salience_replica_reads_total counter",
+    ]
+    for where, n in sorted(status["reads"].items()):
+        to = "replica" if where == "replica" else "primary"
+        why = "" if where == "replica" else f',why="{where}"'
+        out.append(f'salience_replica_reads_total{{to="{to}"{why}}} {n}')
+    return "\n".join(out) + "\n"
+
+
 class Measure:
     """Time every request and count it under its route's template (not its raw path)."""
 
@@ -103,6 +122,35 @@ class Measure:
 
 
 DEGRADED_HEADER = b"salience-degraded"
+POSITION_HEADER = b"x-salience-position"
+
+
+class SayPosition:
+    """With a read replica: answer ``X-Salience-Position: <WAL position>``, the caller's
+    newest write, which a client sends back (to this or another server process) to read its
+    writes from the replica (see :mod:`salience.stores.postgres.replica`)."""
+
+    def __init__(self, app: App, replica: ReadReplica) -> None:
+        self.app = app
+        self.replica = replica
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                reader = scope.get("state", {}).get("reader")
+                token = self.replica.token(reader) if isinstance(reader, str) else None
+                if token is not None:
+                    message["headers"] = [
+                        *message.get("headers", ()),
+                        (POSITION_HEADER, token.encode()),
+                    ]
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 class SayDegraded:

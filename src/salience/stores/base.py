@@ -23,6 +23,7 @@ from salience.models import (
     Trace,
     UpdateLink,
 )
+from salience.models.reading import ReadReplica
 from salience.stores.indexes import Indexes
 
 
@@ -109,6 +110,15 @@ class Store(Indexes, Protocol):
 
     def in_transaction(self) -> bool:
         """Whether the calling thread is inside :meth:`transaction`."""
+        ...
+
+    def read_replica(self) -> ReadReplica | None:
+        """The store's read replica, if it has one."""
+        ...
+
+    def route_reads(self) -> AbstractContextManager[None]:
+        """Inside, a person's reads (the methods marked ``replica_read``) may go to a read
+        replica, if the store has one (see :mod:`salience.stores.postgres.replica`)."""
         ...
 
     def writer_busy(self) -> bool:

@@ -47,12 +47,26 @@ class Backend:
     extra: str | None = None
     """The pip extra it needs, and the modules that extra provides (checked on open)."""
     needs: tuple[str, ...] = ()
+    replicas: bool = False
+    """It can send reads to a streaming replica (``SALIENCE_STORE_READ_URL``)."""
 
     def open(
-        self, location: str, *, busy_timeout_ms: int, create: bool = True, read_only: bool = False
+        self,
+        location: str,
+        *,
+        busy_timeout_ms: int,
+        create: bool = True,
+        read_only: bool = False,
+        read_url: str | None = None,
+        read_max_lag_s: float = 10.0,
     ) -> Store:
-        """Its store at ``location``; a :class:`ConfigError` naming the install command if
-        its extra is missing."""
+        """Its store at ``location`` (reading from the replica ``read_url``, if given); a
+        :class:`ConfigError` naming the install command if its extra is missing."""
+        if read_url and not self.replicas:
+            raise ConfigError(
+                f"a read replica (SALIENCE_STORE_READ_URL) needs a PostgreSQL store, not "
+                f"{self.title}"
+            )
         for needed in self.needs:
             try:
                 importlib.import_module(needed)
@@ -62,8 +76,9 @@ class Backend:
                     f"pip install 'salience[{self.extra}]'"
                 ) from None
         opener = importlib.import_module(self.module).open_store
+        more = {"read_url": read_url, "read_max_lag_s": read_max_lag_s} if read_url else {}
         store: Store = opener(
-            location, busy_timeout_ms=busy_timeout_ms, create=create, read_only=read_only
+            location, busy_timeout_ms=busy_timeout_ms, create=create, read_only=read_only, **more
         )
         return store
 
@@ -79,6 +94,7 @@ BACKENDS: tuple[Backend, ...] = (
         vector_index="pgvector",
         extra="postgres",
         needs=("psycopg", "psycopg_pool"),
+        replicas=True,
     ),
 )
 DEFAULT = BACKENDS[0]
@@ -134,13 +150,21 @@ def open_store(
     busy_timeout_ms: int,
     create: bool = True,
     read_only: bool = False,
+    read_url: str | None = None,
+    read_max_lag_s: float = 10.0,
 ) -> Store:
-    """The store ``target`` names (None: the file ``default``), by its backend."""
+    """The store ``target`` names (None: the file ``default``), by its backend; its reads
+    for people go to the replica ``read_url`` when one is given."""
     backend = backend_of(target)
     path = local_file(target, default)
     location = str(target) if path is None else str(path)
     return backend.open(
-        location, busy_timeout_ms=busy_timeout_ms, create=create, read_only=read_only
+        location,
+        busy_timeout_ms=busy_timeout_ms,
+        create=create,
+        read_only=read_only,
+        read_url=read_url,
+        read_max_lag_s=read_max_lag_s,
     )
 
 

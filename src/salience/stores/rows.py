@@ -27,6 +27,7 @@ from salience.models import (
     Session,
 )
 from salience.stores.base import MemoryFilter, StagedRow
+from salience.stores.reads import replica_read
 from salience.text import content_hash
 from salience.text_dates import day_words, resolve
 
@@ -261,6 +262,7 @@ class RowReads(ABC):
     def _wanted(self, select: str, memory_ids: Sequence[str], flt: MemoryFilter) -> list[Any]:
         """``select``'s columns of the memories among ``memory_ids`` that match ``flt``."""
 
+    @replica_read
     def search(
         self, query: str, flt: MemoryFilter, limit: int, *, dated: bool = False
     ) -> list[tuple[MemoryRecord, float]]:
@@ -274,6 +276,7 @@ class RowReads(ABC):
         rows = self._fts(COLUMNS, query, flt, limit, dated)
         return [(from_row(row), float(row[-1])) for row in rows]
 
+    @replica_read
     def search_rows(
         self,
         query: str,
@@ -290,11 +293,13 @@ class RowReads(ABC):
         rows = self._fts("m.seq, m.id", query, flt, limit, dated, beside)
         return [(int(seq), str(memory_id), float(bm25)) for seq, memory_id, bm25 in rows]
 
+    @replica_read
     def get_many(self, memory_ids: Sequence[str], flt: MemoryFilter) -> list[MemoryRecord]:
         """The records among ``memory_ids`` that match ``flt``, in the order of the ids."""
         found = {r.id: r for r in map(from_row, self._wanted(COLUMNS, memory_ids, flt))}
         return [found[i] for i in memory_ids if i in found]
 
+    @replica_read
     def matching(self, memory_ids: Sequence[str], flt: MemoryFilter) -> list[tuple[int, str]]:
         """:meth:`get_many` as (row number, id): no record is built."""
         found = {str(i): int(seq) for seq, i in self._wanted("m.seq, m.id", memory_ids, flt)}

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from salience.clock import format_time
 from salience.models import ApiKey, AuditEntry, Job, LayerMount, Session
+from salience.stores.reads import replica_read
 from salience.stores.rows import (
     JOB_COLUMNS,
     audit_of,
@@ -55,6 +56,7 @@ class SharedRows(SpaceRows):
                 [audit_row(e) for e in entries],
             )
 
+    @replica_read
     def audit_entries(
         self, memory_id: str | None, limit: int | None, user: str | None = None
     ) -> builtins.list[AuditEntry]:

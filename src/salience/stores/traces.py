@@ -20,6 +20,7 @@ from typing import Any
 
 from salience.clock import format_time
 from salience.models.briefings import Feedback, Trace, TraceHit
+from salience.stores.reads import replica_read
 
 RECALL = "recall"
 BRIEFING = "briefing"
@@ -117,6 +118,7 @@ class TraceRows(ABC):
                 ],
             )
 
+    @replica_read
     def traces(
         self,
         user: str | None,

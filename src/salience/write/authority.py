@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
+from salience import telemetry
 from salience.errors import ConflictError, ForbiddenError
 from salience.models import CEILING, PERSON, TRUST, MemoryRecord, standing
 from salience.stores.grant import granted
@@ -363,7 +364,7 @@ class Authority:
     def write(self, *decisions: Decision) -> None:
         """Store each decision: a new row, an overwritten one, or a deleted one."""
         for decision in decisions:
-            with granted(decision.verb):
+            with granted(decision.verb), telemetry.span("write", kind=decision.verb):
                 if decision.after is None:
                     assert decision.before is not None
                     self._store.delete(decision.before.id)
@@ -382,7 +383,7 @@ class Authority:
 
     def write_new(self, staged: Staged) -> None:
         """Store many new memories at once (an import), in order, atomically."""
-        with granted("import"):
+        with granted("import"), telemetry.span("write", kind="import", rows=len(staged.rows)):
             self._store.insert_many(staged.rows)
 
     def erase_user(self, user: str) -> dict[str, int]:

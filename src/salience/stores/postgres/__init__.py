@@ -13,15 +13,26 @@ if TYPE_CHECKING:
 
 
 def open_store(
-    location: str, *, busy_timeout_ms: int, create: bool = True, read_only: bool = False
+    location: str,
+    *,
+    busy_timeout_ms: int,
+    create: bool = True,
+    read_only: bool = False,
+    read_url: str | None = None,
+    read_max_lag_s: float = 10.0,
 ) -> PostgresStore:
     """The store in the database at ``location`` (its schema made or upgraded unless
-    ``create`` is false or it is opened ``read_only``): the registry's opener, called once
-    it has checked the extra."""
+    ``create`` is false or it is opened ``read_only``; reads for people from the replica
+    ``read_url``): the registry's opener, called once it has checked the extra."""
     from salience.stores.postgres.store import PostgresStore
 
     return PostgresStore(
-        location, busy_timeout_ms=busy_timeout_ms, read_only=read_only, create=create
+        location,
+        busy_timeout_ms=busy_timeout_ms,
+        read_only=read_only,
+        create=create,
+        read_url=read_url,
+        read_max_lag_s=read_max_lag_s,
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, TypeVar
 
 import psycopg
@@ -27,9 +28,12 @@ from salience.errors import (
     StoreReadOnlyError,
 )
 from salience.models import MemoryRecord
+from salience.models.reading import parse_lsn
 from salience.net import redact
 from salience.stores.migrations import MIGRATION_NAMES
+from salience.stores.postgres.replica import ROUTE, Replica, Routed
 from salience.stores.postgres.schema import MIGRATIONS
+from salience.stores.reads import REPLICA_READ
 from salience.stores.rows import from_row
 
 _T = TypeVar("_T")
@@ -53,6 +57,8 @@ class Connection:
         read_only: bool = False,
         create: bool = True,
         pool_size: int = 8,
+        read_url: str | None = None,
+        read_max_lag_s: float = 10.0,
     ) -> None:
         self._url = url
         self._location = redact(url)
@@ -83,6 +89,11 @@ class Connection:
             open=True,
             name="salience",
         )
+        self._replica: Replica | None = None
+        if read_url:
+            self._replica = Replica(
+                read_url, self._primary_position, max_lag_s=read_max_lag_s, pool_size=pool_size
+            )
 
     @property
     def location(self) -> str:
@@ -179,6 +190,45 @@ class Connection:
         with self._writers_lock:
             self._writers += step
 
+    def read_replica(self) -> Replica | None:
+        """The read replica, if one is configured."""
+        return self._replica
+
+    def route_reads(self) -> AbstractContextManager[None]:
+        """Inside, a person's reads go to the replica when it is well and has replayed the
+        caller's writes (decided once, here), else to the primary (see :mod:`.replica`)."""
+        if self._replica is None or self.in_transaction():
+            return nullcontext()
+        return Routed(self._replica.route())
+
+    def _primary_position(self) -> int:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()
+        assert row is not None
+        return parse_lsn(str(row[0]))
+
+    def _read_pool(self) -> ConnectionPool[Any]:
+        """The pool a read outside a transaction takes its connection from."""
+        if REPLICA_READ.get():
+            routed = ROUTE.get()
+            if routed is not None:
+                return routed
+        return self._pool
+
+    def _on_some_pool(self, read: Callable[[psycopg.Connection[Any]], _T]) -> _T:
+        """``read`` on a connection of :meth:`_read_pool`; a replica that fails is left for
+        the primary (and counts as down until it is checked again)."""
+        pool = self._read_pool()
+        if pool is not self._pool:
+            try:
+                with pool.connection() as conn:
+                    return read(conn)
+            except (psycopg.OperationalError, PoolTimeout):
+                assert self._replica is not None
+                self._replica.failed()
+        with self._pool.connection() as conn:
+            return read(conn)
+
     def _bound(self) -> psycopg.Connection[Any] | None:
         """The connection of the calling thread's transaction or consistent read, if any."""
         local = self._local
@@ -197,8 +247,9 @@ class Connection:
             conn = self._bound()
             if conn is not None:
                 return conn.execute(sql, params, binary=binary).fetchall()
-            with self._pool.connection() as pooled:
-                return pooled.execute(sql, params, binary=binary).fetchall()
+            return self._on_some_pool(
+                lambda pooled: pooled.execute(sql, params, binary=binary).fetchall()
+            )
 
     def _exec(self, sql: str, params: Sequence[object] | dict[str, object] = ()) -> int:
         """Run a statement inside the calling thread's transaction; the rows it touched."""
@@ -218,18 +269,25 @@ class Connection:
         """Run several reads on one snapshot (or in the caller's open transaction)."""
         if self._bound() is not None:
             return read()
-        with self._errors(), self._pool.connection() as conn:
+
+        def snapshot(conn: psycopg.Connection[Any]) -> _T:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             self._local.reader = conn
             try:
                 return read()
             finally:
                 self._local.reader = None
-                conn.execute("ROLLBACK")
+                if not conn.closed:
+                    conn.execute("ROLLBACK")
+
+        with self._errors():
+            return self._on_some_pool(snapshot)
 
     def close(self) -> None:
         """Close every pooled connection (idempotent)."""
         self._pool.close()
+        if self._replica is not None:
+            self._replica.close()
 
 
 class _Errors:
@@ -301,13 +359,25 @@ class _Transaction:
             raise self._store._translate(failure) from None
 
 
+_COMMIT = "UPDATE store_version SET version = version + 1; COMMIT"
+
+
 def _end(store: Connection, conn: psycopg.Connection[Any], *, commit: bool) -> None:
     """COMMIT (bumping the store's version, so other processes notice) or ROLLBACK, then give
-    the connection back to the pool."""
+    the connection back to the pool. With a replica, the commit's WAL position is noted for
+    the caller (read-your-writes), in the same round trip."""
     try:
         if commit:
             try:
-                conn.execute("UPDATE store_version SET version = version + 1; COMMIT")
+                if store._replica is None:
+                    conn.execute(_COMMIT)
+                else:
+                    cursor = conn.execute(f"{_COMMIT}; SELECT pg_current_wal_insert_lsn()::text")
+                    while cursor.nextset():
+                        pass
+                    row = cursor.fetchone()
+                    assert row is not None
+                    store._replica.wrote(parse_lsn(str(row[0])))
             except BaseException:
                 if not conn.closed:
                     conn.execute("ROLLBACK")

@@ -33,6 +33,7 @@ from salience.stores.base import PAGE, MemoryFilter, StagedRow
 from salience.stores.fts_terms import MIN_ROWS
 from salience.stores.grant import require_grant
 from salience.stores.postgres.connection import Connection
+from salience.stores.reads import replica_read
 from salience.stores.rows import (
     COLUMNS,
     INSERT_COLUMNS,
@@ -207,11 +208,13 @@ class MemoryRows(Connection, RowReads):
             "readers_open": readers,
         }
 
+    @replica_read
     def get(self, memory_id: str) -> MemoryRecord | None:
         """The record with this id, or None."""
         rows = self._select(f"SELECT {COLUMNS} FROM memories m WHERE m.id = %s", (memory_id,))
         return rows[0] if rows else None
 
+    @replica_read
     def successors(self, memory_id: str) -> list[MemoryRecord]:
         """Records that name ``memory_id`` as their parent, oldest first."""
         return self._select(
@@ -219,6 +222,7 @@ class MemoryRows(Connection, RowReads):
             (memory_id,),
         )
 
+    @replica_read
     def list(
         self, flt: MemoryFilter, limit: int | None, offset: int = 0
     ) -> builtins.list[MemoryRecord]:
@@ -302,6 +306,7 @@ class MemoryRows(Connection, RowReads):
         found = [query, query] if dated else [query]
         return self._rows(sql, [*head, *found, *params, limit])
 
+    @replica_read
     def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
         """Memories whose content or title contains ``text`` (case-insensitive), newest first."""
         where, params = filter_sql(flt, "%s")
@@ -322,6 +327,7 @@ class MemoryRows(Connection, RowReads):
         sql = f"SELECT {select} FROM memories m WHERE m.id = ANY(%s) AND {where}"
         return self._rows(sql, [list(memory_ids), *params])
 
+    @replica_read
     def entity_counts(self, flt: MemoryFilter, limit: int | None) -> builtins.list[tuple[str, int]]:
         """Entities of the matching memories with how many mention each, most first."""
         where, params = filter_sql(flt, "%s")

@@ -12,6 +12,7 @@ from salience.clock import format_time
 from salience.models import MemoryRecord, Stats
 from salience.stores.base import ERASED_RESULT, RowChanges
 from salience.stores.postgres.vectors import VectorRows
+from salience.stores.reads import replica_read
 from salience.stores.rows import (
     COLUMNS,
     from_row,
@@ -112,6 +113,7 @@ class PostgresStore(VectorRows, SharedRows):
                 (ERASED_RESULT, [f"%{memory_id}%" for memory_id in memory_ids]),
             )
 
+    @replica_read
     def created_per_day(self, since: datetime, user: str | None = None) -> dict[str, int]:
         """Memories created per UTC day from ``since`` on (see :class:`Store`)."""
         mine, who = ('"user" = %s AND ', [user]) if user is not None else ("", [])
@@ -121,6 +123,7 @@ class PostgresStore(VectorRows, SharedRows):
         )
         return {str(day): int(n) for day, n in self._rows(sql, [*who, format_time(since)])}
 
+    @replica_read
     def stats(self, as_of: datetime, user: str | None = None) -> Stats:
         """Counts by status, type, user and project (of one user's memories with ``user``),
         and the size of the store's tables and indexes."""

@@ -265,6 +265,14 @@ class Connection:
         """Whether the calling thread is inside :meth:`transaction`."""
         return self._writing()
 
+    def read_replica(self) -> None:
+        """A SQLite file has no replica."""
+        return
+
+    def route_reads(self) -> contextlib.AbstractContextManager[None]:
+        """A SQLite file has no replica: every read stays here."""
+        return contextlib.nullcontext()
+
     def writer_busy(self) -> bool:
         """Whether another thread of this process holds the writer now."""
         if self._writing():
