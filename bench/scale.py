@@ -35,6 +35,10 @@ same run; from ``--ann-from`` each store is also measured with its approximate i
 searched there; its "ready" is when the copy was in use).
 
 Prints a table and writes JSON (default bench/results/scale.json).
+
+``--tenants`` measures one tenant of 1,000 memories among 1,000 tenants on PostgreSQL,
+beside a store of its own memories alone (``bench/tenants.py``, which takes the other
+options).
 """
 
 from __future__ import annotations
@@ -410,6 +414,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main() -> None:
+    if "--tenants" in sys.argv[1:]:  # (bench/tenants.py: one tenant among 1,000)
+        import tenants as tenants_bench
+
+        tenants_bench.main([a for a in sys.argv[1:] if a != "--tenants"])
+        return
     args = _parser().parse_args()
     if args.probe:
         print(json.dumps(new_process(args.probe, args.on, args.query)))

@@ -210,3 +210,17 @@ def test_what_was_read_is_read_again_only_when_vectors_or_sessions_change(
         assert remote.neighbours(ids[1:2]) == {ids[1]: (ids[0], ids[3])}
         later = memory.remember("turn 9 about the ferry", session_id="a")
         assert remote.neighbours([ids[3]]) == {ids[3]: (ids[1], later.id)}
+
+
+def test_a_deep_look_past_pgvector_s_largest_candidate_list_is_no_error(
+    postgres_url: str, tmp_path: Any, clock: FakeClock
+) -> None:
+    """A filter that keeps few of the nearest rows makes recall look deeper and deeper; past
+    pgvector's largest ``hnsw.ef_search`` (1,000) the store asked for more and failed."""
+    with _engine(postgres_url, tmp_path, clock, pgvector_from=0) as memory:
+        for fact in FACTS:
+            memory.remember(fact)
+        (vector,) = memory.vectors.embed(["postgres database"])  # type: ignore[misc]
+        query = np.asarray(vector, dtype="<f4").tobytes()
+        found = memory.store.nearest(query, 1500, 3000)  # type: ignore[attr-defined]
+        assert len(found) == len(FACTS)

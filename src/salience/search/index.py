@@ -54,6 +54,11 @@ class VectorIndex(MappedRows):
             return lambda k: _best(scores, k)
         return lambda k: self._approximate(query, k, neighbour_weight)
 
+    def held_bytes(self) -> int:
+        """What its rows take in memory: the float32 matrix (and the int8 copy, if made)."""
+        int8 = () if self._int8 is None else self._int8.arrays()
+        return int(self._matrix.nbytes) + sum(a.nbytes for a in int8)
+
     def neighbour_slots(
         self, memory_ids: Sequence[str]
     ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:

@@ -22,6 +22,7 @@ from salience.search.index import VectorIndex
 from salience.search.pgvector import PgvectorSearch
 from salience.search.rowids import take
 from salience.search.saved import saved_vectors
+from salience.search.tenants import TenantIndexes
 from salience.search.warm import Warming
 from salience.stores.base import MemoryFilter, Store
 
@@ -80,6 +81,7 @@ class Vectors:
             self._local if self._remote is None else None
         )
         self._checked_at: tuple[int, int] | None = None
+        self._tenants = TenantIndexes(store)
 
     @property
     def _index(self) -> VectorIndex | PgvectorSearch:
@@ -129,7 +131,9 @@ class Vectors:
 
     def discard_saved(self) -> int:
         """Zero and delete the vectors kept beside the store (after an erasure); how many
-        files went. A server's copy in memory is dropped too (the next search loads another)."""
+        files went. A server's copy in memory is dropped too (the next search loads another),
+        and the tenants' own copies."""
+        self._tenants.clear()
         if self._warming is not None:
             with self._local.guard:
                 self._warming.drop()
@@ -262,10 +266,13 @@ class Vectors:
     ) -> list[tuple[_Found, str, float]]:
         """``fetch``: the store's (found, id) for the ids that pass ``flt``, in their order."""
         self._check()
-        best = self._index.ranked(query, neighbour_weight)
+        index = self._index
+        if flt.user is not None:  # (a small tenant of a large store: its own index)
+            index = self._tenants.index_for((flt.user, *flt.spaces), len(index)) or index
+        best = index.ranked(query, neighbour_weight)
         # The ids of the rows just scored: a refresh may replace the list (another process
         # wrote meanwhile), so never use one taken before ranked().
-        ids = self._index.loaded_ids()
+        ids = index.loaded_ids()
         wanted = k
         while True:
             rows, scores = best(wanted)
@@ -273,7 +280,7 @@ class Vectors:
             # A cosine of 0 or less says "unrelated": never a vector hit.
             keep = (scores >= min_similarity) & (scores > 0)
             if floor_query is not None:
-                floor = self._index.scores_of(rows, floor_query, neighbour_weight)
+                floor = index.scores_of(rows, floor_query, neighbour_weight)
                 keep &= (floor >= min_similarity) & (floor > 0)
             rows, scores = rows[keep], scores[keep]
             found_ids = take(ids, rows.tolist())

@@ -53,6 +53,17 @@ class Indexes(Protocol):
         ``limit`` of them when given: a page)."""
         ...
 
+    def owner_vector_state(self, owners: Sequence[str]) -> tuple[int, int]:
+        """(number of vectors, highest vseq) of the memories of ``owners`` (users, spaces):
+        one index lookup per owner, whatever the store holds besides."""
+        ...
+
+    def owner_vector_rows(
+        self, owners: Sequence[str], after: int, limit: int | None = None
+    ) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """:meth:`vector_rows` of the memories of ``owners`` alone."""
+        ...
+
     def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:
         """Up to ``limit`` records without an embedding, in id order."""
         ...

@@ -15,13 +15,16 @@ import struct
 import sys
 from array import array
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from salience.models import MemoryRecord
 from salience.stores.postgres.memories import TEXT_ROWS as _TEXT_ROWS
 from salience.stores.postgres.memories import MemoryRows
+from salience.stores.reads import replica_read
 from salience.stores.rows import COLUMNS
 
 _HNSW = "memory_vectors_hnsw"
+EF_SEARCH_MAX = 1000  # pgvector's largest hnsw.ef_search
 
 
 def vector_text(vector: bytes) -> str:
@@ -144,6 +147,7 @@ class VectorRows(MemoryRows):
             )
         self._hnsw_dims = dims
 
+    @replica_read
     def nearest(self, vector: bytes, k: int, ef_search: int = 100) -> builtins.list[str]:
         """Ids of about the ``k`` memories whose vectors are nearest ``vector`` (cosine), by
         the HNSW index; [] while there is none."""
@@ -158,17 +162,24 @@ class VectorRows(MemoryRows):
             if not exists:
                 return []
             self._hnsw_dims = dims
-        with self._errors(), self._pool.connection() as conn:
+        # (pgvector takes 1 .. 1000: a deeper look gets the 1,000 nearest, not an error)
+        ef = min(EF_SEARCH_MAX, max(int(ef_search), k))
+
+        def read(conn: Any) -> builtins.list[Any]:
             conn.execute("BEGIN")
             try:
-                conn.execute(f"SET LOCAL hnsw.ef_search = {max(int(ef_search), k)}")
-                rows = conn.execute(
+                conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+                return conn.execute(  # type: ignore[no-any-return]
                     f"SELECT memory_id FROM memory_vectors ORDER BY "
                     f"embedding::vector({dims}) <=> %s::vector({dims}) LIMIT %s",
                     (vector_text(vector), k),
                 ).fetchall()
             finally:
-                conn.execute("ROLLBACK")
+                if not conn.closed:
+                    conn.execute("ROLLBACK")
+
+        with self._errors():
+            rows = self._on_some_pool(read)
         return [str(r[0]) for r in rows]
 
     def clear_vectors(self) -> None:
@@ -201,6 +212,28 @@ class VectorRows(MemoryRows):
             "FROM memory_vectors v JOIN memories m ON m.id = v.memory_id "
             "WHERE v.vseq > %s ORDER BY v.vseq LIMIT %s",
             (after, limit),
+            binary=True,
+        )
+        return [(int(r[0]), str(r[1]), r[2], vector_bytes(bytes(r[3]))) for r in rows]
+
+    def owner_vector_state(self, owners: Sequence[str]) -> tuple[int, int]:
+        """(number of vectors, highest vseq) of the memories of ``owners``."""
+        row = self._rows(
+            "SELECT count(*), coalesce(max(v.vseq), 0) FROM memories m "
+            'JOIN memory_vectors v ON v.memory_id = m.id WHERE m."user" = ANY(%s)',
+            (list(owners),),
+        )[0]
+        return int(row[0]), int(row[1])
+
+    def owner_vector_rows(
+        self, owners: Sequence[str], after: int, limit: int | None = None
+    ) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """:meth:`vector_rows` of the memories of ``owners`` alone."""
+        rows = self._rows(
+            "SELECT v.vseq, v.memory_id, m.session_id, vector_send(v.embedding) "
+            "FROM memories m JOIN memory_vectors v ON v.memory_id = m.id "
+            'WHERE m."user" = ANY(%s) AND v.vseq > %s ORDER BY v.vseq LIMIT %s',
+            (list(owners), after, limit),
             binary=True,
         )
         return [(int(r[0]), str(r[1]), r[2], vector_bytes(bytes(r[3]))) for r in rows]

@@ -144,6 +144,31 @@ class SQLiteStore(JobRows, SharedRows):
         # each row into a new tuple took 1.7 s of a first recall's load at 1M)
         return cast("builtins.list[tuple[int, str, str | None, bytes]]", rows)
 
+    def owner_vector_state(self, owners: Sequence[str]) -> tuple[int, int]:
+        """(number of vectors, highest vseq) of the memories of ``owners``."""
+        marks = ", ".join("?" for _ in owners)
+        with self._errors():
+            row = self._conn.execute(
+                "SELECT count(*), coalesce(max(v.vseq), 0) FROM memories m "
+                f"JOIN memory_vectors v ON v.memory_id = m.id WHERE m.user IN ({marks})",
+                tuple(owners),
+            ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def owner_vector_rows(
+        self, owners: Sequence[str], after: int, limit: int | None = None
+    ) -> builtins.list[tuple[int, str, str | None, bytes]]:
+        """:meth:`vector_rows` of the memories of ``owners`` alone."""
+        marks = ", ".join("?" for _ in owners)
+        with self._errors():
+            rows = self._conn.execute(
+                "SELECT v.vseq, v.memory_id, m.session_id, v.vector FROM memories m "
+                f"JOIN memory_vectors v ON v.memory_id = m.id WHERE m.user IN ({marks}) "
+                "AND v.vseq > ? ORDER BY v.vseq LIMIT ?",
+                (*owners, after, -1 if limit is None else limit),
+            ).fetchall()
+        return cast("builtins.list[tuple[int, str, str | None, bytes]]", rows)
+
     def without_vectors(self, limit: int) -> builtins.list[MemoryRecord]:
         """Up to ``limit`` records that have no embedding yet, in id order."""
         return self._select(

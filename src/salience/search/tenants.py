@@ -1,0 +1,132 @@
+"""A small tenant's own vector index: on a store of many users, a recall pays for its own
+memories, not for everyone's.
+
+The store-wide index scores every vector and then keeps the caller's (a recall asks for more
+when other users' rows crowd its top k): at 1,000 users over 100,000 memories, a user of
+1,000 memories paid for all 100,000, and more than once. PostgreSQL's HNSW index is worse
+off: it finds the nearest vectors of the whole store and leaves a small user few or none.
+
+So a search that names its owners (the user and the spaces it reads) is answered, once the
+store holds :data:`FROM` vectors or more, by an exact index of those owners' vectors alone
+when they hold at most :data:`SMALL` of them and at most a quarter of the store's: the same
+:class:`~salience.search.index.VectorIndex` (session-neighbour mixing, the same scores as
+floats), fed by the store's ``owner_vector_rows`` and kept current as the store-wide index
+is (the store's change marker; one indexed query after a write). Copies are kept for the
+owner sets searched most recently, within :data:`BUDGET_BYTES`. Larger owners use the
+store-wide index, as before: it is as fast for them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from salience.search.index import VectorIndex
+
+if TYPE_CHECKING:
+    from salience.stores.base import Store
+
+FROM = 20_000
+"""Store vectors from which a small tenant gets its own index (below, one index is as fast)."""
+SMALL = 20_000
+"""The most vectors a tenant's own index holds."""
+BUDGET_BYTES = 256 * 2**20
+"""The most the tenants' copies hold in all (float32 rows), the least recently used first
+given up."""
+_RECHECK = 4096
+"""Searches after which an owner set found too large is counted again."""
+
+
+class _Owned:
+    """A store as a tenant's index reads it: the vectors of ``owners`` alone."""
+
+    def __init__(self, store: Store, owners: tuple[str, ...]) -> None:
+        self._store = store
+        self._owners = owners
+        self.location = store.location
+        self.read_only = True  # (nothing of a tenant's copy is saved beside the store)
+
+    def change_marker(self) -> tuple[int, int]:
+        return self._store.change_marker()
+
+    def vector_state(self) -> tuple[int, int]:
+        return self._store.owner_vector_state(self._owners)
+
+    def vector_rows(
+        self, after: int, limit: int | None = None
+    ) -> list[tuple[int, str, str | None, bytes]]:
+        return self._store.owner_vector_rows(self._owners, after, limit)
+
+
+class TenantIndexes:
+    """The small tenants' own indexes of one store (see the module docstring)."""
+
+    def __init__(self, store: Store, budget: int = BUDGET_BYTES) -> None:
+        self._store = store
+        self._budget = budget
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[str, ...], VectorIndex] = OrderedDict()
+        self._large: OrderedDict[tuple[str, ...], int] = OrderedDict()  # -> searches left
+
+    def index_for(self, owners: Sequence[str], total: int) -> VectorIndex | None:
+        """The exact index of ``owners``' vectors, up to date, if they are a small part of a
+        large store (``total`` vectors); None: search the store-wide index."""
+        if total < FROM or not owners:
+            return None
+        key = tuple(sorted(set(owners)))
+        with self._lock:
+            index = self._kept.get(key)
+            if index is not None:
+                self._kept.move_to_end(key)
+            elif self._still_large(key):
+                return None
+        if index is None:
+            count, _ = self._store.owner_vector_state(key)
+            if not _small(count, total):
+                with self._lock:
+                    self._large[key] = _RECHECK
+                    while len(self._large) > 4096:
+                        self._large.popitem(last=False)
+                return None
+            index = VectorIndex(_Owned(self._store, key))  # type: ignore[arg-type]
+        index.refresh()
+        size = len(index.loaded_ids())
+        if not _small(size, total):  # (it grew past the bound: the store-wide index again)
+            with self._lock:
+                self._kept.pop(key, None)
+                self._large[key] = _RECHECK
+            return None
+        with self._lock:
+            self._kept[key] = index
+            self._kept.move_to_end(key)
+            self._fit()
+        return index
+
+    def _still_large(self, key: tuple[str, ...]) -> bool:
+        left = self._large.get(key)
+        if left is None:
+            return False
+        if left <= 1:
+            del self._large[key]
+            return False
+        self._large[key] = left - 1
+        return True
+
+    def _fit(self) -> None:
+        """Give up the least recently used copies past the budget (the newest stays)."""
+        held = sum(index.held_bytes() for index in self._kept.values())
+        while held > self._budget and len(self._kept) > 1:
+            _, dropped = self._kept.popitem(last=False)
+            held -= dropped.held_bytes()
+
+    def clear(self) -> None:
+        """Forget every copy (an erasure: they may hold its vectors)."""
+        with self._lock:
+            self._kept.clear()
+            self._large.clear()
+
+
+def _small(count: int, total: int) -> bool:
+    return count <= SMALL and 4 * count <= total
