@@ -108,3 +108,25 @@ def test_copies_past_the_budget_are_given_up_oldest_first(
     for user in ("cy", "di", SMALL_USER):
         _search(filled, user, "notes")
         assert _kept(filled) == {(user,)}
+
+
+def test_a_whole_recall_is_the_same_through_the_tenant_s_index(
+    filled: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recall's session spreading and relevance feedback read the tenant's index too (its
+    neighbours, its stored vectors): the same hits in the same order, their scores within
+    float32 rounding (a product over fewer rows may sum in another order)."""
+
+    def recall(query: str) -> list[tuple[str, float]]:
+        hits = filled.search(query, 8, user=SMALL_USER, touch=False)
+        return [(h.record.id, h.score) for h in hits]
+
+    queries = ("crane list", "garden reminder", "what is on the piano list")
+    wide = [recall(q) for q in queries]
+    monkeypatch.setattr(tenants, "FROM", 100)
+    monkeypatch.setattr(tenants, "SMALL", 25)
+    own = [recall(q) for q in queries]
+    assert _kept(filled) == {(SMALL_USER,)}
+    for mine, theirs in zip(own, wide, strict=True):
+        assert [i for i, _ in mine] == [i for i, _ in theirs]
+        assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], abs=1e-6)

@@ -260,3 +260,32 @@ def test_each_vector_keeps_its_memory_s_session(postgres_url: str) -> None:
         assert [tuple(row) for row in store._rows(beside)] == expected
     finally:
         store.close()
+
+
+def test_a_read_verb_asks_the_server_for_its_change_marker_once(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A recall read the store's version up to seven times (every copy checks it): one look
+    per verb now; outside a verb, and after a write, the server is asked again."""
+    from tests.embedder import WordHashEmbedder
+
+    config = Config(home=tmp_path, signal_gate=False, store_url=postgres_url)
+    with Memory.open(config=config, embedder=WordHashEmbedder()) as memory:
+        for i in range(5):
+            memory.remember(f"the crane on pier {i} was serviced")
+        memory.search("crane pier")  # (copies loaded)
+        asked: list[str] = []
+        store = memory.store
+        rows = store._rows  # type: ignore[attr-defined]
+
+        def spy(sql: str, *args: object, **kwargs: object) -> object:
+            asked.append(sql)
+            return rows(sql, *args, **kwargs)
+
+        store._rows = spy  # type: ignore[attr-defined]
+        memory.search("crane pier", touch=False)
+        assert sum("FROM store_version" in sql for sql in asked) == 1
+        first = store.change_marker()
+        memory.remember("the ferry leaves at nine")
+        assert store.change_marker() != first  # (outside a verb: asked each time)
+        assert sum("FROM store_version" in sql for sql in asked) >= 3

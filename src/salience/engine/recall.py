@@ -218,7 +218,7 @@ class Recall(Updating):
         if plan.context_weight and len(vector):
             slots: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
             if len(sources) == 1 and set(pool.source) == {sources[0][0]}:  # (one source)
-                slots = sources[0][1].neighbour_slots(pool.ids)
+                slots = sources[0][1].neighbour_slots(pool.ids, _owners(flt))
             if slots is None:
                 neighbours: dict[str, tuple[str | None, str | None]] = {}
                 for index, vectors in sources:
@@ -354,7 +354,7 @@ class Recall(Updating):
         query_vector = asked
         with self.vectors.held(), telemetry.span("recall.vectors", sources=len(sources)) as stage:
             if plan.feedback_weight > 0 and plan.feedback_count > 0:
-                query_vector = self._feedback(asked, lexical(), plan, sources)
+                query_vector = self._feedback(asked, lexical(), plan, sources, flt)
             found = Found()
             for index, vectors in sources:
                 rows = vectors.search_rows(
@@ -375,6 +375,7 @@ class Recall(Updating):
         lexical: Found,
         plan: RecallPlan,
         sources: Sequence[tuple[int, Vectors]],
+        flt: MemoryFilter,
     ) -> Vector:
         """The query vector moved toward the stored vectors of its best full-text hits."""
         from salience.search.vectors import moved_toward
@@ -382,11 +383,24 @@ class Recall(Updating):
         by_source = dict(sources)
         scores = lexical.scores
         best = sorted(range(len(scores)), key=lambda i: -scores[i])[: plan.feedback_count]
-        examples = []
-        for i in best:
-            vectors = by_source.get(lexical.source[i])
-            memory_id = lexical.ids[i]
-            stored = vectors.stored([memory_id]) if vectors is not None else {}
-            if memory_id in stored:
-                examples.append(stored[memory_id])
+        wanted: dict[int, list[str]] = {}
+        for i in best:  # (one read per source, not per example)
+            wanted.setdefault(lexical.source[i], []).append(lexical.ids[i])
+        stored: dict[tuple[int, str], Vector] = {}
+        for source, ids in wanted.items():
+            vectors = by_source.get(source)
+            if vectors is not None:
+                owners = _owners(flt) if source == 0 else None
+                found = vectors.stored(ids, owners)
+                stored.update(((source, i), v) for i, v in found.items())
+        examples = [
+            stored[(lexical.source[i], lexical.ids[i])]
+            for i in best
+            if (lexical.source[i], lexical.ids[i]) in stored
+        ]
         return moved_toward(query_vector, examples, plan.feedback_weight)
+
+
+def _owners(flt: MemoryFilter) -> tuple[str, ...] | None:
+    """Whose memories a recall searches (the user and the spaces it reads; None: all)."""
+    return None if flt.user is None else (flt.user, *flt.spaces)

@@ -9,9 +9,12 @@ off: it finds the nearest vectors of the whole store and leaves a small user few
 So a search that names its owners (the user and the spaces it reads) is answered, once the
 store holds :data:`FROM` vectors or more, by an exact index of those owners' vectors alone
 when they hold at most :data:`SMALL` of them and at most a quarter of the store's: the same
-:class:`~salience.search.index.VectorIndex` (session-neighbour mixing, the same scores as
-floats), fed by the store's ``owner_vector_rows`` and kept current as the store-wide index
-is (the store's change marker; one indexed query after a write). Copies are kept for the
+:class:`~salience.search.index.VectorIndex` (session-neighbour mixing included), fed by the
+store's ``owner_vector_rows`` and kept current as the store-wide index is (the store's
+change marker; one indexed query after a write). Its scores equal the store-wide index's
+within float32 rounding (a product over fewer rows may sum in another order); the hits of
+the tests' recalls are the same, in the same order. Within one recall its session
+neighbours and stored vectors (relevance feedback) are read from it too. Copies are kept for the
 owner sets searched most recently, within :data:`BUDGET_BYTES`. Larger owners use the
 store-wide index, as before: it is as fast for them.
 """
@@ -103,6 +106,14 @@ class TenantIndexes:
             self._kept.move_to_end(key)
             self._fit()
         return index
+
+    def kept(self, owners: Sequence[str] | None) -> VectorIndex | None:
+        """The index of ``owners`` as the last search left it, if one is kept (no look at
+        the store: for the rest of the recall that searched it)."""
+        if not owners:
+            return None
+        with self._lock:
+            return self._kept.get(tuple(sorted(set(owners))))
 
     def _still_large(self, key: tuple[str, ...]) -> bool:
         left = self._large.get(key)

@@ -299,19 +299,23 @@ class Vectors:
             return self._choose().neighbours(memory_ids)
 
     def neighbour_slots(
-        self, memory_ids: Sequence[str]
+        self, memory_ids: Sequence[str], owners: Sequence[str] | None = None
     ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None:
         """:meth:`neighbours` as positions among ``memory_ids`` (see
         :meth:`VectorIndex.neighbour_slots`); None from PostgreSQL's index (ask
-        :meth:`neighbours`)."""
+        :meth:`neighbours`). ``owners``: the memories are theirs, and their own index
+        (:mod:`salience.search.tenants`) answers if a search just made it."""
         with self._local.guard:
-            index = self._choose()
+            index = self._tenants.kept(owners) or self._choose()
             return index.neighbour_slots(memory_ids) if isinstance(index, VectorIndex) else None
 
-    def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
-        """The stored vector of each of those memories that has one."""
+    def stored(
+        self, memory_ids: Sequence[str], owners: Sequence[str] | None = None
+    ) -> dict[str, Vector]:
+        """The stored vector of each of those memories that has one (``owners``: as in
+        :meth:`neighbour_slots`)."""
         with self._local.guard:
-            return self._choose().stored(memory_ids)
+            return (self._tenants.kept(owners) or self._choose()).stored(memory_ids)
 
     def centroid(self, memory_ids: Sequence[str]) -> Vector | None:
         """The normalised mean of the memories' vectors (None if none of them has one)."""

@@ -13,11 +13,26 @@ from contextvars import ContextVar
 from functools import update_wrapper
 from typing import Concatenate, ParamSpec, TypeVar
 
-REPLICA_READ: ContextVar[bool] = ContextVar("salience_replica_read", default=False)
-
 _S = TypeVar("_S")
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
+
+REPLICA_READ: ContextVar[bool] = ContextVar("salience_replica_read", default=False)
+LOOK: ContextVar[dict[object, object] | None] = ContextVar("salience_look", default=None)
+"""One look at the store for a whole read verb: values a store would ask its server for more
+than once in the verb (its change marker, its vectors' version), asked once. The verb reads
+the store as it was at that moment, as if it had run then; writes of this process since are
+counted apart (they change the marker by themselves)."""
+
+
+def looked(key: object, ask: Callable[[], _T]) -> _T:
+    """``ask()``, once per look (every time outside one)."""
+    look = LOOK.get()
+    if look is None:
+        return ask()
+    if key not in look:
+        look[key] = ask()
+    return look[key]  # type: ignore[return-value]
 
 
 def replica_read(method: Callable[Concatenate[_S, _P], _T]) -> Callable[Concatenate[_S, _P], _T]:

@@ -197,9 +197,9 @@ class Connection:
     def route_reads(self) -> AbstractContextManager[None]:
         """Inside, a person's reads go to the replica when it is well and has replayed the
         caller's writes (decided once, here), else to the primary (see :mod:`.replica`)."""
-        if self._replica is None or self.in_transaction():
+        if self.in_transaction():
             return nullcontext()
-        return Routed(self._replica.route())
+        return Routed(None if self._replica is None else self._replica.route())
 
     def _primary_position(self) -> int:
         with self._pool.connection() as conn:

@@ -41,6 +41,7 @@ from psycopg_pool import ConnectionPool
 
 from salience.models.reading import POSITION, READER, format_lsn, parse_lsn
 from salience.net import redact
+from salience.stores.reads import LOOK
 
 log = logging.getLogger(__name__)
 
@@ -229,17 +230,20 @@ class Replica:
 
 
 class Routed:
-    """``with store.route_reads():`` — the replica's pool (or None) for the reads inside."""
+    """``with store.route_reads():`` — the replica's pool (or None: the primary) for the reads
+    inside, and one look at the store for them all (``stores.reads.LOOK``)."""
 
-    __slots__ = ("_pool", "_token")
+    __slots__ = ("_look", "_pool", "_token")
 
     def __init__(self, pool: ConnectionPool[Any] | None) -> None:
         self._pool = pool
 
     def __enter__(self) -> None:
         self._token = ROUTE.set(self._pool)
+        self._look = LOOK.set({})
 
     def __exit__(self, *_: object) -> None:
+        LOOK.reset(self._look)
         ROUTE.reset(self._token)
 
 

@@ -12,7 +12,7 @@ from salience.clock import format_time
 from salience.models import MemoryRecord, Stats
 from salience.stores.base import ERASED_RESULT, RowChanges
 from salience.stores.postgres.vectors import VectorRows
-from salience.stores.reads import replica_read
+from salience.stores.reads import looked, replica_read
 from salience.stores.rows import (
     COLUMNS,
     from_row,
@@ -25,8 +25,11 @@ class PostgresStore(VectorRows, SharedRows):
 
     def change_marker(self) -> tuple[int, int]:
         """Differs after any write transaction of any process, or a vector write here."""
-        version = self._rows("SELECT version FROM store_version")[0][0]
-        return int(version), self._vector_writes
+        version = looked((id(self), "version"), self._version)
+        return version, self._vector_writes
+
+    def _version(self) -> int:
+        return int(self._rows("SELECT version FROM store_version")[0][0])
 
     def _counters(self) -> tuple[int, int]:
         row = self._rows(

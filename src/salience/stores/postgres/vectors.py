@@ -20,7 +20,7 @@ from typing import Any
 from salience.models import MemoryRecord
 from salience.stores.postgres.memories import TEXT_ROWS as _TEXT_ROWS
 from salience.stores.postgres.memories import MemoryRows
-from salience.stores.reads import replica_read
+from salience.stores.reads import looked, replica_read
 from salience.stores.rows import COLUMNS
 
 _HNSW = "memory_vectors_hnsw"
@@ -240,7 +240,11 @@ class VectorRows(MemoryRows):
 
     def vector_version(self) -> tuple[int, int, int]:
         """(number of vectors, highest vseq, sessions moved): what was read of the vectors and
-        their session neighbours holds while this is the same (other writes leave it)."""
+        their session neighbours holds while this is the same (other writes leave it). Asked
+        once per look (``stores.reads.LOOK``), unless this process wrote vectors since."""
+        return looked((id(self), "vectors", self._vector_writes), self._vector_version)
+
+    def _vector_version(self) -> tuple[int, int, int]:
         row = self._rows(
             "SELECT (SELECT n FROM row_counts WHERE name = 'vectors'), "
             "(SELECT coalesce(max(vseq), 0) FROM memory_vectors), "
