@@ -145,6 +145,8 @@ def one_size(url: str, size: int, queries: int, rounds: int, hnsw: bool) -> dict
             with Memory.open(config=config) as loader:
                 result[f"fill_{name}_s"] = fill(loader, fills[name], vectors, hnsw)
                 result[f"{name}_mb"] = loader.stats().size_bytes / 1e6
+            if not store_url:  # (SQLite: as the store keeps itself, no statistics)
+                continue
             with psycopg.connect(store_url, autocommit=True) as conn:
                 # As autovacuum leaves a table some time after inserts: the planner's
                 # statistics, and GIN's pending list merged (right after a bulk import a
@@ -209,6 +211,9 @@ def _server() -> Iterator[str]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--store", default=None, help="a PostgreSQL server URL")
+    parser.add_argument(
+        "--sqlite", action="store_true", help="SQLite files instead of PostgreSQL (no HNSW)"
+    )
     parser.add_argument("--sizes", default="100000,500000,2000000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
@@ -222,10 +227,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     results = []
-    server = _server() if args.store is None else _given(args.store)
+    server = _given("") if args.sqlite else _server() if args.store is None else _given(args.store)
     with server as url:
         for size in sizes:
-            hnsw = size <= args.hnsw_up_to
+            hnsw = size <= args.hnsw_up_to and not args.sqlite
             results.append(one_size(url, size, args.queries, args.rounds, hnsw))
             print(json.dumps(results[-1]), flush=True)
     table = [["memories", "tenant of 1,000", "p50 ms", "p95 ms", "x alone p50", "x alone p95"]]
@@ -246,7 +251,8 @@ def main(argv: list[str] | None = None) -> None:
             )
     print(f"\nrecall beyond the query embedding, {args.queries} questions x {args.rounds}")
     print_table(table, right_align_from=2)
-    write_results(args.out, {"machine": machine(), "results": results})
+    store = "sqlite" if args.sqlite else "postgresql"
+    write_results(args.out, {"machine": machine(), "store": store, "results": results})
 
 
 @contextmanager

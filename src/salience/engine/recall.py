@@ -380,24 +380,16 @@ class Recall(Updating):
         """The query vector moved toward the stored vectors of its best full-text hits."""
         from salience.search.vectors import moved_toward
 
-        by_source = dict(sources)
         scores = lexical.scores
         best = sorted(range(len(scores)), key=lambda i: -scores[i])[: plan.feedback_count]
-        wanted: dict[int, list[str]] = {}
-        for i in best:  # (one read per source, not per example)
-            wanted.setdefault(lexical.source[i], []).append(lexical.ids[i])
+        keys = [(lexical.source[i], lexical.ids[i]) for i in best]
         stored: dict[tuple[int, str], Vector] = {}
-        for source, ids in wanted.items():
-            vectors = by_source.get(source)
-            if vectors is not None:
-                owners = _owners(flt) if source == 0 else None
-                found = vectors.stored(ids, owners)
-                stored.update(((source, i), v) for i, v in found.items())
-        examples = [
-            stored[(lexical.source[i], lexical.ids[i])]
-            for i in best
-            if (lexical.source[i], lexical.ids[i]) in stored
-        ]
+        for source, vectors in sources:  # (one read per source, not per example)
+            ids = [memory_id for at, memory_id in keys if at == source]
+            owners = _owners(flt) if source == 0 else None
+            found = vectors.stored(ids, owners) if ids else {}
+            stored.update(((source, i), v) for i, v in found.items())
+        examples = [stored[key] for key in keys if key in stored]
         return moved_toward(query_vector, examples, plan.feedback_weight)
 
 
