@@ -37,3 +37,10 @@ def test_query_terms_never_contain_quotes_or_spaces(text: str) -> None:
         assert term
         assert '"' not in term
         assert not any(c.isspace() for c in term)
+
+
+def test_shown_escapes_what_a_terminal_would_act_on() -> None:
+    from salience.text import shown
+
+    assert shown("a\x1b[31mb\u202ec\td\ne\x9f") == "a\\x1b[31mb\\u202ec\td\ne\\x9f"
+    assert shown("plain text, déjà vu") == "plain text, déjà vu"

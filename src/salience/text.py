@@ -1,4 +1,5 @@
-"""Text helpers shared by every store: query terms and the normalised content hash."""
+"""Text helpers shared by every store: query terms and the normalised content hash; and text
+as a terminal shows it."""
 
 from __future__ import annotations
 
@@ -23,6 +24,20 @@ STOPWORDS = frozenset(
 
 _WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 _SPACE = re.compile(r"\s+", re.UNICODE)
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters a terminal would act on or that reorder text (C0 and C1 controls but newline
+and tab, bidirectional marks and overrides): never printed as they are."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(text: str) -> str:
+    """``text`` with every :data:`CONTROL` character shown as an escape (as the CLI prints
+    memories: a memory's text never moves a person's cursor or reorders a line)."""
+    return CONTROL.sub(_escape, text)
 
 
 def query_terms(query: str) -> list[str]:

@@ -1,5 +1,6 @@
-"""The session-start hook computed without click (``salience.cli.hookstart``): the CLI's
-output exactly, recorded the same way, and every unusual case left to the CLI."""
+"""The session-start hook and a plain ``salience briefing`` computed without click
+(``salience.cli.hookstart``): the CLI's output exactly, recorded as the CLI records it, and
+every unusual case left to the CLI."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 
 from salience import Config, Memory
 from salience.cli import cli
-from salience.cli.hookstart import cold_hook
+from salience.cli.hookstart import cold_briefing, cold_hook
 
 
 @pytest.fixture
@@ -61,9 +62,18 @@ def test_what_is_out_of_the_ordinary_is_left_to_the_cli(
     assert cold_hook(["--home", str(filled)]) is not None
 
 
-def test_the_hook_loads_neither_click_nor_what_only_other_commands_need(filled: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (["hook", "session-start"], '"hookEventName": "SessionStart"'),
+        (["briefing"], "Deploys go through the ops channel"),
+    ],
+)
+def test_the_hook_and_a_briefing_load_neither_click_nor_what_other_commands_need(
+    filled: Path, command: list[str], says: str
+) -> None:
     code = (
-        "import sys\nsys.argv = ['salience', 'hook', 'session-start', '--home', "
+        f"import sys\nsys.argv = ['salience', *{command!r}, '--home', "
         f"{str(filled)!r}]\nfrom salience.cli import main\nmain()\n"
         "heavy = ['click', 'yaml', 'salience.sharing.importers', 'salience.cli.app',\n"
         # what writes, evaluations, packs and the learned fusion need: not a briefing
@@ -81,5 +91,46 @@ def test_the_hook_loads_neither_click_nor_what_only_other_commands_need(filled: 
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
-    assert '"hookEventName": "SessionStart"' in done.stdout
+    assert says in done.stdout
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--project", "api"],
+        ["--profile=aide", "--project=api"],
+        ["--user", "default", "--project=web"],
+    ],
+)
+def test_a_plain_briefing_is_the_cli_s_and_is_not_recorded(filled: Path, args: list[str]) -> None:
+    given = ["--home", str(filled), *args]
+    clicked = CliRunner().invoke(cli, ["briefing", *given], catch_exceptions=False)
+    assert clicked.exit_code == 0
+    before = _traces(filled)
+    shown = cold_briefing(given)
+    assert shown is not None
+    assert shown + "\n" == clicked.stdout
+    assert _traces(filled) == before  # a preview, as the command's
+
+
+def test_a_briefing_shows_control_characters_as_the_cli_does(filled: Path) -> None:
+    with Memory.open(config=Config(home=filled, signal_gate=False), embedder=None) as memory:
+        memory.remember("Colour codes \x1b[31mred\x1b[0m here", source="user")
+    clicked = CliRunner().invoke(cli, ["briefing", "--home", str(filled)])
+    shown = cold_briefing(["--home", str(filled)])
+    assert shown is not None
+    assert "\\x1b[31mred\\x1b[0m" in shown
+    assert shown + "\n" == clicked.stdout
+
+
+def test_a_briefing_out_of_the_ordinary_is_left_to_the_cli(filled: Path, tmp_path: Path) -> None:
+    assert cold_briefing(["--home", str(tmp_path / "nowhere")]) is None
+    assert cold_briefing(["--home", str(filled), "--explain"]) is None
+    assert cold_briefing(["--home", str(filled), "--json"]) is None
+    assert cold_briefing(["--home", str(filled), "--budget", "50"]) is None
+    assert cold_briefing(["--home", str(filled), "--profile", "nosuch"]) is None
+    assert cold_briefing(["--home", str(filled), "--project", "nothing-here"]) is not None
+    # An empty briefing: the CLI says why on stderr.
+    assert cold_briefing(["--home", str(filled), "--profile", "aide"]) is None

@@ -98,7 +98,7 @@ def _orphan(memory: Memory, owner: str, beat: timedelta) -> Job:
 
 def test_a_job_whose_process_died_reads_as_failed_and_stays_so(memory: Memory) -> None:
     gone_pid = 2**22 + 17  # above Linux's default pid_max: no such process
-    job = _orphan(memory, f"{jobs._HOST}:{gone_pid}", timedelta(seconds=1))
+    job = _orphan(memory, f"{jobs._host()}:{gone_pid}", timedelta(seconds=1))
     failed = memory.job(job.id)
     assert failed.state is JobState.FAILED
     assert failed.error == {"kind": "Interrupted", "message": jobs.INTERRUPTED}

@@ -25,6 +25,7 @@ from salience.briefing.manifest import (
     ManifestBuilder,
     best_dropped,
 )
+from salience.briefing.ranking import by_key_then_id
 from salience.lazy import lazy_module
 from salience.models import ManifestEntry, MemoryRecord
 from salience.models.briefings import Briefing, BriefingSection, estimate_tokens
@@ -149,7 +150,7 @@ def split_live(candidates: Candidates, now: datetime, manifest: ManifestBuilder)
 
 def ranked(candidates: Candidates, rows: Rows, scores: Floats) -> Rows:
     """``rows`` by score, highest first; ties broken by id ascending (ULID: oldest first)."""
-    ordered: Rows = rows[np.lexsort((candidates.columns.ids[rows], -scores[rows]))]
+    ordered: Rows = rows[by_key_then_id(-scores[rows], candidates.columns.ids[rows])]
     return ordered
 
 

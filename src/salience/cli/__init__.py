@@ -11,13 +11,15 @@ import sys
 
 TYPE_CHECKING = False  # (typing costs a session-start hook ~8 ms; mypy reads this as True)
 if TYPE_CHECKING:
-    from salience.cli.app import cli, load_commands
+    from salience.cli.app import cli
+    from salience.cli.commands import load_commands
 
 
 def main() -> None:
     """Entry point of the ``salience`` console script. A session-start hook asks a running
     ``salience serve`` first (:mod:`.warm`), then computes its briefing without click
-    (:mod:`.hookstart`), before any command is loaded."""
+    (:mod:`.hookstart`), before any command is loaded; so does a plain ``salience
+    briefing``."""
     # One BLAS thread unless told otherwise: numpy's OpenBLAS starts a thread per core as it
     # loads, which every command pays at start (cold `salience briefing` at 100k, 2-core AVX2,
     # 7 runs alternated: 1-19 ms less per profile, numpy's import 131 -> 109 ms); salience's
@@ -35,16 +37,27 @@ def main() -> None:
         if answer is not None:
             sys.stdout.write(answer + "\n")
             return
+    elif args[:1] == ["briefing"]:
+        from salience.cli.hookstart import cold_briefing
+
+        shown = cold_briefing(args[1:])
+        if shown is not None:
+            sys.stdout.write(shown + "\n")
+            return
     from salience.cli.app import cli
 
     cli(prog_name="salience")
 
 
 def __getattr__(name: str) -> object:
-    if name in ("cli", "load_commands"):
-        from salience.cli import app
+    if name == "cli":
+        from salience.cli.app import cli
 
-        return getattr(app, name)
+        return cli
+    if name == "load_commands":
+        from salience.cli.commands import load_commands
+
+        return load_commands
     raise AttributeError(f"module 'salience.cli' has no attribute {name!r}")
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 import click
 
 from salience import __version__
+from salience.cli.commands import COMMANDS
 from salience.cli.newstore import (
     NEW_STORE,
     announce_new_store,
@@ -65,57 +66,6 @@ class OneLineUsageError(click.ClickException):
         from salience.cli.render import say
 
         say(f"error: {one_line(self.format_message())} ({self.hint})", err=True)
-
-
-COMMANDS: dict[str, tuple[str, ...]] = {
-    "briefing": ("scoring", "evaluation"),
-    "connect": ("connect",),
-    "consolidate": ("lifecycle",),
-    "decision": ("agent",),
-    "doctor": ("doctor",),
-    "entities": ("memories",),
-    "erase": ("erase",),
-    "eval": ("evaluation",),
-    "export": ("memories",),
-    "feedback": ("lifecycle",),
-    "forget": ("writes",),
-    "history": ("memories",),
-    "hook": ("agent",),
-    "import": ("memories",),
-    "jobs": ("jobs",),
-    "keys": ("serve",),
-    "layer": ("layers",),
-    "list": ("memories",),
-    "log": ("lifecycle",),
-    "maintain": ("lifecycle",),
-    "mcp": ("agent",),
-    "migrate": ("migrate",),
-    "pack": ("packs",),
-    "profiles": ("scoring",),
-    "quarantine": ("quarantine",),
-    "rank": ("scoring",),
-    "recall": ("memories",),
-    "reindex": ("memories",),
-    "remember": ("writes",),
-    "serve": ("serve",),
-    "session": ("scoring",),
-    "show": ("memories",),
-    "space": ("spaces",),
-    "stale": ("quarantine",),
-    "stats": ("memories",),
-    "supersede": ("writes",),
-    "update": ("writes",),
-    "updates": ("updates",),
-}
-"""Each command and the modules of ``salience.cli`` that define it (and its subcommands):
-a call imports only those (a hook or a ``remember`` does not pay for every command)."""
-
-
-def load_commands() -> None:
-    """Import every command's module (for help listings and documentation)."""
-    for modules in COMMANDS.values():
-        for module in modules:
-            importlib.import_module(f"salience.cli.{module}")
 
 
 class SalienceGroup(click.Group):

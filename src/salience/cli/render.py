@@ -9,7 +9,6 @@ cannot set the window title, clear the screen or plant a hyperlink), and JSON es
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -17,24 +16,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from salience.models import Degraded, Hit, ImportResult, Learned, MemoryRecord, Stats, WriteResult
+from salience.text import CONTROL, shown
 
 if TYPE_CHECKING:
     from salience.models import MigrationReport
 from salience.models import Briefing
 from salience.wire.values import briefing_out, ranked_out, to_json_dict, write_out
 
-# C0 and C1 controls but newline and tab, DEL, and the invisible bidirectional overrides.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def safe(text: str) -> str:
-    """``text`` with every control character (but newline and tab) shown as an escape."""
-    return _CONTROL.sub(_escape, text)
+safe = shown
+"""``text`` as a terminal may show it (:func:`salience.text.shown`)."""
 
 
 def say(text: str, *, err: bool = False) -> None:
@@ -45,7 +35,7 @@ def say(text: str, *, err: bool = False) -> None:
 def emit_json(document: Any) -> None:
     """One JSON document on stdout; control characters (C1 too) as JSON escapes."""
     text = json.dumps(document, ensure_ascii=False, indent=2)
-    click.echo(_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    click.echo(CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 def write_result_json(result: WriteResult) -> dict[str, Any]:

@@ -19,10 +19,11 @@ from salience.cli.app import (
     read_text,
     store_options,
 )
+from salience.cli.commands import LaterGroup
 from salience.wire.values import session_start_out
 
 
-@cli.group(invoke_without_command=True)
+@cli.group(invoke_without_command=True, cls=LaterGroup, later=("evaluation",))
 @click.option("--project", default=None, help="The project the session works on.")
 @click.option("--session", "session_id", default=None, help="The session being started.")
 @click.option("--budget", type=LIMIT, default=None, help="Token budget.")

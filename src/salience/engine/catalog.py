@@ -7,17 +7,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from salience.clock import Clock
 from salience.config import Config
 from salience.engine.core import EngineCore
 from salience.errors import InvalidInputError
-from salience.models import CopyReport, UserScope
+from salience.models import UserScope
 from salience.profiles import PROFILES, Profile, ProfileSettings
 from salience.scratch import is_scratch
 from salience.stores.base import MemoryFilter
-from salience.stores.copy import copy_store
 from salience.stores.registry import backend_of, local_file
+
+if TYPE_CHECKING:
+    from salience.models.reports import CopyReport
 
 
 class Catalog(EngineCore):
@@ -72,6 +75,8 @@ class Catalog(EngineCore):
     ) -> CopyReport:
         """Copy everything in this store into ``target``'s, which must be empty (see
         :mod:`salience.stores.copy`)."""
+        from salience.stores.copy import copy_store
+
         with target._authority.copying():
             return copy_store(self._store, target._store, progress)
 

@@ -30,14 +30,15 @@ from salience.lifecycle.consolidation import (
     union_tags,
 )
 from salience.lifecycle.maintenance import OBSERVATION
-from salience.models import EXTRACTIVE, ConsolidationReport, GroupPlan, MemoryRecord, UserScope
+from salience.models import EXTRACTIVE, MemoryRecord, UserScope
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
 from salience.write.authority import decide
 from salience.write.records import build_record
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (reports are imported by the verbs that make them)
     from salience.embeddings.arrays import Vector
     from salience.lifecycle.llm import Summarizer
+    from salience.models.reports import ConsolidationReport, GroupPlan
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ class Consolidating(EngineCore):
         """Turn groups of 3+ tag-sharing observations of the user (each user's apart with
         :data:`ALL_USERS`) into insights (see :mod:`salience.lifecycle.consolidation`);
         idempotent. ``dry_run`` returns the plan only."""
+        from salience.models.reports import ConsolidationReport
+
         scope = self._scope(user)
         now = self._at(as_of)
         if dry_run:
@@ -190,6 +193,8 @@ class Consolidating(EngineCore):
         return True
 
     def _dry_group(self, group: _Group) -> GroupPlan:
+        from salience.models.reports import GroupPlan
+
         members = tuple(r.id for r in group.records)
         if group.target is not None:
             insight, similarity = group.target
@@ -213,6 +218,8 @@ class Consolidating(EngineCore):
 
     def _write_group(self, group: _Group, now: datetime) -> GroupPlan:
         """Write one group's plan (inside the consolidation's transaction)."""
+        from salience.models.reports import GroupPlan
+
         members = tuple(r.id for r in group.records)
         if group.target is not None:
             insight, similarity = group.target

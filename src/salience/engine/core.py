@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -48,6 +47,8 @@ from salience.write.authority import Authority, decide
 from salience.write.records import WRITABLE_FIELDS, validate_field
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from salience.embeddings.arrays import Vector
     from salience.lifecycle.llm import Summarizer
     from salience.search.vectors import Vectors

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 from salience.engine.writes import Writes
 from salience.errors import InvalidInputError, NotFoundError
 from salience.models import MemoryRecord, UserScope, WriteResult
-from salience.models.reports import Decision
 from salience.stores.base import MemoryFilter
+
+if TYPE_CHECKING:  # (decisions are read by their verbs only)
+    from salience.models.reports import Decision
 
 DECISION = "decision"
 _RATIONALE = "\nRationale: "
@@ -25,6 +27,8 @@ _TOPIC = re.compile(r"[a-z0-9][a-z0-9._/-]{0,127}")
 
 def as_decision(record: MemoryRecord) -> Decision:
     """The decision a memory of type ``decision`` records."""
+    from salience.models.reports import Decision
+
     text, _, rationale = record.content.partition(_RATIONALE)
     precedence = next(
         (int(t.split(":", 1)[1]) for t in record.tags if re.fullmatch(r"precedence:-?\d+", t)), 0

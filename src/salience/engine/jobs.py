@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import builtins
 import contextvars
+import functools
 import logging
 import os
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -350,19 +350,24 @@ def _error_of(exc: SalienceError) -> dict[str, Any]:
     return error
 
 
-_HOST = socket.gethostname()
+@functools.cache
+def _host() -> str:
+    """This machine's name (``socket`` is imported only by a process that runs jobs)."""
+    import socket
+
+    return socket.gethostname()
 
 
 def _process() -> str:
     """This process, as a job's ``owner`` names it."""
-    return f"{_HOST}:{os.getpid()}"
+    return f"{_host()}:{os.getpid()}"
 
 
 def _alive(owner: str) -> bool:
     """Whether the process ``owner`` names may still run: False only for this host's
     processes that do not (another host's cannot be seen: its heartbeat decides)."""
     host, _, pid = owner.rpartition(":")
-    if host != _HOST or not pid.isdigit():
+    if host != _host() or not pid.isdigit():
         return True
     if int(pid) == os.getpid():
         return False  # this process's running jobs are in ``_RUNNING``: an earlier life's

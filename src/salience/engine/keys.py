@@ -18,11 +18,11 @@ import re
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from salience.engine.core import EngineCore
 from salience.errors import InvalidInputError, NotFoundError
 from salience.models import TRUST, ApiKey
-from salience.models.reports import NewKey
 from salience.models.spaces import (
     check_agent,
     check_right,
@@ -31,6 +31,9 @@ from salience.models.spaces import (
     right_at_least,
 )
 from salience.write.records import validate_field
+
+if TYPE_CHECKING:  # (made by create_key only)
+    from salience.models.reports import NewKey
 
 PREFIX = "sal"
 _KEY = re.compile(r"sal_([a-z0-9]{10})_([A-Za-z0-9_-]{43})")
@@ -59,6 +62,8 @@ class Keys(EngineCore):
         :mod:`salience.models`); ``agent`` names the agent its writes record. ``spaces``
         narrows it to those spaces, each no further than a right (``{"payments": "read"}``
         or ``["payments:read"]``): never beyond the user's own grants, then or later."""
+        from salience.models.reports import NewKey
+
         if read_only and admin:
             raise InvalidInputError("a key is read-only or admin, not both", field="admin")
         if source not in TRUST:

@@ -12,15 +12,19 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from salience.engine.core import EngineCore, changed_since
 from salience.errors import InvalidInputError
 from salience.lifecycle.maintenance import OBSERVATION, decayed_importance, retention_due
-from salience.models import ImportanceChange, MaintenanceReport, MemoryRecord
+from salience.models import MemoryRecord
 from salience.sharing.jsonl import CLOCK_SKEW
 from salience.stores.base import NOW_ON, MemoryFilter, RowChanges
 from salience.write.authority import decide
 from salience.write.records import with_changes
+
+if TYPE_CHECKING:  # (reports are imported by the verbs that make them)
+    from salience.models.reports import ImportanceChange, MaintenanceReport
 
 DECAY_STEP = 5e-5
 """The smallest change of importance maintenance writes: half the last digit it prints."""
@@ -50,6 +54,8 @@ class Maintaining(EngineCore):
         A change of importance under :data:`DECAY_STEP` is not written (it would not show;
         the next run computes from the same base anyway). An ``as_of`` in the future may
         only be previewed: it would decay importances ahead of time."""
+        from salience.models.reports import MaintenanceReport
+
         now = self._at(as_of)
         if not dry_run and now > self.now() + CLOCK_SKEW:
             raise InvalidInputError(
@@ -149,6 +155,8 @@ class Maintaining(EngineCore):
 
 
 def _decay(change: _Change) -> ImportanceChange:
+    from salience.models.reports import ImportanceChange
+
     assert change.value is not None
     return ImportanceChange(change.record.id, change.record.importance, change.value)
 

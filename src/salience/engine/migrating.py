@@ -22,17 +22,17 @@ from salience.engine.importing import Importing
 from salience.errors import InvalidInputError
 from salience.ids import stable_ulid
 from salience.models import MemoryRecord, UserScope, channel
-from salience.models.reports import MigrationReport
 from salience.sharing import jsonl
 from salience.stores.base import MemoryFilter
 from salience.text import content_hash
 from salience.write.records import validate_field
 
 if TYPE_CHECKING:
+    from salience.models.reports import MigrationReport
     from salience.sharing.importers import Harvest, Item
     from salience.write.gates.pipeline import Screened
 
-__all__ = ["Migrating", "MigrationReport"]  # (and SYSTEMS, below)
+__all__ = ["Migrating"]  # (and SYSTEMS, below)
 
 
 def __getattr__(name: str) -> tuple[str, ...]:
@@ -66,6 +66,7 @@ class Migrating(Importing):
         The read is bounded (:mod:`salience.budget`: records, bytes, time in a job, memory):
         past a limit it stops with an ``OverLimitError`` naming the setting, having imported
         nothing."""
+        from salience.models.reports import MigrationReport
         from salience.sharing.importers import harvest
 
         scope = self._scope(user)

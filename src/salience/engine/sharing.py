@@ -15,9 +15,6 @@ from salience.models import (
     CEILING,
     LayerMount,
     MemoryRecord,
-    PackIdentity,
-    PackImport,
-    PackManifest,
     UserScope,
     channel,
 )
@@ -28,6 +25,7 @@ from salience.stores.registry import local_file, open_file
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
+    from salience.models.reports import PackIdentity, PackImport, PackManifest
     from salience.sharing.packwrite import PackRow
 
 # Export and pack writing are imported by their verbs (a process that only briefs never packs).
@@ -190,6 +188,7 @@ class Sharing(Migrating):
         the memories are re-embedded. A damaged or unknown pack changes nothing; with
         ``key``, so does a pack that is not signed with it.
         """
+        from salience.models.reports import PackImport
         from salience.sharing.packs import pack_name, read_pack
 
         pack = read_pack(path, key=key)

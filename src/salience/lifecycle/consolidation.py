@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from salience.errors import LLMError
-from salience.models import MemoryRecord
-from salience.models.reports import EXTRACTIVE
+from salience.models import EXTRACTIVE, MemoryRecord
 
 if TYPE_CHECKING:
     from salience.lifecycle.llm import Summarizer

@@ -6,13 +6,10 @@ All are frozen dataclasses. Embeddings are stored beside a record, never inside 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from salience.models.briefings import NOTES as NOTES
 from salience.models.briefings import BriefedMemory as BriefedMemory
@@ -26,85 +23,79 @@ from salience.models.briefings import SessionStart as SessionStart
 from salience.models.briefings import Trace as Trace
 from salience.models.briefings import TraceHit as TraceHit
 from salience.models.briefings import estimate_tokens as estimate_tokens
-from salience.models.evaluation import EvalReport as EvalReport
-from salience.models.evaluation import Metrics as Metrics
-from salience.models.evaluation import Moved as Moved
-from salience.models.evaluation import Probe as Probe
-from salience.models.evaluation import Run as Run
-from salience.models.evaluation import Variant as Variant
 from salience.models.hits import Degraded as Degraded
 from salience.models.hits import Hit as Hit
 from salience.models.hits import Learned as Learned
 from salience.models.hits import Recalled as Recalled
 from salience.models.hits import Relevance as Relevance
-from salience.models.reports import EXTRACTIVE as EXTRACTIVE
-from salience.models.reports import PACK_FORMAT as PACK_FORMAT
-from salience.models.reports import ConsolidationReport as ConsolidationReport
-from salience.models.reports import CopyReport as CopyReport
-from salience.models.reports import Decision as Decision
-from salience.models.reports import GroupPlan as GroupPlan
-from salience.models.reports import ImportanceChange as ImportanceChange
-from salience.models.reports import MaintenanceReport as MaintenanceReport
-from salience.models.reports import MigrationReport as MigrationReport
-from salience.models.reports import NewKey as NewKey
-from salience.models.reports import PackIdentity as PackIdentity
-from salience.models.reports import PackImport as PackImport
-from salience.models.reports import PackManifest as PackManifest
+from salience.models.provenance import CEILING as CEILING
+from salience.models.provenance import PERSON as PERSON
+from salience.models.provenance import SOURCES as SOURCES
+from salience.models.provenance import TRUST as TRUST
+from salience.models.provenance import channel as channel
+from salience.models.provenance import is_person as is_person
+from salience.models.provenance import standing as standing
 from salience.models.spaces import Grant as Grant
 from salience.models.spaces import Space as Space
 from salience.models.spaces import space_of as space_of
 
-SOURCES = ("user", "agent", "tool", "consolidation", "import", "pack", "remote", "system")
-"""Where a memory came from (how far each is trusted: :data:`TRUST`)."""
+if TYPE_CHECKING:
+    from salience.models.evaluation import EvalReport as EvalReport
+    from salience.models.evaluation import Metrics as Metrics
+    from salience.models.evaluation import Moved as Moved
+    from salience.models.evaluation import Probe as Probe
+    from salience.models.evaluation import Run as Run
+    from salience.models.evaluation import Variant as Variant
+    from salience.models.reports import PACK_FORMAT as PACK_FORMAT
+    from salience.models.reports import ConsolidationReport as ConsolidationReport
+    from salience.models.reports import CopyReport as CopyReport
+    from salience.models.reports import Decision as Decision
+    from salience.models.reports import GroupPlan as GroupPlan
+    from salience.models.reports import ImportanceChange as ImportanceChange
+    from salience.models.reports import MaintenanceReport as MaintenanceReport
+    from salience.models.reports import MigrationReport as MigrationReport
+    from salience.models.reports import NewKey as NewKey
+    from salience.models.reports import PackIdentity as PackIdentity
+    from salience.models.reports import PackImport as PackImport
+    from salience.models.reports import PackManifest as PackManifest
 
-# Provenance: a channel's ceiling is the highest source a write through it may claim (the
-# library and the CLI: a person, ``user``; an MCP tool call: ``agent``; an HTTP key: what it
-# was made with; an unsigned import or pack: ``import``, ``pack``). The write authority
-# (salience.write.authority) decides every change from it and from the memory's own source.
-
-TRUST = {
-    "user": 3,
-    "agent": 2,
-    "consolidation": 2,
-    "system": 2,
-    "tool": 1,
-    "import": 1,
-    "pack": 1,
-    "remote": 1,
+# Reports and evaluation values are read by a few verbs only: imported when first asked for
+# (a cold `salience briefing` no longer builds their classes).
+_LAZY = {
+    "EvalReport": "evaluation",
+    "Metrics": "evaluation",
+    "Moved": "evaluation",
+    "Probe": "evaluation",
+    "Run": "evaluation",
+    "Variant": "evaluation",
+    "PACK_FORMAT": "reports",
+    "ConsolidationReport": "reports",
+    "CopyReport": "reports",
+    "Decision": "reports",
+    "GroupPlan": "reports",
+    "ImportanceChange": "reports",
+    "MaintenanceReport": "reports",
+    "MigrationReport": "reports",
+    "NewKey": "reports",
+    "PackIdentity": "reports",
+    "PackImport": "reports",
+    "PackManifest": "reports",
 }
-"""Each source's standing: higher is more trusted."""
-
-PERSON = "user"
-"""The ceiling of a person: the library, the CLI, a key made ``--source user``."""
-
-CEILING: ContextVar[str] = ContextVar("salience_source_ceiling", default=PERSON)
-"""The highest source a write in this context may claim."""
 
 
-@contextmanager
-def channel(ceiling: str) -> Iterator[None]:
-    """Writes in this block claim at most ``ceiling`` (or the lower ceiling already set)."""
-    current = CEILING.get()
-    token = CEILING.set(ceiling if TRUST[ceiling] < TRUST[current] else current)
-    try:
-        yield
-    finally:
-        CEILING.reset(token)
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"salience.models.{module}"), name)
+    globals()[name] = value
+    return value
 
 
-def standing(source: str) -> tuple[str, str | None]:
-    """The source a write claiming ``source`` is stored with here, and a note if lowered."""
-    ceiling = CEILING.get()
-    if TRUST.get(source, 0) > TRUST[ceiling]:
-        return ceiling, (
-            f"source {source!r} is above what this channel may claim: stored as {ceiling!r}"
-        )
-    return source, None
-
-
-def is_person() -> bool:
-    """Whether the calling context is a person's (its ceiling is the user's own)."""
-    return CEILING.get() == PERSON
+EXTRACTIVE = "extractive"
+"""How a consolidation insight's text was made without an LLM (else ``llm``)."""
 
 
 class Status(StrEnum):

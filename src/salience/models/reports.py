@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from salience.models import ApiKey, ImportResult, LayerMount, MemoryRecord
 
 
-EXTRACTIVE = "extractive"
+from salience.models import EXTRACTIVE
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from salience.briefing.policies import (
     render,
     split_live,
 )
+from salience.briefing.ranking import by_key_then_id
 from salience.clock import age_days
 from salience.lazy import lazy_module
 from salience.models import Briefing, BriefingSection, MemoryRecord, Relevance, estimate_tokens
@@ -195,7 +196,7 @@ def briefing(
 
 def _oldest_first(columns: Columns, rows: Rows) -> Rows:
     """``rows`` by (creation time, id), oldest first."""
-    ordered: Rows = rows[np.lexsort((columns.ids[rows], columns.created[rows]))]
+    ordered: Rows = rows[by_key_then_id(columns.created[rows], columns.ids[rows])]
     return ordered
 
 

@@ -10,16 +10,12 @@ from salience.briefing.policies import briefing_dict
 from salience.clock import format_time
 from salience.models import (
     Briefing,
-    ConsolidationReport,
     Hit,
     ImportResult,
     Job,
     LayerMount,
     Learned,
-    MaintenanceReport,
     MemoryRecord,
-    PackImport,
-    PackManifest,
     Recalled,
     Session,
     SessionStart,
@@ -34,7 +30,14 @@ from salience.write.records import to_json_dict
 
 if TYPE_CHECKING:
     from salience.engine.memory import Memory
-    from salience.models import Decision, MigrationReport
+    from salience.models import (
+        ConsolidationReport,
+        Decision,
+        MaintenanceReport,
+        MigrationReport,
+        PackImport,
+        PackManifest,
+    )
 
 __all__ = [
     "Briefing",
