@@ -134,3 +134,28 @@ def test_a_briefing_out_of_the_ordinary_is_left_to_the_cli(filled: Path, tmp_pat
     assert cold_briefing(["--home", str(filled), "--project", "nothing-here"]) is not None
     # An empty briefing: the CLI says why on stderr.
     assert cold_briefing(["--home", str(filled), "--profile", "aide"]) is None
+
+
+def test_a_briefing_to_a_reader_gone_away_ends_quietly(filled: Path) -> None:
+    """``salience briefing | head -1``: the reader may be gone before the briefing is
+    written; the process ends with 0 and no traceback, as the CLI's commands do."""
+    read, write = os.pipe()
+    os.close(read)  # (gone before anything is written: the write fails every time)
+    code = (
+        f"import sys\nsys.argv = ['salience', 'briefing', '--home', {str(filled)!r}]\n"
+        "from salience.cli import main\nmain()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SALIENCE_")}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            check=False,
+            env=env,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 0
+    assert "Traceback" not in done.stderr

@@ -35,18 +35,30 @@ def main() -> None:
 
             answer = cold_hook(args[2:])
         if answer is not None:
-            sys.stdout.write(answer + "\n")
+            _write(answer)
             return
     elif args[:1] == ["briefing"]:
         from salience.cli.hookstart import cold_briefing
 
         shown = cold_briefing(args[1:])
         if shown is not None:
-            sys.stdout.write(shown + "\n")
+            _write(shown)
             return
     from salience.cli.app import cli
 
     cli(prog_name="salience")
+
+
+def _write(text: str) -> None:
+    """``text`` and a newline on stdout; a reader gone away (``| head``) ends the process
+    quietly, as the CLI does."""
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
 
 
 def __getattr__(name: str) -> object:

@@ -21,7 +21,9 @@ nearest the new one) and what to do with a found update (a policy: link, superse
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from salience.text import STOPWORDS
@@ -55,6 +57,7 @@ _FILLER = frozenset(
     there's here's we've we're they're he's she's it'd what're
     """.split()
 )
+_SKIPPED = STOPWORDS | _FILLER  # words that never name a subject
 _NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor".split())
 _CHANGE = (
     "now",
@@ -172,7 +175,10 @@ class _Sentence:
         return any(s in shared for s in self.stems[low:high])
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
+    """A word without its plural, possessive or -ing ending (cached: a write reads its
+    candidates' words again and again)."""
     word = word.replace("\u2019", "'").removesuffix("'s")
     if len(word) > 5 and word.endswith("ing"):
         return word[:-3]
@@ -213,7 +219,7 @@ def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
             if word in _PLACE_IF_NAMED and words[i + 1] not in _DETERMINERS:
                 continue  # ("to take", "on Wednesday": not a place)
             rest = [w for w in words[i + 1 : i + 4] if w not in _DETERMINERS]
-            if rest and rest[0].isalpha() and rest[0] not in STOPWORDS | _FILLER:
+            if rest and rest[0].isalpha() and rest[0] not in _SKIPPED:
                 found.setdefault("@" + _stem(rest[0]), i + 1 + words[i + 1 :].index(rest[0]))
     return found
 
@@ -223,8 +229,7 @@ def _sentence(text: str) -> _Sentence:
     words = tuple(t.lower() for t in raw)
     joined = " " + " ".join(words) + " "
     stems = tuple(
-        _stem(w) if len(w) > 2 and w[0].isalpha() and w not in STOPWORDS | _FILLER else ""
-        for w in words
+        _stem(w) if len(w) > 2 and w[0].isalpha() and w not in _SKIPPED else "" for w in words
     )
     negations = tuple(
         i for i, w in enumerate(words) if w in _NEGATIONS or w.endswith(("n't", "n\u2019t"))
@@ -233,23 +238,25 @@ def _sentence(text: str) -> _Sentence:
         words,
         stems,
         _values(raw, words),
-        frozenset(_stem(w) for w in words if _stem(w) in _PEOPLE),
+        frozenset(s for s in map(_stem, words) if s in _PEOPLE),
         negations,
         tuple(c for c in _CHANGE if f" {c} " in joined),
         any(f" {a} " in joined for a in _ADDING),
     )
 
 
-def sentences(text: str) -> list[_Sentence]:
-    """The sentences of a memory, read for comparison."""
-    return [
+@functools.lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[_Sentence, ...]:
+    """The sentences of a memory, read for comparison (cached: a write compares itself with
+    its nearest memories, and the next write on that subject with many of the same)."""
+    return tuple(
         _sentence(s)
         for s in _SENTENCE.split(text)
         if len(s.split()) >= 2 and not s.rstrip().endswith("?")  # (a question states nothing)
-    ]
+    )
 
 
-def compare(new: list[_Sentence], old: list[_Sentence], old_id: str) -> Update | None:
+def compare(new: Sequence[_Sentence], old: Sequence[_Sentence], old_id: str) -> Update | None:
     """Whether the memory read as ``new`` updates the one read as ``old`` (its id): the best
     explained pair of their sentences, or None."""
     best: Update | None = None
