@@ -116,3 +116,25 @@ def test_by_key_then_id_is_lexsort(keys: list[int], data: st.DataObject) -> None
     )
     codes, names = np.array(keys, dtype=np.int64), np.array(ids, dtype=np.str_)
     assert by_key_then_id(codes, names).tolist() == np.lexsort((names, codes)).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.integers(-3, 3), max_size=40), data=st.data())
+def test_by_key_then_id_reads_ids_where_at_says(keys: list[int], data: st.DataObject) -> None:
+    """``at`` names each key's id among a larger array: the order is the one the gathered
+    ids give (only the tied keys' ids are read)."""
+    import numpy as np
+
+    from salience.briefing.ranking import best_first, by_key_then_id
+
+    pool = data.draw(st.lists(st.text("xyz9", min_size=1, max_size=4), min_size=len(keys) + 3))
+    names = np.array(pool, dtype=np.str_)
+    at = np.array(data.draw(st.permutations(range(len(pool))))[: len(keys)], dtype=np.intp)
+    codes = np.array(keys, dtype=np.int64)
+    assert by_key_then_id(codes, names, at).tolist() == np.lexsort((names[at], codes)).tolist()
+    limit = data.draw(st.none() | st.integers(0, 5))
+    values = codes.astype(np.float64)
+    assert (
+        best_first(values, names, limit, at).tolist()
+        == best_first(values, names[at], limit).tolist()
+    )

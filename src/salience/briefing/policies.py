@@ -150,7 +150,7 @@ def split_live(candidates: Candidates, now: datetime, manifest: ManifestBuilder)
 
 def ranked(candidates: Candidates, rows: Rows, scores: Floats) -> Rows:
     """``rows`` by score, highest first; ties broken by id ascending (ULID: oldest first)."""
-    ordered: Rows = rows[by_key_then_id(-scores[rows], candidates.columns.ids[rows])]
+    ordered: Rows = rows[by_key_then_id(-scores[rows], candidates.columns.ids, rows)]
     return ordered
 
 

@@ -49,24 +49,33 @@ def ranked_ids(
     if not rows.size:
         return []
     values = scores(columns.take(rows, lazy=True))
-    order = best_first(values, columns.ids[rows], limit)
+    order = best_first(values, columns.ids, limit, rows)
     return [str(i) for i in columns.ids[rows[order]].tolist()]
 
 
-def best_first(values: Floats, ids: npt.NDArray[np.str_], limit: int | None) -> Rows:
+def best_first(
+    values: Floats, ids: npt.NDArray[np.str_], limit: int | None, at: Rows | None = None
+) -> Rows:
     """Positions of the ``limit`` highest values (all if None), highest first, ties by id:
-    ``np.lexsort((ids, -values))[:limit]``, with only the contenders for the limit sorted."""
+    ``np.lexsort((ids, -values))[:limit]``, with only the contenders for the limit sorted
+    (``at``: where each value's id is in ``ids``, as in :func:`by_key_then_id`)."""
     rows: Rows = np.arange(len(values))
+    if limit is not None and limit <= 0:
+        return rows[:0]
     if limit is not None and limit < len(values):
         floor = np.partition(values, len(values) - limit)[len(values) - limit]
         rows = np.flatnonzero(values >= floor)  # every row tied with the limit-th contends
-    order = rows[by_key_then_id(-values[rows], ids[rows])]
+    order = rows[by_key_then_id(-values[rows], ids, rows if at is None else at[rows])]
     return order if limit is None else order[:limit]
 
 
-def by_key_then_id(keys: npt.NDArray[Any], ids: npt.NDArray[np.str_]) -> Rows:
+def by_key_then_id(
+    keys: npt.NDArray[Any], ids: npt.NDArray[np.str_], at: Rows | None = None
+) -> Rows:
     """``np.lexsort((ids, keys))`` (ascending by key, ties by id) without sorting 100k
-    strings (~50 ms): the keys are sorted, then only the runs of equal keys by id."""
+    strings (~50 ms): the keys are sorted, then only the runs of equal keys by id. ``at``:
+    where each key's id is in ``ids`` (``ids[at]`` is not copied: only ties read their ids;
+    100k ids are 10 MB)."""
     order: Rows = np.argsort(keys, kind="stable")
     ordered = keys[order]
     tied = ordered[1:] == ordered[:-1]
@@ -75,8 +84,8 @@ def by_key_then_id(keys: npt.NDArray[Any], ids: npt.NDArray[np.str_]) -> Rows:
         # in key order, so each run's rows go back to its own positions.
         place = np.flatnonzero(np.concatenate(([False], tied)) | np.concatenate((tied, [False])))
         if 2 * len(place) > len(keys):  # mostly ties: sorting everything by both is faster
-            whole: Rows = np.lexsort((ids, keys))
+            whole: Rows = np.lexsort((ids if at is None else ids[at], keys))
             return whole
         run = order[place]
-        order[place] = run[np.lexsort((ids[run], keys[run]))]
+        order[place] = run[np.lexsort((ids[run] if at is None else ids[at[run]], keys[run]))]
     return order

@@ -218,7 +218,7 @@ class ColumnSnapshot:
         else:
             owners = columns.user == users.lookup(user)
         mine = np.flatnonzero(owners & ~columns.forgotten)
-        newest = by_key_then_id(columns.created[mine], columns.ids[mine])[::-1]
+        newest = by_key_then_id(columns.created[mine], columns.ids, mine)[::-1]
         order: npt.NDArray[np.intp] = mine[newest]
         view = columns.take(order, lazy=True)
         self._lent = True

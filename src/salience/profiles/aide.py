@@ -196,7 +196,7 @@ def briefing(
 
 def _oldest_first(columns: Columns, rows: Rows) -> Rows:
     """``rows`` by (creation time, id), oldest first."""
-    ordered: Rows = rows[by_key_then_id(columns.created[rows], columns.ids[rows])]
+    ordered: Rows = rows[by_key_then_id(columns.created[rows], columns.ids, rows)]
     return ordered
 
 
