@@ -289,3 +289,25 @@ def test_a_read_verb_asks_the_server_for_its_change_marker_once(
         memory.remember("the ferry leaves at nine")
         assert store.change_marker() != first  # (outside a verb: asked each time)
         assert sum("FROM store_version" in sql for sql in asked) >= 3
+
+
+def test_a_large_import_leaves_no_pending_full_text(postgres_url: str, tmp_path: Path) -> None:
+    """GIN keeps rows written in a pending list that every full-text search reads whole
+    until autovacuum merges it; an import of SETTLE_AFTER rows or more merges it itself."""
+    from salience.engine.importing import SETTLE_AFTER
+
+    config = Config(home=tmp_path, signal_gate=False, store_url=postgres_url)
+    pending = "SELECT gin_clean_pending_list('memories_fts'::regclass)"
+    with Memory.open(config=config, embedder=None, llm=None) as memory:
+        few = [json.dumps({"content": f"note {i} on deploys and builds"}) for i in range(20)]
+        memory.import_(few)
+        assert memory.store._rows(pending)[0][0] > 0  # (a small import leaves it to GIN)
+        many = [
+            json.dumps({"content": f"fact {i} about the staging cluster"})
+            for i in range(SETTLE_AFTER)
+        ]
+        assert memory.import_(many).created == SETTLE_AFTER
+        assert memory.store._rows(pending)[0][0] == 0  # merged by the import already
+        assert [h.record.content for h in memory.search("fact 7 staging", 1)] == [
+            "fact 7 about the staging cluster"
+        ]

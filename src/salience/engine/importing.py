@@ -114,9 +114,11 @@ class Importing(EngineCore):
                 fresh, staged = self._stage(placed, words)
             self._authority.write_new(staged)
             counts = self._write_placed(placed, fresh, embedded, words)
+        created, updated, unchanged = counts
+        if created + updated >= SETTLE_AFTER:
+            self._store.settle_text()  # (after the commit: searches right after are fast)
         if progress is not None:
             progress(total, total)
-        created, updated, unchanged = counts
         return ImportResult(
             created=created, updated=updated, unchanged=unchanged, renamed=placed[1]
         )
@@ -285,3 +287,5 @@ def _approved(existing: MemoryRecord, record: MemoryRecord) -> bool:
 _Placed = tuple[builtins.list[MemoryRecord], int, dict[str, MemoryRecord]]
 _SCANNED_ON_IMPORT = ("type", "user", "project", "topic_key", "session_id", "forget_reason")
 _PROGRESS_CHUNK = 256
+SETTLE_AFTER = 1_000
+"""Rows an import writes from which the store settles its full-text index after it."""

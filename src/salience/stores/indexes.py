@@ -85,3 +85,8 @@ class Indexes(Protocol):
         """Index the records the full-text index lacks, and drop its rows of no record; how
         many records it added."""
         ...
+
+    def settle_text(self) -> int:
+        """After many rows were written at once, the full-text index made as fast to search
+        as it will be (best effort: it may also be left to the database); what it merged."""
+        ...

@@ -17,6 +17,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from salience.errors import StoreError
 from salience.models import MemoryRecord
 from salience.stores.postgres.memories import TEXT_ROWS as _TEXT_ROWS
 from salience.stores.postgres.memories import MemoryRows
@@ -311,3 +312,17 @@ class VectorRows(MemoryRows):
     def repair_text(self) -> int:
         """Nothing to repair (see :meth:`missing_text`)."""
         return 0
+
+    def settle_text(self) -> int:
+        """GIN's pending lists merged into the full-text indexes: rows written go to a list
+        every full-text search reads whole until autovacuum merges it (after importing 100k
+        rows one question's query took 13.6 ms instead of 1.3). A role that does not own the
+        indexes may not merge them: then autovacuum does. The pages merged."""
+        try:
+            found = self._rows(
+                "SELECT gin_clean_pending_list('memories_fts'::regclass)"
+                " + gin_clean_pending_list('memories_dated'::regclass)"
+            )
+        except StoreError:
+            return 0
+        return int(found[0][0])

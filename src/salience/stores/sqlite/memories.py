@@ -141,6 +141,10 @@ class MemoryRows(Connection, RowReads):
             row = self._conn.execute(f"SELECT count(*) FROM memories WHERE {_UNINDEXED}")
             return int(row.fetchone()[0])
 
+    def settle_text(self) -> int:
+        """Nothing to settle: FTS5 merges its segments as it writes."""
+        return 0
+
     def repair_text(self) -> int:
         """Index the records the full-text index lacks and drop its rows of no record."""
         with self.transaction(), self._errors():
