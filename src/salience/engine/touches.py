@@ -10,7 +10,6 @@ still queued.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -18,8 +17,6 @@ from datetime import datetime
 
 from salience.errors import StoreError
 from salience.stores.base import Store
-
-log = logging.getLogger("salience")
 
 
 class Touches:
@@ -94,7 +91,7 @@ class Touches:
                     with self.writes():  # one commit for the batch
                         self._run(batch)
                 except Exception as exc:  # the recalls have answered: say what was lost
-                    log.warning("%d records of recalls were not written: %s", len(batch), exc)
+                    _warn("%d records of recalls were not written: %s", len(batch), exc)
                 continue
             self._run(batch)
 
@@ -104,13 +101,13 @@ class Touches:
                 try:
                     item()
                 except Exception as exc:  # the recall has answered: say what was lost
-                    log.warning("a record of a recall was not written: %s", exc)
+                    _warn("a record of a recall was not written: %s", exc)
                 continue
             ids, now = item
             try:
                 self._store.touch(ids, now)
             except StoreError as exc:  # the recall has answered; say what was not counted
-                log.warning("%d access counts were not recorded: %s", len(ids), exc)
+                _warn("%d access counts were not recorded: %s", len(ids), exc)
 
     def flush(self) -> None:
         """Wait until every queued count is written."""
@@ -122,3 +119,10 @@ class Touches:
                 return
             self._due.set()
             thread.join()
+
+
+def _warn(message: str, *args: object) -> None:
+    """A warning on the ``salience`` logger (logging is imported only when one is said)."""
+    import logging
+
+    logging.getLogger("salience").warning(message, *args)

@@ -26,7 +26,6 @@ from salience.models import Hit, MemoryRecord, Outcome, UpdateLink, UserScope, W
 from salience.models.spaces import WRITE
 from salience.stores.base import MemoryFilter
 from salience.write.authority import decide, may, require
-from salience.write.updates import ACT_AT, compare, sentences
 
 if TYPE_CHECKING:
     from salience.briefing.policies import Candidates
@@ -55,6 +54,8 @@ class Updating(Recording):
         changes: the nearest by meaning (by words, with no embedder)."""
         if self._config.updates == "off":
             return []
+        from salience.write.updates import compare, sentences  # (writes only: not a briefing)
+
         flt = MemoryFilter(as_of=now, user=record.user, type=record.type)
         if vector is not None:
             if not self.vectors.count():
@@ -83,6 +84,8 @@ class Updating(Recording):
         ``supersede`` policy confirm the sure ones the writer may act on."""
         if not links:
             return ()
+        from salience.write.updates import ACT_AT
+
         kept = []
         current = {r.id for r in self._store.get_many([x.old_id for x in links], _now(now))}
         for link in links:
@@ -175,6 +178,8 @@ class Updating(Recording):
         seen = self._sure_seen.get(user)
         if seen is not None and seen[0] == marker:
             return seen[1]
+        from salience.write.updates import ACT_AT
+
         links = [x for x in self._store.update_links(user, ("open",)) if x.confidence >= ACT_AT]
         self._sure_seen[user] = (marker, links)
         return links
