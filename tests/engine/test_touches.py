@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
+
+import pytest
 
 from salience import Memory
 
@@ -42,3 +45,22 @@ def test_a_recall_beside_a_write_does_not_wait_and_its_counts_follow(memory: Mem
     record = memory.get(made.id)
     assert record is not None
     assert record.access_count == 2
+
+
+def test_a_record_that_cannot_be_written_is_said_on_the_salience_logger(
+    memory: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The recall has answered when its record is written: a failure is not raised to
+    anyone, so it is logged (a warning on ``salience``), never lost in silence."""
+    from salience.engine.touches import Touches
+
+    def fails() -> None:
+        raise RuntimeError("disk full")
+
+    queue = Touches(memory.store)
+    with caplog.at_level(logging.WARNING, logger="salience"):
+        queue.later(fails)
+        queue.flush()
+    assert [r.getMessage() for r in caplog.records] == [
+        "a record of a recall was not written: disk full"
+    ]
