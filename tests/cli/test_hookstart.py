@@ -80,7 +80,7 @@ def test_the_hook_and_a_briefing_load_neither_click_nor_what_other_commands_need
         "  'salience.write.gates.pipeline', 'salience.write.gates.secrets',\n"
         "  'salience.write.gates.instructions', 'salience.write.entities',\n"
         "  'salience.evaluation.twin', 'salience.stores.copy', 'salience.sharing.packwrite',\n"
-        "  'salience.search.rerank',\n"
+        "  'salience.search.rerank', 'salience.embeddings.minilm', 'concurrent.futures',\n"
         # the other verbs: a briefing needs only salience.engine.briefs
         "  'salience.engine.memory', 'salience.engine.writes', 'salience.engine.recall',\n"
         "  'salience.evaluation', 'salience.engine.consolidating',\n"

@@ -83,4 +83,5 @@ def _opened(given: dict[str, str]) -> Briefs | None:
         config = replace(config, profile=given["--profile"])
     if config.store_url or not config.db_path.is_file():
         return None
-    return Briefs.open(config=config, create=False)
+    # (no embedder: a briefing embeds nothing, and its module and threads cost ~10 ms)
+    return Briefs.open(config=config, create=False, embedder=None)
