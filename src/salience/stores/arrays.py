@@ -17,7 +17,6 @@ import contextlib
 import json
 import mmap
 import os
-import secrets
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -117,6 +116,8 @@ def file_key(store: Store) -> str:
     store's meta, if it has none yet): a file written for another copy is not used."""
     key = store.get_meta(COLUMNS_KEY)
     if key is None:
+        import secrets  # (once per store: not on a briefing's path)
+
         key = secrets.token_hex(16)
         store.set_meta(COLUMNS_KEY, key)
     return key
