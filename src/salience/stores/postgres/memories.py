@@ -21,6 +21,7 @@ SearchScore, aide's and talome's recall, the salience profile's full-text side):
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -33,6 +34,7 @@ from salience.stores.base import PAGE, MemoryFilter, StagedRow
 from salience.stores.fts_terms import MIN_ROWS
 from salience.stores.grant import require_grant
 from salience.stores.postgres.connection import Connection
+from salience.stores.postgres.owners import OwnerSizes
 from salience.stores.reads import replica_read
 from salience.stores.rows import (
     COLUMNS,
@@ -255,7 +257,7 @@ class MemoryRows(Connection, RowReads):
             total_rows, tokens = (int(v) for v in self._rows(_TOTALS)[0])
             if not total_rows:
                 return []
-            lexemes, idfs = [], []
+            lexemes, idfs, matched = [], [], 0
             for lexeme, text_rows, all_rows in self._rows(_LEXEMES, (terms,)):
                 n = int(all_rows if dated else text_rows)
                 if dated and total_rows >= 2 * MIN_ROWS and n >= MIN_ROWS and 2 * n >= total_rows:
@@ -263,9 +265,13 @@ class MemoryRows(Connection, RowReads):
                 idf = math.log((total_rows - n + 0.5) / (n + 0.5))
                 lexemes.append(str(lexeme))
                 idfs.append(idf if idf > 0 else 1e-6)
+                matched += n
             if not lexemes:
                 return []
-            return self._ranked(select, lexemes, idfs, total_rows, tokens, flt, limit, dated)
+            own = flt.user is not None and self._owner_sizes.own_rows_first(
+                (flt.user, *flt.spaces), total_rows, matched, self._owner_rows
+            )
+            return self._ranked(select, lexemes, idfs, total_rows, tokens, flt, limit, dated, own)
 
         return self._at_one_moment(read)
 
@@ -279,7 +285,11 @@ class MemoryRows(Connection, RowReads):
         flt: MemoryFilter,
         limit: int,
         dated: bool,
+        own: bool = False,
     ) -> builtins.list[Any]:
+        """BM25 of the rows that match; ``own``: the filter's owners are a small part of the
+        store (:mod:`.owners`), so their rows are read first (an ``OFFSET 0`` subquery is
+        planned on its own: by the user index, not by GIN's lists of every owner's rows)."""
         where, params = filter_sql(flt, "%s")
         document = "m.fts || m.dated" if dated else "m.fts"
         matches = (
@@ -288,23 +298,28 @@ class MemoryRows(Connection, RowReads):
             else ("m.fts @@ %s::tsquery")
         )
         query = _tsquery(lexemes)
+        rows = f"(SELECT * FROM memories m WHERE {where} OFFSET 0) AS m" if own else "memories m"
+        tested = "" if own else f" AND {where}"
         sql = (
             f"SELECT {select}, s.score FROM ("
             " SELECT m.seq, sum(q.idf * f.freq * %s / (f.freq + %s * (%s + %s * m.doc_len)))"
-            " AS score FROM memories m"
+            f" AS score FROM {rows}"
             " CROSS JOIN LATERAL ("
             "  SELECT u.lexeme, sum(CASE WHEN w = 'A' THEN 2.0 ELSE 1.0 END) AS freq"
             f"  FROM unnest({document}) AS u, unnest(u.weights) AS w"
             "  WHERE u.lexeme = ANY(%s) GROUP BY u.lexeme) AS f"
             " JOIN unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) ON q.lexeme = f.lexeme"
-            f" WHERE {matches} AND {where}"
+            f" WHERE {matches}{tested}"
             " GROUP BY m.seq ORDER BY score DESC, m.seq LIMIT %s"
             ") AS s JOIN memories m ON m.seq = s.seq ORDER BY s.score DESC, m.seq"
         )
         average = tokens / total_rows
-        head = [K1 + 1, K1, 1 - B, B / average, lexemes, lexemes, idfs]
+        head = [K1 + 1, K1, 1 - B, B / average]
+        terms = [lexemes, lexemes, idfs]
         found = [query, query] if dated else [query]
-        return self._rows(sql, [*head, *found, *params, limit])
+        if own:
+            return self._rows(sql, [*head, *params, *terms, *found, limit])
+        return self._rows(sql, [*head, *terms, *found, *params, limit])
 
     @replica_read
     def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:
@@ -317,6 +332,15 @@ class MemoryRows(Connection, RowReads):
             "ORDER BY m.created_at DESC, m.id DESC LIMIT %s"
         )
         return self._select(sql, [*params, needle, needle, limit])
+
+    @functools.cached_property
+    def _owner_sizes(self) -> OwnerSizes:
+        return OwnerSizes()
+
+    def _owner_rows(self, owners: builtins.list[str], limit: int) -> int:
+        """How many rows ``owners`` hold, counted up to ``limit`` (by the user index)."""
+        sql = 'SELECT count(*) FROM (SELECT 1 FROM memories WHERE "user" = ANY(%s) LIMIT %s) s'
+        return int(self._rows(sql, (owners, limit))[0][0])
 
     def _wanted(
         self, select: str, memory_ids: Sequence[str], flt: MemoryFilter
