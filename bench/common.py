@@ -67,9 +67,10 @@ def write_results(path: str | Path, results: dict[str, object]) -> None:
 
 
 @contextmanager
-def store_in(url: str | None, name: str) -> Iterator[str]:
+def store_in(url: str | None, name: str, keep: bool = False) -> Iterator[str]:
     """A fresh, empty store for one run: "" (the run's own SQLite home) when ``url`` is None,
-    else a new schema ``name`` on the PostgreSQL server at ``url``, dropped afterwards."""
+    else a new schema ``name`` on the PostgreSQL server at ``url``, dropped afterwards;
+    ``keep``: the schema as an earlier run kept it (made if missing), and kept again."""
     if not url:
         yield ""
         return
@@ -77,14 +78,16 @@ def store_in(url: str | None, name: str) -> Iterator[str]:
 
     schema = "bench_" + "".join(c if c.isalnum() else "_" for c in name.lower())
     with psycopg.connect(url, autocommit=True) as admin:
-        admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        admin.execute(f"CREATE SCHEMA {schema}")
+        if not keep:
+            admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        admin.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
     joiner = "&" if "?" in url else "?"
     try:
         yield f"{url}{joiner}options=-csearch_path%3D{schema},public"
     finally:
-        with psycopg.connect(url, autocommit=True) as admin:
-            admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        if not keep:
+            with psycopg.connect(url, autocommit=True) as admin:
+                admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
 @contextmanager

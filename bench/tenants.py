@@ -18,6 +18,11 @@ leaves a table after inserts.
                             [--queries 200] [--rounds 3] [--out bench/results/tenants.json]
     python bench/scale.py --tenants ...   (the same)
 
+``--keep`` (with ``--store``) leaves the stores on the server and, run again, measures the
+stores it kept instead of filling them anew (the same rows: the texts and vectors are made
+from fixed seeds): one fill of 2M memories (~1 h here) serves several runs, e.g. of two
+versions of the code.
+
 Without ``--store`` it starts a PostgreSQL 16 with pgvector from the ``pgserver`` package (a
 test dependency) in a temporary directory. Prints a table and writes JSON.
 """
@@ -120,7 +125,9 @@ def _users(count: int) -> list[str]:
     return [f"tenant-{1 + i % (TENANTS - 1):04d}" for i in range(count)]
 
 
-def one_size(url: str, size: int, queries: int, rounds: int, hnsw: bool) -> dict[str, Any]:
+def one_size(
+    url: str, size: int, queries: int, rounds: int, hnsw: bool, keep: bool = False
+) -> dict[str, Any]:
     maker = TextMaker(seed=23)
     embedder = MiniLMEmbedder()
     vectors = Vectors(embedder.embed([maker.sentence() for _ in range(POOL)]))
@@ -132,26 +139,15 @@ def one_size(url: str, size: int, queries: int, rounds: int, hnsw: bool) -> dict
     result: dict[str, Any] = {"size": size, "tenants": TENANTS, "own": OWN, "hnsw": hnsw}
     with (
         tempfile.TemporaryDirectory() as tmp,
-        store_in(url, f"tenants_{size}") as big_url,
-        store_in(url, f"tenants_{size}_alone") as alone_url,
+        store_in(url, f"tenants_{size}", keep) as big_url,
+        store_in(url, f"tenants_{size}_alone", keep) as alone_url,
     ):
         stores = {"many": big_url, "alone": alone_url}
         fills = {"many": mine + _lines(others, _users(len(others))), "alone": mine}
         del others
         for name, store_url in stores.items():
-            config = Config(
-                home=Path(tmp) / name, embedder="none", signal_gate=False, store_url=store_url
-            )
-            with Memory.open(config=config) as loader:
-                result[f"fill_{name}_s"] = fill(loader, fills[name], vectors, hnsw)
-                result[f"{name}_mb"] = loader.stats().size_bytes / 1e6
-            if not store_url:  # (SQLite: as the store keeps itself, no statistics)
-                continue
-            with psycopg.connect(store_url, autocommit=True) as conn:
-                # As autovacuum leaves a table some time after inserts: the planner's
-                # statistics, and GIN's pending list merged (right after a bulk import a
-                # full-text search also reads that list: 8 ms more at 100k here).
-                conn.execute("VACUUM ANALYZE")
+            home = Path(tmp) / name
+            result.update(_filled(name, store_url, home, fills[name], vectors, hnsw, keep))
         engines = {
             name: Memory.open(
                 config=Config(home=Path(tmp) / name, signal_gate=False, store_url=store_url),
@@ -196,6 +192,32 @@ def one_size(url: str, size: int, queries: int, rounds: int, hnsw: bool) -> dict
     return result
 
 
+def _filled(
+    name: str,
+    store_url: str,
+    home: Path,
+    lines: list[str],
+    vectors: Vectors,
+    hnsw: bool,
+    keep: bool,
+) -> dict[str, Any]:
+    """Fill one store (unless ``keep`` finds it filled by an earlier run), then vacuum and
+    analyse it; its fill time and size."""
+    config = Config(home=home, embedder="none", signal_gate=False, store_url=store_url)
+    with Memory.open(config=config) as loader:
+        if keep and store_url and loader.store.count_rows() == len(lines):
+            return {f"fill_{name}_s": None, f"{name}_mb": loader.stats().size_bytes / 1e6}
+        took = fill(loader, lines, vectors, hnsw)
+        size = loader.stats().size_bytes / 1e6
+    if store_url:  # (SQLite: as the store keeps itself, no statistics)
+        with psycopg.connect(store_url, autocommit=True) as conn:
+            # As autovacuum leaves a table some time after inserts: the planner's
+            # statistics, and GIN's pending list merged (right after a bulk import a
+            # full-text search also reads that list: 8 ms more at 100k here).
+            conn.execute("VACUUM ANALYZE")
+    return {f"fill_{name}_s": took, f"{name}_mb": size}
+
+
 @contextmanager
 def _server() -> Iterator[str]:
     """A PostgreSQL from the pgserver package for this run (see tests/postgres.py)."""
@@ -223,6 +245,11 @@ def main(argv: list[str] | None = None) -> None:
         default=500_000,
         help="build pgvector's index for stores up to this size (larger: left out)",
     )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="with --store: keep the stores, and measure stores an earlier run kept",
+    )
     parser.add_argument("--out", default="bench/results/tenants.json")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -231,7 +258,7 @@ def main(argv: list[str] | None = None) -> None:
     with server as url:
         for size in sizes:
             hnsw = args.sqlite or size <= args.hnsw_up_to  # (SQLite: no HNSW, none needed)
-            results.append(one_size(url, size, args.queries, args.rounds, hnsw))
+            results.append(one_size(url, size, args.queries, args.rounds, hnsw, args.keep))
             print(json.dumps(results[-1]), flush=True)
     table = [["memories", "tenant of 1,000", "p50 ms", "p95 ms", "x alone p50", "x alone p95"]]
     for r in results:
