@@ -7,6 +7,7 @@ import pytest
 
 from salience import Memory
 from salience.search import tenants
+from salience.stores import tenancy
 from salience.stores.base import MemoryFilter
 
 SMALL_USER, LARGE_USER = "ana", "bo"
@@ -18,7 +19,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """A store of 100 vectors is "large", a tenant of 25 or fewer "small" (the defaults are
     20,000 each: the behaviour is the same, at a size a test can write)."""
     monkeypatch.setattr(tenants, "FROM", 100)
-    monkeypatch.setattr(tenants, "SMALL", 25)
+    monkeypatch.setattr(tenancy, "SMALL", 25)
 
 
 @pytest.fixture
@@ -54,7 +55,7 @@ def test_a_small_tenant_gets_the_same_hits_from_its_own_index(
     wide = {q: _search(filled, SMALL_USER, q) for q in ("crane list", "garden", "piano ferry")}
     assert not _kept(filled)  # (store-wide: the thresholds are the defaults here)
     monkeypatch.setattr(tenants, "FROM", 100)
-    monkeypatch.setattr(tenants, "SMALL", 25)
+    monkeypatch.setattr(tenancy, "SMALL", 25)
     own = {q: _search(filled, SMALL_USER, q) for q in wide}
     assert _kept(filled) == {(SMALL_USER,)}
     assert own == wide
@@ -99,7 +100,7 @@ def test_copies_past_the_budget_are_given_up_oldest_first(
     filled: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tenants, "FROM", 50)
-    monkeypatch.setattr(tenants, "SMALL", 25)
+    monkeypatch.setattr(tenancy, "SMALL", 25)
     for user in ("cy", "di"):
         for i in range(3):
             filled.remember(f"{user} keeps the {TOPICS[i]} notes", user=user)
@@ -124,7 +125,7 @@ def test_a_whole_recall_is_the_same_through_the_tenant_s_index(
     queries = ("crane list", "garden reminder", "what is on the piano list")
     wide = [recall(q) for q in queries]
     monkeypatch.setattr(tenants, "FROM", 100)
-    monkeypatch.setattr(tenants, "SMALL", 25)
+    monkeypatch.setattr(tenancy, "SMALL", 25)
     own = [recall(q) for q in queries]
     assert _kept(filled) == {(SMALL_USER,)}
     for mine, theirs in zip(own, wide, strict=True):

@@ -27,19 +27,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from salience.search.index import VectorIndex
+from salience.stores.tenancy import FROM, RECHECK, small
 
 if TYPE_CHECKING:
     from salience.stores.base import Store
 
-FROM = 20_000
-"""Store vectors from which a small tenant gets its own index (below, one index is as fast)."""
-SMALL = 20_000
-"""The most vectors a tenant's own index holds."""
 BUDGET_BYTES = 256 * 2**20
 """The most the tenants' copies hold in all (float32 rows), the least recently used first
 given up."""
-_RECHECK = 4096
-"""Searches after which an owner set found too large is counted again."""
 
 
 class _Owned:
@@ -87,19 +82,19 @@ class TenantIndexes:
                 return None
         if index is None:
             count, _ = self._store.owner_vector_state(key)
-            if not _small(count, total):
+            if not small(count, total):
                 with self._lock:
-                    self._large[key] = _RECHECK
+                    self._large[key] = RECHECK
                     while len(self._large) > 4096:
                         self._large.popitem(last=False)
                 return None
             index = VectorIndex(_Owned(self._store, key))  # type: ignore[arg-type]
         index.refresh()
         size = len(index.loaded_ids())
-        if not _small(size, total):  # (it grew past the bound: the store-wide index again)
+        if not small(size, total):  # (it grew past the bound: the store-wide index again)
             with self._lock:
                 self._kept.pop(key, None)
-                self._large[key] = _RECHECK
+                self._large[key] = RECHECK
             return None
         with self._lock:
             self._kept[key] = index
@@ -137,7 +132,3 @@ class TenantIndexes:
         with self._lock:
             self._kept.clear()
             self._large.clear()
-
-
-def _small(count: int, total: int) -> bool:
-    return count <= SMALL and 4 * count <= total

@@ -19,12 +19,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-FROM = 20_000
-"""Rows from which a small tenant's full text is read from its own rows."""
-SMALL = 20_000
-"""The most rows of owners whose full text is read from their own rows."""
-RECHECK = 4096
-"""Searches after which owners are counted again."""
+from salience.stores.tenancy import FROM, RECHECK, SMALL, small
+
 PER_ROW = 32
 """Entries of GIN's lists that cost about one row read by the user index (at 200k memories
 here: 1,000 scattered rows read and tested in ~1 ms)."""
@@ -63,7 +59,7 @@ class OwnerSizes:
                 self._known[key] = (known[0], known[1] - 1)
                 return known[0]
         counted = count(list(key), SMALL + 1)
-        rows = counted if counted <= SMALL and 4 * counted <= total else None
+        rows = counted if small(counted, total) else None
         with self._lock:
             self._known[key] = (rows, RECHECK)
             self._known.move_to_end(key)
