@@ -92,7 +92,6 @@ def test_entropy() -> None:
 def test_pathological_input_takes_time_in_proportion_to_its_length() -> None:
     # No catastrophic backtracking: four times the text takes about four times as long
     # (quadratic work would take sixteen). A ratio measured side by side, not a figure.
-    import statistics
     import time
 
     def took(k: int) -> float:
@@ -102,7 +101,7 @@ def test_pathological_input_takes_time_in_proportion_to_its_length() -> None:
             start = time.perf_counter()
             scan(text)
             times.append(time.perf_counter() - start)
-        return statistics.median(times)
+        return min(times)  # (the least disturbed of five: another process shares the cores)
 
     took(1)  # (the patterns compile on first use)
     assert took(8) / took(2) < 10
