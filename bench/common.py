@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 def machine() -> dict[str, object]:
@@ -104,6 +105,34 @@ def recall_plan(values: dict[str, float] | None) -> Iterator[None]:
         yield
     finally:
         registry.PROFILES["salience"] = base
+
+
+@contextmanager
+def reranking_with(model: Any) -> Iterator[None]:
+    """Recall re-ranks with ``model`` (a ``salience.search.rerank.Reranker``) for the block
+    instead of the shipped one."""
+    from salience.search import rerank
+
+    shipped = rerank.load
+    rerank.load = lambda path=rerank.MODEL: model  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        rerank.load = shipped  # type: ignore[assignment]
+
+
+@contextmanager
+def learned_model(path: Path | None) -> Iterator[None]:
+    """Recall re-ranks with the learned model in ``path`` for the block instead of the shipped
+    one (None: the shipped one): a model fitted without the questions asked, for a held-out
+    figure from recall itself."""
+    from salience.search import rerank
+
+    if path is None:
+        yield
+        return
+    with reranking_with(rerank.load.__wrapped__(path)):  # (checked as the shipped one is)
+        yield
 
 
 def parse_plan(text: str | None) -> dict[str, float] | None:

@@ -45,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import machine, ndcg, print_table, write_results
+from common import machine, ndcg, print_table, reranking_with, write_results
 from locomo import CATEGORIES, _gold, load_store, turns
 from longmemeval import (
     MAX_CONTENT,
@@ -61,6 +61,7 @@ from longmemeval import (
 )
 from salience import Config, Memory
 from salience.search import rerank
+from salience.search.learned import HEAD
 
 
 class Collected:
@@ -115,13 +116,8 @@ class Collected:
 def collecting(depth: int) -> Iterator[None]:
     """A model of no weights (the signals do not depend on them) that re-ranks the best
     ``depth`` (the stores are opened with ``recall_learned`` on)."""
-    zero = rerank.Reranker((0.0,) * len(rerank.FEATURES), 0.0, depth)
-    loaded = rerank.load
-    rerank.load = lambda path=rerank.MODEL: zero  # type: ignore[assignment]
-    try:
+    with reranking_with(rerank.Reranker((0.0,) * len(rerank.FEATURES), 0.0, depth)):
         yield
-    finally:
-        rerank.load = loaded  # type: ignore[assignment]
 
 
 def collect_locomo(path: Path, depth: int, out: Collected, tmp: Path) -> None:
@@ -326,8 +322,11 @@ def score(
     gold: np.ndarray,
     sess: np.ndarray,
     coef: np.ndarray | None,
+    head: int | None = HEAD,
 ) -> list[tuple[dict[str, Any], dict[str, float]]]:
-    """Each question's metrics, its candidates re-ranked by ``coef`` (None: today's order)."""
+    """Each question's metrics, its candidates re-ranked by ``coef`` (None: the hand-set
+    order): the first ``head`` by the model, the rest in the hand-set order, as recall does
+    (:data:`salience.search.learned.HEAD`; None: all by the model)."""
     out = []
     for q in questions:
         a, n = q["start"], q["count"]
@@ -335,9 +334,19 @@ def score(
             order = np.arange(n)
         else:
             logit = x[a : a + n] @ coef[:-1] + coef[-1]
-            order = np.lexsort((np.arange(n), -logit))
+            order = headed(np.lexsort((np.arange(n), -logit)), head)
         out.append((q, metrics(q, order, gold[a : a + n], sess[a : a + n])))
     return out
+
+
+def headed(learned: np.ndarray, head: int | None) -> np.ndarray:
+    """The first ``head`` of a learned order (candidate positions), then the others in the
+    hand-set order (their positions ascending)."""
+    if head is None or head >= len(learned):
+        return learned
+    placed = learned[:head]
+    rest = np.setdiff1d(np.arange(len(learned)), placed)  # (sorted: the hand-set order)
+    return np.concatenate([placed, rest])
 
 
 def table(results: Sequence[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, dict]:
@@ -410,6 +419,9 @@ def evaluate(
         held += score([q for q in locomo if q["group"] == conv], x, gold, sess, coef)
     coef = fitted(locomo + lme_fit)
     held += score(lme_held, x, gold, sess, coef)
+    # the other half held out too: fitted on LoCoMo and the held-out half
+    without_fit = fitted(locomo + lme_held)
+    other = score(lme_fit, x, gold, sess, without_fit)
     everything = fitted(locomo + lme_fit + lme_held)
     return {
         "features": [rerank.FEATURE_NAMES[i] for i in kept],
@@ -425,13 +437,27 @@ def evaluate(
         "today": table(score(locomo + lme_held, x, gold, sess, None)),
         "held_out": table(held),
         "in_sample": table(score(locomo + lme_held, x, gold, sess, everything)),
+        "fit_half": {
+            "today": table(score(lme_fit, x, gold, sess, None)),
+            "held_out": table(other),
+        },
         "coefficients": everything.tolist(),
+        # the models recall can be measured with held out (bench/longmemeval.py --model), by
+        # the half they were fitted without
+        "without": {"held": coef.tolist(), "fit": without_fit.tolist()},
     }
 
 
-def write_model(path: Path, result: dict[str, Any], depth: int, sources: list[str]) -> None:
-    """The model fitted on everything, as :func:`salience.search.rerank.load` reads it."""
-    *weights, bias = result["coefficients"]
+def write_model(
+    path: Path,
+    result: dict[str, Any],
+    depth: int,
+    sources: list[str],
+    without: str | None = None,
+) -> None:
+    """The model fitted on everything (``without``: on all but that LongMemEval half), as
+    :func:`salience.search.rerank.load` reads it."""
+    *weights, bias = result["coefficients"] if without is None else result["without"][without]
     model = {
         "features": result["features"],
         "weights": [round(w, 12) for w in weights],
@@ -441,6 +467,7 @@ def write_model(path: Path, result: dict[str, Any], depth: int, sources: list[st
             "by": "bench/fusion_fit.py",
             "on": sources,
             "questions": result["questions"],
+            "without": without,
             "loss": result["loss"],
             "l2": result["l2"],
             "session_weight": result["session_weight"],
@@ -474,6 +501,13 @@ def report(result: dict[str, Any]) -> None:
             rows.append([group, str(today["n"]), *cells])
         print(f"\n{name} (now: today's order; held: held out; in: in sample)")
         print_table(rows, right_align_from=1)
+    half = result["fit_half"]
+    rows = [["group", "n", *(f"{k} {w}" for k in lme for w in ("now", "held"))]]
+    for group, today in half["today"].items():
+        cells = [f"{half[w][group][k]:.1f}" for k in lme for w in ("today", "held_out")]
+        rows.append([group, str(today["n"]), *cells])
+    print("\nLongMemEval, all turns, the fit half held out (fitted on LoCoMo and the other half)")
+    print_table(rows, right_align_from=1)
 
 
 def main() -> None:
@@ -495,6 +529,13 @@ def main() -> None:
     )
     f.add_argument("--out", default="bench/results/fusion-fit.json")
     f.add_argument("--write", type=Path, default=None, help="save the model recall loads here")
+    f.add_argument(
+        "--write-halves",
+        type=Path,
+        default=None,
+        help="save in this folder the models fitted without each LongMemEval half "
+        "(without-held.json, without-fit.json) for bench/longmemeval.py --model",
+    )
     f.add_argument(
         "--drop", default="", help="leave out every feature of these signals (comma list)"
     )
@@ -519,13 +560,18 @@ def main() -> None:
             "sources": [str(p) for p in saved["sources"]],
         }
     drop = [d for d in args.drop.split(",") if d]
-    if drop and args.write is not None:
+    if drop and (args.write or args.write_halves):
         raise SystemExit("--write saves the model of every feature: no --drop with it")
     result = evaluate(data, args.l2, args.loss, args.session_weight, drop) | {"machine": machine()}
     report(result)
     write_results(args.out, result)
     if args.write is not None:
         write_model(args.write, result, data["depth"], data["sources"])
+    if args.write_halves is not None:
+        args.write_halves.mkdir(parents=True, exist_ok=True)
+        for half in ("held", "fit"):
+            path = args.write_halves / f"without-{half}.json"
+            write_model(path, result, data["depth"], data["sources"], without=half)
 
 
 if __name__ == "__main__":

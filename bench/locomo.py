@@ -116,7 +116,7 @@ def run(
     limit_convs: int | None,
     prior: float = 0.15,
     store: str | None = None,
-    learned: bool = False,
+    learned: bool = True,
 ) -> dict[str, Any]:
     data = json.loads(path.read_text(encoding="utf-8"))[:limit_convs]
     per_question: list[tuple[int, dict[str, float]]] = []
@@ -241,7 +241,10 @@ def main() -> None:
         "--store", default=None, help="a postgresql:// URL: one schema per conversation there"
     )
     parser.add_argument(
-        "--learned", action="store_true", help="salience profile: the learned fusion on"
+        "--learned",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="salience profile: the learned fusion (the default; --no-learned: the hand-set one)",
     )
     parser.add_argument("--out", default=None)
     args = parser.parse_args()

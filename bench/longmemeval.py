@@ -47,7 +47,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from common import machine, ndcg, parse_plan, print_table, recall_plan, store_in, write_results
+from common import (
+    learned_model,
+    machine,
+    ndcg,
+    parse_plan,
+    print_table,
+    recall_plan,
+    store_in,
+    write_results,
+)
 from salience import Config, Memory
 from salience.embeddings import Embedder
 from salience.errors import ImportFormatError
@@ -354,7 +363,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                             loaded = first.vectors.embedder
                         assert loaded is not None
                         model = CachedEmbedder(loaded, _cache_path(args.cache, loaded))
-                    with recall_plan(plan):
+                    with recall_plan(plan), learned_model(args.model):
                         found = evaluate_question(config, model, question, protocol)
                     results[protocol].append(found)
             if n % 10 == 0 or n == len(questions):
@@ -373,6 +382,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "embedder": embedder,
         "recall_prior": args.prior,
         "recall_learned": args.learned,
+        "model": str(args.model) if args.model else "shipped",
         "plan": args.plan,
         "store": "postgresql" if args.store else "sqlite",
         "protocols": {p: summarise(results[p]) for p in protocols},
@@ -438,7 +448,17 @@ def main() -> None:
     )
     parser.add_argument("--store", default=None, help="a postgresql:// URL (a schema per store)")
     parser.add_argument(
-        "--learned", action="store_true", help="salience profile: the learned fusion on"
+        "--learned",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="salience profile: the learned fusion (the default; --no-learned: the hand-set one)",
+    )
+    parser.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        help="re-rank with this learned model instead of the shipped one (bench/fusion_fit.py "
+        "fit --write-halves: one fitted without the half asked)",
     )
     parser.add_argument(
         "--cache",

@@ -124,7 +124,7 @@ def one_size(
     baseline: dict[str, float] | None = None,
     processes: int = 0,
     before: Path | None = None,
-    learned: bool = False,
+    learned: bool = True,
     given: bool = False,
 ) -> list[dict[str, Any]]:
     """Fill one store of ``size`` memories, then time recall with each index in turn (and,
@@ -390,9 +390,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--learned",
-        action="store_true",
-        help="recall with the salience profile's learned fusion on (with --baseline-plan "
-        "'rerank=0': beside the hand-set fusion, query by query)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="recall with the salience profile's learned fusion, the default (with "
+        "--baseline-plan 'rerank=0': beside the hand-set fusion, query by query; --no-learned: "
+        "the hand-set fusion alone)",
     )
     parser.add_argument(
         "--new-process",
@@ -489,8 +491,7 @@ def _command(
     if args.baseline_plan:
         parse_plan(args.baseline_plan)  # a bad value fails here, before any fill
         command += ["--baseline-plan", args.baseline_plan]
-    if args.learned:
-        command += ["--learned"]
+    command += ["--learned" if args.learned else "--no-learned"]
     if args.given_vectors:
         command += ["--given-vectors"]
     return command

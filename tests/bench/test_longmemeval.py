@@ -108,6 +108,7 @@ def test_a_run_on_a_small_file_reports_both_protocols(tmp_path: Path) -> None:
         plan=None,
         half=None,
         learned=False,
+        model=None,
     )
     results = longmemeval.run(args)
     for protocol in ("user", "all"):

@@ -11,7 +11,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from salience.cli import cli
+from salience.engine import core
 from salience.sharing.jsonl import signed
+from tests.embedder import WordHashEmbedder
 
 AS_OF = "2026-04-20T00:00:00Z"
 
@@ -211,8 +213,9 @@ def test_recall_explain_and_json_breakdown(run) -> None:  # type: ignore[no-unty
 def test_recall_explains_the_learned_fusion_term_by_term(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SALIENCE_RECALL_LEARNED", "true")
-    runner = CliRunner(env={"SALIENCE_SIGNAL_GATE": "0", "SALIENCE_EMBEDDER": "none"})
+    # the learned fusion re-ranks recalls by both retrievers: the test embedder serves
+    monkeypatch.setattr(core, "load_embedder", lambda config: WordHashEmbedder())
+    runner = CliRunner(env={"SALIENCE_SIGNAL_GATE": "0"})
 
     def run(*args: str, stdin: str | None = None) -> Result:
         return runner.invoke(cli, [*args, "--home", str(home)], input=stdin, catch_exceptions=False)
@@ -235,5 +238,5 @@ def test_recall_explains_the_learned_fusion_term_by_term(
     assert hits[0]["relevance"]["fused"] == pytest.approx(
         (learned["logit"] - learned["low"]) / (learned["high"] - learned["low"])
     )
-    monkeypatch.delenv("SALIENCE_RECALL_LEARNED")
+    monkeypatch.setenv("SALIENCE_RECALL_LEARNED", "false")
     assert "learned" not in run("recall", "redis sessions", "--explain").stdout

@@ -20,9 +20,11 @@ import pytest
 from salience import Config, Memory
 from salience.briefing.columns import one_line
 from salience.engine.core import STALE_TAG
+from salience.errors import EmbedderError
 from salience.models import Hit
 from salience.profiles import PROFILES
 from salience.search import fusion, rerank
+from salience.search.learned import HEAD
 from salience.text_dates import day_words, resolve
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
@@ -85,8 +87,9 @@ def _signals(query: str, hits: list[Hit], now_day: date) -> list[dict[str, float
 
 def _oracle(
     memory: Memory, query: str, limit: int, monkeypatch: pytest.MonkeyPatch
-) -> list[tuple[Hit, list[float]]]:
-    """The hand fusion's best, scored again one memory at a time; (hit, terms) best first."""
+) -> list[tuple[Hit, list[float] | None]]:
+    """The hand fusion's best, scored again one memory at a time: the first ``HEAD`` in that
+    order, then the rest in the hand fusion's; (hit, its terms, None past the head)."""
     model = rerank.load()
     depth = max(model.depth, limit)
     with monkeypatch.context() as patch:
@@ -106,10 +109,15 @@ def _oracle(
         for h, v in zip(hand, learned, strict=True)
     ]
     rules = PROFILES["salience"]
-    ranked = fusion.rank_candidates(candidates, rules, now, memory._settings, limit)
-    ranked = memory._newest_first(ranked, "salience", memory.config.user)  # (found updates)
+    ranked = fusion.rank_candidates(candidates, rules, now, memory._settings, min(limit, HEAD))
+    placed = {(h.record.id, h.record.layer) for h in ranked}
+    rest = [h for h in hand if (h.record.id, h.record.layer) not in placed]  # the hand order
+    ranked += [replace(h, rank=len(ranked) + i + 1) for i, h in enumerate(rest)]
+    ranked = memory._newest_first(ranked[:limit], "salience", memory.config.user)  # (updates)
     terms = {h.record.id: vs for h, vs in zip(hand, values, strict=True)}
-    return [(h, terms[h.record.id]) for h in ranked]
+    return [
+        (h, terms[h.record.id] if (h.record.id, h.record.layer) in placed else None) for h in ranked
+    ]
 
 
 @pytest.fixture
@@ -147,6 +155,10 @@ def test_recall_equals_the_oracle(
         assert got.score == pytest.approx(want.score, abs=1e-9)
         assert got.relevance is not None
         learned = got.relevance.learned
+        if values is None:  # past the head: placed and scored by the hand-set fusion
+            assert learned is None
+            assert got.relevance == want.relevance
+            continue
         assert learned is not None
         assert [name for name, _, _ in learned.terms] == list(rerank.FEATURE_NAMES)
         assert [value for _, value, _ in learned.terms] == pytest.approx(values, abs=1e-9)
@@ -159,6 +171,23 @@ def test_recall_equals_the_oracle(
         assert got.relevance.fused == pytest.approx(
             (learned.logit - learned.low) / (learned.high - learned.low), abs=1e-9
         )
+
+
+def test_past_the_head_the_hand_fusion_orders(
+    filled: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = filled.search("the deploy and the garden?", 40, touch=False)
+    assert len(found) > HEAD
+    with monkeypatch.context() as patch:
+        _hand(filled, patch)
+        depth = rerank.load().depth  # (the candidates the learned model sees)
+        hits = filled.search("the deploy and the garden?", depth, touch=False)
+        hand = [h.record.id for h in hits]
+    head, rest = found[:HEAD], found[HEAD:]
+    assert all(h.relevance is not None and h.relevance.learned is not None for h in head)
+    assert all(h.relevance is not None and h.relevance.learned is None for h in rest)
+    tail = [i for i in hand if i not in {h.record.id for h in head}]
+    assert [h.record.id for h in rest] == tail[: len(rest)]
 
 
 def test_a_question_in_relative_time_knows_the_day(memory: Memory, clock: FakeClock) -> None:
@@ -174,17 +203,50 @@ def test_a_question_in_relative_time_knows_the_day(memory: Memory, clock: FakeCl
     assert {n: v for n, v, _ in hit.relevance.learned.terms}["date_match"] == 1.0
 
 
-def test_the_hand_fusion_ranks_unless_the_setting_is_on(
+def test_the_learned_fusion_is_the_default_and_the_setting_turns_it_off(
     home: Path, clock: FakeClock, embedder: WordHashEmbedder
 ) -> None:
-    with Memory.open(
-        config=Config(home=home, signal_gate=False), clock=clock, embedder=embedder
-    ) as m:
+    for setting, learned in ((None, True), (False, False)):
+        config = Config(home=home, signal_gate=False)
+        if setting is not None:
+            config = replace(config, recall_learned=setting)
+        with Memory.open(config=config, clock=clock, embedder=embedder) as m:
+            if setting is None:  # (the first opening writes, the second reads them)
+                m.remember("the cache policy is write-through", session_id="a")
+                m.remember("the deploy runs on Fridays", session_id="a")
+            hits = m.search("cache policy", touch=False)
+            assert hits
+            for h in hits:
+                assert h.relevance is not None
+                assert (h.relevance.learned is not None) is learned
+
+
+def test_full_text_alone_is_ranked_by_the_hand_fusion(home: Path, clock: FakeClock) -> None:
+    """The model was fitted on recalls by both retrievers: without an embedder (or when it
+    fails) the hand-set fusion ranks, and the recall says it is full text only."""
+    with Memory.open(config=Config(home=home, signal_gate=False), clock=clock, embedder=None) as m:
         m.remember("the cache policy is write-through", session_id="a")
         m.remember("the deploy runs on Fridays", session_id="a")
-        for h in m.search("cache policy", touch=False):
-            assert h.relevance is not None
-            assert h.relevance.learned is None
+        hits = m.search("cache policy", touch=False)
+        assert [n.cause for n in hits.degraded] == ["no_embedder"]
+        assert hits
+        assert all(h.relevance is None or h.relevance.learned is None for h in hits)
+
+
+def test_an_embedder_that_fails_leaves_the_hand_fusion(
+    memory: Memory, embedder: WordHashEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory.remember("the cache policy is write-through", session_id="a")
+    memory.remember("the deploy runs on Fridays", session_id="a")
+
+    def broken(texts: list[str]) -> list[list[float]]:
+        raise EmbedderError("cannot reach the model server")
+
+    monkeypatch.setattr(embedder, "embed", broken)
+    hits = memory.search("cache policy", touch=False)
+    assert "embedder_failed" in [n.cause for n in hits.degraded]
+    assert hits
+    assert all(h.relevance is None or h.relevance.learned is None for h in hits)
 
 
 def test_other_profiles_are_not_reranked(filled: Memory) -> None:

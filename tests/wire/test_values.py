@@ -15,9 +15,11 @@ from fastapi.testclient import TestClient
 from salience import Config, Memory
 from salience.cli import cli
 from salience.clock import parse_time
+from salience.engine import core
 from salience.server.app import create_app
 from salience.wire import decode
 from salience.wire.values import ranked_out, search_out
+from tests.embedder import WordHashEmbedder
 from tests.loopback import local_client
 
 AS_OF = "2026-04-21T12:00:00.000000Z"
@@ -179,8 +181,9 @@ def test_layers_and_packs_are_one_shape(faces: tuple[Memory, TestClient], tmp_pa
 def test_a_learned_hit_is_one_shape_and_decodes_back(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SALIENCE_RECALL_LEARNED", "true")
-    with Memory.open(config=Config.from_env(), embedder=None) as memory:
+    # the learned fusion re-ranks recalls by both retrievers: every face's engine embeds
+    monkeypatch.setattr(core, "load_embedder", lambda config: WordHashEmbedder())
+    with Memory.open(config=Config.from_env()) as memory:
         for text in ("the harbour crane lifts 40 tonnes", "the crane was serviced on Monday"):
             memory.remember(text)
         local = memory.search("crane tonnes", touch=False, as_of=parse_time(AS_OF))

@@ -180,10 +180,11 @@ class Config:
         parse_float,
     )
     recall_learned: bool = setting(
-        False,
+        True,
         "SALIENCE_RECALL_LEARNED",
         "salience profile: re-rank recall's best 50 candidates with the learned fusion (fitted "
-        "on LoCoMo and LongMemEval; docs/scoring.md has its measurements). Off by default.",
+        "on LoCoMo and LongMemEval; docs/scoring.md has its measurements); false: the hand-set "
+        "fusion alone.",
         parse_bool,
     )
     retention_days: int = setting(

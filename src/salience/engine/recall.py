@@ -17,10 +17,10 @@ from salience.engine import degraded
 from salience.engine.core import STALE_TAG
 from salience.engine.reading import person_reads
 from salience.engine.record import FULL_TEXT_ONLY, QUERY_VECTORS, SETTINGS
-from salience.engine.updating import Updating
+from salience.engine.reranking import FULL_TEXT_CAUSES, Reranking
 from salience.errors import EmbedderError, InvalidInputError
 from salience.lazy import lazy_module
-from salience.models import LOCAL_LAYER, Degraded, Hit, MemoryRecord, Recalled, UserScope
+from salience.models import LOCAL_LAYER, Degraded, Hit, Recalled, UserScope
 from salience.models.spaces import READ
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
 from salience.search.fusion import LEXICAL, fuse, rank_candidates
@@ -34,14 +34,14 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from salience.briefing.columns import Columns, Flags
+    from salience.briefing.columns import Flags
     from salience.embeddings.arrays import Vector
     from salience.search.vectors import Vectors
 else:
     np = lazy_module("numpy")
 
 
-class Recall(Updating):
+class Recall(Reranking):
     """The search verb and how it gathers candidates."""
 
     @telemetry.traced("recall")
@@ -114,13 +114,14 @@ class Recall(Updating):
                 candidates = fuse(plan, [(r, 1.0) for r in found], ())
                 hits = rank_candidates(candidates, rules, now, settings, limit)
         else:
-            learned = plan.rerank and settings.recall_learned
+            learned = self._learns(plan, settings)
             fetch = limit
             if learned:
                 from salience.search import rerank
 
                 fetch = max(limit, rerank.load().depth)
             pool = self._candidates(query, flt, plan, fetch, layers, notes)
+            learned = learned and not any(n.cause in FULL_TEXT_CAUSES for n in notes)
             reranking = text if learned else None
             with telemetry.span("recall.scoring", candidates=len(pool), learned=learned):
                 hits = self._rank_pool(pool, rules, now, settings, limit, flt, layers, reranking)
@@ -279,45 +280,6 @@ class Recall(Updating):
             if record is not None:  # (else deleted since it was found)
                 hits.append(hit(pool, row, record, len(hits) + 1, rules, now, settings))
         return hits
-
-    def _reranked(
-        self,
-        query: str,
-        pool: Pool,
-        columns: Columns,
-        rules: Profile,
-        now: datetime,
-        settings: ProfileSettings,
-        limit: int,
-        flt: MemoryFilter,
-        layers: Sequence[Layer],
-    ) -> builtins.list[Hit]:
-        """The fusion's best ``depth`` candidates (in its order), scored again by the learned
-        model (:mod:`salience.search.learned`); its records are read here."""
-        from salience.search import rerank
-        from salience.search.learned import rescored
-
-        model = rerank.load()
-        best = choose(pool, columns, rules, now, settings, max(model.depth, limit))
-        read = self._pool_records(pool, best, flt, layers)
-        return rescored(query, model, pool, columns, best, read, rules, now, settings, limit)
-
-    def _pool_records(
-        self, pool: Pool, rows: Iterable[int], flt: MemoryFilter, layers: Sequence[Layer]
-    ) -> builtins.list[MemoryRecord | None]:
-        """The records of those pool rows, in order (None: no longer there)."""
-        rows = list(rows)
-        found: dict[tuple[int, str], MemoryRecord] = {}
-        for index, layer in enumerate((None, *layers)):
-            ids = [pool.ids[r] for r in rows if pool.source[r] == index]
-            if not ids:
-                continue
-            if layer is None:
-                records = self._store.get_many(ids, flt)
-            else:
-                records = layer.records(layer.store.get_many(ids, flt))
-            found.update(((index, r.id), r) for r in records)
-        return [found.get((pool.source[r], pool.ids[r])) for r in rows]
 
     def _vector_hits(
         self,

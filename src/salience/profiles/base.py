@@ -27,7 +27,7 @@ class ProfileSettings:
     rae_half_life_hours: float = 24.0
     briefing_budget: int = 1500
     recall_prior: float = 0.15
-    recall_learned: bool = False
+    recall_learned: bool = True
 
     @classmethod
     def from_config(cls, config: Config) -> ProfileSettings:

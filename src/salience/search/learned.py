@@ -1,7 +1,8 @@
-"""The learned fusion applied to a pool (``SALIENCE_RECALL_LEARNED``): the fusion's best
-candidates, in its order, scored again by :mod:`salience.search.rerank`'s model, whose
-relevance then replaces the fused one in the profile's search score. Each hit's
-``relevance.learned`` explains the sum, term by term."""
+"""The learned fusion applied to a pool (the salience profile's default recall;
+``SALIENCE_RECALL_LEARNED=false`` turns it off): the fusion's best candidates, in its order,
+scored again by :mod:`salience.search.rerank`'s model, whose relevance then replaces the fused
+one in the profile's search score for the first :data:`HEAD` hits. Each of them has
+``relevance.learned`` explaining the sum, term by term."""
 
 from __future__ import annotations
 
@@ -25,6 +26,12 @@ else:
     np = lazy_module("numpy")
 
 
+HEAD = 10
+"""How many hits the learned order places. The rest follow the hand-set fusion's order: the
+learned model puts the best turns first but gathers them from fewer sessions, and past the
+first ten the hand-set order reaches more of them (docs/scoring.md has the measurements)."""
+
+
 def rescored(
     query: str,
     model: rerank.Reranker,
@@ -38,7 +45,8 @@ def rescored(
     limit: int,
 ) -> list[Hit]:
     """The hits among ``best`` (pool rows, in the fusion's order, with their records
-    ``read``: None for one deleted since it was found), ranked by the learned relevance."""
+    ``read``: None for one deleted since it was found): the first :data:`HEAD` ranked by the
+    learned relevance (each explained by its terms), the rest by the hand-set fusion."""
     rows = np.array([b for b, r in zip(best, read, strict=True) if r is not None], np.intp)
     records = [r for r in read if r is not None]
     pool, columns = pool.taken(rows), columns.take(rows)
@@ -64,11 +72,19 @@ def rescored(
     logits = model.logits(inputs)
     relevance, low, high = rerank.normalised(logits)
     learned = pool.relearned(relevance)
+    head = choose(learned, columns, rules, now, settings, min(limit, HEAD))
     hits: list[Hit] = []
-    for row in choose(learned, columns, rules, now, settings, limit):
+    for row in head:
         found_hit = hit(learned, row, records[row], len(hits) + 1, rules, now, settings)
         terms = zip(rerank.FEATURE_NAMES, inputs[row].tolist(), model.weights, strict=True)
         why = Learned(float(r.fused[row]), model.bias, tuple(terms), float(logits[row]), low, high)
         assert found_hit.relevance is not None
         hits.append(replace(found_hit, relevance=replace(found_hit.relevance, learned=why)))
+    if limit > len(head):  # the rest as the hand-set fusion orders them
+        placed = set(head)
+        for row in choose(pool, columns, rules, now, settings, len(records)):
+            if len(hits) >= limit:
+                break
+            if row not in placed:
+                hits.append(hit(pool, row, records[row], len(hits) + 1, rules, now, settings))
     return hits

@@ -162,16 +162,13 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
         context = np.maximum(0.0, ((1 + context_weight) * found.fused - own) / context_weight)
     length = np.log1p(found.line_length.astype(np.float64))
     words, dated = query_signals(query)
-    support = np.zeros(n)
-    hits = np.zeros(n)
-    for i in range(n):
-        if found.session[i] < 0:
-            continue
-        same = found.session == found.session[i]
-        same[i] = False
-        if same.any():
-            support[i] = float(found.fused[same].max())
-            hits[i] = math.log1p(int(same.sum()))
+    # each candidate's others of the same session (none without a session)
+    same = (found.session[:, None] == found.session[None, :]) & (found.session >= 0)[:, None]
+    np.fill_diagonal(same, False)
+    others = same.sum(axis=1)
+    best = np.where(same, found.fused[None, :], -np.inf).max(axis=1)
+    support = np.where(others > 0, best, 0.0)
+    hits = np.log1p(others.astype(np.float64))
     values = {
         "lexical": found.lexical,
         "vector": np.where(vector_hit, found.vector, 0.0),

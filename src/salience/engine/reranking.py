@@ -1,0 +1,73 @@
+"""The salience profile's learned fusion as recall applies it: whether it re-ranks (it was
+fitted on recalls by both retrievers), and the records of the candidates it scores
+(:mod:`salience.search.learned` does the scoring)."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from salience.engine.record import FULL_TEXT_ONLY
+from salience.engine.updating import Updating
+from salience.models import Hit, MemoryRecord
+from salience.profiles.base import Profile, ProfileSettings, RecallPlan
+from salience.search.pool import Pool, choose
+from salience.sharing.layers import Layer
+from salience.stores.base import MemoryFilter
+
+if TYPE_CHECKING:
+    from salience.briefing.columns import Columns
+
+FULL_TEXT_CAUSES = frozenset({"no_embedder", "embedder_failed"})
+"""What makes a recall full text only (:mod:`salience.engine.degraded`)."""
+
+
+class Reranking(Updating):
+    """The learned fusion's part of recall."""
+
+    def _learns(self, plan: RecallPlan, settings: ProfileSettings) -> bool:
+        """Whether the learned model re-ranks: fitted on recalls by both retrievers, it does
+        not rank full text alone (no embedder, an evaluation without one, or it failed)."""
+        both = self.vectors.embedder is not None and not FULL_TEXT_ONLY.get()
+        return plan.rerank and settings.recall_learned and both
+
+    def _reranked(
+        self,
+        query: str,
+        pool: Pool,
+        columns: Columns,
+        rules: Profile,
+        now: datetime,
+        settings: ProfileSettings,
+        limit: int,
+        flt: MemoryFilter,
+        layers: Sequence[Layer],
+    ) -> builtins.list[Hit]:
+        """The fusion's best ``depth`` candidates (in its order), scored again by the learned
+        model (:mod:`salience.search.learned`); its records are read here."""
+        from salience.search import rerank
+        from salience.search.learned import rescored
+
+        model = rerank.load()
+        best = choose(pool, columns, rules, now, settings, max(model.depth, limit))
+        read = self._pool_records(pool, best, flt, layers)
+        return rescored(query, model, pool, columns, best, read, rules, now, settings, limit)
+
+    def _pool_records(
+        self, pool: Pool, rows: Iterable[int], flt: MemoryFilter, layers: Sequence[Layer]
+    ) -> builtins.list[MemoryRecord | None]:
+        """The records of those pool rows, in order (None: no longer there)."""
+        rows = list(rows)
+        found: dict[tuple[int, str], MemoryRecord] = {}
+        for index, layer in enumerate((None, *layers)):
+            ids = [pool.ids[r] for r in rows if pool.source[r] == index]
+            if not ids:
+                continue
+            if layer is None:
+                records = self._store.get_many(ids, flt)
+            else:
+                records = layer.records(layer.store.get_many(ids, flt))
+            found.update(((index, r.id), r) for r in records)
+        return [found.get((pool.source[r], pool.ids[r])) for r in rows]
