@@ -328,3 +328,28 @@ def test_recall_with_a_mounted_layer_equals_the_oracle(
         ]
         assert any(h.record.layer == "shared" for h in found)
         assert [h.score for h in found] == pytest.approx([h.score for h, _ in expected], abs=1e-9)
+
+
+def test_a_memory_gone_since_it_was_found_is_left_out(
+    filled: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The learned fusion asks which candidates are still there before it scores them, and
+    reads the records of the hits alone: one gone at either step is not returned."""
+    query = "the deploy and the garden?"
+    before = [h.record.id for h in filled.search(query, 12, touch=False)]
+    gone_first, gone_later = before[0], before[1]
+    matching, reading = filled.store.matching, filled._pool_records
+
+    def still_there(ids: list[str], flt: object) -> list[tuple[int, str]]:
+        return [(seq, i) for seq, i in matching(ids, flt) if i != gone_first]  # type: ignore[arg-type]
+
+    def read(*args: object) -> list[object]:
+        return [r if r is None or r.id != gone_later else None for r in reading(*args)]  # type: ignore[arg-type]
+
+    monkeypatch.setattr(filled.store, "matching", still_there)
+    monkeypatch.setattr(filled, "_pool_records", read)
+    after = filled.search(query, 12, touch=False)
+    ids = [h.record.id for h in after]
+    assert gone_first not in ids
+    assert gone_later not in ids
+    assert [h.rank for h in after] == list(range(1, len(after) + 1))

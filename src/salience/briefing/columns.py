@@ -169,6 +169,7 @@ class Columns:
     tag_discovered: Flags  # source:discovered
     stale: Flags  # tagged stale: a memory it was derived from changed (engine/staleness.py)
     line_length: Ints  # len(one_line(record))
+    asks: Flags  # the content holds a question mark (the learned fusion reads it)
     several: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its projects
 
     def __len__(self) -> int:
@@ -243,6 +244,7 @@ class Columns:
             tag_discovered=flags(lambda r: "source:discovered" in r.tags),
             stale=flags(lambda r: "stale" in r.tags),
             line_length=ints(lambda r: len(one_line(r))),
+            asks=flags(lambda r: "?" in r.content),
             several=several,
         )
 

@@ -46,14 +46,33 @@ class Reranking(Updating):
         layers: Sequence[Layer],
     ) -> builtins.list[Hit]:
         """The fusion's best ``depth`` candidates (in its order), scored again by the learned
-        model (:mod:`salience.search.learned`); its records are read here."""
+        model (:mod:`salience.search.learned`); the records of the hits are read here."""
         from salience.search import rerank
         from salience.search.learned import rescored
 
         model = rerank.load()
         best = choose(pool, columns, rules, now, settings, max(model.depth, limit))
-        read = self._pool_records(pool, best, flt, layers)
-        return rescored(query, model, pool, columns, best, read, rules, now, settings, limit)
+        present = self._pool_present(pool, best, flt, layers)
+
+        def read(rows: Sequence[int]) -> builtins.list[MemoryRecord | None]:
+            return self._pool_records(pool, rows, flt, layers)
+
+        return rescored(
+            query, model, pool, columns, best, present, read, rules, now, settings, limit
+        )
+
+    def _pool_present(
+        self, pool: Pool, rows: Sequence[int], flt: MemoryFilter, layers: Sequence[Layer]
+    ) -> builtins.list[bool]:
+        """Whether each of those pool rows' memories still matches ``flt``: no record is
+        built (the learned model scores 50 candidates and returns ten)."""
+        there: set[tuple[int, str]] = set()
+        for index, layer in enumerate((None, *layers)):
+            ids = [pool.ids[r] for r in rows if pool.source[r] == index]
+            if ids:
+                store = self._store if layer is None else layer.store
+                there.update((index, memory_id) for _, memory_id in store.matching(ids, flt))
+        return [(pool.source[r], pool.ids[r]) in there for r in rows]
 
     def _pool_records(
         self, pool: Pool, rows: Iterable[int], flt: MemoryFilter, layers: Sequence[Layer]

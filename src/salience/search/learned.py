@@ -6,7 +6,7 @@ one in the profile's search score for the first :data:`HEAD` hits. Each of them 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -38,17 +38,19 @@ def rescored(
     pool: Pool,
     columns: Columns,
     best: Sequence[int],
-    read: Sequence[MemoryRecord | None],
+    present: Sequence[bool],
+    read: Callable[[Sequence[int]], Sequence[MemoryRecord | None]],
     rules: Profile,
     now: datetime,
     settings: ProfileSettings,
     limit: int,
 ) -> list[Hit]:
-    """The hits among ``best`` (pool rows, in the fusion's order, with their records
-    ``read``: None for one deleted since it was found): the first :data:`HEAD` ranked by the
-    learned relevance (each explained by its terms), the rest by the hand-set fusion."""
-    rows = np.array([b for b, r in zip(best, read, strict=True) if r is not None], np.intp)
-    records = [r for r in read if r is not None]
+    """The hits among ``best`` (pool rows, in the fusion's order; ``present``: whether each is
+    still there, a memory deleted since it was found is left out): the first :data:`HEAD`
+    ranked by the learned relevance (each explained by its terms), the rest by the hand-set
+    fusion. ``read`` gives the records of pool rows (None: gone since), asked for the hits
+    alone."""
+    rows = np.array([b for b, p in zip(best, present, strict=True) if p], np.intp)
     pool, columns = pool.taken(rows), columns.take(rows)
     r = pool.relevance
     found = rerank.Candidates(
@@ -60,7 +62,7 @@ def rescored(
         r.fused,
         columns.line_length,
         columns.session,
-        np.array(["?" in record.content for record in records], dtype=np.bool_),
+        columns.asks,
         columns.created,
         tuple(resolve(query, now)) if rules.recall.dated else (),
     )
@@ -73,18 +75,21 @@ def rescored(
     relevance, low, high = rerank.normalised(logits)
     learned = pool.relearned(relevance)
     head = choose(learned, columns, rules, now, settings, min(limit, HEAD))
+    chosen = list(head)
+    if limit > len(head):  # the rest as the hand-set fusion orders them
+        placed = set(head)
+        rest = choose(pool, columns, rules, now, settings, len(rows))
+        chosen += [row for row in rest if row not in placed][: limit - len(head)]
     hits: list[Hit] = []
-    for row in head:
-        found_hit = hit(learned, row, records[row], len(hits) + 1, rules, now, settings)
+    for at, (row, record) in enumerate(zip(chosen, read(rows[chosen].tolist()), strict=True)):
+        if record is None:  # (deleted since it was found)
+            continue
+        if at >= len(head):
+            hits.append(hit(pool, row, record, len(hits) + 1, rules, now, settings))
+            continue
+        found_hit = hit(learned, row, record, len(hits) + 1, rules, now, settings)
         terms = zip(rerank.FEATURE_NAMES, inputs[row].tolist(), model.weights, strict=True)
         why = Learned(float(r.fused[row]), model.bias, tuple(terms), float(logits[row]), low, high)
         assert found_hit.relevance is not None
         hits.append(replace(found_hit, relevance=replace(found_hit.relevance, learned=why)))
-    if limit > len(head):  # the rest as the hand-set fusion orders them
-        placed = set(head)
-        for row in choose(pool, columns, rules, now, settings, len(records)):
-            if len(hits) >= limit:
-                break
-            if row not in placed:
-                hits.append(hit(pool, row, records[row], len(hits) + 1, rules, now, settings))
     return hits
