@@ -224,3 +224,18 @@ def test_a_deep_look_past_pgvector_s_largest_candidate_list_is_no_error(
         query = np.asarray(vector, dtype="<f4").tobytes()
         found = memory.store.nearest(query, 1500, 3000)  # type: ignore[attr-defined]
         assert len(found) == len(FACTS)
+
+
+def test_a_write_s_nearby_look_is_the_hnsw_index_s(
+    postgres_url: str, tmp_path: Any, clock: FakeClock
+) -> None:
+    with _engine(postgres_url, tmp_path, clock, pgvector_from=0) as memory:
+        _conversations(memory)
+        remote = memory.vectors._index
+        assert isinstance(remote, PgvectorSearch)
+        query = memory.vectors.embed(["storm at the dock"])[0]  # type: ignore[index]
+        rows, scores = remote.nearby(query)(8)
+        ids = [remote.loaded_ids()[r] for r in rows.tolist()]
+        want_rows, want_scores = remote.ranked(query)(8)
+        assert ids == [remote.loaded_ids()[r] for r in want_rows.tolist()]
+        assert scores.tobytes() == want_scores.tobytes()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from salience.search.rowids import RowIds, RowLookup, SavedIds, take
+from salience.search.rowids import RowIds, RowLookup, SavedIds, extended, take
 
 
 def _saved(ids: list[str]) -> SavedIds:
@@ -66,3 +66,23 @@ def test_taking_rows_reads_the_ids_of_saved_and_added_rows_alike() -> None:
     assert mixed.take([3, 0, 2, 1]) == ["é", "c", "zz", "a"]
     assert take(["x", "y"], [1, 0]) == ["y", "x"]
     assert take(mixed, [1]) == ["a"]
+
+
+def test_extended_grows_in_place_and_keeps_what_it_held() -> None:
+    start = np.arange(5, dtype=np.intp)
+    grown = extended(start, 7, -1)
+    assert grown.tolist() == [0, 1, 2, 3, 4, -1, -1]
+    assert start.tolist() == [0, 1, 2, 3, 4]  # (a new buffer: the given array is untouched)
+    again = extended(grown, 9, -1)
+    assert again.tolist() == [0, 1, 2, 3, 4, -1, -1, -1, -1]
+    assert np.shares_memory(again, grown)  # (room to spare: no copy)
+    big = extended(again, 1000, 7)
+    assert big.tolist() == [*again.tolist(), *[7] * 991]
+    assert not np.shares_memory(big, again)
+    norms = extended(np.ones(3, dtype=np.float32), 4, 0.5)
+    assert norms.dtype == np.float32
+    assert norms.tolist() == [1, 1, 1, 0.5]
+    offset = np.arange(10, dtype=np.intp)[2:]  # a view not at the start of its buffer
+    assert extended(offset, 9, 0).tolist() == [2, 3, 4, 5, 6, 7, 8, 9, 0]
+    assert offset.base is not None
+    assert offset.base.tolist() == list(range(10))  # (never written past its view's end)

@@ -60,7 +60,9 @@ class Updating(Recording):
         if vector is not None:
             if not self.vectors.count():
                 return []  # (the first memory: nothing to change)
-            found = self.vectors.search(vector, flt, CANDIDATES, min_similarity=NEAREST)
+            found = self.vectors.search(
+                vector, flt, CANDIDATES, min_similarity=NEAREST, nearby=True
+            )
             candidates = [h.record for h in found]
         else:
             candidates = [r for r, _ in self._store.search(record.content[:500], flt, CANDIDATES)]

@@ -48,6 +48,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from salience.lazy import lazy_module
+from salience.search import signs
 
 if TYPE_CHECKING:
     import numpy as np
@@ -191,6 +192,7 @@ class Int8Rows:
             raise ValueError(f"int8 first pass needs 1..{MAX_DIMENSIONS} dimensions")
         self.dimensions = dimensions
         self._packed: list[Any | None] = []  # one per full block; None: to pack again
+        self._signs = signs.Signs(dimensions)  # the rows' signs, made on first use
         self._values = np.zeros((0, dimensions), dtype=np.int8)
         self._scale: Matrix = np.zeros(0, dtype=np.float32)
         self._residual: Matrix = np.zeros(0, dtype=np.float32)
@@ -236,6 +238,7 @@ class Int8Rows:
             self._values[some] = values
             self._scale[some] = scale
             self._residual[some] = residual
+        self._signs.touched(self._values, rows, BLOCK_ROWS)
         for block in np.unique(rows // BLOCK_ROWS).tolist():
             if block < len(self._packed):
                 self._packed[block] = None
@@ -263,6 +266,11 @@ class Int8Rows:
             if pending is not None:
                 pending.result()
         return out
+
+    def differing(self, query: npt.NDArray[np.uint8], size: int) -> npt.NDArray[np.uint32]:
+        """How many signs of each of the first ``size`` rows differ from the query's
+        (:func:`salience.search.signs.bits`)."""
+        return self._signs.differing(query, self._values, size, BLOCK_ROWS, _helper())
 
     def _blocks(self, query: Query, first: int, stop: int, out: Matrix) -> None:
         """Score blocks ``first`` to ``stop`` (exclusive) into ``out``."""

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from salience.embeddings.arrays import Matrix, Vector
-from salience.search import coarse
+from salience.search import coarse, signs
 from salience.search.mapped import MappedRows
 
 
@@ -53,6 +53,30 @@ class VectorIndex(MappedRows):
 
             return lambda k: _best(scores, k)
         return lambda k: self._approximate(query, k, neighbour_weight)
+
+    def nearby(self, query: Vector) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
+        """:meth:`ranked` (no session mixing) for a search that may miss a few rows: from
+        :attr:`coarse_from` rows, with the int8 copy made, the rows of fewest signs differing
+        from the query's (:mod:`salience.search.signs`) are scored in float32, and the best
+        of those returned. Otherwise as
+        :meth:`ranked`."""
+        self.refresh()
+        usable = self._ann is None or not self._ann.usable(self._size)
+        if not (usable and signs.available() and self._int8_ready()):
+            return self.ranked(query)
+        if not bool(np.all(np.isfinite(query))):
+            return self.ranked(query)
+        int8, size = self._int8, self._size
+        assert int8 is not None
+        distances = int8.differing(signs.bits(query), size)
+
+        def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
+            rows = signs.closest(distances, signs.wanted(size, k))
+            scores = self._rescore(rows, query, 0.0)
+            order = np.lexsort((rows, -scores))[:k]
+            return rows[order], scores[order]
+
+        return best
 
     def held_bytes(self) -> int:
         """What its rows take in memory: the float32 matrix (and the int8 copy, if made)."""

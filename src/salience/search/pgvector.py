@@ -126,6 +126,10 @@ class PgvectorSearch:
         self._seen = Seen(self._count)
         return lambda k: self._best(query, k, neighbour_weight)
 
+    def nearby(self, query: Vector) -> Callable[[int], tuple[Rows, Matrix]]:
+        """:meth:`ranked`: PostgreSQL's index already looks at a few candidates only."""
+        return self.ranked(query)
+
     def loaded_ids(self) -> Sequence[str]:
         """The ids of the rows the last :meth:`ranked` gave (and will give)."""
         return self._seen

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, TypeVar, overload
 
 from salience.lazy import lazy_module
 
@@ -148,3 +148,32 @@ def take(ids: Sequence[str], rows: Sequence[int]) -> list[str]:
     if isinstance(ids, RowIds):
         return ids.take(rows)
     return [ids[r] for r in rows]
+
+
+_Item = TypeVar("_Item", bound="np.generic")
+
+
+def extended(array: npt.NDArray[_Item], size: int, fill: float) -> npt.NDArray[_Item]:
+    """A per-row array made ``size`` long, the new places set to ``fill``.
+
+    The result is a view of a buffer with room to spare: made again from a view this function
+    returned, it grows in place (a write adds a row; copying 100,000 rows for it, three arrays
+    at a time, cost a catch-up ~0.3 ms here). The rows already held keep their values.
+    """
+    held = len(array)
+    base = array.base
+    if (
+        isinstance(base, np.ndarray)
+        and base.ndim == 1
+        and base.flags.owndata  # (a buffer made here, not a mapped file's)
+        and base.dtype == array.dtype
+        and len(base) >= size
+        and array.ctypes.data == base.ctypes.data
+        and array.strides == base.strides
+    ):
+        out = base[:size]
+    else:
+        out = np.empty(max(size, held * 3 // 2 + 64), dtype=array.dtype)[:size]
+        out[:held] = array
+    out[held:] = fill
+    return out

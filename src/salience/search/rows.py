@@ -20,7 +20,7 @@ from salience.embeddings.arrays import Matrix, Vector
 from salience.errors import EmbedderError
 from salience.search import coarse
 from salience.search.ann import ApproximateIndex
-from salience.search.rowids import RowIds, RowLookup, take
+from salience.search.rowids import RowIds, RowLookup, extended, take
 from salience.stores.base import Store
 
 _NORM_BLOCK = 1024  # rows per block when computing mixed norms (1.5 MB of MiniLM rows)
@@ -252,8 +252,7 @@ class VectorRows:
             self._mixed_norms = {}
             return
         before, after = self._neighbours
-        grow = np.full(self._size - len(before), -1, dtype=np.intp)
-        before, after = np.concatenate([before, grow]), np.concatenate([after, grow])
+        before, after = extended(before, self._size, -1), extended(after, self._size, -1)
         for row in range(first_new, self._size):
             session = self._sessions[row]
             if session is None:
@@ -270,7 +269,7 @@ class VectorRows:
         around = np.concatenate([touched, before[touched], after[touched]])
         around = np.unique(around[around >= 0])
         for weight, inverse in list(self._mixed_norms.items()):
-            grown = np.concatenate([inverse, np.ones(self._size - len(inverse), np.float32)])
+            grown = extended(inverse, self._size, 1.0)
             grown[around] = self._inverse_norms(around, weight)
             self._mixed_norms[weight] = grown
 

@@ -218,16 +218,17 @@ class Vectors:
         min_similarity: float = -1.0,
         neighbour_weight: float = 0.0,
         floor_query: Vector | None = None,
+        nearby: bool = False,
     ) -> list[VectorHit]:
         """The ``k`` memories matching ``flt`` most similar to ``query``, best first.
 
         ``min_similarity`` (and "more than 0") applies to the similarity to ``floor_query``
         when it is given as well: the query before relevance feedback moved it, so that a hit
-        is always related to what was asked."""
+        is always related to what was asked. ``nearby``: see :meth:`VectorIndex.nearby`."""
         with self._local.guard:
             self._choose()
             found = self._search(
-                query, flt, k, min_similarity, neighbour_weight, floor_query, self._records
+                query, flt, k, min_similarity, neighbour_weight, floor_query, self._records, nearby
             )
         return [VectorHit(record, similarity) for record, _, similarity in found]
 
@@ -263,13 +264,15 @@ class Vectors:
         neighbour_weight: float,
         floor_query: Vector | None,
         fetch: Callable[[Sequence[str], MemoryFilter], Sequence[tuple[_Found, str]]],
+        nearby: bool = False,
     ) -> list[tuple[_Found, str, float]]:
         """``fetch``: the store's (found, id) for the ids that pass ``flt``, in their order."""
         self._check()
         index = self._index
         if flt.user is not None:  # (a small tenant of a large store: its own index)
             index = self._tenants.index_for((flt.user, *flt.spaces), len(index)) or index
-        best = index.ranked(query, neighbour_weight)
+        near = nearby and neighbour_weight <= 0
+        best = index.nearby(query) if near else index.ranked(query, neighbour_weight)
         # The ids of the rows just scored: a refresh may replace the list (another process
         # wrote meanwhile), so never use one taken before ranked().
         ids = index.loaded_ids()

@@ -144,17 +144,43 @@ class Update:
 
 @dataclass(frozen=True)
 class _Sentence:
+    """A sentence read for comparison. What only a pair on the same subject needs is read
+    when first asked for (most candidates share too few words: a write compares eight)."""
+
+    raw: tuple[str, ...]  # the words as written
     words: tuple[str, ...]  # lower-cased, in order
     stems: tuple[str, ...]  # each word's stem ("" for a word that says nothing of the subject)
-    values: dict[str, int]  # each value, at its position
-    people: frozenset[str]
-    negations: tuple[int, ...]  # positions of the words that say no
-    change: tuple[str, ...]
-    adding: bool
+    subject: frozenset[str]  # the stems that say what it is about
 
-    @property
-    def subject(self) -> frozenset[str]:
-        return frozenset(s for s in self.stems if s)
+    @functools.cached_property
+    def values(self) -> dict[str, int]:
+        """Each value, at its position."""
+        return _values(self.raw, self.words)
+
+    @functools.cached_property
+    def people(self) -> frozenset[str]:
+        return frozenset(s for s in map(_stem, self.words) if s in _PEOPLE)
+
+    @functools.cached_property
+    def negations(self) -> tuple[int, ...]:
+        """The positions of the words that say no."""
+        words = self.words
+        return tuple(
+            i for i, w in enumerate(words) if w in _NEGATIONS or w.endswith(("n't", "n\u2019t"))
+        ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
+
+    @functools.cached_property
+    def change(self) -> tuple[str, ...]:
+        """Its words of change."""
+        return tuple(c for c in _CHANGE if f" {c} " in self._joined)
+
+    @functools.cached_property
+    def adding(self) -> bool:
+        return any(f" {a} " in self._joined for a in _ADDING)
+
+    @functools.cached_property
+    def _joined(self) -> str:
+        return " " + " ".join(self.words) + " "
 
     def shown(self, key: str) -> str:
         """A stem or a value as the sentence wrote it (lower-cased)."""
@@ -186,6 +212,12 @@ def _stem(word: str) -> str:
         if len(word) > 4 and word.endswith(end) and not word.endswith("ss"):
             return word[: -len(end)] + ("y" if end == "ies" else "")
     return word
+
+
+@functools.lru_cache(maxsize=65536)
+def _subject_stem(word: str) -> str:
+    """A word's stem if it may name what a sentence is about, else "" (lower-cased)."""
+    return _stem(word) if len(word) > 2 and word[0].isalpha() and word not in _SKIPPED else ""
 
 
 def _kind(value: str) -> str:
@@ -227,22 +259,8 @@ def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
 def _sentence(text: str) -> _Sentence:
     raw = tuple(_TOKEN.findall(text))
     words = tuple(t.lower() for t in raw)
-    joined = " " + " ".join(words) + " "
-    stems = tuple(
-        _stem(w) if len(w) > 2 and w[0].isalpha() and w not in _SKIPPED else "" for w in words
-    )
-    negations = tuple(
-        i for i, w in enumerate(words) if w in _NEGATIONS or w.endswith(("n't", "n\u2019t"))
-    ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
-    return _Sentence(
-        words,
-        stems,
-        _values(raw, words),
-        frozenset(s for s in map(_stem, words) if s in _PEOPLE),
-        negations,
-        tuple(c for c in _CHANGE if f" {c} " in joined),
-        any(f" {a} " in joined for a in _ADDING),
-    )
+    stems = tuple(map(_subject_stem, words))
+    return _Sentence(raw, words, stems, frozenset(stems) - {""})
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,0 +1,159 @@
+"""The sign pass (search/signs.py): differing signs counted exactly, following writes, and the
+cheaper look it gives a write for its update candidates (VectorIndex.nearby)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from salience import Config, Memory
+from salience.search import coarse, signs
+from salience.search.index import VectorIndex
+from tests.conftest import FakeClock
+from tests.embedder import WordHashEmbedder
+
+DIMS = 384
+
+
+def _unit_rows(count: int, seed: int) -> np.ndarray:
+    rows = np.random.default_rng(seed).standard_normal((count, DIMS)).astype(np.float32)
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _popcount(values: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The differing signs, counted the slow way."""
+    return ((values > 0) != (query > 0)).sum(axis=1)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 64 rows: several packed blocks, the helper thread and an unpacked tail."""
+    monkeypatch.setattr(coarse, "BLOCK_ROWS", 64)
+
+
+def test_the_kernel_is_checked_and_used() -> None:
+    assert signs.available()
+
+
+@pytest.mark.parametrize("count", [40, 64, 1000])
+@pytest.mark.usefixtures("small_blocks")
+def test_differing_counts_every_row_exactly(count: int) -> None:
+    rows = _unit_rows(count, seed=3)
+    int8 = coarse.Int8Rows(DIMS)
+    int8.update(rows, np.arange(count))
+    query = _unit_rows(1, seed=4)[0]
+    found = int8.differing(signs.bits(query), count)
+    assert found.dtype == np.uint32
+    assert found.shape == (count,)
+    values, _, _ = coarse.quantise(rows)
+    assert np.array_equal(found, _popcount(values, query))
+    assert int8.differing(signs.bits(values[5].astype(np.float32)), count)[5] == 0
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_signs_follow_rewritten_and_added_rows() -> None:
+    rows = np.zeros((400, DIMS), dtype=np.float32)
+    rows[:300] = _unit_rows(300, seed=5)
+    int8 = coarse.Int8Rows(DIMS)
+    int8.update(rows, np.arange(300))
+    query = _unit_rows(1, seed=6)[0]
+    int8.differing(signs.bits(query), 300)  # every full block packed, signs made
+    rows[[3, 70, 299]] = -rows[[3, 70, 299]]  # rows of two packed blocks and of the tail
+    rows[300:] = _unit_rows(100, seed=7)
+    int8.update(rows, np.array([3, 70, 299, *range(300, 400)]))
+    values, _, _ = coarse.quantise(rows)
+    assert np.array_equal(int8.differing(signs.bits(query), 400), _popcount(values, query))
+
+
+def test_closest_keeps_the_fewest_differing_and_their_ties() -> None:
+    distances = np.array([9, 3, 7, 3, 1, 8, 3, 12, 0], dtype=np.uint32)
+    assert signs.closest(distances, 1).tolist() == [8]
+    assert signs.closest(distances, 3).tolist() == [1, 3, 4, 6, 8]  # three tied at 3
+    assert signs.closest(distances, 5).tolist() == [1, 3, 4, 6, 8]
+    assert signs.closest(distances, 6).tolist() == [1, 2, 3, 4, 6, 8]
+    assert signs.closest(distances, 50).tolist() == list(range(9))
+    assert signs.wanted(1000, 8) == signs.FEWEST
+    assert signs.wanted(10**7, 8) == 10**7 // signs.SHARE
+    assert signs.wanted(1000, 100) == 3200
+
+
+@pytest.fixture
+def clustered(tmp_path: object, clock: FakeClock) -> Iterator[Memory]:
+    """1,000 memories whose vectors lie in 40 tight clusters."""
+    config = Config(home=tmp_path, embedder="none", signal_gate=False)  # type: ignore[arg-type]
+    with Memory.open(config=config, clock=clock) as memory:
+        memory.import_([json.dumps({"content": f"memory {i}"}) for i in range(1000)])
+        rng = np.random.default_rng(9)
+        centres = rng.standard_normal((40, DIMS)).astype(np.float32)
+        ids = sorted(r.id for r in memory.list(limit=None))
+        vectors = centres[np.arange(len(ids)) % 40]
+        vectors += 0.3 * rng.standard_normal(vectors.shape).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        with memory.store.transaction():
+            for memory_id, vector in zip(ids, vectors, strict=True):
+                memory.store.set_vector(memory_id, vector.astype(np.float32).tobytes())
+        yield memory
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_nearby_finds_the_nearest_and_scores_them_in_float32(clustered: Memory) -> None:
+    exact = VectorIndex(clustered.store)
+    exact.coarse_from = 10**9
+    near = VectorIndex(clustered.store)
+    near.coarse_from = 0
+    exact.refresh()
+    rng = np.random.default_rng(10)
+    for seed in range(5):
+        query = exact._matrix[seed * 7] + 0.1 * rng.standard_normal(DIMS).astype(np.float32)
+        query = (query / np.linalg.norm(query)).astype(np.float32)
+        rows, scores = near.nearby(query)(8)
+        assert near._int8 is not None  # (the sign pass ran)
+        want_rows, want_scores = exact.ranked(query)(8)
+        assert rows.tolist() == want_rows.tolist()  # (clusters of 25: all among the 256 kept)
+        assert np.array_equal(scores, np.einsum("ij,j->i", near._matrix[rows], query))
+        np.testing.assert_allclose(scores, want_scores, atol=1e-6)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_nearby_may_miss_only_what_it_did_not_keep(clustered: Memory) -> None:
+    """With room for a single row, nearby returns the row of fewest differing signs: what
+    the sign pass did not keep is never scored (and so may be missed)."""
+    near = VectorIndex(clustered.store)
+    near.coarse_from = 0
+    query = _unit_rows(1, seed=11)[0]
+    near.nearby(query)(1)
+    int8 = near._int8
+    assert int8 is not None
+    distances = int8.differing(signs.bits(query), len(near.ids()))
+    kept = signs.closest(distances, signs.wanted(len(near.ids()), 1))
+    rows, _ = near.nearby(query)(1)
+    scores = np.einsum("ij,j->i", near._matrix[kept], query)
+    assert rows.tolist() == [int(kept[np.argmax(scores)])]
+
+
+def test_below_the_first_pass_nearby_is_exact(clustered: Memory) -> None:
+    index = VectorIndex(clustered.store)
+    query = _unit_rows(1, seed=12)[0]
+    rows, scores = index.nearby(query)(20)
+    want_rows, want_scores = index.ranked(query)(20)
+    assert index._int8 is None
+    assert rows.tolist() == want_rows.tolist()
+    assert np.array_equal(scores, want_scores)
+
+
+def test_a_write_finds_its_update_through_the_sign_pass(
+    config: Config, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(VectorIndex, "coarse_from", 0)
+    monkeypatch.setattr(VectorIndex, "int8_background_from", 10**9)
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
+        for i in range(50):
+            memory.remember(f"Unrelated note {i} about the garden and the weather.", force=True)
+        old = memory.remember("The staging API listens on port 8080.", source="user")
+        clock.advance(days=1)
+        new = memory.remember("The staging API listens on port 9090 now.", source="user")
+        assert [x.old_id for x in new.updates] == [old.id]
+        assert memory.vectors._local._int8 is not None  # (searched by the sign pass)
