@@ -89,3 +89,41 @@ def test_an_update_is_surer_with_words_of_change() -> None:
     assert said is not None
     assert said.confidence > plain.confidence
     assert "words of change: now, moved" in said.why
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        (  # the older fact inside a question
+            "Can you set reminders for my standup, which I usually run at 9:00 am on Mondays?",
+            "I usually run my standup at 10:00 am on Mondays now.",
+            "9:00 -> 10:00",
+        ),
+        (  # the newer one, before the question it ends with
+            "I drink one cup of coffee each morning.",
+            "I changed my morning coffee to two cups, do you think that's too much?",
+            "1 -> 2",
+        ),
+        (
+            "I have points for a single free night at the Hilton.",
+            "I now have points for two free nights at the Hilton.",
+            "1 -> 2",
+        ),
+    ],
+)
+def test_what_a_question_states_of_the_speaker_is_read(old: str, new: str, says: str) -> None:
+    why = _found(old, new)
+    assert why is not None
+    assert says in why
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can you tell me more about the standup at 9:00 am?",  # asks, states nothing
+        "Also, what time should the standup start, any ideas?",  # every clause asks
+        "Miami Beach, what do you think?",  # a clause that asks nothing, but says no "I"
+    ],
+)
+def test_a_question_that_states_nothing_of_the_speaker_is_skipped(question: str) -> None:
+    assert sentences(question) == ()

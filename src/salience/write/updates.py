@@ -95,7 +95,7 @@ _NUMBER_WORDS = frozenset(
     zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
     fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy
     eighty ninety hundred thousand million once twice thrice half dozen first second third
-    fourth fifth sixth seventh eighth ninth tenth
+    fourth fifth sixth seventh eighth ninth tenth single
     """.split()
 )
 _CALENDAR = frozenset(
@@ -128,8 +128,18 @@ _DIGITS = {
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 } | {"once": "1x", "twice": "2x", "thrice": "3x", "first": "1st", "second": "2nd", "third": "3rd"}
+_DIGITS["single"] = "1"
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_CLAUSE = re.compile(r",\s+")
+_ASKING = re.compile(
+    r"\s*(?:(?:and|but|so|also|or|well|then)\s+)*(?:what|how|why|any|anything\b|"
+    r"(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|might|have|has)"
+    r"\s+(?:you|i|it|there|we|they|he|she|this|that|these|those|anyone|someone|my|your)\b)",
+    re.IGNORECASE,
+)
+"""A clause that asks (by its first words)."""
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z][A-Za-z'\u2019-]*")
 
 
@@ -267,11 +277,20 @@ def _sentence(text: str) -> _Sentence:
 def sentences(text: str) -> tuple[_Sentence, ...]:
     """The sentences of a memory, read for comparison (cached: a write compares itself with
     its nearest memories, and the next write on that subject with many of the same)."""
-    return tuple(
-        _sentence(s)
-        for s in _SENTENCE.split(text)
-        if len(s.split()) >= 2 and not s.rstrip().endswith("?")  # (a question states nothing)
-    )
+    read = (_stated(s) if s.rstrip().endswith("?") else s for s in _SENTENCE.split(text))
+    return tuple(_sentence(s) for s in read if len(s.split()) >= 2)
+
+
+def _stated(question: str) -> str:
+    """What a question states of the speaker: its clauses that ask nothing, when one clause
+    asks and another says "I" or "my" ("Can you set reminders for my gym sessions, which I
+    usually go to at 7 pm?" states "which I usually go to at 7 pm"). A question as a whole
+    states nothing ("" then)."""
+    clauses = _CLAUSE.split(question.rstrip().rstrip("?"))
+    kept = [c for c in clauses if not _ASKING.match(c)]
+    if len(kept) == len(clauses) or not any(_FIRST_PERSON.search(c) for c in kept):
+        return ""
+    return ", ".join(kept)
 
 
 def compare(new: Sequence[_Sentence], old: Sequence[_Sentence], old_id: str) -> Update | None:
