@@ -43,9 +43,10 @@ from common import machine, print_table, write_results
 from longmemeval import CachedEmbedder, parse_date
 from salience import Config, Memory
 from salience.embeddings.minilm import MiniLMEmbedder
+from salience.engine.updating import ACT_AT
 from salience.errors import InvalidInputError
 from salience.models import WriteResult
-from salience.write.updates import ACT_AT, compare, sentences
+from salience.write.updates import compare, sentences
 
 HERE = Path(__file__).parent
 PAIRS = HERE / "data" / "update_pairs.txt"

@@ -14,12 +14,11 @@ from salience import Config, Memory
 from salience.briefing.columns import ARRAY_FIELDS, Columns, Vocabularies
 from salience.briefing.policies import BriefingRequest, Candidates
 from salience.briefing.snapshot import ColumnSnapshot, Vanished
-from salience.engine.updating import without_older
+from salience.engine.updating import ACT_AT, without_older
 from salience.profiles import PROFILES, ProfileSettings
 from salience.stores.base import MemoryFilter
 from salience.stores.grant import granted
 from salience.stores.sqlite import SQLiteStore
-from salience.write.updates import ACT_AT
 from tests.conftest import FakeClock
 from tests.factory import record
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from salience import Config, Memory
+from salience.engine.updating import ACT_AT
 from salience.errors import ConflictError, ForbiddenError, NotFoundError
 from salience.models import Status, channel
-from salience.write.updates import ACT_AT
 from tests.both_stores import stored_bytes
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder

@@ -3,7 +3,7 @@
 
 - ``link`` (the default) keeps the pair, open, for a person to confirm (a supersession: the
   older ends, the newer follows it, what was built on the older goes stale) or dismiss (it
-  never comes back). Meanwhile a sure pair (:data:`~salience.write.updates.ACT_AT`) acts: the
+  never comes back). Meanwhile a sure pair (:data:`ACT_AT`) acts: the
   salience profile's recall ranks the newer above the older, and its briefing gives the
   newer only (saying an older version exists).
 - ``supersede`` confirms at once the sure pairs, when the writer may change the older memory
@@ -37,6 +37,11 @@ NEAREST = 0.3
 """The cosine similarity below which a memory is not a candidate."""
 LINK_AT = 0.6
 """The confidence below which a found update is not kept."""
+ACT_AT = 0.9
+"""The confidence at and above which a found update acts before a person decides: the
+salience profile's recall and briefing give the newer first, and the ``supersede`` policy
+replaces the older memory (below it, down to :data:`LINK_AT`, a pair is listed for a
+person only: measured false links on chat, docs/scoring.md)."""
 STATES = ("open", "confirmed", "dismissed")
 ACTS_ON_LINKS = "salience"
 """The profile whose recall and briefing act on open links (the originals keep theirs)."""
@@ -86,8 +91,6 @@ class Updating(Recording):
         ``supersede`` policy confirm the sure ones the writer may act on."""
         if not links:
             return ()
-        from salience.write.updates import ACT_AT
-
         kept = []
         current = {r.id for r in self._store.get_many([x.old_id for x in links], _now(now))}
         for link in links:
@@ -180,8 +183,6 @@ class Updating(Recording):
         seen = self._sure_seen.get(user)
         if seen is not None and seen[0] == marker:
             return seen[1]
-        from salience.write.updates import ACT_AT
-
         links = [x for x in self._store.update_links(user, ("open",)) if x.confidence >= ACT_AT]
         self._sure_seen[user] = (marker, links)
         return links

@@ -38,11 +38,6 @@ ANCHOR = 4
 """How near a shared word (in words) a differing value or a "no" must stand to count."""
 SHORT_WORDS = 12
 """... or one, in two sentences this short, when the new one says it moved or switched."""
-ACT_AT = 0.9
-"""The confidence at and above which a found update acts before a person decides: the
-salience profile's recall and briefing give the newer first, and the ``supersede`` policy
-replaces the older memory (below it, down to the engine's ``LINK_AT``, a pair is listed for a
-person only: measured false links on chat, docs/scoring.md)."""
 
 _FILLER = frozenset(
     """
