@@ -127,3 +127,37 @@ def test_what_a_question_states_of_the_speaker_is_read(old: str, new: str, says:
 )
 def test_a_question_that_states_nothing_of_the_speaker_is_skipped(question: str) -> None:
     assert sentences(question) == ()
+
+
+def test_a_line_s_label_is_who_speaks_not_what_is_said() -> None:
+    # The word after a speaker's label starts the sentence: not a named thing.
+    assert (
+        _found(
+            "Melanie: Hey, the kids loved the museum trip.",
+            "Melanie: Wow, the kids loved the museum trip.",
+        )
+        is None
+    )
+    # Two speakers' words are two people's facts.
+    assert (
+        _found(
+            "Caroline: I keep my bike in the garage.", "Melanie: I moved my bike to the basement."
+        )
+        is None
+    )
+    # One speaker's are compared as any two memories.
+    why = _found(
+        "Melanie: I keep my bike in the garage.", "Melanie: I moved my bike to the basement."
+    )
+    assert why is not None
+    assert "garage -> basement" in why
+    assert "melanie" not in why
+
+
+def test_a_label_that_says_what_a_line_is_names_no_speaker() -> None:
+    why = _found(
+        "Note: The staging API listens on port 8080.",
+        "Update: The staging API listens on port 9090 now.",
+    )
+    assert why is not None
+    assert "8080 -> 9090" in why

@@ -126,6 +126,16 @@ _DIGITS = {
 _DIGITS["single"] = "1"
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_LABEL = re.compile(r"\s*([A-Z][\w'\u2019.-]*(?: [A-Z][\w'\u2019.-]*){0,2}):\s+")
+"""A line's label: one to three capitalised words and a colon ("Melanie: ", "Update: ")."""
+_NOT_SPEAKERS = frozenset(
+    """
+    note notes update updated correction edit todo fyi ps nb decision fact facts summary
+    important warning caution tip reminder context status result results answer question
+    re subject title topic preference goal plan issue problem fix solution
+    """.split()
+)
+"""Labels that say what a line is, not who says it."""
 _CLAUSE = re.compile(r",\s+")
 _ASKING = re.compile(
     r"\s*(?:(?:and|but|so|also|or|well|then)\s+)*(?:what|how|why|any|anything\b|"
@@ -156,6 +166,7 @@ class _Sentence:
     words: tuple[str, ...]  # lower-cased, in order
     stems: tuple[str, ...]  # each word's stem ("" for a word that says nothing of the subject)
     subject: frozenset[str]  # the stems that say what it is about
+    speaker: str  # the label its line opened with ("melanie" of "Melanie: ..."), or ""
 
     @functools.cached_property
     def values(self) -> dict[str, int]:
@@ -261,19 +272,27 @@ def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     return found
 
 
-def _sentence(text: str) -> _Sentence:
+def _sentence(text: str, speaker: str) -> _Sentence:
     raw = tuple(_TOKEN.findall(text))
     words = tuple(t.lower() for t in raw)
     stems = tuple(map(_subject_stem, words))
-    return _Sentence(raw, words, stems, frozenset(stems) - {""})
+    return _Sentence(raw, words, stems, frozenset(stems) - {""}, speaker)
 
 
 @functools.lru_cache(maxsize=4096)
 def sentences(text: str) -> tuple[_Sentence, ...]:
     """The sentences of a memory, read for comparison (cached: a write compares itself with
     its nearest memories, and the next write on that subject with many of the same)."""
-    read = (_stated(s) if s.rstrip().endswith("?") else s for s in _SENTENCE.split(text))
-    return tuple(_sentence(s) for s in read if len(s.split()) >= 2)
+    found = []
+    for line in text.splitlines():
+        label = _LABEL.match(line)  # ("Melanie: Wow, ...": who says it, and where it starts)
+        speaker = label.group(1).lower() if label else ""
+        speaker = "" if speaker in _NOT_SPEAKERS else speaker
+        for part in _SENTENCE.split(line[label.end() :] if label else line):
+            said = _stated(part) if part.rstrip().endswith("?") else part
+            if len(said.split()) >= 2:
+                found.append(_sentence(said, speaker))
+    return tuple(found)
 
 
 def _stated(question: str) -> str:
@@ -314,6 +333,8 @@ def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
         return None  # (not the same subject: too little in common)
     if n.people != o.people and (n.people and o.people):
         return None  # (two people's facts)
+    if n.speaker != o.speaker and n.speaker and o.speaker:
+        return None  # (two speakers' words)
     if n.adding and not n.change:
         return None  # ("I also bought ...": one more, not another value)
     named_o = dict(o.values) | {w: o.words.index(w) for w in n.values if w in o.words}
