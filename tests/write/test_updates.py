@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from salience.write.updates import compare, sentences
+from salience.write.updates import DOCUMENT_WORDS, compare, sentences
 
 
 def _found(old: str, new: str) -> str | None:
@@ -161,3 +161,14 @@ def test_a_label_that_says_what_a_line_is_names_no_speaker() -> None:
     )
     assert why is not None
     assert "8080 -> 9090" in why
+
+
+def test_two_documents_never_update_one_another() -> None:
+    filler = " ".join(
+        f"Step {i} of the guide covers the settings of the device." for i in range(12)
+    )
+    old, new = "The staging API listens on port 8080.", "The staging API listens on port 9090 now."
+    assert len(filler.split()) > DOCUMENT_WORDS
+    assert _found(f"{old} {filler}", f"{new} {filler}") is None  # (two documents)
+    assert _found(old, f"{new} {filler}") is not None  # (a fact and a document: read)
+    assert _found(f"{old} {filler}", new) is not None
