@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from salience.briefing.policies import Candidates
     from salience.embeddings.arrays import Vector
 
-CANDIDATES = 8
+CANDIDATES = 12
 """How many of the user's current memories nearest a new one are compared with it."""
 NEAREST = 0.3
 """The cosine similarity below which a memory is not a candidate."""

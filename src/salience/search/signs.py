@@ -10,8 +10,8 @@ them is exact, only a row whose signs differ more than the rest may be missed.
 
 Measured on 30,000 LongMemEval turns embedded by MiniLM, each of 500 of them as the query: of
 the nearest 8 at cosine 0.3 or more, the 64 rows of fewest differing signs held 97.6 %, 77
-(one in 400, kept from 102,400 rows on) 98.0 %, 256 99.6 % (``bench/updates.py`` measures
-the write that uses it; docs/scoring.md).
+(one in 400: the share :func:`wanted` keeps of a large store) 98.0 %, 256 99.6 %
+(``bench/updates.py`` measures the write that uses it; docs/scoring.md).
 
 The signs are those of the int8 copy's values (:class:`~salience.search.coarse.Int8Rows`
 keeps them, packed in its blocks, and packs a block again when its rows change): a value
