@@ -34,8 +34,13 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(coarse, "BLOCK_ROWS", 64)
 
 
-def test_the_kernel_is_checked_and_used() -> None:
+def test_the_kernel_is_checked_and_used(monkeypatch: pytest.MonkeyPatch) -> None:
     assert signs.available()
+    import numkong
+
+    counted = numkong.cdist
+    monkeypatch.setattr(numkong, "cdist", lambda *a, **k: np.asarray(counted(*a, **k)) + 1)
+    assert signs._numkong.__wrapped__() is None  # (a kernel that miscounts is never used)
 
 
 @pytest.mark.parametrize("count", [40, 64, 1000])
