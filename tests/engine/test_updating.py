@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 
 from salience import Config, Memory
-from salience.engine.updating import ACT_AT
+from salience.engine.updating import ACT_AT, CANDIDATES
 from salience.errors import ConflictError, ForbiddenError, NotFoundError
 from salience.models import Status, channel
+from salience.stores.base import MemoryFilter
 from tests.both_stores import stored_bytes
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
@@ -60,6 +61,23 @@ def test_a_look_alike_is_not_linked(memory: Memory, clock: FakeClock) -> None:
     clock.advance(days=1)
     assert memory.remember("I also bought a gravel bike for the trails.").updates == ()
     assert memory.updates(state="all") == []
+
+
+def test_a_memory_further_off_that_names_the_same_one_is_compared(
+    memory: Memory, clock: FakeClock
+) -> None:
+    old = memory.remember("Our cat Luna has been with me for 6 months.")
+    pets = "Rex Bella Max Coco Milo Daisy Oscar Ruby Toby Rosie Leo Nala Zeus Olive".split()
+    for pet, number in zip(pets, range(14), strict=True):  # (nearer by words, naming others)
+        memory.remember(f"{pet} the dog number {number} sleeps on the sofa after a long walk.")
+    clock.advance(days=30)
+    new = memory.remember("Our cat Luna is 9 months old now and sleeps on the sofa.")
+    assert new.record is not None
+    vector = WordHashEmbedder().embed([new.record.content])[0]
+    nearer = memory.vectors.search(vector, MemoryFilter(as_of=memory.now()), CANDIDATES + 1)
+    assert old.id not in [h.record.id for h in nearer[:CANDIDATES]]  # (not among the nearest)
+    assert [x.old_id for x in new.updates] == [old.id]
+    assert "6 -> 9" in new.updates[0].why
 
 
 def test_the_briefing_gives_the_newest_and_says_an_older_exists(

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from salience.write.updates import DOCUMENT_WORDS, compare, sentences
+from salience.write.updates import DOCUMENT_WORDS, compare, names, sentences
 
 
 def _found(old: str, new: str) -> str | None:
@@ -172,3 +172,67 @@ def test_two_documents_never_update_one_another() -> None:
     assert _found(f"{old} {filler}", f"{new} {filler}") is None  # (two documents)
     assert _found(old, f"{new} {filler}") is not None  # (a fact and a document: read)
     assert _found(f"{old} {filler}", new) is not None
+
+
+def test_long_sentences_sharing_two_words_update_by_a_measure_of_ones_own() -> None:
+    old = (
+        "I have been waking up around 8:30 am on Saturdays, which leaves enough time to fit"
+        " in a short jog before showering."
+    )
+    new = (
+        "I like to wake up at 7:30 am on Saturdays and fit in a cup of coffee before anything"
+        " else happens."
+    )
+    why = _found(old, new)
+    assert why is not None
+    assert "8:30, short -> 7:30, cup" in why  # (each value gone, each come)
+    # The same two words, and no one's own: two shops, not a change.
+    assert (
+        _found(
+            "The bakery opens around 8:30 am on Saturdays, which leaves enough time to fit in a"
+            " delivery before noon.",
+            "The market begins at 7:30 am on Saturdays and the stalls fit in a second round"
+            " before lunch starts.",
+        )
+        is None
+    )
+
+
+def test_a_clause_after_a_question_speaks_of_what_it_asked_about() -> None:
+    old = (
+        "Can you suggest a way to set reminders for my gym sessions, which I usually go to at"
+        " 7:00 pm on Mondays?"
+    )
+    new = "I need to finish the meeting before I head to the gym, which is usually at 6:00 pm."
+    why = _found(old, new)
+    assert why is not None
+    assert "7:00 -> 6:00" in why
+
+
+def test_a_clause_of_one_joining_word_adds_nothing() -> None:
+    old = "I wake up at 8:30 am on Saturdays."
+    new = "Also, what time should I start my jog, considering I wake up at 7:30 am on Saturdays?"
+    why = _found(old, new)
+    assert why is not None
+    assert "8:30 -> 7:30" in why
+
+
+def test_a_title_does_not_end_a_sentence() -> None:
+    said = [" ".join(s.words) for s in sentences("I see Dr. Smith every week. She helps me plan.")]
+    assert said == ["i see dr smith every week", "she helps me plan"]
+
+
+def test_a_short_plural_is_read_as_its_singular() -> None:
+    (cups,) = sentences("I drink two cups daily")
+    (bus,) = sentences("I take the bus daily")
+    assert "cup" in cups.subject
+    assert "bus" in bus.subject
+
+
+def test_the_names_a_memory_says_are_found_in_another() -> None:
+    named = names(sentences("Our cat Luna is 9 months old now."))
+    assert named
+    assert named.said("I have had Luna for six months.")
+    assert not named.said("I have watched lunar eclipses for six months.")  # (letters only)
+    assert not named.said("I have had the cat for six months.")
+    assert not names(sentences("Luna is 9 months old now."))  # (a sentence's first word)

@@ -35,6 +35,12 @@ CANDIDATES = 12
 """How many of the user's current memories nearest a new one are compared with it."""
 NEAREST = 0.3
 """The cosine similarity below which a memory is not a candidate."""
+NAMED = 2
+"""And how many more, of the next :data:`NAMED_FROM` nearest (down to :data:`NAMED_NEAREST`),
+that name someone or something the new one names ("Luna", "National Geographic"): a fact
+about a name may be said in words far apart."""
+NAMED_FROM = 6
+NAMED_NEAREST = 0.25
 LINK_AT = 0.6
 """The confidence below which a found update is not kept."""
 ACT_AT = 0.9
@@ -59,19 +65,26 @@ class Updating(Recording):
         changes: the nearest by meaning (by words, with no embedder)."""
         if self._config.updates == "off":
             return []
-        from salience.write.updates import compare, sentences  # (writes only: not a briefing)
+        from salience.write.updates import compare, names, sentences  # (writes only)
 
         flt = MemoryFilter(as_of=now, user=record.user, type=record.type)
+        read = sentences(record.content)
         if vector is not None:
             if not self.vectors.count():
                 return []  # (the first memory: nothing to change)
+            named = names(read)  # (none: the nearest only, as cheap as before)
             found = self.vectors.search(
-                vector, flt, CANDIDATES, min_similarity=NEAREST, nearby=True
+                vector,
+                flt,
+                CANDIDATES + NAMED_FROM if named else CANDIDATES,
+                min_similarity=NAMED_NEAREST if named else NEAREST,
+                nearby=True,
             )
-            candidates = [h.record for h in found]
+            candidates = [h.record for h in found[:CANDIDATES] if h.similarity >= NEAREST]
+            rest = found[len(candidates) :] if named else []
+            candidates += [h.record for h in rest if named.said(h.record.content)][:NAMED]
         else:
             candidates = [r for r, _ in self._store.search(record.content[:500], flt, CANDIDATES)]
-        read = sentences(record.content)
         links = []
         for old in candidates:
             update = compare(read, sentences(old.content), old.id)

@@ -3,7 +3,9 @@ different about it, found without a language model.
 
 Two memories are compared sentence by sentence. A pair of sentences speaks of the same
 subject when they share at least :data:`MIN_SHARED` content words (stopwords, chat filler and
-the values themselves aside). It says something different when:
+the values themselves aside; :data:`LONG_SHARED` for two long sentences, unless both are the
+speaker's own and what changed is a measure: a number, an amount, a time, a day). It says
+something different when:
 
 - a **value** differs: a number, an amount, a time or a date, a weekday, a named thing (a
   capitalised word inside a sentence) or a place (the words after *in*, *under*, *at*, ...),
@@ -27,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from salience.text import STOPWORDS
+from salience.write.statements import statements
 
 MIN_SHARED = 2
 """Content words two sentences must share to speak of the same subject..."""
@@ -130,26 +133,10 @@ _DIGITS = {
 } | {"once": "1x", "twice": "2x", "thrice": "3x", "first": "1st", "second": "2nd", "third": "3rd"}
 _DIGITS["single"] = "1"
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_LABEL = re.compile(r"\s*([A-Z][\w'\u2019.-]*(?: [A-Z][\w'\u2019.-]*){0,2}):\s+")
-"""A line's label: one to three capitalised words and a colon ("Melanie: ", "Update: ")."""
-_NOT_SPEAKERS = frozenset(
-    """
-    note notes update updated correction edit todo fyi ps nb decision fact facts summary
-    important warning caution tip reminder context status result results answer question
-    re subject title topic preference goal plan issue problem fix solution
-    """.split()
-)
-"""Labels that say what a line is, not who says it."""
-_CLAUSE = re.compile(r",\s+")
-_ASKING = re.compile(
-    r"\s*(?:(?:and|but|so|also|or|well|then)\s+)*(?:what|how|why|any|anything\b|"
-    r"(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|might|have|has)"
-    r"\s+(?:you|i|it|there|we|they|he|she|this|that|these|those|anyone|someone|my|your)\b)",
-    re.IGNORECASE,
-)
-"""A clause that asks (by its first words)."""
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
+_MINE = frozenset("i i'm i've i'd i'll my me we we've our".split())
+_MEASURES = frozenset(("number", "time", "when", "amount"))
+"""The sorts of value a person's own routine or count changes by (a place or a name may be a
+second topic as easily)."""
 _TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z][A-Za-z'\u2019-]*")
 
 
@@ -165,7 +152,7 @@ class Update:
 @dataclass(frozen=True)
 class _Sentence:
     """A sentence read for comparison. What only a pair on the same subject needs is read
-    when first asked for (most candidates share too few words: a write compares eight)."""
+    when first asked for (most candidates share too few words: a write compares twelve)."""
 
     raw: tuple[str, ...]  # the words as written
     words: tuple[str, ...]  # lower-cased, in order
@@ -177,6 +164,11 @@ class _Sentence:
     def values(self) -> dict[str, int]:
         """Each value, at its position."""
         return _values(self.raw, self.words)
+
+    @functools.cached_property
+    def personal(self) -> bool:
+        """Whether it speaks of the speaker (I, my, we)."""
+        return any(w in _MINE for w in self.words)
 
     @functools.cached_property
     def people(self) -> frozenset[str]:
@@ -222,6 +214,10 @@ class _Sentence:
         return any(s in shared for s in self.stems[low:high])
 
 
+_KEEP_S = ("ss", "us", "is")
+"""Endings whose final s is no plural (class, bus, this)."""
+
+
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """A word without its plural, possessive or -ing ending (cached: a write reads its
@@ -230,7 +226,7 @@ def _stem(word: str) -> str:
     if len(word) > 5 and word.endswith("ing"):
         return word[:-3]
     for end in ("ies", "es", "s"):
-        if len(word) > 4 and word.endswith(end) and not word.endswith("ss"):
+        if len(word) > 4 - (end == "s") and word.endswith(end) and not word.endswith(_KEEP_S):
             return word[: -len(end)] + ("y" if end == "ies" else "")
     return word
 
@@ -288,28 +284,30 @@ def _sentence(text: str, speaker: str) -> _Sentence:
 def sentences(text: str) -> tuple[_Sentence, ...]:
     """The sentences of a memory, read for comparison (cached: a write compares itself with
     its nearest memories, and the next write on that subject with many of the same)."""
-    found = []
-    for line in text.splitlines():
-        label = _LABEL.match(line)  # ("Melanie: Wow, ...": who says it, and where it starts)
-        speaker = label.group(1).lower() if label else ""
-        speaker = "" if speaker in _NOT_SPEAKERS else speaker
-        for part in _SENTENCE.split(line[label.end() :] if label else line):
-            said = _stated(part) if part.rstrip().endswith("?") else part
-            if len(said.split()) >= 2:
-                found.append(_sentence(said, speaker))
-    return tuple(found)
+    return tuple(_sentence(said, speaker) for speaker, said in statements(text))
 
 
-def _stated(question: str) -> str:
-    """What a question states of the speaker: its clauses that ask nothing, when one clause
-    asks and another says "I" or "my" ("Can you set reminders for my gym sessions, which I
-    usually go to at 7 pm?" states "which I usually go to at 7 pm"). A question as a whole
-    states nothing ("" then)."""
-    clauses = _CLAUSE.split(question.rstrip().rstrip("?"))
-    kept = [c for c in clauses if not _ASKING.match(c)]
-    if len(kept) == len(clauses) or not any(_FIRST_PERSON.search(c) for c in kept):
-        return ""
-    return ", ".join(kept)
+@dataclass(frozen=True)
+class Names:
+    """The names a memory says (capitalised words inside its sentences, as stems)."""
+
+    stems: frozenset[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.stems)
+
+    def said(self, text: str) -> bool:
+        """Whether another memory's text says one of them too (read only when one of them is
+        among its letters)."""
+        lowered = text.lower()
+        if not any(name in lowered for name in self.stems):
+            return False
+        return any(s.says(name) for s in sentences(text) for name in self.stems)
+
+
+def names(read: Sequence[_Sentence]) -> Names:
+    """The names the memory read as ``read`` says."""
+    return Names(frozenset(v for s in read for v in s.values if _kind(v) == "name"))
 
 
 def compare(new: Sequence[_Sentence], old: Sequence[_Sentence], old_id: str) -> Update | None:
@@ -327,22 +325,34 @@ def compare(new: Sequence[_Sentence], old: Sequence[_Sentence], old_id: str) -> 
     return best
 
 
-def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
-    shared = n.subject & o.subject
-    strong = shared - _LIGHT
+def _subject(n: _Sentence, o: _Sentence, strong: frozenset[str]) -> str:
+    """Whether two sentences speak of one subject: "same", "own" (long, sharing two words,
+    both the speaker's: only a measure of one's own may change), or "" (too little in common,
+    two people's facts or two speakers' words)."""
     smaller = min(len(n.subject - _LIGHT), len(o.subject - _LIGHT)) or 1
     short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
     moved = any(c in _STRONG_CHANGE for c in n.change)
     needed = MIN_SHARED if short or min(len(n.words), len(o.words)) <= SHORT_WORDS else LONG_SHARED
+    found = "same"
     if not (
         len(strong) >= needed
         or (strong and short and (len(strong) / smaller >= SHORT_OVERLAP or moved))
     ):
-        return None  # (not the same subject: too little in common)
+        found = "own" if len(strong) >= MIN_SHARED and n.personal and o.personal else ""
     if n.people != o.people and (n.people and o.people):
-        return None  # (two people's facts)
+        return ""
     if n.speaker != o.speaker and n.speaker and o.speaker:
-        return None  # (two speakers' words)
+        return ""
+    return found
+
+
+def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
+    shared = n.subject & o.subject
+    strong = shared - _LIGHT
+    short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
+    subject = _subject(n, o, strong)
+    if not subject:
+        return None
     if n.adding and not n.change:
         return None  # ("I also bought ...": one more, not another value)
     named_o = dict(o.values) | {w: o.words.index(w) for w in n.values if w in o.words}
@@ -353,7 +363,10 @@ def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
     came = sorted(
         v for v, i in named_n.items() if v not in named_o and n.near(i, shared) and not o.says(v)
     )
-    changed = bool({_kind(v) for v in gone} & {_kind(v) for v in came})  # (a value for one)
+    kinds = {_kind(v) for v in gone} & {_kind(v) for v in came}
+    if subject == "own" and not kinds & _MEASURES:
+        return None
+    changed = bool(kinds)  # (a value for one of its sort)
     said_no = [i for i in n.negations if n.near(i, shared)]
     was_no = [i for i in o.negations if o.near(i, shared)]
     flipped = bool(said_no) != bool(was_no) and (short or len(strong) >= LONG_SHARED)

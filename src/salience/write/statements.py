@@ -1,0 +1,76 @@
+"""What a text states, and who states it, sentence by sentence: the part of update detection
+(:mod:`salience.write.updates`) that reads a chat turn's shape, not its words' meaning.
+
+A line that opens with a label (*Melanie: ...*) is said by the one it names. A question
+states nothing of itself, but its clauses that ask nothing may state something of the
+speaker (*"Can you set reminders for my gym sessions, which I usually go to at 7 pm?"*).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_SENTENCE = re.compile(
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bvs\.)"
+    r"(?<=[.!?])\s+|\n+"
+)
+"""A sentence ends at ".", "!" or "?", not after a title ("Dr. Smith", "Mrs. Lee")."""
+_LABEL = re.compile(r"\s*([A-Z][\w'\u2019.-]*(?: [A-Z][\w'\u2019.-]*){0,2}):\s+")
+"""A line's label: one to three capitalised words and a colon ("Melanie: ", "Update: ")."""
+_NOT_SPEAKERS = frozenset(
+    """
+    note notes update updated correction edit todo fyi ps nb decision fact facts summary
+    important warning caution tip reminder context status result results answer question
+    re subject title topic preference goal plan issue problem fix solution
+    """.split()
+)
+"""Labels that say what a line is, not who says it."""
+_CLAUSE = re.compile(r",\s+")
+_ASKING = re.compile(
+    r"\s*(?:(?:and|but|so|also|or|well|then)\s+)*(?:what|how|why|any|anything\b|"
+    r"(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|might|have|has)"
+    r"\s+(?:you|i|it|there|we|they|he|she|this|that|these|those|anyone|someone|my|your)\b)",
+    re.IGNORECASE,
+)
+"""A clause that asks (by its first words)."""
+_RELATIVE = re.compile(r"\s*(?:which|who|where|when|that)\b", re.IGNORECASE)
+RELATIVE_WORDS = 3
+"""A stated clause that opens with "which" speaks of the asking clause's last words ("my gym
+sessions, which I usually go to at 7 pm"): this many are read with it."""
+_CONNECTIVES = frozenset("also and but so well oh plus then anyway besides".split())
+"""A clause of one of these words only ("Also, what time ...") joins, and says nothing."""
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
+
+
+def statements(text: str) -> Iterator[tuple[str, str]]:
+    """Each sentence ``text`` states, of two words or more, with its speaker (the label its
+    line opens with, lower-cased, or "")."""
+    for line in text.splitlines():
+        label = _LABEL.match(line)  # ("Melanie: Wow, ...": who says it, and where it starts)
+        speaker = label.group(1).lower() if label else ""
+        speaker = "" if speaker in _NOT_SPEAKERS else speaker
+        for part in _SENTENCE.split(line[label.end() :] if label else line):
+            said = stated(part) if part.rstrip().endswith("?") else part
+            if len(said.split()) >= 2:
+                yield speaker, said
+
+
+def stated(question: str) -> str:
+    """What a question states of the speaker: its clauses that ask nothing, when one clause
+    asks and another says "I" or "my" ("Can you set reminders for my gym sessions, which I
+    usually go to at 7 pm?" states "which I usually go to at 7 pm"). A question as a whole
+    states nothing ("" then)."""
+    clauses = [
+        c for c in _CLAUSE.split(question.rstrip().rstrip("?")) if c.lower() not in _CONNECTIVES
+    ]
+    kept = []
+    for before, clause in zip(["", *clauses], clauses, strict=False):
+        if _ASKING.match(clause):
+            continue
+        if _RELATIVE.match(clause) and before and _ASKING.match(before):
+            clause = " ".join([*before.split()[-RELATIVE_WORDS:], clause])  # (its noun)
+        kept.append(clause)
+    if len(kept) == len(clauses) or not any(_FIRST_PERSON.search(c) for c in kept):
+        return ""
+    return ", ".join(kept)

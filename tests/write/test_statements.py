@@ -1,0 +1,40 @@
+"""What a text states and who states it (write/statements.py)."""
+
+from __future__ import annotations
+
+from salience.write.statements import stated, statements
+
+
+def test_a_labelled_line_is_said_by_its_speaker() -> None:
+    assert list(statements("Melanie: I moved my bike. Then I rested.\nNote: the port is 80.")) == [
+        ("melanie", "I moved my bike."),
+        ("melanie", "Then I rested."),
+        ("", "the port is 80."),
+    ]
+
+
+def test_a_question_states_its_clauses_that_ask_nothing() -> None:
+    assert stated("Can you help me plan, given that I wake up at 7 am?") == (
+        "given that I wake up at 7 am"
+    )
+    assert stated("Can you tell me the time?") == ""  # (asks only)
+    assert stated("Miami Beach, what do you think?") == ""  # (states nothing of the speaker)
+
+
+def test_a_relative_clause_is_read_with_what_it_speaks_of() -> None:
+    assert stated("Can you set reminders for my gym sessions, which I go to at 7 pm?") == (
+        "my gym sessions which I go to at 7 pm"
+    )
+
+
+def test_a_clause_of_one_joining_word_is_no_clause() -> None:
+    assert stated("Also, what time should I jog, given I wake up at 7 am?") == (
+        "given I wake up at 7 am"
+    )
+
+
+def test_a_title_ends_no_sentence() -> None:
+    assert [said for _, said in statements("I see Dr. Smith weekly. Mrs. Lee too.")] == [
+        "I see Dr. Smith weekly.",
+        "Mrs. Lee too.",
+    ]
