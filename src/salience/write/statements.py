@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator
 
 _SENTENCE = re.compile(
-    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<!\bvs\.)"
-    r"(?<=[.!?])\s+|\n+"
+    r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)"
+    r"(?<!\bvs\.)\s+|\n+"
 )
 """A sentence ends at ".", "!" or "?", not after a title ("Dr. Smith", "Mrs. Lee")."""
 _LABEL = re.compile(r"\s*([A-Z][\w'\u2019.-]*(?: [A-Z][\w'\u2019.-]*){0,2}):\s+")

@@ -172,7 +172,7 @@ class _Sentence:
 
     @functools.cached_property
     def people(self) -> frozenset[str]:
-        return frozenset(s for s in map(_stem, self.words) if s in _PEOPLE)
+        return _PEOPLE.intersection(map(_stem, self.words))
 
     @functools.cached_property
     def negations(self) -> tuple[int, ...]:
@@ -339,6 +339,8 @@ def _subject(n: _Sentence, o: _Sentence, strong: frozenset[str]) -> str:
         or (strong and short and (len(strong) / smaller >= SHORT_OVERLAP or moved))
     ):
         found = "own" if len(strong) >= MIN_SHARED and n.personal and o.personal else ""
+    if not found:
+        return ""
     if n.people != o.people and (n.people and o.people):
         return ""
     if n.speaker != o.speaker and n.speaker and o.speaker:
