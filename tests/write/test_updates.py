@@ -236,3 +236,42 @@ def test_the_names_a_memory_says_are_found_in_another() -> None:
     assert not named.said("I have watched lunar eclipses for six months.")  # (letters only)
     assert not named.said("I have had the cat for six months.")
     assert not names(sentences("Luna is 9 months old now."))  # (a sentence's first word)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        (
+            "I drink coffee every morning.",
+            "I drink tea every morning instead of coffee.",
+            "coffee -> tea",
+        ),
+        (
+            "We deploy with Jenkins.",
+            "We deploy with GitHub Actions instead of Jenkins.",
+            "jenkins -> actions, github",
+        ),
+        (
+            "My standup is at 9:00 am.",
+            "My standup is at 10:00 am instead of 9:00 am.",
+            "9:00 -> 10:00",
+        ),
+        (
+            "I keep my bike in the garage.",
+            "I keep my bike in the basement instead of the garage.",
+            "garage -> basement",
+        ),
+    ],
+)
+def test_what_a_memory_says_it_replaced_is_the_old_value(old: str, new: str, says: str) -> None:
+    why = _found(old, new)
+    assert why is not None
+    assert says in why
+    assert "instead" not in why.split(";")[0]  # (no subject of its own)
+
+
+def test_instead_of_what_the_older_never_said_is_no_update() -> None:
+    assert (
+        _found("I drink coffee every morning.", "I drink coffee every morning instead of tea.")
+        is None
+    )

@@ -12,7 +12,7 @@ something different when:
   with a value of the old sentence gone from the new one and a new one in its place;
 - one says **no** where the other does not (*not*, *no longer*, *never*, *n't*);
 - or the new one has **words of change** (*now*, *moved*, *switched to*, *instead*, ...)
-  beside a value of its own.
+  beside a value of its own, or says what it replaced (*tea instead of coffee*).
 
 Two guards keep look-alikes out: a new sentence that *adds* (*also*, *another*, *too*, *as
 well*) without a word of change, and two sentences about different people (*my sister* and
@@ -30,6 +30,23 @@ from dataclasses import dataclass
 
 from salience.text import STOPWORDS
 from salience.write.statements import statements
+from salience.write.update_words import (
+    ADDING,
+    CALENDAR,
+    CHANGE,
+    DETERMINERS,
+    DIGITS,
+    JOINING,
+    LIGHT,
+    MINE,
+    NEGATIONS,
+    NUMBER_WORDS,
+    PEOPLE,
+    PLACE_AFTER,
+    PLACE_IF_NAMED,
+    SKIPPED,
+    STRONG_CHANGE,
+)
 
 MIN_SHARED = 2
 """Content words two sentences must share to speak of the same subject..."""
@@ -47,93 +64,6 @@ LongMemEval's dev turns, 95 % of the user's evidence turns hold at most 87 words
 SHORT_WORDS = 12
 """... or one, in two sentences this short, when the new one says it moved or switched."""
 
-_FILLER = frozenset(
-    """
-    also actually really just like think thinking know get got getting make made making use
-    using used want wanted need needed going go went way thing things lot lots good great
-    well much many time times ago since still
-    even maybe sure help tips tip recommend recommendations suggestions ideas idea
-    something anything everything someone anyone ones kind sort bit pretty quite
-    definitely probably anyway speaking wondering wonder trying try tried looking look
-    started start new old current currently recently lately now already far yet back
-    can could would should will shall may might must let let's i've i'll i'd you're that's
-    there's here's we've we're they're he's she's it'd what're
-    """.split()
-)
-_SKIPPED = STOPWORDS | _FILLER  # words that never name a subject
-_NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor".split())
-_CHANGE = (
-    "now",
-    "currently",
-    "anymore",
-    "any more",
-    "no longer",
-    "instead",
-    "switched",
-    "switch to",
-    "moved",
-    "changed",
-    "changing",
-    "replaced",
-    "upgraded",
-    "these days",
-    "actually",
-    "correction",
-    "to correct",
-    "updated",
-    "at the moment",
-    "right now",
-)
-_ADDING = ("also", "another", "too", "as well", "in addition", "additionally", "besides")
-_PEOPLE = frozenset(
-    """
-    sister brother mom mother dad father wife husband partner friend colleague coworker
-    boss son daughter cousin uncle aunt neighbor neighbour roommate grandma grandmother
-    grandpa grandfather girlfriend boyfriend niece nephew kid kids child children parents
-    manager mentor coach tutor teacher therapist doctor dentist landlord
-    """.split()
-)
-_NUMBER_WORDS = frozenset(
-    """
-    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
-    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy
-    eighty ninety hundred thousand million once twice thrice half dozen first second third
-    fourth fifth sixth seventh eighth ninth tenth single
-    """.split()
-)
-_CALENDAR = frozenset(
-    """
-    monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
-    thursdays fridays saturdays sundays january february march april june july august
-    september october november december weekly daily monthly yearly weekend weekends
-    morning mornings evening evenings afternoon night nights
-    """.split()
-)
-_PLACE_AFTER = frozenset("in under at on into inside above behind near beside to".split())
-_PLACE_IF_NAMED = frozenset("on to".split())  # (a place only before "the", "my", ...)
-_DETERMINERS = frozenset(
-    "a an the my our your his her their its this that some every each all any next last".split()
-)
-_LIGHT = frozenset(
-    """
-    keep kept live lives lived work works worked play plays played take takes took come came
-    see saw seen buy bought eat ate drink drank read watch watched call called stay stayed
-    listen listens happen happens lead leads run runs ran visit visited meet met have has had
-    put give gave find found feel felt love loved enjoy enjoyed hold held set
-    """.split()
-)
-"""Verbs that say little of what a sentence is about: shared, they count for less."""
-_STRONG_CHANGE = ("no longer", "anymore", "instead", "switched", "moved", "replaced", "changed")
-_DIGITS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {"once": "1x", "twice": "2x", "thrice": "3x", "first": "1st", "second": "2nd", "third": "3rd"}
-_DIGITS["single"] = "1"
-
-_MINE = frozenset("i i'm i've i'd i'll my me we we've our".split())
 _MEASURES = frozenset(("number", "time", "when", "amount"))
 """The sorts of value a person's own routine or count changes by (a place or a name may be a
 second topic as easily)."""
@@ -168,28 +98,42 @@ class _Sentence:
     @functools.cached_property
     def personal(self) -> bool:
         """Whether it speaks of the speaker (I, my, we)."""
-        return any(w in _MINE for w in self.words)
+        return any(w in MINE for w in self.words)
 
     @functools.cached_property
     def people(self) -> frozenset[str]:
-        return _PEOPLE.intersection(map(_stem, self.words))
+        return PEOPLE.intersection(map(_stem, self.words))
 
     @functools.cached_property
     def negations(self) -> tuple[int, ...]:
         """The positions of the words that say no."""
         words = self.words
         return tuple(
-            i for i, w in enumerate(words) if w in _NEGATIONS or w.endswith(("n't", "n\u2019t"))
+            i for i, w in enumerate(words) if w in NEGATIONS or w.endswith(("n't", "n\u2019t"))
         ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
+
+    @functools.cached_property
+    def replacing(self) -> frozenset[str]:
+        """What it says it replaced: the words after "instead of" (up to three, to the next
+        joining word), as stems and as values."""
+        words = self.words
+        found: set[str] = set()
+        for i in range(len(words) - 2):
+            if words[i] == "instead" and words[i + 1] == "of":
+                for word in [w for w in words[i + 2 : i + 6] if w not in DETERMINERS][:3]:
+                    if word in JOINING:
+                        break
+                    found |= {_stem(word), word.rstrip(".,:/-"), DIGITS.get(word, word)}
+        return frozenset(found)
 
     @functools.cached_property
     def change(self) -> tuple[str, ...]:
         """Its words of change."""
-        return tuple(c for c in _CHANGE if f" {c} " in self._joined)
+        return tuple(c for c in CHANGE if f" {c} " in self._joined)
 
     @functools.cached_property
     def adding(self) -> bool:
-        return any(f" {a} " in self._joined for a in _ADDING)
+        return any(f" {a} " in self._joined for a in ADDING)
 
     @functools.cached_property
     def _joined(self) -> str:
@@ -234,7 +178,7 @@ def _stem(word: str) -> str:
 @functools.lru_cache(maxsize=65536)
 def _subject_stem(word: str) -> str:
     """A word's stem if it may name what a sentence is about, else "" (lower-cased)."""
-    return _stem(word) if len(word) > 2 and word[0].isalpha() and word not in _SKIPPED else ""
+    return _stem(word) if len(word) > 2 and word[0].isalpha() and word not in SKIPPED else ""
 
 
 def _kind(value: str) -> str:
@@ -246,9 +190,9 @@ def _kind(value: str) -> str:
         return "amount"
     if value[0].isdigit():
         return "time" if ":" in value or value.endswith(("am", "pm")) else "number"
-    if value in _CALENDAR or value + "s" in _CALENDAR:
+    if value in CALENDAR or value + "s" in CALENDAR:
         return "when"
-    if value in _NUMBER_WORDS or value in ("1x", "2x", "3x"):
+    if value in NUMBER_WORDS or value in ("1x", "2x", "3x"):
         return "number"
     return "name"
 
@@ -258,17 +202,17 @@ def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     for i, (token, word) in enumerate(zip(raw, words, strict=True)):
         if token[0].isdigit() or token[0] == "$":
             found[word.rstrip(".,:/-")] = i
-        elif word in _NUMBER_WORDS:
-            found[_DIGITS.get(word, word)] = i
-        elif word in _CALENDAR:
+        elif word in NUMBER_WORDS:
+            found[DIGITS.get(word, word)] = i
+        elif word in CALENDAR:
             found[word.removesuffix("s")] = i
         elif token[0].isupper() and i > 0 and word not in STOPWORDS and not word.startswith("i'"):
             found[_stem(word)] = i
-        elif word in _PLACE_AFTER and i + 1 < len(words):
-            if word in _PLACE_IF_NAMED and words[i + 1] not in _DETERMINERS:
+        elif word in PLACE_AFTER and i + 1 < len(words):
+            if word in PLACE_IF_NAMED and words[i + 1] not in DETERMINERS:
                 continue  # ("to take", "on Wednesday": not a place)
-            rest = [w for w in words[i + 1 : i + 4] if w not in _DETERMINERS]
-            if rest and rest[0].isalpha() and rest[0] not in _SKIPPED:
+            rest = [w for w in words[i + 1 : i + 4] if w not in DETERMINERS]
+            if rest and rest[0].isalpha() and rest[0] not in SKIPPED:
                 found.setdefault("@" + _stem(rest[0]), i + 1 + words[i + 1 :].index(rest[0]))
     return found
 
@@ -329,9 +273,9 @@ def _subject(n: _Sentence, o: _Sentence, strong: frozenset[str]) -> str:
     """Whether two sentences speak of one subject: "same", "own" (long, sharing two words,
     both the speaker's: only a measure of one's own may change), or "" (too little in common,
     two people's facts or two speakers' words)."""
-    smaller = min(len(n.subject - _LIGHT), len(o.subject - _LIGHT)) or 1
+    smaller = min(len(n.subject - LIGHT), len(o.subject - LIGHT)) or 1
     short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
-    moved = any(c in _STRONG_CHANGE for c in n.change)
+    moved = any(c in STRONG_CHANGE for c in n.change)
     needed = MIN_SHARED if short or min(len(n.words), len(o.words)) <= SHORT_WORDS else LONG_SHARED
     found = "same"
     if not (
@@ -349,8 +293,9 @@ def _subject(n: _Sentence, o: _Sentence, strong: frozenset[str]) -> str:
 
 
 def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
-    shared = n.subject & o.subject
-    strong = shared - _LIGHT
+    replaced = {w for w in n.replacing if o.says(w)}  # ("tea instead of coffee": the old's)
+    shared = (n.subject & o.subject) - replaced
+    strong = shared - LIGHT
     short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
     subject = _subject(n, o, strong)
     if not subject:
@@ -359,6 +304,7 @@ def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
         return None  # ("I also bought ...": one more, not another value)
     named_o = dict(o.values) | {w: o.words.index(w) for w in n.values if w in o.words}
     named_n = dict(n.values) | {w: n.words.index(w) for w in o.values if w in n.words}
+    named_n = {v: i for v, i in named_n.items() if v not in replaced}
     gone = sorted(
         v for v, i in named_o.items() if v not in named_n and o.near(i, shared) and not n.says(v)
     )
@@ -366,7 +312,11 @@ def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
         v for v, i in named_n.items() if v not in named_o and n.near(i, shared) and not o.says(v)
     )
     kinds = {_kind(v) for v in gone} & {_kind(v) for v in came}
-    if subject == "own" and not kinds & _MEASURES:
+    if replaced:  # (said outright: what it replaced, and what it says in its place)
+        gone = sorted(set(gone) | {w for w in replaced if w in o.values or w in o.subject})
+        came = came or sorted(n.subject - o.subject - replaced)[:3]
+        kinds = {"said"} if came else kinds
+    if subject == "own" and not kinds & _MEASURES and not replaced:
         return None
     changed = bool(kinds)  # (a value for one of its sort)
     said_no = [i for i in n.negations if n.near(i, shared)]

@@ -1,0 +1,97 @@
+"""The words update detection (:mod:`salience.write.updates`) reads by: chat filler, words
+that say no, change, add or name people, numbers and days written as words, the words before
+a place, light verbs."""
+
+from __future__ import annotations
+
+from salience.text import STOPWORDS
+
+FILLER = frozenset(
+    """
+    also actually really just like think thinking know get got getting make made making use
+    using used want wanted need needed going go went way thing things lot lots good great
+    well much many time times ago since still
+    even maybe sure help tips tip recommend recommendations suggestions ideas idea
+    something anything everything someone anyone ones kind sort bit pretty quite
+    definitely probably anyway speaking wondering wonder trying try tried looking look instead
+    started start new old current currently recently lately now already far yet back
+    can could would should will shall may might must let let's i've i'll i'd you're that's
+    there's here's we've we're they're he's she's it'd what're
+    """.split()
+)
+SKIPPED = STOPWORDS | FILLER  # words that never name a subject
+NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor".split())
+CHANGE = (
+    "now",
+    "currently",
+    "anymore",
+    "any more",
+    "no longer",
+    "instead",
+    "switched",
+    "switch to",
+    "moved",
+    "changed",
+    "changing",
+    "replaced",
+    "upgraded",
+    "these days",
+    "actually",
+    "correction",
+    "to correct",
+    "updated",
+    "at the moment",
+    "right now",
+)
+ADDING = ("also", "another", "too", "as well", "in addition", "additionally", "besides")
+PEOPLE = frozenset(
+    """
+    sister brother mom mother dad father wife husband partner friend colleague coworker
+    boss son daughter cousin uncle aunt neighbor neighbour roommate grandma grandmother
+    grandpa grandfather girlfriend boyfriend niece nephew kid kids child children parents
+    manager mentor coach tutor teacher therapist doctor dentist landlord
+    """.split()
+)
+NUMBER_WORDS = frozenset(
+    """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy
+    eighty ninety hundred thousand million once twice thrice half dozen first second third
+    fourth fifth sixth seventh eighth ninth tenth single
+    """.split()
+)
+CALENDAR = frozenset(
+    """
+    monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
+    thursdays fridays saturdays sundays january february march april june july august
+    september october november december weekly daily monthly yearly weekend weekends
+    morning mornings evening evenings afternoon night nights
+    """.split()
+)
+PLACE_AFTER = frozenset("in under at on into inside above behind near beside to".split())
+PLACE_IF_NAMED = frozenset("on to".split())  # (a place only before "the", "my", ...)
+DETERMINERS = frozenset(
+    "a an the my our your his her their its this that some every each all any next last".split()
+)
+LIGHT = frozenset(
+    """
+    keep kept live lives lived work works worked play plays played take takes took come came
+    see saw seen buy bought eat ate drink drank read watch watched call called stay stayed
+    listen listens happen happens lead leads run runs ran visit visited meet met have has had
+    put give gave find found feel felt love loved enjoy enjoyed hold held set
+    """.split()
+)
+"""Verbs that say little of what a sentence is about: shared, they count for less."""
+STRONG_CHANGE = ("no longer", "anymore", "instead", "switched", "moved", "replaced", "changed")
+DIGITS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"once": "1x", "twice": "2x", "thrice": "3x", "first": "1st", "second": "2nd", "third": "3rd"}
+DIGITS["single"] = "1"
+
+JOINING = frozenset("and but so because since now or then which that".split())
+"""Words that end what "instead of" names."""
+MINE = frozenset("i i'm i've i'd i'll my me we we've our".split())
