@@ -275,3 +275,12 @@ def test_instead_of_what_the_older_never_said_is_no_update() -> None:
         _found("I drink coffee every morning.", "I drink coffee every morning instead of tea.")
         is None
     )
+
+
+def test_one_kind_of_event_on_two_days_is_no_update() -> None:
+    assert _found("I visited my aunt on Sunday.", "I visited my aunt on Saturday.") is None
+    assert _found("The backup on Monday failed.", "The backup on Friday failed.") is None
+    why = _found("My dentist appointment is on Monday.", "My dentist appointment moved to Friday.")
+    assert why is not None  # (a word of change: the same appointment)
+    assert "monday -> friday" in why
+    assert _found("The standup is on Monday.", "The standup is on Friday.") is not None  # (a state)

@@ -292,6 +292,11 @@ def _subject(n: _Sentence, o: _Sentence, strong: frozenset[str]) -> str:
     return found
 
 
+def _happened(shared: frozenset[str]) -> bool:
+    """Whether the shared words say something happened (a verb in the past: "failed")."""
+    return any(w.endswith("ed") and not w.endswith("eed") and len(w) > 4 for w in shared)
+
+
 def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
     replaced = {w for w in n.replacing if o.says(w)}  # ("tea instead of coffee": the old's)
     shared = (n.subject & o.subject) - replaced
@@ -318,6 +323,8 @@ def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
         kinds = {"said"} if came else kinds
     if subject == "own" and not kinds & _MEASURES and not replaced:
         return None
+    if kinds and kinds <= {"when"} and not n.change and _happened(shared):
+        return None  # (one kind of event on two days: "the deploy on Monday failed")
     changed = bool(kinds)  # (a value for one of its sort)
     said_no = [i for i in n.negations if n.near(i, shared)]
     was_no = [i for i in o.negations if o.near(i, shared)]
