@@ -59,7 +59,8 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
 def stated(question: str) -> str:
     """What a question states of the speaker: its clauses that ask nothing, when one clause
     asks and another says "I" or "my" ("Can you set reminders for my gym sessions, which I
-    usually go to at 7 pm?" states "which I usually go to at 7 pm"). A question as a whole
+    usually go to at 7 pm?" states "my gym sessions which I usually go to at 7 pm": a clause
+    opening with "which" is read with the asking clause's last words). A question as a whole
     states nothing ("" then)."""
     clauses = [
         c for c in _CLAUSE.split(question.rstrip().rstrip("?")) if c.lower() not in _CONNECTIVES
