@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from salience.text import content_hash, normalize, query_terms
+from salience.text import content_hash, label, name_key, named_keys, normalize, query_terms
 
 
 def test_query_terms_drop_stopwords_and_punctuation() -> None:
@@ -44,3 +44,19 @@ def test_shown_escapes_what_a_terminal_would_act_on() -> None:
 
     assert shown("a\x1b[31mb\u202ec\td\ne\x9f") == "a\\x1b[31mb\\u202ec\td\ne\\x9f"
     assert shown("plain text, déjà vu") == "plain text, déjà vu"
+
+
+def test_a_line_s_label_says_who_speaks_and_where_they_start() -> None:
+    assert label("Melanie: I ran a charity race.") == ("melanie", 9)
+    assert label("Dr. Smith: take two a day") == ("dr. smith", 11)
+    assert label("Note: the build is red") == ("", 6)  # (says what a line is)
+    assert label("the ratio was 3:1 today") == ("", 0)
+    assert label("melanie: lower case is no label") == ("", 0)
+
+
+def test_a_name_is_named_in_a_text_that_holds_its_words() -> None:
+    assert name_key("Caroline") in named_keys("What did Caroline's friends give her?")
+    assert name_key("Dr. Smith") in named_keys("When is my next visit to dr smith?")
+    assert name_key("Caroline") not in named_keys("What did Carol research?")
+    assert name_key("") == 0
+    assert name_key("Caroline") == name_key("caroline") != name_key("Melanie")

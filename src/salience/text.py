@@ -62,3 +62,49 @@ def normalize(content: str) -> str:
 def content_hash(content: str) -> str:
     """SHA-256 of :func:`normalize`'d content: equal for texts differing only in case/spacing."""
     return hashlib.sha256(normalize(content).encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+_LABEL = re.compile(r"\s*([A-Z][\w'\u2019.-]*(?: [A-Z][\w'\u2019.-]*){0,2}):\s+")
+"""A line's label: one to three capitalised words and a colon ("Melanie: ", "Update: ")."""
+NOT_SPEAKERS = frozenset(
+    """
+    note notes update updated correction edit todo fyi ps nb decision fact facts summary
+    important warning caution tip reminder context status result results answer question
+    re subject title topic preference goal plan issue problem fix solution
+    """.split()
+)
+"""Labels that say what a line is, not who says it."""
+_NAME = re.compile(r"[a-z0-9]+")
+NAME_WORDS = 3
+"""A speaker's name has at most this many words (a label's)."""
+
+
+def label(line: str) -> tuple[str, int]:
+    """Who says ``line`` (its label, lower-cased: "" when it has none, or one that says what a
+    line is) and where what is said starts."""
+    found = _LABEL.match(line)
+    if found is None:
+        return "", 0
+    said = found.group(1).lower()
+    return ("" if said in NOT_SPEAKERS else said), found.end()
+
+
+def name_key(name: str) -> int:
+    """A name as a number, the same in every process (its words, lower-cased, hashed: a
+    column holds it, never the name); 0 for a name of no words."""
+    words = " ".join(_NAME.findall(name.lower()))
+    if not words:
+        return 0
+    digest = hashlib.blake2b(words.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True) or 1
+
+
+def named_keys(text: str) -> frozenset[int]:
+    """The :func:`name_key` of every run of one to :data:`NAME_WORDS` words of ``text``:
+    whether it names someone is whether their key is among these."""
+    words = _NAME.findall(text.lower())
+    return frozenset(
+        name_key(" ".join(words[i : i + n]))
+        for n in range(1, NAME_WORDS + 1)
+        for i in range(len(words) - n + 1)
+    )

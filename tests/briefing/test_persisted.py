@@ -16,6 +16,7 @@ from salience.briefing.columns import Columns, Vocabularies
 from salience.briefing.snapshot import ColumnSnapshot
 from salience.stores.base import COLUMNS_KEY
 from salience.stores.sqlite import SQLiteStore
+from salience.text import name_key
 from tests.briefing.test_snapshot import Spy, decoded, fresh
 from tests.conftest import FakeClock
 from tests.factory import record
@@ -51,7 +52,7 @@ def briefings(memory: Memory) -> list[str]:
 
 def test_round_trip_keeps_every_column(tmp_path: Path) -> None:
     records = [
-        record("one", tags=("project:a", "project:b", "session:s1"), user="ann"),
+        record("Caroline: one", tags=("project:a", "project:b", "session:s1"), user="ann"),
         record("two", project="p", topic_key="t", type="decision"),
         record("three", forget_reason="wrong", enabled=False),
     ]
@@ -66,6 +67,8 @@ def test_round_trip_keeps_every_column(tmp_path: Path) -> None:
     assert decoded(loaded.columns) == decoded(columns)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert b"one" not in path.read_bytes().replace(b"SALCOLS1", b"")  # no content on disk
+    assert b"aroline" not in path.read_bytes()  # (nor who speaks: a number made from it)
+    assert loaded.columns.speaker.tolist() == [name_key("Caroline"), 0, 0]
     loaded.columns.importance[0] = 0.5  # writable: catch-up assigns in place
 
 

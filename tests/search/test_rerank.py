@@ -25,6 +25,7 @@ from salience.models import Hit
 from salience.profiles import PROFILES
 from salience.search import fusion, rerank
 from salience.search.learned import HEAD
+from salience.text import label, name_key, named_keys
 from salience.text_dates import day_words, resolve
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
@@ -80,6 +81,7 @@ def _signals(query: str, hits: list[Hit], now_day: date) -> list[dict[str, float
                 "support": max(others, default=0.0),
                 "session_hits": math.log1p(len(others)),
                 "date_match": float(bool(named) and day_words(written) in named),
+                "speaker": float(name_key(label(h.record.content)[0]) in named_keys(query) - {0}),
             }
         )
     return out
@@ -203,6 +205,20 @@ def test_a_question_in_relative_time_knows_the_day(memory: Memory, clock: FakeCl
     assert {n: v for n, v, _ in hit.relevance.learned.terms}["date_match"] == 1.0
 
 
+def test_a_question_that_names_who_said_it_knows_their_lines(memory: Memory) -> None:
+    memory.remember("Caroline: I signed up for a pottery class this week")
+    memory.remember("Melanie: I signed up for a painting class this week")
+    hits = memory.search("Which class did Caroline sign up for?", touch=False)
+    terms = {}
+    for hit in hits:
+        assert hit.relevance is not None
+        assert hit.relevance.learned is not None
+        terms[hit.record.content.split(":")[0]] = hit.relevance.learned.terms
+    assert {n: v for n, v, _ in terms["Caroline"]}["speaker"] == 1.0
+    assert {n: v for n, v, _ in terms["Melanie"]}["speaker"] == 0.0
+    assert hits[0].record.content.startswith("Caroline:")  # (the rest alike: who said it)
+
+
 def test_the_learned_fusion_is_the_default_and_the_setting_turns_it_off(
     home: Path, clock: FakeClock, embedder: WordHashEmbedder
 ) -> None:
@@ -268,6 +284,7 @@ def test_signals_of_known_candidates() -> None:
         session=np.array([3, 3, -1]),
         asks=np.array([False, True, False]),
         created=np.array([0, day, 2 * day]),
+        speaker=np.array([name_key("Bo"), name_key("Al"), 0]),
         days=(day_words(date(1970, 1, 2)),),
     )
     raw = rerank.signals("When did Bo go to the beach?", found, 0.4)
@@ -281,6 +298,7 @@ def test_signals_of_known_candidates() -> None:
     assert got["query_words"] == pytest.approx([math.log1p(3)] * 3)  # bo, go, beach
     assert got["query_date"] == [1.0] * 3
     assert got["date_match"] == [0.0, 1.0, 0.0]
+    assert got["speaker"] == [1.0, 0.0, 0.0]  # (Bo is asked about; Al is not; none says)
     inputs = rerank.features(raw)
     column = rerank.FEATURE_NAMES.index("length*context")
     assert inputs[:, column] == pytest.approx(np.log1p([10, 100, 1000]) * raw[:, 5])

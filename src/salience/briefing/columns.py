@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from salience.lazy import lazy_module
 from salience.models import LOCAL_LAYER, MemoryRecord
 from salience.models.spaces import SPACE_PREFIX
+from salience.text import label, name_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -170,6 +171,7 @@ class Columns:
     stale: Flags  # tagged stale: a memory it was derived from changed (engine/staleness.py)
     line_length: Ints  # len(one_line(record))
     asks: Flags  # the content holds a question mark (the learned fusion reads it)
+    speaker: Ints  # name_key of who says it (its label, "Melanie: ..."); 0: no one named
     several: dict[str, frozenset[str]] = field(default_factory=dict)  # id -> its projects
 
     def __len__(self) -> int:
@@ -245,6 +247,7 @@ class Columns:
             stale=flags(lambda r: "stale" in r.tags),
             line_length=ints(lambda r: len(one_line(r))),
             asks=flags(lambda r: "?" in r.content),
+            speaker=ints(lambda r: name_key(label(r.content)[0])),
             several=several,
         )
 

@@ -64,6 +64,7 @@ def rescored(
         columns.session,
         columns.asks,
         columns.created,
+        columns.speaker,
         tuple(resolve(query, now)) if rules.recall.dated else (),
     )
     raw = rerank.signals(query, found, rules.recall.context_weight)

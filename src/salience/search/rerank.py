@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from salience.lazy import lazy_module
+from salience.text import named_keys
 from salience.text_dates import day_words
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ SIGNALS = (
     "support",  # the best fused relevance of another candidate of its session
     "session_hits",  # log(1 + other candidates of its session)
     "date_match",  # the day it was written is a day the query names ("three days ago")
+    "speaker",  # who says it (its label: "Melanie: ...") is named in the query
 )
 POOL_CENTRE = 4.5
 # The model's features: a signal, or the product of two.
@@ -103,6 +105,7 @@ FEATURES: tuple[tuple[str, ...], ...] = (
     ("session_hits",),
     ("pool", "support"),
     ("date_match",),
+    ("speaker",),
 )
 FEATURE_NAMES = tuple("*".join(f) for f in FEATURES)
 # Set by bench/fusion_fit.py to collect (ids, signals) of each re-ranking, for fitting.
@@ -130,6 +133,7 @@ class Candidates:
     session: npt.NDArray[np.int64]  # negative: no session
     asks: npt.NDArray[np.bool_]
     created: npt.NDArray[np.int64]  # microseconds since the epoch (UTC)
+    speaker: npt.NDArray[np.int64]  # salience.text.name_key of who says it (0: no one named)
     days: tuple[str, ...] = ()  # the calendar words of the days the query names
 
 
@@ -146,6 +150,16 @@ def written_on(created: npt.NDArray[np.int64], days: Sequence[str]) -> Floats:
             for c in created.tolist()
         ]
     )
+
+
+def spoken_by(speaker: npt.NDArray[np.int64], query: str) -> Floats:
+    """1 where the memory's speaker (a :func:`~salience.text.name_key`; 0: none) is named in
+    ``query`` ("What did Caroline research?" of "Caroline: ..."), else 0."""
+    if not speaker.any():
+        return np.zeros(len(speaker))
+    named = np.fromiter(named_keys(query), dtype=np.int64)
+    spoken: Floats = (np.isin(speaker, named) & (speaker != 0)).astype(np.float64)
+    return spoken
 
 
 def signals(query: str, found: Candidates, context_weight: float) -> Floats:
@@ -186,6 +200,7 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
         "support": support,
         "session_hits": hits,
         "date_match": written_on(found.created, found.days),
+        "speaker": spoken_by(found.speaker, query),
     }
     for name, value in values.items():
         out[:, column[name]] = value

@@ -11,21 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from salience.text import label
+
 _SENTENCE = re.compile(
     r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)"
     r"(?<!\bvs\.)\s+|\n+"
 )
 """A sentence ends at ".", "!" or "?", not after a title ("Dr. Smith", "Mrs. Lee")."""
-_LABEL = re.compile(r"\s*([A-Z][\w'\u2019.-]*(?: [A-Z][\w'\u2019.-]*){0,2}):\s+")
-"""A line's label: one to three capitalised words and a colon ("Melanie: ", "Update: ")."""
-_NOT_SPEAKERS = frozenset(
-    """
-    note notes update updated correction edit todo fyi ps nb decision fact facts summary
-    important warning caution tip reminder context status result results answer question
-    re subject title topic preference goal plan issue problem fix solution
-    """.split()
-)
-"""Labels that say what a line is, not who says it."""
 _CLAUSE = re.compile(r",\s+")
 _ASKING = re.compile(
     r"\s*(?:(?:and|but|so|also|or|well|then)\s+)*(?:what|how|why|any|anything\b|"
@@ -47,10 +39,8 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
     """Each sentence ``text`` states, of two words or more, with its speaker (the label its
     line opens with, lower-cased, or "")."""
     for line in text.splitlines():
-        label = _LABEL.match(line)  # ("Melanie: Wow, ...": who says it, and where it starts)
-        speaker = label.group(1).lower() if label else ""
-        speaker = "" if speaker in _NOT_SPEAKERS else speaker
-        for part in _SENTENCE.split(line[label.end() :] if label else line):
+        speaker, start = label(line)  # ("Melanie: Wow, ...": who says it, where it starts)
+        for part in _SENTENCE.split(line[start:]):
             said = stated(part) if part.rstrip().endswith("?") else part
             if len(said.split()) >= 2:
                 yield speaker, said
