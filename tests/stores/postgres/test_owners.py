@@ -28,10 +28,19 @@ class _Counter:
 def test_small_owners_with_common_words_read_their_rows_first() -> None:
     sizes = OwnerSizes()
     count = _Counter(1_000)
-    assert sizes.own_rows_first(["ana"], 2_000_000, 33 * 1_000, count)  # words in 33k rows
-    assert not sizes.own_rows_first(["ana"], 2_000_000, 31 * 1_000, count)  # rare: GIN
+    assert sizes.own_rows_first(["ana"], 200_000, 33 * 1_000, count)  # words in 33k rows
+    assert not sizes.own_rows_first(["ana"], 200_000, 31 * 1_000, count)  # rare: GIN
     assert count.calls == 1  # (counted once, then kept)
     assert not sizes.own_rows_first(["ana"], owners.FROM - 1, 10**9, count)  # a small store
+
+
+def test_in_a_larger_store_fewer_entries_weigh_a_row() -> None:
+    """An entry of GIN's lists costs more in a larger store (measured at 2M: 14 a row)."""
+    assert owners.per_row(100_000) == owners.per_row(200_000) == owners.PER_ROW
+    assert 13.5 < owners.per_row(2_000_000) < 14.5
+    sizes, count = OwnerSizes(), _Counter(1_000)
+    assert sizes.own_rows_first(["ana"], 2_000_000, 15 * 1_000, count)
+    assert not sizes.own_rows_first(["ana"], 2_000_000, 13 * 1_000, count)
 
 
 def test_large_owners_keep_gin_and_are_counted_again_later() -> None:

@@ -5,7 +5,7 @@ row holding a query word, AND-ed with the user's rows: on a store of 1,000 tenan
 grows with everyone's rows when a word is common (a word of a date is in most of them: at 2M
 memories a tenant of 1,000 recalled in 1.58x the time of a store of its own, p95 2.73x).
 When the owners hold at most :data:`SMALL` rows and at most a quarter of a store of
-:data:`FROM` rows or more, and the query's words are in more rows than :data:`PER_ROW` times
+:data:`FROM` rows or more, and the query's words are in more rows than :func:`per_row` times
 theirs, the search reads their rows by the user index and tests each against the query
 instead (a row read costs about as much as that many entries of GIN's lists): the same rows,
 the same scores, a cost that is theirs. The owners' rows are counted once (at most ``SMALL +
@@ -22,8 +22,24 @@ from collections.abc import Callable, Sequence
 from salience.stores.tenancy import FROM, RECHECK, SMALL, small
 
 PER_ROW = 32
-"""Entries of GIN's lists that cost about one row read by the user index (at 200k memories
-here: 1,000 scattered rows read and tested in ~1 ms)."""
+"""Entries of GIN's lists that cost about one row read by the user index, at
+:data:`PER_ROW_AT` rows or fewer (at 200k memories here: 1,000 scattered rows read and
+tested in ~1 ms) ..."""
+PER_ROW_AT = 200_000
+PER_ROW_FALL = 0.36
+"""... and fewer in a larger store, by this power of its size: an entry costs more there
+(each of a common word's rows on a page of its own in the bitmap GIN's lists are read into),
+a row read less. Measured at 2M memories (a tenant of 1,000 among 1,000; `bench/tenants.py`):
+the search by GIN's lists took 0.9 ms for words in under 5,000 rows, 2.6 ms in 10-20k, 4.3 ms
+in 20-32k; the owners' rows read first, 1.8-2.1 ms whatever the words: 14 entries a row
+(32 x 10^-0.36)."""
+
+
+def per_row(total: int) -> float:
+    """:data:`PER_ROW` in a store of ``total`` rows."""
+    if total <= PER_ROW_AT:
+        return PER_ROW
+    return float(PER_ROW * (total / PER_ROW_AT) ** -PER_ROW_FALL)
 
 
 class OwnerSizes:
@@ -44,10 +60,11 @@ class OwnerSizes:
         """Whether a search of ``owners`` in a store of ``total`` rows, whose words GIN lists
         ``matched`` times in all, should read the owners' rows first; ``count(owners,
         limit)`` counts their rows, up to ``limit``."""
-        if total < FROM or not owners or matched <= PER_ROW:
+        entries = per_row(total)
+        if total < FROM or not owners or matched <= entries:
             return False
         rows = self._rows(tuple(sorted(set(owners))), total, count)
-        return rows is not None and matched > PER_ROW * rows
+        return rows is not None and matched > entries * rows
 
     def _rows(
         self, key: tuple[str, ...], total: int, count: Callable[[list[str], int], int]
