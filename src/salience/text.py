@@ -7,6 +7,7 @@ import functools
 import hashlib
 import re
 import unicodedata
+import zlib
 
 # Common English function words: they match everything and rank nothing.
 STOPWORDS = frozenset(
@@ -90,21 +91,24 @@ def label(line: str) -> tuple[str, int]:
 
 
 def name_key(name: str) -> int:
-    """A name as a number, the same in every process (its words, lower-cased, hashed: a
-    column holds it, never the name); 0 for a name of no words."""
-    words = " ".join(_NAME.findall(name.lower()))
-    if not words:
-        return 0
-    digest = hashlib.blake2b(words.encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "little", signed=True) or 1
+    """A name as a number, the same in every process (a column holds it, never the name): its
+    words, lower-cased, by :func:`_key`; 0 for a name of no words."""
+    words = _NAME.findall(name.lower())
+    return _key(" ".join(words).encode("utf-8")) if words else 0
+
+
+def _key(words: bytes) -> int:
+    """The CRC-32 of the words, and their length above it (never 0): two names share a key
+    one time in four billion, and then a question only seems to name someone it does not."""
+    return zlib.crc32(words) | (len(words) << 32)
 
 
 def named_keys(text: str) -> frozenset[int]:
     """The :func:`name_key` of every run of one to :data:`NAME_WORDS` words of ``text``:
     whether it names someone is whether their key is among these."""
-    words = _NAME.findall(text.lower())
+    words = [w.encode("utf-8") for w in _NAME.findall(text.lower())]
     return frozenset(
-        name_key(" ".join(words[i : i + n]))
+        _key(b" ".join(words[i : i + n]))
         for n in range(1, NAME_WORDS + 1)
         for i in range(len(words) - n + 1)
     )

@@ -157,9 +157,8 @@ def spoken_by(speaker: npt.NDArray[np.int64], query: str) -> Floats:
     ``query`` ("What did Caroline research?" of "Caroline: ..."), else 0."""
     if not speaker.any():
         return np.zeros(len(speaker))
-    named = np.fromiter(named_keys(query), dtype=np.int64)
-    spoken: Floats = (np.isin(speaker, named) & (speaker != 0)).astype(np.float64)
-    return spoken
+    named = named_keys(query)  # (never 0: no one named matches no key)
+    return np.array([key in named for key in speaker.tolist()], dtype=np.float64)
 
 
 def signals(query: str, found: Candidates, context_weight: float) -> Floats:
