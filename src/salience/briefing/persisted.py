@@ -31,12 +31,12 @@ else:
     np = lazy_module("numpy")
 
 MAGIC = b"SALCOLS1"
-FORMAT = 7
+FORMAT = 8
 """2: ``line_length`` counts a title and the content (``one_line`` changed); 3: ``stale``;
 4: ``source`` (the salience briefing marks each line's source); 5: written by
 :mod:`salience.stores.arrays` (shapes, offsets aligned to 64); 6: ``asks``; 7: ``speaker``
-(a number made from the name, never the name). A file of another format is rebuilt from the
-store."""
+(a number made from the name, never the name); 8: that number a CRC-32. A file of another
+format is rebuilt from the store."""
 
 
 @dataclass(frozen=True)
