@@ -22,6 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -200,6 +201,8 @@ def main() -> None:
     if args.check:
         found = differences(json.loads(args.check.read_text(encoding="utf-8")), rankings)
         print(f"{len(rankings)} rankings checked: {len(found)} differ")
+        by_profile = Counter(line.split(": ")[0].split("/")[-2] for line in found)
+        print("  by profile: " + ", ".join(f"{p} {by_profile[p]}" for p in PROFILES))
         for line in found[:30]:
             print("  " + line)
         if found:
