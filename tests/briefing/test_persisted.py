@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import stat
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -192,3 +193,16 @@ def test_small_stores_save_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         memory.briefing("salience")
         assert memory.store.get_meta(COLUMNS_KEY) is None
     assert not (tmp_path / "salience.db.columns").exists()
+
+
+def test_a_name_no_row_uses_is_not_saved(tmp_path: Path) -> None:
+    vocab = Vocabularies()
+    vocab.topics.code("zqxtopic")  # (a memory erased since had it: the vocabulary keeps it)
+    columns = Columns.from_records([record("one", topic_key="kept")], vocab, [1])
+    path = tmp_path / "columns"
+    persisted.save(path, columns, 1, 1, "key")
+    assert b"zqxtopic" not in path.read_bytes()
+    loaded = persisted.load(path, "key", Vocabularies())
+    assert loaded is not None
+    assert decoded(loaded.columns) == decoded(columns)
+    assert set(persisted._CODED) == {f.name for f in fields(Vocabularies)}

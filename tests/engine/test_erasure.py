@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from salience import ALL_USERS, Config, Memory, NotFoundError
+from salience.briefing import snapshot
 from salience.stores.registry import is_local
 from tests.both_stores import stored_bytes
 from tests.conftest import FakeClock
@@ -59,6 +60,27 @@ def test_no_byte_of_a_purged_memory_stays_in_any_file_of_the_home(
     found = [p.name for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]
     assert found == []
     memory.close()
+    found = [p.name for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]
+    assert found == []
+
+
+@pytest.mark.sqlite_only
+def test_no_name_only_a_purged_memory_had_stays_in_the_saved_columns(
+    memory: Memory, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(snapshot, "SAVE_FROM", 2)  # (saved from thousands of rows otherwise)
+    monkeypatch.setattr(snapshot, "SAVE_AFTER", 1)
+    for i in range(3):
+        memory.remember(f"note {i} on the loading dock", force=True)
+    named = {"topic_key": f"{MARKER}-t", "session_id": f"{MARKER}-s", "project": f"{MARKER}p"}
+    gone = memory.remember("the dock plan", force=True, **named).id
+    assert gone is not None
+    memory.briefing()
+    (columns,) = home.rglob("*.columns")
+    assert MARKER.encode() in columns.read_bytes()
+    memory.purge(gone)
+    memory.briefing()  # (the columns saved again, as they are now)
+    assert columns.exists()
     found = [p.name for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]
     assert found == []
 

@@ -55,7 +55,7 @@ def save(path: Path, columns: Columns, last_seq: int, last_change: int, store_ke
     for name in ARRAY_FIELDS:
         array = np.ascontiguousarray(getattr(columns, name))
         arrays.append(Stored(name, array, len(array), len(array)))
-    vocab = {f.name: getattr(columns.vocab, f.name).names for f in fields(Vocabularies)}
+    vocab = {f.name: _kept(columns, f.name) for f in fields(Vocabularies)}
     header = {
         "format": FORMAT,
         "store": store_key,
@@ -65,6 +65,31 @@ def save(path: Path, columns: Columns, last_seq: int, last_change: int, store_ke
         "several": {k: sorted(v) for k, v in columns.several.items()},
     }
     stored_arrays.write(path, MAGIC, header, arrays)
+
+
+_CODED = {
+    "users": ("user",),
+    "types": ("type",),
+    "projects": ("project", "project_field"),
+    "sessions": ("session",),
+    "topics": ("topic",),
+    "layers": ("layer",),
+    "sources": ("source",),
+    "agents": ("agent",),
+}
+"""Which columns hold each vocabulary's codes."""
+
+
+def _kept(columns: Columns, vocabulary: str) -> list[str]:
+    """A vocabulary's names as saved: those some row uses. A vocabulary never forgets a name,
+    so one only a purged, erased or rewritten memory had (a topic, a session, a project) is
+    saved as a placeholder in its place ("\\0" and its code), never as itself."""
+    names: list[str] = getattr(columns.vocab, vocabulary).names
+    used = np.zeros(len(names), dtype=np.bool_)
+    for name in _CODED[vocabulary]:
+        codes = np.asarray(getattr(columns, name))
+        used[codes[(codes >= 0) & (codes < len(names))]] = True
+    return [name if used[i] else f"\0{i}" for i, name in enumerate(names)]
 
 
 def load(path: Path, store_key: str, vocab: Vocabularies) -> Saved | None:

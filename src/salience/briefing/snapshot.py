@@ -157,6 +157,16 @@ class ColumnSnapshot:
         except (OSError, StoreError):
             pass  # (a read-only directory, a busy store): the next process reads the store
 
+    def discard_saved(self) -> int:
+        """Delete the columns kept on disk (after an erasure: the next save, of the columns as
+        they are then, holds no name only erased memories had); how many files went."""
+        with self._lock:
+            self._unsaved = max(self._unsaved, SAVE_AFTER)  # (saved again at the next look)
+            if self._saved is None or not self._saved.exists():
+                return 0
+            self._saved.unlink(missing_ok=True)
+            return 1
+
     def _build(self, rows: Sequence[tuple[int, MemoryRecord]]) -> Columns:
         records = [r if self.layer == "local" else relabel(r, self.layer) for _, r in rows]
         return Columns.from_records(records, self._vocab, [seq for seq, _ in rows])
@@ -273,6 +283,10 @@ class BriefingSource:
         # Snapshots share one vocabulary: one thread at a time brings them up to date (the
         # columns they lend out are never changed afterwards, so using them needs no lock).
         self._lock = threading.Lock()
+
+    def discard_saved(self) -> int:
+        """:meth:`ColumnSnapshot.discard_saved` of the local store's columns."""
+        return self._local.discard_saved()
 
     def local(self, user: str | None) -> Columns:
         """The local store's memories that are not forgotten: ``user``'s newest first, or

@@ -17,7 +17,10 @@ class Scrubbing(EngineCore):
         """After an erasure: no copy of the text in the store's files (``Store.scrub``), or,
         while a reader holds an old view of them, the erasure marked pending (``pending``: 1)
         until :meth:`settle_erasure` finishes it."""
-        receipt = self._store.scrub() | {"vector_files": self.vectors.discard_saved()}
+        receipt = self._store.scrub() | {
+            "vector_files": self.vectors.discard_saved(),
+            "column_files": self._briefings.discard_saved(),
+        }
         receipt["pending"] = int(_blocked(receipt))
         if receipt["pending"]:
             with self._store.transaction():
