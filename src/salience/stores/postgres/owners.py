@@ -27,9 +27,9 @@ PER_ROW = 32
 tested in ~1 ms) ..."""
 PER_ROW_AT = 200_000
 PER_ROW_FALL = 0.36
-"""... and fewer in a larger store, by this power of its size: an entry costs more there
+"""... and fewer in a larger store, by this power of its size: an entry costs ~4x more there
 (each of a common word's rows on a page of its own in the bitmap GIN's lists are read into),
-a row read less. Measured at 2M memories (a tenant of 1,000 among 1,000; `bench/tenants.py`):
+a row read ~2x. Measured at 2M memories (a tenant of 1,000 among 1,000; `bench/tenants.py`):
 the search by GIN's lists took 0.9 ms for words in under 5,000 rows, 2.6 ms in 10-20k, 4.3 ms
 in 20-32k; the owners' rows read first, 1.8-2.1 ms whatever the words: 14 entries a row
 (32 x 10^-0.36)."""
