@@ -6,7 +6,9 @@ saves, for the best ``depth`` candidates of the hand-set fusion, the signals the
 model reads (:data:`salience.search.rerank.SIGNALS`, computed by recall itself) and which of
 them are gold. ``fit`` fits the model's weights over :data:`salience.search.rerank.FEATURES`
 (listwise: per question, a softmax over its candidates, the gold ones' log-probability
-maximised, L2; or pointwise logistic regression) and reports it held out:
+maximised, L2; or pointwise logistic regression), by default with ``--hidden`` tanh units
+beside the linear terms (:func:`fit_net`, L-BFGS; the mean of ``--seeds`` fits from random
+starts, written as one model), and reports it held out:
 
 * LoCoMo: leave one conversation out (fitted on the other four and the LongMemEval fit half,
   scored on the fifth), R@5/R@10, any@10 and all@10 over categories 1-4 and per category;
@@ -62,6 +64,8 @@ from longmemeval import (
 from salience import Config, Memory
 from salience.search import rerank
 from salience.search.learned import HEAD
+
+HIDDEN, L2_HIDDEN, SEEDS = 16, 30.0, 5  # the shipped model's (docs/scoring.md: how chosen)
 
 
 class Collected:
@@ -276,6 +280,176 @@ def fit_lists(
     return np.append(beta / scale, 0.0)
 
 
+class Net:
+    """A fitted model on the raw features: ``x @ weights + bias`` plus, for each hidden unit,
+    ``out · tanh(x @ hidden + hidden_bias)`` (none: linear); ``names``: each unit's features
+    that move it most."""
+
+    def __init__(
+        self,
+        weights: np.ndarray,
+        bias: float,
+        hidden: np.ndarray | None = None,
+        hidden_bias: np.ndarray | None = None,
+        out: np.ndarray | None = None,
+        names: Sequence[str] = (),
+    ) -> None:
+        d = len(weights)
+        self.weights, self.bias = weights, float(bias)
+        self.hidden = np.zeros((0, d)) if hidden is None else hidden
+        self.hidden_bias = np.zeros(0) if hidden_bias is None else hidden_bias
+        self.out = np.zeros(0) if out is None else out
+        self.names = list(names)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        linear: np.ndarray = x @ self.weights + self.bias
+        if not len(self.out):
+            return linear
+        return linear + np.tanh(x @ self.hidden.T + self.hidden_bias) @ self.out
+
+    @classmethod
+    def mean(cls, nets: Sequence[Net]) -> Net:
+        """The mean of several nets' logits, as one net (their units side by side)."""
+        k = len(nets)
+        return cls(
+            sum(n.weights for n in nets) / k,
+            sum(n.bias for n in nets) / k,
+            np.vstack([n.hidden for n in nets]),
+            np.concatenate([n.hidden_bias for n in nets]),
+            np.concatenate([n.out for n in nets]) / k,
+            [name for n in nets for name in n.names],
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        units = [
+            {
+                "name": name,
+                "weights": [round(w, 12) for w in row],
+                "bias": round(b, 12),
+                "out": round(o, 12),
+            }
+            for name, row, b, o in zip(
+                self.names,
+                self.hidden.tolist(),
+                self.hidden_bias.tolist(),
+                self.out.tolist(),
+                strict=True,
+            )
+        ]
+        return {
+            "weights": [round(w, 12) for w in self.weights.tolist()],
+            "bias": round(self.bias, 12),
+            "units": units,
+        }
+
+
+def lbfgs(f: Any, start: np.ndarray, iterations: int = 5000, memory: int = 10) -> np.ndarray:
+    """Minimise ``f`` (returning value and gradient) by L-BFGS with a backtracking line
+    search; stops when the gradient's largest component is under 1e-5 or the value moves by
+    less than 2.2e-9 of itself (scipy's L-BFGS-B defaults)."""
+    x = start.copy()
+    value, grad = f(x)
+    steps: list[tuple[np.ndarray, np.ndarray, float]] = []  # (s, y, 1 / y·s)
+    for _ in range(iterations):
+        q = grad.copy()
+        alphas = []
+        for s, y, rho in reversed(steps):
+            a = rho * float(s @ q)
+            q -= a * y
+            alphas.append(a)
+        if steps:
+            s, y, _ = steps[-1]
+            q *= float(s @ y) / float(y @ y)
+        else:
+            q /= max(1.0, float(np.linalg.norm(grad)))
+        for (s, y, rho), a in zip(steps, reversed(alphas), strict=True):
+            q += s * (a - rho * float(y @ q))
+        direction = -q
+        slope = float(grad @ direction)
+        if slope >= 0:  # (not a descent: start over from the gradient)
+            steps.clear()
+            direction = -grad / max(1.0, float(np.linalg.norm(grad)))
+            slope = float(grad @ direction)
+        size = 1.0
+        while True:
+            tried = x + size * direction
+            new_value, new_grad = f(tried)
+            if new_value <= value + 1e-4 * size * slope:
+                break
+            size /= 2
+            if size < 1e-10:
+                return x
+        s, y = tried - x, new_grad - grad
+        if float(s @ y) > 1e-12:
+            steps = [*steps[-(memory - 1) :], (s, y, 1.0 / float(s @ y))]
+        moved = value - new_value
+        x, value, grad = tried, new_value, new_grad
+        if np.abs(grad).max() < 1e-5 or moved <= 2.2e-9 * max(abs(value), abs(new_value), 1.0):
+            break
+    return x
+
+
+def fit_net(
+    x: np.ndarray,
+    y: np.ndarray,
+    groups: Sequence[tuple[int, int, float]],
+    hidden: int,
+    l2: float,
+    l2_hidden: float,
+    seed: int,
+    names: Sequence[str],
+) -> Net:
+    """The listwise fit of :func:`fit_lists` with ``hidden`` tanh units beside the linear
+    terms (their weights penalised by ``l2_hidden``), from a random start (``seed``);
+    ``names``: the features' (each unit is named by its three largest standardised
+    weights)."""
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
+    kept = [(a, n, w) for a, n, w in groups if y[a : a + n].any()]
+    rows = np.concatenate([np.arange(a, a + n) for a, n, _ in kept])
+    z, yq = (x[rows] - mean) / scale, y[rows]
+    counts = np.array([n for _, n, _ in kept])
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    weight = np.array([w for _, _, w in kept])
+    segment = np.repeat(np.arange(len(kept)), counts)
+    target = yq / np.add.reduceat(yq, starts)[segment]  # (the gold ones' mean)
+    row_weight = weight[segment]
+    d = z.shape[1]
+
+    def unpack(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        at = d + hidden * d
+        return p[:d], p[d:at].reshape(hidden, d), p[at : at + hidden], p[at + hidden :]
+
+    def objective(p: np.ndarray) -> tuple[float, np.ndarray]:
+        u, w, b, v = unpack(p)
+        h = np.tanh(z @ w.T + b)
+        logit = z @ u + h @ v
+        top = np.maximum.reduceat(logit, starts)
+        e = np.exp(logit - top[segment])
+        total = np.add.reduceat(e, starts)
+        value = float(weight @ (top + np.log(total) - np.add.reduceat(target * logit, starts)))
+        value += 0.5 * l2 * float(u @ u) + 0.5 * l2_hidden * float((w * w).sum() + v @ v)
+        d_logit = row_weight * (e / total[segment] - target)
+        d_h = d_logit[:, None] * v[None, :] * (1 - h * h)
+        grad = np.concatenate(
+            [
+                z.T @ d_logit + l2 * u,
+                (d_h.T @ z + l2_hidden * w).ravel(),
+                d_h.sum(axis=0),
+                h.T @ d_logit + l2_hidden * v,
+            ]
+        )
+        return value, grad
+
+    rng = np.random.default_rng(seed)
+    start = np.concatenate(
+        [np.zeros(d), rng.normal(0, 0.3, hidden * d), np.zeros(hidden), rng.normal(0, 0.3, hidden)]
+    )
+    u, w, b, v = unpack(lbfgs(objective, start))
+    named = [", ".join(names[i] for i in np.argsort(-np.abs(row), kind="stable")[:3]) for row in w]
+    # back to the raw inputs: z = (x - mean) / scale
+    return Net(u / scale, -float(u @ (mean / scale)), w / scale, b - w @ (mean / scale), v, named)
+
+
 def weights_for(questions: Sequence[dict[str, Any]]) -> np.ndarray:
     """A weight per candidate row, in the questions' order: each question weighs the same
     within its benchmark, and each benchmark half of the whole (scaled to mean 1)."""
@@ -321,19 +495,19 @@ def score(
     x: np.ndarray,
     gold: np.ndarray,
     sess: np.ndarray,
-    coef: np.ndarray | None,
+    model: Net | None,
     head: int | None = HEAD,
 ) -> list[tuple[dict[str, Any], dict[str, float]]]:
-    """Each question's metrics, its candidates re-ranked by ``coef`` (None: the hand-set
+    """Each question's metrics, its candidates re-ranked by ``model`` (None: the hand-set
     order): the first ``head`` by the model, the rest in the hand-set order, as recall does
     (:data:`salience.search.learned.HEAD`; None: all by the model)."""
     out = []
     for q in questions:
         a, n = q["start"], q["count"]
-        if coef is None:
+        if model is None:
             order = np.arange(n)
         else:
-            logit = x[a : a + n] @ coef[:-1] + coef[-1]
+            logit = model(x[a : a + n])
             order = headed(np.lexsort((np.arange(n), -logit)), head)
         out.append((q, metrics(q, order, gold[a : a + n], sess[a : a + n])))
     return out
@@ -383,9 +557,13 @@ def evaluate(
     loss: str,
     session_weight: float = 0.0,
     drop: Sequence[str] = (),
+    hidden: int = 0,
+    l2_hidden: float = 30.0,
+    seeds: int = 1,
 ) -> dict[str, Any]:
     """Held-out and in-sample figures beside the hand fusion's, and the weights fitted on
-    everything."""
+    everything. ``hidden``: tanh units beside the linear terms (listwise only; the mean of
+    ``seeds`` fits from random starts, as one model)."""
     if data["signals"] != list(rerank.SIGNALS):
         raise SystemExit("the signals were collected by another version: collect them again")
     questions = data["questions"]
@@ -397,10 +575,15 @@ def evaluate(
     gold, sess = data["gold"].astype(float), data["session"]
     in_session = gold_sessions(questions, gold, sess)
 
-    def fitted(train: list[dict[str, Any]]) -> np.ndarray:
+    names = [rerank.FEATURE_NAMES[i] for i in kept]
+    if hidden and (loss != "list" or session_weight):
+        raise SystemExit("hidden units are fitted listwise, without --session-weight")
+
+    def fitted(train: list[dict[str, Any]]) -> Net:
         rows = np.concatenate([np.arange(q["start"], q["start"] + q["count"]) for q in train])
         if loss == "point":
-            return fit(x[rows], gold[rows], l2, weights_for(train))
+            coef = fit(x[rows], gold[rows], l2, weights_for(train))
+            return Net(coef[:-1], coef[-1])
         per_set: dict[str, int] = defaultdict(int)
         for q in train:
             per_set[q["set"]] += 1
@@ -408,7 +591,15 @@ def evaluate(
         for q in train:
             groups.append((at, q["count"], len(train) / (2 * per_set[q["set"]])))
             at += q["count"]
-        return fit_lists(x[rows], gold[rows], l2, groups, in_session[rows], session_weight)
+        if hidden:
+            return Net.mean(
+                [
+                    fit_net(x[rows], gold[rows], groups, hidden, l2, l2_hidden, seed, names)
+                    for seed in range(seeds)
+                ]
+            )
+        coef = fit_lists(x[rows], gold[rows], l2, groups, in_session[rows], session_weight)
+        return Net(coef[:-1], coef[-1])
 
     locomo = [q for q in questions if q["set"] == "locomo"]
     lme_fit = [q for q in questions if q["set"] == "longmemeval" and q["group"] == "fit"]
@@ -424,11 +615,14 @@ def evaluate(
     other = score(lme_fit, x, gold, sess, without_fit)
     everything = fitted(locomo + lme_fit + lme_held)
     return {
-        "features": [rerank.FEATURE_NAMES[i] for i in kept],
+        "features": names,
         "dropped": list(drop),
         "l2": l2,
         "loss": loss,
         "session_weight": session_weight,
+        "hidden": hidden,
+        "l2_hidden": l2_hidden if hidden else None,
+        "seeds": seeds if hidden else None,
         "questions": {
             "locomo": len(locomo),
             "longmemeval fit half": len(lme_fit),
@@ -441,10 +635,10 @@ def evaluate(
             "today": table(score(lme_fit, x, gold, sess, None)),
             "held_out": table(other),
         },
-        "coefficients": everything.tolist(),
+        "model": everything.to_json(),
         # the models recall can be measured with held out (bench/longmemeval.py --model), by
         # the half they were fitted without
-        "without": {"held": coef.tolist(), "fit": without_fit.tolist()},
+        "without": {"held": coef.to_json(), "fit": without_fit.to_json()},
     }
 
 
@@ -457,11 +651,12 @@ def write_model(
 ) -> None:
     """The model fitted on everything (``without``: on all but that LongMemEval half), as
     :func:`salience.search.rerank.load` reads it."""
-    *weights, bias = result["coefficients"] if without is None else result["without"][without]
+    fitted = result["model"] if without is None else result["without"][without]
     model = {
         "features": result["features"],
-        "weights": [round(w, 12) for w in weights],
-        "bias": round(bias, 12),
+        "weights": fitted["weights"],
+        "bias": fitted["bias"],
+        "units": fitted["units"],
         "depth": depth,
         "fitted": {
             "by": "bench/fusion_fit.py",
@@ -471,6 +666,9 @@ def write_model(
             "loss": result["loss"],
             "l2": result["l2"],
             "session_weight": result["session_weight"],
+            "hidden": result["hidden"],
+            "l2_hidden": result["l2_hidden"],
+            "seeds": result["seeds"],
             "held_out": {
                 "locomo 1-4 R@10": round(result["held_out"]["1-4"]["R@10"], 1),
                 "longmemeval turn all@10": round(result["held_out"]["overall"]["turn all@10"], 1),
@@ -485,7 +683,11 @@ def write_model(
 
 
 def report(result: dict[str, Any]) -> None:
-    print(f"{len(result['features'])} features, l2 {result['l2']}, loss {result['loss']}")
+    units = f", {result['hidden']} units x {result['seeds']} fits (l2 {result['l2_hidden']})"
+    print(
+        f"{len(result['features'])} features, l2 {result['l2']}, loss {result['loss']}"
+        + (units if result["hidden"] else "")
+    )
     locomo = ["R@5", "R@10", "any@10", "all@10"]
     lme = ["turn any@10", "turn all@10", "turn nDCG@10", "session any@5", "session all@10"]
     for name, keys in (("LoCoMo", locomo), ("LongMemEval, all turns, held-out half", lme)):
@@ -527,6 +729,11 @@ def main() -> None:
     f.add_argument(
         "--session-weight", type=float, default=0.0, help="weight of the gold sessions' lists"
     )
+    f.add_argument(
+        "--hidden", type=int, default=HIDDEN, help="tanh units beside the linear terms (0: linear)"
+    )
+    f.add_argument("--l2-hidden", type=float, default=L2_HIDDEN, help="the units' L2 weight")
+    f.add_argument("--seeds", type=int, default=SEEDS, help="fits averaged, from random starts")
     f.add_argument("--out", default="bench/results/fusion-fit.json")
     f.add_argument("--write", type=Path, default=None, help="save the model recall loads here")
     f.add_argument(
@@ -562,7 +769,9 @@ def main() -> None:
     drop = [d for d in args.drop.split(",") if d]
     if drop and (args.write or args.write_halves):
         raise SystemExit("--write saves the model of every feature: no --drop with it")
-    result = evaluate(data, args.l2, args.loss, args.session_weight, drop) | {"machine": machine()}
+    result = evaluate(
+        data, args.l2, args.loss, args.session_weight, drop, args.hidden, args.l2_hidden, args.seeds
+    ) | {"machine": machine()}
     report(result)
     write_results(args.out, result)
     if args.write is not None:

@@ -138,3 +138,85 @@ def test_gold_sessions_mark_the_candidates_of_answer_sessions() -> None:
     sess = np.array([1, 2, 2, 5, 5, 6])
     marked = fusion_fit.gold_sessions(questions, gold, sess)
     assert marked.tolist() == [0, 1, 1, 1, 1, 0]
+
+
+def test_lbfgs_finds_a_quadratics_minimum() -> None:
+    a = np.array([[3.0, 1.0], [1.0, 2.0]])
+    b = np.array([1.0, -4.0])
+
+    def f(p: np.ndarray) -> tuple[float, np.ndarray]:
+        return float(0.5 * p @ a @ p - b @ p), a @ p - b
+
+    found = fusion_fit.lbfgs(f, np.zeros(2))
+    assert found == pytest.approx(np.linalg.solve(a, b), abs=1e-4)
+
+
+def _interaction(rng: np.random.Generator, questions: int = 80, count: int = 10) -> tuple:
+    """Gold where the first feature is largest in questions whose second feature is
+    positive (the same for every candidate), and the smallest where it is negative: no
+    weight per feature ranks both kinds."""
+    x = rng.normal(size=(questions * count, 2))
+    y = np.zeros(questions * count)
+    for q in range(questions):
+        rows = slice(q * count, (q + 1) * count)
+        x[rows, 1] = 1.0 if q % 2 else -1.0
+        pick = np.argmax(x[rows, 0]) if q % 2 else np.argmin(x[rows, 0])
+        y[q * count + int(pick)] = 1
+    groups = [(q * count, count, 1.0) for q in range(questions)]
+    return x, y, groups
+
+
+def _top1(net: fusion_fit.Net, x: np.ndarray, y: np.ndarray, groups: list) -> float:
+    return float(np.mean([y[a + int(np.argmax(net(x[a : a + n])))] for a, n, _ in groups]))
+
+
+def test_hidden_units_learn_what_a_linear_fit_cannot() -> None:
+    x, y, groups = _interaction(np.random.default_rng(6))
+    coef = fusion_fit.fit_lists(x, y, 0.1, groups)
+    linear = fusion_fit.Net(coef[:-1], coef[-1])
+    net = fusion_fit.fit_net(x, y, groups, 4, 0.1, 0.1, 0, ["first", "kind"])
+    assert _top1(linear, x, y, groups) < 0.7
+    assert _top1(net, x, y, groups) > 0.95
+    assert len(net.names) == 4
+    assert all("first" in name for name in net.names)
+
+
+def test_the_mean_of_nets_is_one_net_of_their_mean_logits() -> None:
+    rng = np.random.default_rng(7)
+    nets = [
+        fusion_fit.Net(
+            rng.normal(size=3),
+            float(rng.normal()),
+            rng.normal(size=(2, 3)),
+            rng.normal(size=2),
+            rng.normal(size=2),
+            ["a", "b"],
+        )
+        for _ in range(3)
+    ]
+    x = rng.normal(size=(5, 3))
+    mean = fusion_fit.Net.mean(nets)
+    assert mean(x) == pytest.approx(sum(n(x) for n in nets) / 3)
+    assert len(mean.out) == 6
+
+
+def test_a_fit_with_hidden_units_is_written_as_recall_loads_it(tmp_path: Path) -> None:
+    from salience.search import rerank
+
+    data = _collected(np.random.default_rng(8))
+    result = fusion_fit.evaluate(data, 1.0, "list", hidden=2, l2_hidden=1.0, seeds=2)
+    assert result["held_out"]["1-4"]["R@10"] == 100.0
+    path = tmp_path / "rerank.json"
+    fusion_fit.write_model(path, result, data["depth"], data["sources"])
+    model = rerank.load.__wrapped__(path)
+    assert len(model.units) == 4  # (two fits of two units, side by side)
+    inputs = rerank.features(data["x"][:12])
+    fitted = result["model"]
+    net = fusion_fit.Net(
+        np.array(fitted["weights"]),
+        fitted["bias"],
+        np.array([u["weights"] for u in fitted["units"]]),
+        np.array([u["bias"] for u in fitted["units"]]),
+        np.array([u["out"] for u in fitted["units"]]),
+    )
+    assert model.logits(inputs) == pytest.approx(net(inputs), abs=1e-9)

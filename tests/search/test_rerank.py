@@ -101,8 +101,18 @@ def _oracle(
     now = memory.now()
     rows = _signals(query, hand, now.date())
     values = [[math.prod(row[name] for name in names) for names in rerank.FEATURES] for row in rows]
+    units = [
+        [
+            math.tanh(u.bias + sum(v * w for v, w in zip(vs, u.weights, strict=True)))
+            for u in model.units
+        ]
+        for vs in values
+    ]
     logits = [
-        model.bias + sum(v * w for v, w in zip(vs, model.weights, strict=True)) for vs in values
+        model.bias
+        + sum(v * w for v, w in zip(vs, model.weights, strict=True))
+        + sum(h * u.out for h, u in zip(hs, model.units, strict=True))
+        for vs, hs in zip(values, units, strict=True)
     ]
     low, high = min(logits), max(logits)
     learned = [(x - low) / (high - low) if high - low > 1e-12 else 1.0 for x in logits]
@@ -116,7 +126,7 @@ def _oracle(
     rest = [h for h in hand if (h.record.id, h.record.layer) not in placed]  # the hand order
     ranked += [replace(h, rank=len(ranked) + i + 1) for i, h in enumerate(rest)]
     ranked = memory._newest_first(ranked[:limit], "salience", memory.config.user)  # (updates)
-    terms = {h.record.id: vs for h, vs in zip(hand, values, strict=True)}
+    terms = {h.record.id: vs + hs for h, vs, hs in zip(hand, values, units, strict=True)}
     return [
         (h, terms[h.record.id] if (h.record.id, h.record.layer) in placed else None) for h in ranked
     ]
@@ -162,9 +172,11 @@ def test_recall_equals_the_oracle(
             assert got.relevance == want.relevance
             continue
         assert learned is not None
-        assert [name for name, _, _ in learned.terms] == list(rerank.FEATURE_NAMES)
+        model = rerank.load()
+        units = [f"unit {n}: {u.name}" for n, u in enumerate(model.units, 1)]
+        assert [name for name, _, _ in learned.terms] == [*rerank.FEATURE_NAMES, *units]
         assert [value for _, value, _ in learned.terms] == pytest.approx(values, abs=1e-9)
-        assert [w for _, _, w in learned.terms] == list(rerank.load().weights)
+        assert [w for _, _, w in learned.terms] == [*model.weights, *(u.out for u in model.units)]
         # the explanation adds up: the terms and the bias are the logit, which, normalised,
         # is the relevance the score used
         assert learned.logit == pytest.approx(
@@ -371,3 +383,28 @@ def test_a_memory_gone_since_it_was_found_is_left_out(
     assert gone_first not in ids
     assert gone_later not in ids
     assert [h.rank for h in after] == list(range(1, len(after) + 1))
+
+
+def test_a_model_with_units_adds_them_to_the_logit_and_explains_them() -> None:
+    unit = rerank.Unit("lexical, vector", (0.5,) + (0.0,) * (len(rerank.FEATURES) - 1), 0.1, 2.0)
+    model = rerank.Reranker((1.0,) * len(rerank.FEATURES), -0.5, 10, (unit,))
+    inputs = np.random.default_rng(3).uniform(size=(4, len(rerank.FEATURES)))
+    logits, values = model.scored(inputs)
+    expected = inputs.sum(axis=1) - 0.5 + 2.0 * np.tanh(0.5 * inputs[:, 0] + 0.1)
+    assert logits == pytest.approx(expected)
+    terms = model.terms(inputs[0], values[0])
+    assert terms[-1] == (
+        "unit 1: lexical, vector",
+        pytest.approx(np.tanh(0.5 * inputs[0, 0] + 0.1)),
+        2.0,
+    )
+    assert model.bias + sum(v * w for _, v, w in terms) == pytest.approx(logits[0])
+
+
+def test_a_unit_missing_a_weight_is_refused(tmp_path: Path) -> None:
+    shipped = json.loads(rerank.MODEL.read_text(encoding="utf-8"))
+    unit = {"name": "x", "weights": [0.0] * (len(rerank.FEATURES) - 1), "bias": 0.0, "out": 1.0}
+    path = tmp_path / "rerank.json"
+    path.write_text(json.dumps(shipped | {"units": [unit]}), "utf-8")
+    with pytest.raises(ValueError, match="refit"):
+        rerank.load.__wrapped__(path)

@@ -28,6 +28,7 @@ from salience.models.hits import Hit as Hit
 from salience.models.hits import Learned as Learned
 from salience.models.hits import Recalled as Recalled
 from salience.models.hits import Relevance as Relevance
+from salience.models.hits import Terms as Terms
 from salience.models.provenance import CEILING as CEILING
 from salience.models.provenance import PERSON as PERSON
 from salience.models.provenance import SOURCES as SOURCES

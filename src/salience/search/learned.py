@@ -72,7 +72,7 @@ def rescored(
     if sink is not None:
         sink.append((list(pool.ids), raw))
     inputs = rerank.features(raw)
-    logits = model.logits(inputs)
+    logits, units = model.scored(inputs)
     relevance, low, high = rerank.normalised(logits)
     learned = pool.relearned(relevance)
     head = choose(learned, columns, rules, now, settings, min(limit, HEAD))
@@ -89,8 +89,8 @@ def rescored(
             hits.append(hit(pool, row, record, len(hits) + 1, rules, now, settings))
             continue
         found_hit = hit(learned, row, record, len(hits) + 1, rules, now, settings)
-        terms = zip(rerank.FEATURE_NAMES, inputs[row].tolist(), model.weights, strict=True)
-        why = Learned(float(r.fused[row]), model.bias, tuple(terms), float(logits[row]), low, high)
+        terms = model.terms(inputs[row], units[row])
+        why = Learned(float(r.fused[row]), model.bias, terms, float(logits[row]), low, high)
         assert found_hit.relevance is not None
         hits.append(replace(found_hit, relevance=replace(found_hit.relevance, learned=why)))
     return hits

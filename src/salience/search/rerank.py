@@ -6,10 +6,13 @@ already computed for them (full-text and vector scores, the fused relevance befo
 after context spreading, the raw cosine) and over features of the memory and the query (its
 length, whether it asks a question, how its session fares among the candidates, how long the
 candidates are, how many words the query has and whether it names a date). A memory's
-logit is ``bias + Σ weight·feature``; its learned relevance is the logit min-max normalised
-over the re-ranked candidates (the best is 1, as with the hand fusion, so the profile's prior
-keeps its weight). ``recall --explain`` shows every term of the sum, so a ranking can be
-checked by hand.
+logit is ``bias + Σ weight·feature`` and, for each hidden :class:`Unit` of the model,
+``out · tanh(unit bias + Σ unit weight·feature)``: a small network beside the linear terms,
+which lets a feature count differently where others differ (the kind of store, the kind of
+question). Its learned relevance is the logit min-max normalised over the re-ranked
+candidates (the best is 1, as with the hand fusion, so the profile's prior keeps its
+weight). ``recall --explain`` shows every term of the sum (each unit one term, named by the
+features that move it most), so a ranking can be checked by hand.
 
 The weights are fitted by ``bench/fusion_fit.py`` on the LoCoMo and LongMemEval dev files
 (held out: leave one conversation out, and half of the LongMemEval questions fixed by id) and
@@ -27,11 +30,12 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from salience.lazy import lazy_module
+from salience.models.hits import Terms
 from salience.text import named_keys
 from salience.text_dates import day_words
 
@@ -219,17 +223,61 @@ def features(raw: Floats) -> Floats:
 
 
 @dataclass(frozen=True)
+class Unit:
+    """A hidden unit of the model: ``out · tanh(bias + Σ weight·feature)`` in the logit;
+    ``name`` says which features move it most (fitted: standardised weights' largest)."""
+
+    name: str
+    weights: tuple[float, ...]
+    bias: float
+    out: float
+
+
+@dataclass(frozen=True)
 class Reranker:
-    """A fitted model: a weight per feature and a bias, for the best ``depth`` candidates."""
+    """A fitted model: a weight per feature and a bias, hidden ``units`` (none: linear), for
+    the best ``depth`` candidates."""
 
     weights: tuple[float, ...]
     bias: float
     depth: int
+    units: tuple[Unit, ...] = ()
+
+    @cached_property
+    def _arrays(self) -> tuple[Floats, Floats, Floats, Floats]:
+        """(weights, units' weights as rows, units' biases, units' out weights)."""
+        hidden = np.array([u.weights for u in self.units], dtype=np.float64)
+        return (
+            np.array(self.weights, dtype=np.float64),
+            hidden.reshape(len(self.units), len(self.weights)),
+            np.array([u.bias for u in self.units], dtype=np.float64),
+            np.array([u.out for u in self.units], dtype=np.float64),
+        )
+
+    def scored(self, inputs: Floats) -> tuple[Floats, Floats]:
+        """Each row of :func:`features`' logit, and its units' values (one column each)."""
+        weights, hidden, biases, out = self._arrays
+        values: Floats = np.tanh(inputs @ hidden.T + biases)
+        logits: Floats = inputs @ weights + self.bias + values @ out
+        return logits, values
 
     def logits(self, inputs: Floats) -> Floats:
-        """``bias + Σ weight·feature`` of each row of :func:`features`."""
-        result: Floats = inputs @ np.array(self.weights) + self.bias
-        return result
+        """The logit of each row of :func:`features`."""
+        return self.scored(inputs)[0]
+
+    @cached_property
+    def _named(self) -> tuple[tuple[str, ...], tuple[float, ...]]:
+        """Every term's name and weight: the features', then the units' (their out)."""
+        units = tuple(f"unit {n}: {u.name}" for n, u in enumerate(self.units, 1))
+        return (*FEATURE_NAMES, *units), (*self.weights, *(u.out for u in self.units))
+
+    def terms(self, inputs: Floats, values: Floats) -> Terms:
+        """One candidate's logit as terms (name, value, weight) that add up to it with the
+        bias: each feature, then each unit (``unit N: its features``, its tanh, its out);
+        ``inputs`` and ``values``: its row of :func:`features` and of :meth:`scored`'s units.
+        Built when read."""
+        names, weights = self._named
+        return Terms(names, lambda: [*inputs.tolist(), *values.tolist()], weights)
 
 
 def normalised(logits: Floats) -> tuple[Floats, float, float]:
@@ -246,9 +294,17 @@ def normalised(logits: Floats) -> tuple[Floats, float, float]:
 
 @cache
 def load(path: Path = MODEL) -> Reranker:
-    """The shipped model (checked: one weight per feature, by name)."""
+    """The shipped model (checked: one weight per feature, by name, in it and in each unit)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     if tuple(data["features"]) != FEATURE_NAMES:
         raise ValueError(f"{path}: its features are not this module's; refit it")
     weights = tuple(float(w) for w in data["weights"])
-    return Reranker(weights, float(data["bias"]), int(data["depth"]))
+    units = tuple(
+        Unit(
+            str(u["name"]), tuple(float(w) for w in u["weights"]), float(u["bias"]), float(u["out"])
+        )
+        for u in data.get("units", ())
+    )
+    if len(weights) != len(FEATURES) or any(len(u.weights) != len(FEATURES) for u in units):
+        raise ValueError(f"{path}: a weight per feature is missing; refit it")
+    return Reranker(weights, float(data["bias"]), int(data["depth"]), units)

@@ -74,7 +74,11 @@ class ComponentOut(BaseModel):
 
 
 class TermOut(BaseModel):
-    feature: str
+    feature: str = Field(
+        description="a feature (a signal, or two multiplied: 'pool*lexical'), or a hidden unit "
+        "of the model ('unit 3: support, length, pool*support': its value the unit's tanh, "
+        "named by the features that move it most)"
+    )
     value: float
     weight: float
     contribution: float = Field(description="weight x value: its share of the logit")
