@@ -398,19 +398,26 @@ def fit_net(
     l2_hidden: float,
     seed: int,
     names: Sequence[str],
+    sessions: np.ndarray | None = None,
+    session_weight: float = 0.0,
 ) -> Net:
     """The listwise fit of :func:`fit_lists` with ``hidden`` tanh units beside the linear
     terms (their weights penalised by ``l2_hidden``), from a random start (``seed``);
     ``names``: the features' (each unit is named by its three largest standardised
-    weights)."""
+    weights). ``sessions`` and ``session_weight``: as in :func:`fit_lists`."""
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
-    kept = [(a, n, w) for a, n, w in groups if y[a : a + n].any()]
-    rows = np.concatenate([np.arange(a, a + n) for a, n, _ in kept])
-    z, yq = (x[rows] - mean) / scale, y[rows]
-    counts = np.array([n for _, n, _ in kept])
+    lists = [(a, n, w, y) for a, n, w in groups if y[a : a + n].any()]
+    if sessions is not None and session_weight > 0:
+        lists += [
+            (a, n, w * session_weight, sessions) for a, n, w in groups if sessions[a : a + n].any()
+        ]
+    rows = np.concatenate([np.arange(a, a + n) for a, n, _, _ in lists])
+    z = (x[rows] - mean) / scale
+    yq = np.concatenate([gold[a : a + n] for a, n, _, gold in lists])
+    counts = np.array([n for _, n, _, _ in lists])
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    weight = np.array([w for _, _, w in kept])
-    segment = np.repeat(np.arange(len(kept)), counts)
+    weight = np.array([w for _, _, w, _ in lists])
+    segment = np.repeat(np.arange(len(lists)), counts)
     target = yq / np.add.reduceat(yq, starts)[segment]  # (the gold ones' mean)
     row_weight = weight[segment]
     d = z.shape[1]
@@ -576,8 +583,8 @@ def evaluate(
     in_session = gold_sessions(questions, gold, sess)
 
     names = [rerank.FEATURE_NAMES[i] for i in kept]
-    if hidden and (loss != "list" or session_weight):
-        raise SystemExit("hidden units are fitted listwise, without --session-weight")
+    if hidden and loss != "list":
+        raise SystemExit("hidden units are fitted listwise")
 
     def fitted(train: list[dict[str, Any]]) -> Net:
         rows = np.concatenate([np.arange(q["start"], q["start"] + q["count"]) for q in train])
@@ -594,7 +601,18 @@ def evaluate(
         if hidden:
             return Net.mean(
                 [
-                    fit_net(x[rows], gold[rows], groups, hidden, l2, l2_hidden, seed, names)
+                    fit_net(
+                        x[rows],
+                        gold[rows],
+                        groups,
+                        hidden,
+                        l2,
+                        l2_hidden,
+                        seed,
+                        names,
+                        in_session[rows],
+                        session_weight,
+                    )
                     for seed in range(seeds)
                 ]
             )

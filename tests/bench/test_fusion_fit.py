@@ -220,3 +220,16 @@ def test_a_fit_with_hidden_units_is_written_as_recall_loads_it(tmp_path: Path) -
         np.array([u["out"] for u in fitted["units"]]),
     )
     assert model.logits(inputs) == pytest.approx(net(inputs), abs=1e-9)
+
+
+def test_a_net_fitted_on_sessions_too_ranks_their_candidates_higher() -> None:
+    x, y, groups = _lists(np.random.default_rng(9))
+    sessions = (x[:, 1] > 0.5).astype(float)  # (the noise feature marks "gold sessions")
+    plain = fusion_fit.fit_net(x, y, groups, 2, 0.1, 1.0, 0, ["a", "b"])
+    both = fusion_fit.fit_net(x, y, groups, 2, 0.1, 1.0, 0, ["a", "b"], sessions, 5.0)
+
+    def lift(net: fusion_fit.Net) -> float:
+        scores = net(x)
+        return float(scores[sessions > 0].mean() - scores[sessions == 0].mean())
+
+    assert lift(both) > lift(plain) + 0.5
