@@ -336,6 +336,8 @@ def test_the_shipped_model_says_how_it_was_fitted() -> None:
     assert shipped["fitted"]["by"] == "bench/fusion_fit.py"
     assert len(shipped["weights"]) == len(rerank.FEATURES)
     assert shipped["depth"] == rerank.load().depth
+    fitted = shipped["fitted"]  # (the mean of several fits: their units side by side)
+    assert len(rerank.load().units) == (fitted["hidden"] or 0) * (fitted["seeds"] or 1)
 
 
 def test_recall_with_a_mounted_layer_equals_the_oracle(
