@@ -32,3 +32,15 @@ def test_terms_equal_the_same_terms_as_a_tuple_and_hash_alike() -> None:
     assert lazy == built
     assert hash(lazy) == hash(built)
     assert lazy.largest()[0] == ("b", 2.0, 4.0)
+
+
+def test_terms_pickle_and_copy_as_their_tuple() -> None:
+    import copy
+    import pickle
+
+    terms = Terms(("a",), lambda: [1.0], (2.0,))
+    learned = Learned(0.4, 0.0, terms, 2.0, 0.0, 2.0)
+    back = pickle.loads(pickle.dumps(learned))
+    assert back == learned
+    assert back.terms == (("a", 1.0, 2.0),)
+    assert copy.deepcopy(learned) == learned

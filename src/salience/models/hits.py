@@ -61,6 +61,9 @@ class Terms(Sequence[Term]):
     def __repr__(self) -> str:
         return repr(self._terms())
 
+    def __reduce__(self) -> tuple[type[tuple[Term, ...]], tuple[tuple[Term, ...]]]:
+        return tuple, (self._terms(),)  # (pickled and copied as the tuple of its terms)
+
 
 @dataclass(frozen=True)
 class Learned:
