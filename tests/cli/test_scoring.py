@@ -240,3 +240,17 @@ def test_recall_explains_the_learned_fusion_term_by_term(
     )
     monkeypatch.setenv("SALIENCE_RECALL_LEARNED", "false")
     assert "learned" not in run("recall", "redis sessions", "--explain").stdout
+
+
+def test_the_explained_learned_sum_shows_the_largest_terms_and_sums_the_rest() -> None:
+    from salience.cli.render import SHOWN_TERMS, learned_line
+    from salience.models import Learned
+
+    terms = (*((f"f{i}", 1.0, float(i)) for i in range(1, 21)), ("zero", 0.0, 5.0))
+    logit = sum(float(i) for i in range(1, 21))
+    line = learned_line(Learned(0.5, 0.0, terms, logit, 0.0, logit))
+    assert line.count("*") == SHOWN_TERMS  # (the twelve largest, each value*weight)
+    assert "f20 1.000*20.000 (+20.000)" in line
+    assert "f8 1.000" not in line  # (the 13th largest: in the sum of the rest)
+    assert "8 smaller terms (+36.000)" in line  # (1 + ... + 8; the zero term left out)
+    assert "zero" not in line

@@ -190,14 +190,23 @@ def retrieval_line(hit: Hit) -> str:
     return "      " + "  ".join(parts)
 
 
+SHOWN_TERMS = 12
+"""How many of the learned sum's terms ``--explain`` prints (the largest; ``--json`` has all)."""
+
+
 def learned_line(learned: Learned) -> str:
     """The learned fusion's sum, largest terms first: ``logit 1.234 = bias 0.000 + context
-    0.812*5.221 (+4.240) + ...`` and how it was normalised (terms of 0 left out)."""
-    shown = " + ".join(
+    0.812*5.221 (+4.240) + ...`` and how it was normalised (terms of 0 left out; past the
+    :data:`SHOWN_TERMS` largest, the rest as one sum: ``+ 95 smaller terms (+0.131)``)."""
+    terms = [t for t in learned.largest() if t[1] * t[2] != 0.0]
+    parts = [
         f"{name} {value:.3f}*{weight:.3f} ({value * weight:+.3f})"
-        for name, value, weight in learned.largest()
-        if value * weight != 0.0
-    )
+        for name, value, weight in terms[:SHOWN_TERMS]
+    ]
+    rest = terms[SHOWN_TERMS:]
+    if rest:
+        parts.append(f"{len(rest)} smaller terms ({sum(v * w for _, v, w in rest):+.3f})")
+    shown = " + ".join(parts)
     if learned.high - learned.low <= 1e-12:
         scaled = "relevance 1 (every candidate's logit the same)"
     else:
