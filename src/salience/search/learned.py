@@ -7,7 +7,6 @@ one in the profile's search score for the first :data:`HEAD` hits. Each of them 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -88,9 +87,7 @@ def rescored(
         if at >= len(head):
             hits.append(hit(pool, row, record, len(hits) + 1, rules, now, settings))
             continue
-        found_hit = hit(learned, row, record, len(hits) + 1, rules, now, settings)
         terms = model.terms(inputs[row], units[row])
         why = Learned(float(r.fused[row]), model.bias, terms, float(logits[row]), low, high)
-        assert found_hit.relevance is not None
-        hits.append(replace(found_hit, relevance=replace(found_hit.relevance, learned=why)))
+        hits.append(hit(learned, row, record, len(hits) + 1, rules, now, settings, why))
     return hits

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from salience.lazy import lazy_module
-from salience.models import Hit, MemoryRecord, Relevance
+from salience.models import Hit, Learned, MemoryRecord, Relevance
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances
 from salience.profiles.scoring import arrays
 from salience.search.fusion import (
@@ -89,8 +89,9 @@ class Pool:
         """The ids of the rows from that source."""
         return [i for i, s in zip(self.ids, self.source, strict=True) if s == source]
 
-    def relevance_of(self, row: int) -> Relevance:
-        """The :class:`Relevance` the record path gives this candidate."""
+    def relevance_of(self, row: int, learned: Learned | None = None) -> Relevance:
+        """The :class:`Relevance` the record path gives this candidate (``learned``: how a
+        learned fusion scored it)."""
         r = self.relevance
         return Relevance(
             float(r.lexical[row]),
@@ -99,6 +100,7 @@ class Pool:
             _none(float(r.fused[row])),
             _none(float(self.own[row])),
             self.context[row],
+            learned,
         )
 
     def relearned(self, fused: Floats) -> Pool:
@@ -337,9 +339,11 @@ def hit(
     profile: Profile,
     now: datetime,
     settings: ProfileSettings,
+    learned: Learned | None = None,
 ) -> Hit:
-    """The hit for a chosen pool row, its score explained by the record's scalar score."""
-    relevance = pool.relevance_of(row)
+    """The hit for a chosen pool row, its score explained by the record's scalar score
+    (``learned``: how a learned fusion scored it, kept in its relevance)."""
+    relevance = pool.relevance_of(row, learned)
     score = layered(profile, record, profile.search_score(record, now, relevance, settings))
     similarity = float(pool.similarity[row])
     return Hit(
