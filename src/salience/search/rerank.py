@@ -1,7 +1,7 @@
 """A learned re-ranking of recall's best candidates: the salience profile's fusion.
 
 The hand-set fusion (:mod:`salience.search.pool`) ranks every candidate; its best
-:attr:`Reranker.depth` are then scored again by a linear model over the signals recall has
+:attr:`Reranker.depth` are then scored again by a small model over the signals recall has
 already computed for them (full-text and vector scores, the fused relevance before and
 after context spreading, the raw cosine) and over features of the memory and the query (its
 length, whether it asks a question, how its session fares among the candidates, how long the
