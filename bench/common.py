@@ -15,10 +15,49 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+AVX2_PATHS = "SALIENCE_BENCH_AVX2"
+"""Set (to 1) in the environment: the benchmark runs the vector code an AVX2-only CPU runs."""
+NUMPY_AVX512 = "X86_V4 AVX512_ICL AVX512_SPR"
+"""NumPy's dispatch targets above AVX2 (its names for them since 2.0)."""
+NUMKONG_AVX512 = ("skylake", "icelake", "genoa", "sapphire", "sapphireamx", "turin", "diamond")
+"""numkong's kernels above AVX2 (Haswell's)."""
+
+
+def avx2_paths() -> None:
+    """With :data:`AVX2_PATHS` set, make this process (and the processes it starts) take the
+    code an AVX2-only x86 CPU takes: NumPy's AVX-512 kernels are switched off by
+    ``NPY_DISABLE_CPU_FEATURES`` (read when NumPy is imported, so the process starts again
+    if it already was), and numkong's AVX-512 and VNNI kernels are disabled.
+
+    The clock, caches and memory stay this machine's: the figures show what the AVX2 code
+    paths cost here, not what an older CPU takes. Without the variable: nothing changes."""
+    if not os.environ.get(AVX2_PATHS) or not _has_avx512():
+        return  # (an AVX2-only CPU takes these paths anyway)
+    if os.environ.get("NPY_DISABLE_CPU_FEATURES") != NUMPY_AVX512:
+        os.environ["NPY_DISABLE_CPU_FEATURES"] = NUMPY_AVX512
+        if "numpy" in sys.modules:  # (too late for this process: start it again)
+            sys.stdout.flush()
+            os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+    try:
+        import numkong
+    except ImportError:
+        return
+    for capability in NUMKONG_AVX512:
+        if numkong.get_capabilities().get(capability):
+            numkong.disable_capability(capability)
+
+
+def _has_avx512() -> bool:
+    try:
+        return " avx512f " in Path("/proc/cpuinfo").read_text(encoding="utf-8").replace("\n", " ")
+    except OSError:
+        return False
+
 
 def machine() -> dict[str, object]:
     """What the numbers were measured on: the CPU model, whether it has AVX-512 VNNI (int8
-    speed differs about twice between machines with and without it), cores, Python."""
+    speed differs about twice between machines with and without it), cores, Python, and
+    whether the AVX2 code paths were forced (:func:`avx2_paths`)."""
     model, vnni = platform.processor() or platform.machine(), False
     try:
         cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8")
@@ -34,7 +73,11 @@ def machine() -> dict[str, object]:
         "avx512_vnni": vnni,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
+        "avx2_paths": bool(os.environ.get(AVX2_PATHS)),
     }
+
+
+avx2_paths()
 
 
 def ndcg(ranked: Sequence[str], gold: set[str], k: int) -> float:
