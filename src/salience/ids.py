@@ -9,7 +9,6 @@ imported record's id is made only once its times have passed their checks.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import threading
@@ -75,6 +74,8 @@ def new_ulid(moment: datetime) -> str:
 def ulid_for(owner: str, memory_id: str) -> str:
     """The id ``owner``'s copy of ``memory_id`` takes when that id cannot be theirs: the same
     time part, and a random part drawn from both (so the same import gives the same ids)."""
+    import hashlib  # (imports only)
+
     digest = hashlib.sha256(f"salience-import\0{owner}\0{memory_id}".encode()).digest()
     return memory_id[:10] + _encode(int.from_bytes(digest[:10], "big") >> 1)[10:]
 
@@ -82,6 +83,8 @@ def ulid_for(owner: str, memory_id: str) -> str:
 def stable_ulid(moment: datetime, *keys: str) -> str:
     """A ULID of ``moment`` whose random part is drawn from ``keys``: the same every time
     (what makes a second import of another system's store add nothing)."""
+    import hashlib  # (imports only)
+
     ms = max(0, int(moment.timestamp() * 1000))
     digest = hashlib.sha256("\0".join(("salience-import", *keys)).encode()).digest()
     return _encode((ms << _RANDOM_BITS) | int.from_bytes(digest[:10], "big"))

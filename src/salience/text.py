@@ -4,7 +4,6 @@ as a terminal shows it."""
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import unicodedata
 import zlib
@@ -62,6 +61,8 @@ def normalize(content: str) -> str:
 @functools.lru_cache(maxsize=32)  # a write hashes its text for dedup and again to store it
 def content_hash(content: str) -> str:
     """SHA-256 of :func:`normalize`'d content: equal for texts differing only in case/spacing."""
+    import hashlib  # (writes only: a cold briefing never hashes, and OpenSSL costs it ~2 ms)
+
     return hashlib.sha256(normalize(content).encode("utf-8", errors="surrogatepass")).hexdigest()
 
 

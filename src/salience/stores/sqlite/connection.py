@@ -15,7 +15,6 @@ write reads through the writer's connection, so it sees what it has written.
 from __future__ import annotations
 
 import contextlib
-import random
 import sqlite3
 import threading
 import time
@@ -228,6 +227,8 @@ class Connection:
             except StoreBusyError:
                 if time.monotonic() + delay > deadline:
                     raise
+                import random  # (only when busy: not on every process's path)
+
                 time.sleep(delay * (1 + random.random()))
                 delay = min(delay * 2, 0.2)
 
