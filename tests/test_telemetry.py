@@ -157,17 +157,20 @@ def test_an_unknown_mode_is_a_clear_error(tmp_path: Any) -> None:
 def test_console_mode_sets_up_the_sdk(
     tmp_path: Any, embedder: WordHashEmbedder, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from opentelemetry import trace
+
     config = Config(home=tmp_path, otel="console", signal_gate=False)
     try:
         with Memory.open(config=config, embedder=embedder) as engine:
             assert telemetry.active()
             engine.remember("the pier seven crane was serviced")
-            from opentelemetry import trace
-
             provider = trace.get_tracer_provider()
             assert provider.force_flush()  # type: ignore[attr-defined]
     finally:
         telemetry.disable()
+        # (its exporter writes to this test's captured stderr: shut down now, not at exit,
+        # when that file is closed)
+        trace.get_tracer_provider().shutdown()  # type: ignore[attr-defined]
     printed = capsys.readouterr().err
     assert '"name": "salience.remember"' in printed
     assert "crane" not in printed
