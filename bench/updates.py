@@ -16,10 +16,11 @@ Four measures, each printed as a table and written to JSON:
   (LongMemEval), and every link on LoCoMo conversations (``--locomo``), where facts change
   rarely: an upper bound on the false ones.
 - **Write cost** (``--cost N``): remember on a store of N memories with ``updates=off`` and
-  ``link``, alternating, medians side by side.
+  ``link``, alternating, medians side by side; each policy on its own copy of the store
+  (``--cost-shared``: both on one, as the eighth to thirteenth sessions measured it).
 
     python bench/updates.py [PATH/longmemeval_s_dev.json.gz] [--locomo PATH/locomo_dev.json]
-        [--questions N] [--cost 100000] [--out bench/results/updates.json]
+        [--questions N] [--cost 100000 [--cost-shared]] [--out bench/results/updates.json]
 """
 
 from __future__ import annotations
@@ -204,8 +205,13 @@ def locomo_links(path: Path, model: CachedEmbedder) -> dict[str, Any]:
     }
 
 
-def write_cost(size: int, writes: int) -> dict[str, Any]:
-    """remember's latency on a store of ``size`` memories, updates off and on, alternating."""
+def write_cost(size: int, writes: int, shared: bool = False) -> dict[str, Any]:
+    """remember's latency on a store of ``size`` memories, updates off and on, alternating:
+    each policy writes to its own copy of the store (as one process writing alone does), or
+    with ``shared`` both to one store (then each engine also catches up with the other's
+    last write before it searches: the link engine pays for that, the off engine does not)."""
+    import shutil
+
     from bench_store import TextMaker
     from scale import POOL, fill
 
@@ -215,11 +221,15 @@ def write_cost(size: int, writes: int) -> dict[str, Any]:
     texts = [maker.sentence(8, 30) for _ in range(2 * writes)]
     times: dict[str, list[float]] = {"off": [], "link": []}
     with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
+        home = Path(tmp) / "off"
         with Memory.open(config=Config(home=home, signal_gate=False), embedder=None) as memory:
             fill(memory, size, maker, pool, seed=3)
+        homes = {"off": home, "link": home}
+        if not shared:
+            homes["link"] = Path(tmp) / "link"
+            shutil.copytree(home, homes["link"])
         engines = {
-            name: Memory.open(config=Config(home=home, signal_gate=False, updates=name))
+            name: Memory.open(config=Config(home=homes[name], signal_gate=False, updates=name))
             for name in times
         }
         try:
@@ -236,6 +246,7 @@ def write_cost(size: int, writes: int) -> dict[str, Any]:
     return {
         "size": size,
         "writes_each": writes,
+        "stores": "one, shared" if shared else "one each",
         **{f"{name}_median_ms": statistics.median(v) * 1000 for name, v in times.items()},
     }
 
@@ -256,6 +267,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int)
     parser.add_argument("--cost", type=int, default=0, help="a store this big for write cost")
     parser.add_argument("--cost-writes", type=int, default=200)
+    parser.add_argument(
+        "--cost-shared", action="store_true", help="both policies write to one store"
+    )
     parser.add_argument("--cache", type=Path, default=Path("~/.cache/salience-bench"))
     parser.add_argument("--out", type=Path, default=HERE / "results" / "updates.json")
     args = parser.parse_args()
@@ -268,7 +282,7 @@ def main() -> None:
         if args.locomo:
             results["locomo"] = locomo_links(args.locomo, model)
     if args.cost:
-        results["cost"] = write_cost(args.cost, args.cost_writes)
+        results["cost"] = write_cost(args.cost, args.cost_writes, args.cost_shared)
     report(results)
     write_results(args.out, results)
 
@@ -309,7 +323,10 @@ def report(results: dict[str, Any]) -> None:
 def _report_cost(results: dict[str, Any]) -> None:
     if "cost" in results:
         cost = results["cost"]
-        print(f"\nremember at {cost['size']:,} memories (median of {cost['writes_each']} each)")
+        print(
+            f"\nremember at {cost['size']:,} memories (median of {cost['writes_each']} each; "
+            f"stores: {cost['stores']})"
+        )
         print_table(
             [
                 ["updates", "median ms"],
