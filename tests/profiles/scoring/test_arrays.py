@@ -20,10 +20,16 @@ def columns(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ages, half_lives, shapes
 
 
-@pytest.fixture(params=["numpy", "math"])
+@pytest.fixture(params=["found", "float_power", "math"])
 def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "math":
-        monkeypatch.setattr(arrays, "numpy_pow_is_libm", lambda: False)
+    """The function this machine's check chose, ``float_power`` whatever the CPU (an AVX2
+    machine chooses ``power``: its ``float_power`` is tested here), or ``math.pow`` alone."""
+    if request.param == "float_power":
+        if not arrays.agrees(np.float_power, math.pow):
+            pytest.skip("this numpy's float_power is not the C library's pow")
+        monkeypatch.setattr(arrays, "libm_power", lambda: np.float_power)
+    elif request.param == "math":
+        monkeypatch.setattr(arrays, "libm_power", lambda: None)
     return str(request.param)
 
 
@@ -70,3 +76,31 @@ def test_a_value_numpy_cannot_give_goes_through_math_pow() -> None:
     bases[3] = -2.0
     with pytest.raises(ValueError, match="math domain error"):
         arrays.powers(bases, np.full(arrays.SMALL, 0.5))
+
+
+def test_the_check_takes_float_power_where_power_is_a_kernel_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On AVX-512 CPUs numpy's power differs from the C library's pow in the last bits and
+    its float_power does not: the check then takes float_power, not math.pow one by one."""
+    real = arrays.agrees
+
+    def power_differs(vector: object, scalar: object) -> bool:
+        return vector is not np.power and real(vector, scalar)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(arrays, "agrees", power_differs)
+    arrays.libm_power.cache_clear()
+    try:
+        chosen = arrays.libm_power()
+        assert chosen is (np.float_power if real(np.float_power, math.pow) else None)
+        monkeypatch.setattr(arrays, "agrees", lambda vector, scalar: False)
+        arrays.libm_power.cache_clear()
+        assert arrays.libm_power() is None  # neither: math.pow, row by row
+    finally:
+        arrays.libm_power.cache_clear()
+
+
+def test_the_function_chosen_gives_math_pows_values() -> None:
+    chosen = arrays.libm_power()
+    if chosen is not None:
+        assert arrays.agrees(chosen, math.pow)
