@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from salience import Config, Memory
+from salience.embeddings.arrays import moved_toward
 from salience.engine.core import STALE_TAG
 from salience.engine.recall import Recall
 from salience.engine.record import QUERY_VECTORS
 from salience.models import LOCAL_LAYER, Hit, MemoryRecord, Relevance
 from salience.profiles import PROFILES
 from salience.search import fusion
-from salience.search.vectors import moved_toward
 from salience.stores.base import MemoryFilter
 from salience.text_dates import resolve
 from tests.conftest import FakeClock
@@ -101,8 +101,9 @@ def _record_path(memory: Memory, query: str, name: str, limit: int) -> list[Hit]
         if plan.feedback_weight > 0 and plan.feedback_count > 0:
             examples = []
             for r, _ in sorted(lexical, key=lambda pair: -pair[1])[: plan.feedback_count]:
-                stored = by_layer[r.layer].stored([r.id]) if r.layer in by_layer else {}
-                examples += [stored[r.id]] if r.id in stored else []
+                if r.layer in by_layer:
+                    rows, known = by_layer[r.layer].gathered([r.id])
+                    examples += [rows[0]] if known[0] else []
             moved = moved_toward(asked, examples, plan.feedback_weight)
         for layer, vectors in sources:
             found = vectors.search(

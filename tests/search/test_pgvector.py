@@ -134,7 +134,13 @@ def test_scores_are_the_in_memory_index_s_to_the_last_bit(
         assert remote.neighbours(some) == local.neighbours(some)
         stored = remote.stored(some)
         assert all((stored[i] == v).all() for i, v in local.stored(some).items())
-        assert remote.vectors_of(some).tobytes() == local.vectors_of(some).tobytes()
+        assert remote.gathered(some)[0].tobytes() == local.gathered(some)[0].tobytes()
+        asked = [some[3], "01NOSUCHMEMORY0000000000000", some[0]]
+        for kind in (remote, local):  # (in order; zeros and False for none)
+            found, known = kind.gathered(asked)
+            assert known.tolist() == [True, False, True]
+            assert found[1].tolist() == [0.0] * found.shape[1]
+            assert found[[0, 2]].tobytes() == local.gathered([some[3], some[0]])[0].tobytes()
 
 
 def test_nothing_is_loaded_but_what_a_search_scores(

@@ -12,14 +12,13 @@ import numpy as np
 import pytest
 
 from salience import ALL_USERS, Config, Memory
-from salience.embeddings.arrays import Matrix, normalise
+from salience.embeddings.arrays import Matrix, moved_toward, normalise
 from salience.errors import EmbedderError
 from salience.models import Outcome
 from salience.profiles import PROFILES
 from salience.search import rows as rows_module
 from salience.search.index import VectorIndex, top_rows
 from salience.search.pool import neighbour_slots
-from salience.search.vectors import moved_toward
 from salience.stores.base import MemoryFilter
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
@@ -584,3 +583,19 @@ def test_recall_feedback_moves_the_query_but_never_admits_the_unrelated(
         # A profile without feedback scores the query as asked.
         rae = {h.record.id: h for h in memory.search("ferry", profile="rae", touch=False)}
         assert rae[boat].vector == pytest.approx(1.0)
+
+
+def test_stored_vectors_are_gathered_in_the_order_asked(memory: Memory) -> None:
+    ids = [memory.remember(f"note {i} about the {word}").id or "" for i, word in enumerate("abc")]
+    asked = [ids[2], "01NOSUCHMEMORY0000000000000", ids[0]]
+    found, known = memory.vectors.gathered(asked)
+    assert known.tolist() == [True, False, True]
+    one, _ = memory.vectors.gathered([ids[2]])
+    other, _ = memory.vectors.gathered([ids[0]])
+    assert found[0].tobytes() == one[0].tobytes()
+    assert found[2].tobytes() == other[0].tobytes()
+    assert one[0].tobytes() == memory.vectors.embed(["note 2 about the c"])[0].tobytes()  # type: ignore[index]
+    assert not found[1].any()
+    nothing, none_known = memory.vectors.gathered(["01NOSUCHMEMORY0000000000000"])
+    assert not none_known.any()
+    assert not nothing.any()

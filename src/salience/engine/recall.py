@@ -340,7 +340,7 @@ class Recall(Reranking):
         flt: MemoryFilter,
     ) -> Vector:
         """The query vector moved toward the stored vectors of its best full-text hits."""
-        from salience.search.vectors import moved_toward
+        from salience.embeddings.arrays import moved_toward
 
         scores = lexical.scores
         best = sorted(range(len(scores)), key=lambda i: -scores[i])[: plan.feedback_count]
@@ -349,8 +349,9 @@ class Recall(Reranking):
         for source, vectors in sources:  # (one read per source, not per example)
             ids = [memory_id for at, memory_id in keys if at == source]
             owners = _owners(flt) if source == 0 else None
-            found = vectors.stored(ids, owners) if ids else {}
-            stored.update(((source, i), v) for i, v in found.items())
+            if ids:
+                rows, known = vectors.gathered(ids, owners)
+                stored.update(((source, i), rows[n]) for n, i in enumerate(ids) if known[n])
         examples = [stored[key] for key in keys if key in stored]
         return moved_toward(query_vector, examples, plan.feedback_weight)
 

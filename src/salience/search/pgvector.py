@@ -262,8 +262,15 @@ class PgvectorSearch:
             i: np.frombuffer(found[i], dtype=np.float32).copy() for i in memory_ids if i in found
         }
 
-    def vectors_of(self, memory_ids: Sequence[str]) -> Matrix:
-        """The stored vectors of those memories that have one (in the order given)."""
+    def gathered(self, memory_ids: Sequence[str]) -> tuple[Matrix, npt.NDArray[np.bool_]]:
+        """As :meth:`salience.search.rows.MappedRows.gathered`, read from the store."""
         found = self.stored(memory_ids)
-        rows = [found[i] for i in memory_ids if i in found]
-        return np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+        known = np.array([i in found for i in memory_ids], dtype=np.bool_)
+        if not found:
+            return np.zeros((len(memory_ids), 0), dtype=np.float32), known
+        width = len(next(iter(found.values())))
+        out = np.zeros((len(memory_ids), width), dtype=np.float32)
+        for n, memory_id in enumerate(memory_ids):
+            if memory_id in found:
+                out[n] = found[memory_id]
+        return out, known

@@ -370,17 +370,19 @@ class VectorRows:
         n = len(found)
         return {i: (named[k], named[n + k]) for k, (i, _) in enumerate(found)}
 
-    def vectors_of(self, memory_ids: Sequence[str]) -> Matrix:
-        """The stored vectors of those memories that have one (in the order given)."""
+    def gathered(self, memory_ids: Sequence[str]) -> tuple[Matrix, npt.NDArray[np.bool_]]:
+        """The stored vectors of those memories, a row each in the order given (zeros for
+        one that has none, by one gather), and which have one."""
         self.refresh()
-        rows = self._row.rows(memory_ids)
-        return self._matrix[rows].copy() if rows else np.zeros((0, 0), dtype=np.float32)
+        rows = np.array([-1 if r is None else r for r in self._row.find(memory_ids)], np.intp)
+        found: Matrix = np.zeros((len(rows), self._matrix.shape[1]), np.float32)
+        found[rows >= 0] = self._matrix[rows[rows >= 0]]
+        return found, rows >= 0
 
     def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored vector of each of those memories that has one."""
-        self.refresh()
-        found = zip(memory_ids, self._row.find(memory_ids), strict=True)
-        return {i: self._matrix[r].copy() for i, r in found if r is not None}
+        found, known = self.gathered(memory_ids)
+        return {i: found[n] for n, i in enumerate(memory_ids) if known[n]}
 
     def _rows_of(self, memory_ids: Sequence[str]) -> npt.NDArray[np.intp]:
         """Row numbers of those ids that are loaded (in the order given)."""

@@ -39,16 +39,6 @@ class VectorHit:
     similarity: float
 
 
-def moved_toward(query: Vector, examples: Sequence[Vector], weight: float) -> Vector:
-    """``normalise(query + weight * mean(examples))`` (Rocchio's relevance feedback); the query
-    itself when there are no examples or the sum is zero."""
-    if not examples or weight <= 0:
-        return query
-    moved = query + np.float32(weight) * np.mean(np.stack(examples), axis=0, dtype=np.float32)
-    norm = float(np.linalg.norm(moved))
-    return (moved / norm).astype(np.float32) if norm > 0 else query
-
-
 class Vectors:
     """One store's embeddings, made by one embedder.
 
@@ -312,23 +302,28 @@ class Vectors:
             index = self._tenants.kept(owners) or self._choose()
             return index.neighbour_slots(memory_ids) if isinstance(index, VectorIndex) else None
 
+    def gathered(
+        self, memory_ids: Sequence[str], owners: Sequence[str] | None = None
+    ) -> tuple[Matrix, npt.NDArray[np.bool_]]:
+        """The stored vectors of those memories, a row each in the order given (zeros for one
+        that has none), and which have one (``owners``: as in :meth:`neighbour_slots`)."""
+        with self._local.guard:
+            return (self._tenants.kept(owners) or self._choose()).gathered(memory_ids)
+
     def stored(
         self, memory_ids: Sequence[str], owners: Sequence[str] | None = None
     ) -> dict[str, Vector]:
-        """The stored vector of each of those memories that has one (``owners``: as in
-        :meth:`neighbour_slots`)."""
-        with self._local.guard:
-            return (self._tenants.kept(owners) or self._choose()).stored(memory_ids)
+        """The stored vector of each of those memories that has one (``owners``: as above)."""
+        rows, known = self.gathered(memory_ids, owners)
+        return {i: rows[n] for n, i in enumerate(memory_ids) if known[n]}
 
     def centroid(self, memory_ids: Sequence[str]) -> Vector | None:
         """The normalised mean of the memories' vectors (None if none of them has one)."""
         with self._local.guard:
-            matrix = self._choose().vectors_of(memory_ids)
-        if not len(matrix):
-            return None
-        mean = matrix.mean(axis=0)
-        norm = float(np.linalg.norm(mean))
-        return None if norm == 0 else (mean / norm).astype(np.float32)
+            found, known = self._choose().gathered(memory_ids)
+        mean = found[known].mean(axis=0) if known.any() else None
+        norm = 0.0 if mean is None else float(np.linalg.norm(mean))
+        return None if mean is None or norm == 0 else (mean / norm).astype(np.float32)
 
     def query_vector(self, text: str) -> Vector | None:
         """The query's embedding, or None when recall has no vectors to search."""
