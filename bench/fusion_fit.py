@@ -730,6 +730,24 @@ def report(result: dict[str, Any]) -> None:
     print_table(rows, right_align_from=1)
 
 
+@contextmanager
+def trying(extra: Sequence[tuple[str, ...]]) -> Iterator[None]:
+    """Features recall does not read yet (signals it collects, or their products) added to
+    :data:`salience.search.rerank.FEATURES` while a fit measures them (``fit --extra``)."""
+    unknown = {name for names in extra for name in names} - set(rerank.SIGNALS)
+    if unknown:
+        raise SystemExit(
+            f"--extra names what recall does not collect: {', '.join(sorted(unknown))}"
+        )
+    features, names = rerank.FEATURES, rerank.FEATURE_NAMES
+    rerank.FEATURES = (*features, *extra)
+    rerank.FEATURE_NAMES = tuple("*".join(f) for f in rerank.FEATURES)
+    try:
+        yield
+    finally:
+        rerank.FEATURES, rerank.FEATURE_NAMES = features, names
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -764,6 +782,11 @@ def main() -> None:
     f.add_argument(
         "--drop", default="", help="leave out every feature of these signals (comma list)"
     )
+    f.add_argument(
+        "--extra",
+        default="",
+        help="try features recall does not read yet: signals or their products (hop,hop*support)",
+    )
     args = parser.parse_args()
     if args.command == "collect":
         out = Collected(args.depth, [args.locomo.name, args.longmemeval.name])
@@ -787,9 +810,20 @@ def main() -> None:
     drop = [d for d in args.drop.split(",") if d]
     if drop and (args.write or args.write_halves):
         raise SystemExit("--write saves the model of every feature: no --drop with it")
-    result = evaluate(
-        data, args.l2, args.loss, args.session_weight, drop, args.hidden, args.l2_hidden, args.seeds
-    ) | {"machine": machine()}
+    extra = tuple(tuple(e.split("*")) for e in args.extra.split(",") if e)
+    if extra and (args.write or args.write_halves):
+        raise SystemExit("recall reads rerank.FEATURES only: no --write with --extra")
+    with trying(extra):
+        result = evaluate(
+            data,
+            args.l2,
+            args.loss,
+            args.session_weight,
+            drop,
+            args.hidden,
+            args.l2_hidden,
+            args.seeds,
+        ) | {"machine": machine()}
     report(result)
     write_results(args.out, result)
     if args.write is not None:

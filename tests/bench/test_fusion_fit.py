@@ -129,6 +129,22 @@ def test_dropping_a_signal_drops_every_feature_of_it() -> None:
         fusion_fit.evaluate(data, 1.0, "list", drop=["bogus"])
 
 
+def test_features_recall_does_not_read_yet_are_tried_then_put_back() -> None:
+    from salience.search import rerank
+
+    data = _collected(np.random.default_rng(6))
+    before = rerank.FEATURES
+    with fusion_fit.trying([("hop",), ("hop_other", "lexical")]):
+        result = fusion_fit.evaluate(data, 1.0, "list")
+    assert result["features"][-2:] == ["hop", "hop_other*lexical"]
+    assert len(result["model"]["weights"]) == len(before) + 2
+    assert before == rerank.FEATURES
+    assert len(rerank.FEATURE_NAMES) == len(before)
+    with pytest.raises(SystemExit, match="bogus"), fusion_fit.trying([("bogus",)]):
+        pass
+    assert before == rerank.FEATURES
+
+
 def test_gold_sessions_mark_the_candidates_of_answer_sessions() -> None:
     questions = [
         {"set": "longmemeval", "start": 0, "count": 3, "gold_sessions": [2]},

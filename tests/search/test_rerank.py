@@ -41,8 +41,11 @@ def _hand(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def _signals(query: str, hits: list[Hit], now_day: date) -> list[dict[str, float]]:
-    """Every signal of each hit, from the hit itself (the hand fusion's order)."""
+def _signals(
+    query: str, hits: list[Hit], now_day: date, vectors: dict[tuple[str, str], list[float]]
+) -> list[dict[str, float]]:
+    """Every signal of each hit, from the hit itself (the hand fusion's order) and the stored
+    vectors (by layer and id)."""
     asked = {w for w in rerank.WORD.findall(query.lower()) if w not in rerank.STOP}
     named = " | ".join(resolve(query, now_day))
     lengths = [math.log1p(len(one_line(h.record))) for h in hits]
@@ -63,6 +66,22 @@ def _signals(query: str, hits: list[Hit], now_day: date) -> list[dict[str, float
             and g.relevance.fused is not None
         ]
         written = h.record.created_at.astimezone(UTC).date()
+        seeds = [(j, g) for j, g in enumerate(hits[: rerank.SEEDS]) if j != i]
+
+        def hop(seeds: list[tuple[int, Hit]], h: Hit = h) -> float:
+            mine = vectors.get((h.record.layer, h.record.id))
+            sims = [
+                sum(a * b for a, b in zip(mine, vectors[g.record.layer, g.record.id], strict=True))
+                for _, g in seeds
+                if mine is not None and (g.record.layer, g.record.id) in vectors
+            ]
+            return max([0.0, *sims])
+
+        elsewhere = [
+            (j, g)
+            for j, g in seeds
+            if not (g.record.session_id and g.record.session_id == h.record.session_id)
+        ]
         out.append(
             {
                 "lexical": r.lexical,
@@ -82,13 +101,19 @@ def _signals(query: str, hits: list[Hit], now_day: date) -> list[dict[str, float
                 "session_hits": math.log1p(len(others)),
                 "date_match": float(bool(named) and day_words(written) in named),
                 "speaker": float(name_key(label(h.record.content)[0]) in named_keys(query) - {0}),
+                "hop": hop(seeds),
+                "hop_other": hop(elsewhere),
             }
         )
     return out
 
 
 def _oracle(
-    memory: Memory, query: str, limit: int, monkeypatch: pytest.MonkeyPatch
+    memory: Memory,
+    query: str,
+    limit: int,
+    monkeypatch: pytest.MonkeyPatch,
+    layers: dict[str, Memory] | None = None,
 ) -> list[tuple[Hit, list[float] | None]]:
     """The hand fusion's best, scored again one memory at a time: the first ``HEAD`` in that
     order, then the rest in the hand fusion's; (hit, its terms, None past the head)."""
@@ -99,7 +124,14 @@ def _oracle(
         hand = memory.search(query, depth, touch=False)
     hand = [h for h in hand if STALE_TAG not in h.record.tags]
     now = memory.now()
-    rows = _signals(query, hand, now.date())
+    vectors: dict[tuple[str, str], list[float]] = {}
+    for name, engine in {"local": memory, **(layers or {})}.items():
+        ids = [h.record.id for h in hand if h.record.layer == name]
+        rows, known = engine.vectors.gathered(ids)
+        vectors.update(
+            ((name, i), rows[n].astype(float).tolist()) for n, i in enumerate(ids) if known[n]
+        )
+    rows = _signals(query, hand, now.date(), vectors)
     values = [[math.prod(row[name] for name in names) for names in rerank.FEATURES] for row in rows]
     units = [
         [
@@ -311,9 +343,25 @@ def test_signals_of_known_candidates() -> None:
     assert got["query_date"] == [1.0] * 3
     assert got["date_match"] == [0.0, 1.0, 0.0]
     assert got["speaker"] == [1.0, 0.0, 0.0]  # (Bo is asked about; Al is not; none says)
+    assert got["hop"] == [0.0, 0.0, 0.0]  # (no vectors given)
     inputs = rerank.features(raw)
     column = rerank.FEATURE_NAMES.index("length*context")
     assert inputs[:, column] == pytest.approx(np.log1p([10, 100, 1000]) * raw[:, 5])
+
+
+def test_a_hop_is_the_best_cosine_with_the_first_two_others() -> None:
+    vectors = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8], [-1.0, 0.0], [np.nan, np.nan]])
+    sessions = np.array([1, 2, 1, -1, 2])
+    hop, other = rerank.hops(vectors, sessions)
+    # the first two seed the hop, each not with itself; none below 0; no vector: 0
+    assert hop.tolist() == pytest.approx([0.0, 0.0, 0.8, 0.0, 0.0])
+    # and among other sessions only: the third is in the first seed's session
+    assert other.tolist() == pytest.approx([0.0, 0.0, 0.8, 0.0, 0.0])
+    hop, other = rerank.hops(vectors[[2, 0, 1]], np.array([1, 1, 2]))
+    assert hop.tolist() == pytest.approx([0.6, 0.6, 0.8])
+    assert other.tolist() == pytest.approx([0.0, 0.0, 0.8])  # (the seeds share a session)
+    assert [v.tolist() for v in rerank.hops(None, np.array([1, 2, 3]))] == [[0.0] * 3] * 2
+    assert [v.tolist() for v in rerank.hops(vectors[:1], np.array([1]))] == [[0.0]] * 2
 
 
 def test_normalised_logits() -> None:
@@ -352,14 +400,17 @@ def test_recall_with_a_mounted_layer_equals_the_oracle(
         for i in range(12):
             other.remember(f"team note {i}: the {TOPICS[i % 6]} policy", session_id=f"s{i % 3}")
     filled.mount(tmp_path / "team", kind="shared")
-    for query, limit in (("team note policy", 10), ("the garden policy", 60)):
-        found = filled.search(query, limit, touch=False)
-        expected = _oracle(filled, query, limit, monkeypatch)
-        assert [(h.record.id, h.record.layer) for h in found] == [
-            (h.record.id, h.record.layer) for h, _ in expected
-        ]
-        assert any(h.record.layer == "shared" for h in found)
-        assert [h.score for h in found] == pytest.approx([h.score for h, _ in expected], abs=1e-9)
+    with Memory.open(config=team, clock=clock, embedder=embedder) as layer:
+        for query, limit in (("team note policy", 10), ("the garden policy", 60)):
+            found = filled.search(query, limit, touch=False)
+            expected = _oracle(filled, query, limit, monkeypatch, {"shared": layer})
+            assert [(h.record.id, h.record.layer) for h in found] == [
+                (h.record.id, h.record.layer) for h, _ in expected
+            ]
+            assert any(h.record.layer == "shared" for h in found)
+            assert [h.score for h in found] == pytest.approx(
+                [h.score for h, _ in expected], abs=1e-9
+            )
 
 
 def test_a_memory_gone_since_it_was_found_is_left_out(

@@ -19,6 +19,7 @@ from salience.stores.base import MemoryFilter
 
 if TYPE_CHECKING:
     from salience.briefing.columns import Columns
+    from salience.search.rerank import Floats
 
 FULL_TEXT_CAUSES = frozenset({"no_embedder", "embedder_failed"})
 """What makes a recall full text only (:mod:`salience.engine.degraded`)."""
@@ -57,9 +58,35 @@ class Reranking(Updating):
         def read(rows: Sequence[int]) -> builtins.list[MemoryRecord | None]:
             return self._pool_records(pool, rows, flt, layers)
 
+        def vectors(taken: Pool) -> Floats | None:
+            return self._pool_vectors(taken, flt, layers)
+
         return rescored(
-            query, model, pool, columns, best, present, read, rules, now, settings, limit
+            query, model, pool, columns, best, present, read, rules, now, settings, limit, vectors
         )
+
+    def _pool_vectors(
+        self, pool: Pool, flt: MemoryFilter, layers: Sequence[Layer]
+    ) -> Floats | None:
+        """The stored vectors of a pool's rows, one row each (NaN where none is known: a
+        memory without a vector, or a layer embedded by another model); None if none is."""
+        import numpy as np
+
+        out: Floats | None = None
+        for index, layer in enumerate((None, *layers)):
+            at = [n for n, s in enumerate(pool.source) if s == index]
+            vectors = self.vectors if layer is None else self._layer_vectors(layer)
+            if not at or vectors is None:
+                continue
+            owners = None if layer is not None or flt.user is None else (flt.user, *flt.spaces)
+            found, known = vectors.gathered([pool.ids[n] for n in at], owners)
+            if not known.any():
+                continue
+            if out is None:
+                out = np.full((len(pool.ids), found.shape[1]), np.nan)
+            rows = np.array(at, dtype=np.intp)
+            out[rows[known]] = found[known]
+        return out
 
     def _pool_present(
         self, pool: Pool, rows: Sequence[int], flt: MemoryFilter, layers: Sequence[Layer]

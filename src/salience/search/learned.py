@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from salience.briefing.columns import Columns
+    from salience.search.rerank import Floats
 else:
     np = lazy_module("numpy")
 
@@ -43,12 +44,13 @@ def rescored(
     now: datetime,
     settings: ProfileSettings,
     limit: int,
+    vectors: Callable[[Pool], Floats | None] | None = None,
 ) -> list[Hit]:
     """The hits among ``best`` (pool rows, in the fusion's order; ``present``: whether each is
     still there, a memory deleted since it was found is left out): the first :data:`HEAD`
     ranked by the learned relevance (each explained by its terms), the rest by the hand-set
     fusion. ``read`` gives the records of pool rows (None: gone since), asked for the hits
-    alone."""
+    alone. ``vectors`` gives the stored vectors of a pool's rows (for the ``hop`` signal)."""
     rows = np.array([b for b, p in zip(best, present, strict=True) if p], np.intp)
     pool, columns = pool.taken(rows), columns.take(rows)
     r = pool.relevance
@@ -65,6 +67,7 @@ def rescored(
         columns.created,
         columns.speaker,
         tuple(resolve(query, now)) if rules.recall.dated else (),
+        vectors(pool) if vectors is not None and rerank.wants_hops() else None,
     )
     raw = rerank.signals(query, found, rules.recall.context_weight)
     sink = rerank.SINK.get()

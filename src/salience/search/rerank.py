@@ -79,6 +79,8 @@ SIGNALS = (
     "session_hits",  # log(1 + other candidates of its session)
     "date_match",  # the day it was written is a day the query names ("three days ago")
     "speaker",  # who says it (its label: "Melanie: ...") is named in the query
+    "hop",  # its best cosine with the hand fusion's first two other candidates (a second hop)
+    "hop_other",  # the same with those of another session only
 )
 POOL_CENTRE = 4.5
 # The model's features: a signal, or the product of two.
@@ -110,6 +112,8 @@ FEATURES: tuple[tuple[str, ...], ...] = (
     ("pool", "support"),
     ("date_match",),
     ("speaker",),
+    ("hop",),
+    ("hop_other",),
 )
 FEATURE_NAMES = tuple("*".join(f) for f in FEATURES)
 # Set by bench/fusion_fit.py to collect (ids, signals) of each re-ranking, for fitting.
@@ -139,6 +143,7 @@ class Candidates:
     created: npt.NDArray[np.int64]  # microseconds since the epoch (UTC)
     speaker: npt.NDArray[np.int64]  # salience.text.name_key of who says it (0: no one named)
     days: tuple[str, ...] = ()  # the calendar words of the days the query names
+    vectors: Floats | None = None  # each one's stored vector (a row of NaN: none), if known
 
 
 def written_on(created: npt.NDArray[np.int64], days: Sequence[str]) -> Floats:
@@ -154,6 +159,35 @@ def written_on(created: npt.NDArray[np.int64], days: Sequence[str]) -> Floats:
             for c in created.tolist()
         ]
     )
+
+
+SEEDS = 2
+"""How many of the hand fusion's first candidates seed the second hop."""
+
+
+def hops(vectors: Floats | None, sessions: npt.NDArray[np.int64]) -> tuple[Floats, Floats]:
+    """Each candidate's best cosine with the first :data:`SEEDS` candidates other than itself
+    (in the hand fusion's order; ``vectors``: a row each, NaN for none): how close it is to
+    what recall found first, whatever the question's words; and the same with the seeds of
+    other sessions only (``sessions``: negative for none). 0 for no vector or nothing closer."""
+    n = len(sessions)
+    if vectors is None or n < 2:
+        return np.zeros(n), np.zeros(n)
+    sims = vectors @ vectors[:SEEDS].T
+    sims[~(sims > 0.0)] = 0.0  # (no vector, or further than orthogonal: 0)
+    seeds = min(n, SEEDS)
+    sims[np.arange(seeds), np.arange(seeds)] = 0.0  # (not itself)
+    hop: Floats = sims.max(axis=1)
+    own = sessions[:SEEDS]
+    sims[(sessions[:, None] == own[None, :]) & (own >= 0)[None, :]] = 0.0
+    other: Floats = sims.max(axis=1)
+    return hop, other
+
+
+def wants_hops() -> bool:
+    """Whether the ``hop`` signal is needed: a fit is collecting signals, or the shipped
+    model reads it (its candidates' vectors are read only then)."""
+    return SINK.get() is not None or any("hop" in names for names in FEATURES)
 
 
 def spoken_by(speaker: npt.NDArray[np.int64], query: str) -> Floats:
@@ -186,6 +220,7 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
     best = np.where(same, found.fused[None, :], -np.inf).max(axis=1)
     support = np.where(others > 0, best, 0.0)
     hits = np.log1p(others.astype(np.float64))
+    hop, hop_other = hops(found.vectors, found.session)
     values = {
         "lexical": found.lexical,
         "vector": np.where(vector_hit, found.vector, 0.0),
@@ -204,6 +239,8 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
         "session_hits": hits,
         "date_match": written_on(found.created, found.days),
         "speaker": spoken_by(found.speaker, query),
+        "hop": hop,
+        "hop_other": hop_other,
     }
     for name, value in values.items():
         out[:, column[name]] = value
