@@ -17,7 +17,7 @@ from salience.engine import degraded
 from salience.engine.core import STALE_TAG
 from salience.engine.reading import person_reads
 from salience.engine.record import FULL_TEXT_ONLY, QUERY_VECTORS, SETTINGS
-from salience.engine.reranking import FULL_TEXT_CAUSES, Reranking
+from salience.engine.reranking import FULL_TEXT_CAUSES, Reranking, owners_of
 from salience.errors import EmbedderError, InvalidInputError
 from salience.lazy import lazy_module
 from salience.models import LOCAL_LAYER, Degraded, Hit, Recalled, UserScope
@@ -219,7 +219,7 @@ class Recall(Reranking):
         if plan.context_weight and len(vector):
             slots: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
             if len(sources) == 1 and set(pool.source) == {sources[0][0]}:  # (one source)
-                slots = sources[0][1].neighbour_slots(pool.ids, _owners(flt))
+                slots = sources[0][1].neighbour_slots(pool.ids, owners_of(flt))
             if slots is None:
                 neighbours: dict[str, tuple[str | None, str | None]] = {}
                 for index, vectors in sources:
@@ -348,14 +348,9 @@ class Recall(Reranking):
         stored: dict[tuple[int, str], Vector] = {}
         for source, vectors in sources:  # (one read per source, not per example)
             ids = [memory_id for at, memory_id in keys if at == source]
-            owners = _owners(flt) if source == 0 else None
+            owners = owners_of(flt) if source == 0 else None
             if ids:
                 rows, known = vectors.gathered(ids, owners)
                 stored.update(((source, i), rows[n]) for n, i in enumerate(ids) if known[n])
         examples = [stored[key] for key in keys if key in stored]
         return moved_toward(query_vector, examples, plan.feedback_weight)
-
-
-def _owners(flt: MemoryFilter) -> tuple[str, ...] | None:
-    """Whose memories a recall searches (the user and the spaces it reads; None: all)."""
-    return None if flt.user is None else (flt.user, *flt.spaces)

@@ -25,6 +25,11 @@ FULL_TEXT_CAUSES = frozenset({"no_embedder", "embedder_failed"})
 """What makes a recall full text only (:mod:`salience.engine.degraded`)."""
 
 
+def owners_of(flt: MemoryFilter) -> tuple[str, ...] | None:
+    """Whose memories a recall searches (the user and the spaces it reads; None: all)."""
+    return None if flt.user is None else (flt.user, *flt.spaces)
+
+
 class Reranking(Updating):
     """The learned fusion's part of recall."""
 
@@ -78,7 +83,7 @@ class Reranking(Updating):
             vectors = self.vectors if layer is None else self._layer_vectors(layer)
             if not at or vectors is None:
                 continue
-            owners = None if layer is not None or flt.user is None else (flt.user, *flt.spaces)
+            owners = owners_of(flt) if layer is None else None
             found, known = vectors.gathered([pool.ids[n] for n in at], owners)
             if not known.any():
                 continue

@@ -67,7 +67,7 @@ def rescored(
         columns.created,
         columns.speaker,
         tuple(resolve(query, now)) if rules.recall.dated else (),
-        vectors(pool) if vectors is not None and rerank.wants_hops() else None,
+        vectors(pool) if vectors is not None else None,
     )
     raw = rerank.signals(query, found, rules.recall.context_weight)
     sink = rerank.SINK.get()

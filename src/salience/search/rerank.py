@@ -184,12 +184,6 @@ def hops(vectors: Floats | None, sessions: npt.NDArray[np.int64]) -> tuple[Float
     return hop, other
 
 
-def wants_hops() -> bool:
-    """Whether the ``hop`` signal is needed: a fit is collecting signals, or the shipped
-    model reads it (its candidates' vectors are read only then)."""
-    return SINK.get() is not None or any("hop" in names for names in FEATURES)
-
-
 def spoken_by(speaker: npt.NDArray[np.int64], query: str) -> Floats:
     """1 where the memory's speaker (a :func:`~salience.text.name_key`; 0: none) is named in
     ``query`` ("What did Caroline research?" of "Caroline: ..."), else 0."""
