@@ -63,7 +63,7 @@ from longmemeval import (
 )
 from salience import Config, Memory
 from salience.search import rerank
-from salience.search.learned import HEAD
+from salience.search.learned import by_sessions
 
 HIDDEN, L2_HIDDEN, SEEDS = 16, 30.0, 5  # the shipped model's (docs/scoring.md: how chosen)
 
@@ -503,11 +503,10 @@ def score(
     gold: np.ndarray,
     sess: np.ndarray,
     model: Net | None,
-    head: int | None = HEAD,
 ) -> list[tuple[dict[str, Any], dict[str, float]]]:
     """Each question's metrics, its candidates re-ranked by ``model`` (None: the hand-set
-    order): the first ``head`` by the model, the rest in the hand-set order, as recall does
-    (:data:`salience.search.learned.HEAD`; None: all by the model)."""
+    order) within the hand-set order of sessions, as recall does
+    (:func:`salience.search.learned.by_sessions`)."""
     out = []
     for q in questions:
         a, n = q["start"], q["count"]
@@ -515,19 +514,10 @@ def score(
             order = np.arange(n)
         else:
             logit = model(x[a : a + n])
-            order = headed(np.lexsort((np.arange(n), -logit)), head)
+            ranked = np.lexsort((np.arange(n), -logit)).tolist()
+            order = np.array(by_sessions(ranked, sess[a : a + n])[0], dtype=np.intp)
         out.append((q, metrics(q, order, gold[a : a + n], sess[a : a + n])))
     return out
-
-
-def headed(learned: np.ndarray, head: int | None) -> np.ndarray:
-    """The first ``head`` of a learned order (candidate positions), then the others in the
-    hand-set order (their positions ascending)."""
-    if head is None or head >= len(learned):
-        return learned
-    placed = learned[:head]
-    rest = np.setdiff1d(np.arange(len(learned)), placed)  # (sorted: the hand-set order)
-    return np.concatenate([placed, rest])
 
 
 def table(results: Sequence[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, dict]:

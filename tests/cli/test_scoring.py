@@ -254,3 +254,14 @@ def test_the_explained_learned_sum_shows_the_largest_terms_and_sums_the_rest() -
     assert "f8 1.000" not in line  # (the 13th largest: in the sum of the rest)
     assert "8 smaller terms (+36.000)" in line  # (1 + ... + 8; the zero term left out)
     assert "zero" not in line
+
+
+def test_the_explained_learned_sum_says_where_its_session_came() -> None:
+    from salience.cli.render import learned_line
+    from salience.models import Learned
+
+    terms = (("lexical", 1.0, 0.5),)
+    assert learned_line(Learned(0.5, 0.0, terms, 0.5, 0.0, 1.0, 3)).endswith(
+        "; session 3 in the fusion's order"
+    )
+    assert "session" not in learned_line(Learned(0.5, 0.0, terms, 0.5, 0.0, 1.0))

@@ -252,11 +252,12 @@ def test_a_learned_explanation_is_compact_for_an_agent() -> None:
         ("length", 4.0, -1.0),
         ("asks", 1.0, 0.1),
     )
-    compact = _learned(Learned(0.61, 0.0, terms, 3.6, -1.0, 3.6))
+    compact = _learned(Learned(0.61, 0.0, terms, 3.6, -1.0, 3.6, 2))
     assert compact == {
         "before": 0.61,
         "logit": 3.6,
         "largest": {"context": 4.0, "length": -4.0, "lexical": 0.5},
+        "session": 2,
     }
     assert _learned(None) is None
 

@@ -18,13 +18,12 @@ import numpy as np
 import pytest
 
 from salience import Config, Memory
-from salience.briefing.columns import one_line
+from salience.briefing.columns import one_line, session_of
 from salience.engine.core import STALE_TAG
 from salience.errors import EmbedderError
 from salience.models import Hit
 from salience.profiles import PROFILES
 from salience.search import fusion, rerank
-from salience.search.learned import HEAD
 from salience.text import label, name_key, named_keys
 from salience.text_dates import day_words, resolve
 from tests.conftest import FakeClock
@@ -115,8 +114,8 @@ def _oracle(
     monkeypatch: pytest.MonkeyPatch,
     layers: dict[str, Memory] | None = None,
 ) -> list[tuple[Hit, list[float] | None]]:
-    """The hand fusion's best, scored again one memory at a time: the first ``HEAD`` in that
-    order, then the rest in the hand fusion's; (hit, its terms, None past the head)."""
+    """The hand fusion's best, scored again one memory at a time and ranked by the learned
+    score within the hand fusion's order of sessions; (hit, its terms, its session's place)."""
     model = rerank.load()
     depth = max(model.depth, limit)
     with monkeypatch.context() as patch:
@@ -153,15 +152,42 @@ def _oracle(
         for h, v in zip(hand, learned, strict=True)
     ]
     rules = PROFILES["salience"]
-    ranked = fusion.rank_candidates(candidates, rules, now, memory._settings, min(limit, HEAD))
-    placed = {(h.record.id, h.record.layer) for h in ranked}
-    rest = [h for h in hand if (h.record.id, h.record.layer) not in placed]  # the hand order
-    ranked += [replace(h, rank=len(ranked) + i + 1) for i, h in enumerate(rest)]
+    scored = fusion.rank_candidates(candidates, rules, now, memory._settings, len(candidates))
+    placed = _in_sessions(scored, hand)
+    ranked = [replace(h, rank=n) for n, (h, _) in enumerate(placed, 1)]
     ranked = memory._newest_first(ranked[:limit], "salience", memory.config.user)  # (updates)
     terms = {h.record.id: vs + hs for h, vs, hs in zip(hand, values, units, strict=True)}
-    return [
-        (h, terms[h.record.id] if (h.record.id, h.record.layer) in placed else None) for h in ranked
-    ]
+    places = {h.record.id: place for h, place in placed}
+    return [(h, terms[h.record.id], places[h.record.id]) for h in ranked]
+
+
+def _in_sessions(ranked: list[Hit], hand: list[Hit]) -> list[tuple[Hit, int]]:
+    """``ranked`` (the learned order) with the sessions in ``hand``'s order, by a sort key
+    rather than the engine's walk: a session opens at the first learned place of its own best
+    hit or of any later session's (sessions opened together in the hand order), its best hit
+    is placed there, every other hit (and one of no session) at its own learned place.
+    With each hit, its session's place in the hand order (0: none)."""
+    place: dict[str, int] = {}
+    for h in hand:
+        session = session_of(h.record)
+        if session and session not in place:
+            place[session] = len(place) + 1
+    best_at: dict[str, int] = {}
+    for at, h in enumerate(ranked):
+        session = session_of(h.record)
+        if session:
+            best_at.setdefault(session, at)
+    opens = {s: min(best_at[t] for t in place if place[t] >= place[s]) for s in place}
+
+    def key(item: tuple[int, Hit]) -> tuple[int, int, int]:
+        at, h = item
+        session = session_of(h.record)
+        if session and best_at[session] == at:
+            return (opens[session], 0, place[session])
+        return (at, 1, 0)
+
+    ordered = sorted(enumerate(ranked), key=key)
+    return [(h, place.get(session_of(h.record) or "", 0)) for _, h in ordered]
 
 
 @pytest.fixture
@@ -194,18 +220,15 @@ def test_recall_equals_the_oracle(
 ) -> None:
     found = filled.search(query, limit, touch=False)
     expected = _oracle(filled, query, limit, monkeypatch)
-    assert [h.record.id for h in found] == [h.record.id for h, _ in expected]
-    for got, (want, values) in zip(found, expected, strict=True):
+    assert [h.record.id for h in found] == [h.record.id for h, _, _ in expected]
+    model = rerank.load()
+    units = [f"unit {n}: {u.name}" for n, u in enumerate(model.units, 1)]
+    for got, (want, values, place) in zip(found, expected, strict=True):
         assert got.score == pytest.approx(want.score, abs=1e-9)
         assert got.relevance is not None
         learned = got.relevance.learned
-        if values is None:  # past the head: placed and scored by the hand-set fusion
-            assert learned is None
-            assert got.relevance == want.relevance
-            continue
         assert learned is not None
-        model = rerank.load()
-        units = [f"unit {n}: {u.name}" for n, u in enumerate(model.units, 1)]
+        assert learned.session == (place or None)
         assert [name for name, _, _ in learned.terms] == [*rerank.FEATURE_NAMES, *units]
         assert [value for _, value, _ in learned.terms] == pytest.approx(values, abs=1e-9)
         assert [w for _, _, w in learned.terms] == [*model.weights, *(u.out for u in model.units)]
@@ -219,21 +242,30 @@ def test_recall_equals_the_oracle(
         )
 
 
-def test_past_the_head_the_hand_fusion_orders(
+def test_recall_reaches_the_sessions_of_the_hand_fusion_in_its_order(
     filled: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    found = filled.search("the deploy and the garden?", 40, touch=False)
-    assert len(found) > HEAD
+    found = filled.search("the deploy and the garden?", 60, touch=False)
     with monkeypatch.context() as patch:
         _hand(filled, patch)
-        depth = rerank.load().depth  # (the candidates the learned model sees)
-        hits = filled.search("the deploy and the garden?", depth, touch=False)
-        hand = [h.record.id for h in hits]
-    head, rest = found[:HEAD], found[HEAD:]
-    assert all(h.relevance is not None and h.relevance.learned is not None for h in head)
-    assert all(h.relevance is not None and h.relevance.learned is None for h in rest)
-    tail = [i for i in hand if i not in {h.record.id for h in head}]
-    assert [h.record.id for h in rest] == tail[: len(rest)]
+        hand = filled.search("the deploy and the garden?", 60, touch=False)
+
+    def sessions(hits: list[Hit]) -> list[str]:
+        return list(dict.fromkeys(s for h in hits if (s := session_of(h.record))))
+
+    assert {h.record.id for h in found} == {h.record.id for h in hand}
+    assert len(sessions(hand)) >= 5
+    assert sessions(found) == sessions(hand)
+    # and a better-scored hit of a later session waits for the sessions before its own
+    learned = [h.relevance.learned for h in found if h.relevance is not None]
+    places = [x.session or 0 for x in learned if x is not None]
+    scores = [h.score for h in found]
+    assert len(places) == len(found)
+    assert any(
+        0 < places[i] < places[j] and scores[i] < scores[j]
+        for i in range(len(found))
+        for j in range(i + 1, len(found))
+    )
 
 
 def test_a_question_in_relative_time_knows_the_day(memory: Memory, clock: FakeClock) -> None:
@@ -405,11 +437,11 @@ def test_recall_with_a_mounted_layer_equals_the_oracle(
             found = filled.search(query, limit, touch=False)
             expected = _oracle(filled, query, limit, monkeypatch, {"shared": layer})
             assert [(h.record.id, h.record.layer) for h in found] == [
-                (h.record.id, h.record.layer) for h, _ in expected
+                (h.record.id, h.record.layer) for h, _, _ in expected
             ]
             assert any(h.record.layer == "shared" for h in found)
             assert [h.score for h in found] == pytest.approx(
-                [h.score for h, _ in expected], abs=1e-9
+                [h.score for h, _, _ in expected], abs=1e-9
             )
 
 

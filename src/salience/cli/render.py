@@ -197,7 +197,9 @@ SHOWN_TERMS = 12
 def learned_line(learned: Learned) -> str:
     """The learned fusion's sum, largest terms first: ``logit 1.234 = bias 0.000 + context
     0.812*5.221 (+4.240) + ...`` and how it was normalised (terms of 0 left out; past the
-    :data:`SHOWN_TERMS` largest, the rest as one sum: ``+ 95 smaller terms (+0.131)``)."""
+    :data:`SHOWN_TERMS` largest, the rest as one sum: ``+ 95 smaller terms (+0.131)``), and
+    the place of its session among the hand-set fusion's (``session 2 in the fusion's order``: it
+    follows the memories of the session placed first)."""
     terms = [t for t in learned.largest() if t[1] * t[2] != 0.0]
     parts = [
         f"{name} {value:.3f}*{weight:.3f} ({value * weight:+.3f})"
@@ -212,7 +214,10 @@ def learned_line(learned: Learned) -> str:
     else:
         scaled = f"relevance (logit - {learned.low:.3f}) / ({learned.high:.3f} - {learned.low:.3f})"
     sum_ = f"logit {learned.logit:.3f} = bias {learned.bias:.3f} + {shown or 'nothing'}"
-    return f"      {sum_}; {scaled}"
+    session = (
+        "" if learned.session is None else f"; session {learned.session} in the fusion's order"
+    )
+    return f"      {sum_}; {scaled}{session}"
 
 
 def import_result(result: ImportResult) -> None:

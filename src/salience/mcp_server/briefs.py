@@ -84,8 +84,9 @@ def answer(structured: BaseModel, brief: Any) -> CallToolResult:
 
 
 def learned_brief(learned: Any) -> dict[str, Any] | None:
-    """A learned fusion's explanation, compact: its logit, the relevance it replaced and its
-    three largest terms (the HTTP API and ``recall --explain`` give every term)."""
+    """A learned fusion's explanation, compact: its logit, the relevance it replaced, its
+    three largest terms and its session's place (the HTTP API and ``recall --explain`` give
+    every term)."""
     if learned is None:
         return None
     terms = learned.largest()[:3]
@@ -93,6 +94,7 @@ def learned_brief(learned: Any) -> dict[str, Any] | None:
         "before": round(learned.before, 4),
         "logit": round(learned.logit, 4),
         "largest": {name: round(value * weight, 4) for name, value, weight in terms},
+        "session": learned.session,
     }
 
 

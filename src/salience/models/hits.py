@@ -70,7 +70,10 @@ class Learned:
     """How a learned fusion scored a memory (:mod:`salience.search.rerank`): its ``logit`` is
     ``bias + Σ weight·value`` over ``terms`` (feature, value, weight), and its relevance
     ``(logit - low) / (high - low)`` over the candidates re-ranked with it; ``before``: the
-    hand-set fusion's relevance it replaced."""
+    hand-set fusion's relevance it replaced. ``session``: the place of the memory's session
+    among those the hand-set fusion found (1: the session of its best candidate); recall keeps
+    the sessions in that order and ranks each one's memories by the learned relevance, so a
+    memory may rank above a better-scored one of a later session (None: of no session)."""
 
     before: float
     bias: float
@@ -78,6 +81,7 @@ class Learned:
     logit: float
     low: float
     high: float
+    session: int | None = None
 
     def largest(self) -> list[tuple[str, float, float]]:
         """The terms, largest contribution (``value * weight``, either sign) first."""

@@ -108,7 +108,15 @@ def learned(data: dict[str, Any] | None) -> Learned | None:
     if data is None:
         return None
     terms = tuple((t["feature"], t["value"], t["weight"]) for t in data["terms"])
-    return Learned(data["before"], data["bias"], terms, data["logit"], data["low"], data["high"])
+    return Learned(
+        data["before"],
+        data["bias"],
+        terms,
+        data["logit"],
+        data["low"],
+        data["high"],
+        data.get("session"),
+    )
 
 
 def update(data: dict[str, Any]) -> UpdateLink:

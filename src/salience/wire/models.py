@@ -94,6 +94,12 @@ class LearnedOut(BaseModel):
     low: float
     high: float
     terms: list[TermOut]
+    session: int | None = Field(
+        None,
+        description="the place of its session among those the hand-set fusion found (1: "
+        "the first); recall keeps that order of sessions and ranks each one's memories by the "
+        "learned relevance (null: of no session)",
+    )
 
 
 class RelevanceOut(BaseModel):

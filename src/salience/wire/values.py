@@ -151,6 +151,7 @@ def learned_out(learned: Learned | None) -> dict[str, Any] | None:
             {"feature": f, "value": v, "weight": w, "contribution": v * w}
             for f, v, w in learned.terms
         ],
+        "session": learned.session,
     }
 
 
