@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import json
@@ -159,13 +160,9 @@ def _store_vectors(memory: Memory, seed: int) -> None:
             store.set_vector(memory_id, vector.tobytes())
 
 
-def _check_top_k(
-    index: VectorIndex, query: np.ndarray, weight: float, k: int, *, pruned: bool = False
-) -> None:
-    """The bounded search's top k is the top k of every row scored in float32: the same
-    scores best first, and no row left out that scores above a row kept (ties aside: two
-    float32 sums of the same products may differ in the last bit). ``pruned``: the search
-    must have scored only some rows in float32 (not fallen back to all of them)."""
+@contextlib.contextmanager
+def _rescoring(index: VectorIndex) -> Iterator[list[int]]:
+    """How many rows each float32 scoring of ``index`` scores, meanwhile."""
     rescored: list[int] = []
     real = index._rescore
 
@@ -175,9 +172,20 @@ def _check_top_k(
 
     index._rescore = spy  # type: ignore[method-assign]
     try:
-        rows, scores = index.ranked(query, weight)(k)
+        yield rescored
     finally:
         del index._rescore
+
+
+def _check_top_k(
+    index: VectorIndex, query: np.ndarray, weight: float, k: int, *, pruned: bool = False
+) -> None:
+    """The bounded search's top k is the top k of every row scored in float32: the same
+    scores best first, and no row left out that scores above a row kept (ties aside: two
+    float32 sums of the same products may differ in the last bit). ``pruned``: the search
+    must have scored only some rows in float32 (not fallen back to all of them)."""
+    with _rescoring(index) as rescored:
+        rows, scores = index.ranked(query, weight)(k)
     if pruned:
         assert 0 < sum(rescored) < len(index.ids()) // 4
     every = index._rescore(np.arange(len(index.ids())), query, weight)
@@ -245,6 +253,42 @@ def test_bounded_search_returns_the_exact_top_k(clustered: Memory, weight: float
         assert plain._int8 is None
         _, scores = bounded.ranked(query, weight)(k)
         np.testing.assert_allclose(scores, plain_scores, atol=1e-6)
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5])
+@pytest.mark.parametrize("k", [10, 300])
+@pytest.mark.usefixtures("small_blocks")
+def test_a_floor_leaves_out_only_rows_below_it(clustered: Memory, weight: float, k: int) -> None:
+    """The rows at or above the floor are the exact search's, with its scores; the rows that
+    cannot reach it are not scored in float32 (and one no row reaches scores none)."""
+    plain = VectorIndex(clustered.store)
+    plain.coarse_from = 10**9
+    bounded = VectorIndex(clustered.store)
+    bounded.coarse_from = 0
+    query = plain.stored([plain.ids()[0]])[plain.ids()[0]]
+    every = plain._rescore(np.arange(len(plain.ids())), query, weight)
+    # about 30 rows above the floor (one cluster's part), in a gap between two scores: the
+    # plain search's float32 sums may differ from the bounded one's in the last bit
+    ordered = np.sort(every)[::-1]
+    at = next(i for i in range(30, 60) if ordered[i - 1] - ordered[i] > 1e-4)
+    floor = float(ordered[at - 1] + ordered[at]) / 2
+    with _rescoring(bounded) as rescored:
+        rows, scores = bounded.ranked(query, weight, floor)(k)
+    above = scores >= np.float32(floor)
+    want_rows, want = plain.ranked(query, weight)(k)
+    kept = want >= np.float32(floor)
+    assert rows[above].tolist() == want_rows[kept].tolist()
+    np.testing.assert_allclose(scores[above], want[kept], atol=1e-6)
+    assert 0 < sum(rescored) < len(plain.ids()) // 4
+    with _rescoring(bounded) as unbounded:
+        bounded.ranked(query, weight)(k)
+    assert sum(rescored) <= sum(unbounded)
+    if k > at:  # (deeper than the rows above the floor: the floor, not the k-th, cuts)
+        assert sum(rescored) < sum(unbounded)
+    with _rescoring(bounded) as none:
+        rows, scores = bounded.ranked(query, weight, 1.5)(k)  # (no cosine reaches 1.5)
+    assert len(rows) == len(scores) == 0
+    assert sum(none) == 0
 
 
 @pytest.mark.usefixtures("small_blocks")

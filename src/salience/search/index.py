@@ -30,10 +30,15 @@ class VectorIndex(MappedRows):
     int8_background_from = 50000
 
     def ranked(
-        self, query: Vector, neighbour_weight: float = 0.0
+        self, query: Vector, neighbour_weight: float = 0.0, floor: float = -np.inf
     ) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
         """Score the rows for ``query`` once; the result gives the best ``k`` rows and their
         scores, best first, for any ``k``.
+
+        ``floor``: a score below which no row is wanted. The int8 first pass proves which
+        rows cannot reach it, and they are never scored in float32: the best ``k`` may then
+        hold fewer rows, and every row it leaves out scores below ``floor`` (a search whose
+        rows mostly fall below its similarity floor scores almost none of them again).
 
         Exact: every row is scored. With the approximate index, its candidates (``2k``, at
         least 64) are re-scored exactly, neighbour mixing included.
@@ -47,7 +52,7 @@ class VectorIndex(MappedRows):
         if ann is None and self._int8_ready():
             if not self._saved_parts[0]:  # a new int8 copy: worth keeping for the next process
                 self.keep()
-            return self._bounded(query, neighbour_weight)
+            return self._bounded(query, neighbour_weight, floor)
         if ann is None or self._size == 0:
             scores = self.similarities(query, neighbour_weight)
 
@@ -163,7 +168,7 @@ class VectorIndex(MappedRows):
         return True
 
     def _bounded(
-        self, query: Vector, neighbour_weight: float
+        self, query: Vector, neighbour_weight: float, floor: float = -np.inf
     ) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
         """:meth:`ranked` by an int8 first pass with a proven error bound per row, then
         float32 scores for every row whose bound reaches the k-th best (salience.search.coarse).
@@ -193,9 +198,13 @@ class VectorIndex(MappedRows):
         everything: list[Matrix] = []
 
         def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
-            if 0 < k < n:
-                threshold = np.partition(low, n - k)[n - k]  # the k-th highest floor
-                rows = np.flatnonzero(high >= threshold)
+            if k > 0:
+                # a row whose ceiling is under the caller's floor scores under it, and one
+                # under the k-th highest floor (``low``) under k rows
+                cut = np.float32(floor)
+                if k < n:
+                    cut = max(np.partition(low, n - k)[n - k], cut)
+                rows = np.flatnonzero(high >= cut)
                 if len(rows) <= n // 4:
                     return self._refine(rows, high[rows], k, query, neighbour_weight)
             if not everything:  # deep looks: every row in float32, once
@@ -219,6 +228,8 @@ class VectorIndex(MappedRows):
         skipped row scores below k rows already scored. The bounds are worst cases (the
         first pass is usually far closer), so this scores about half of the candidates.
         """
+        if not len(rows):  # (none can reach the caller's floor)
+            return rows, np.zeros(0, dtype=np.float32)
         order = np.argsort(-ceilings, kind="stable")
         found_rows: list[npt.NDArray[np.intp]] = []
         found_scores: list[Matrix] = []

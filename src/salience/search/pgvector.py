@@ -116,10 +116,11 @@ class PgvectorSearch:
         """Nothing to persist: the index is in the database."""
 
     def ranked(
-        self, query: Vector, neighbour_weight: float = 0.0
+        self, query: Vector, neighbour_weight: float = 0.0, floor: float = -np.inf
     ) -> Callable[[int], tuple[Rows, Matrix]]:
         """For any ``k``: the best ``k`` of the index's candidates for ``query`` (``2k``, at
-        least 64), as rows of :meth:`loaded_ids`, scored exactly, best first."""
+        least 64), as rows of :meth:`loaded_ids`, scored exactly, best first (``floor``: as
+        :meth:`VectorIndex.ranked`'s, which PostgreSQL's index does not use)."""
         self.refresh()
         if len(self._row) > KEEP:  # (what was read stays until a write, within bounds)
             self._forget()
