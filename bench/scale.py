@@ -23,7 +23,11 @@ The synthetic words are random letters, which the tokenizer cuts into many piece
 query is ~14 tokens, a written memory ~70): ``--locomo FILE`` writes real chat turns (~36
 tokens) and asks real questions instead, which is what the closing numbers use.
 ``--given-vectors`` embeds the questions before the timing, so the latencies are the search
-beyond the query embedding.
+beyond the query embedding. ``--real-turns FILE`` (a LongMemEval file) fills the store with
+its distinct turns instead, each in its session, with their MiniLM vectors (cached on disk by
+text, as ``bench/longmemeval.py`` caches them), and asks its questions, whose evidence is in
+the store: over synthetic memories most real questions find nothing above the similarity
+floor, so their latency is mostly that of an empty recall.
 
     python bench/scale.py [--sizes 10000,100000,1000000] [--ann-from 1000000] [--locomo FILE]
                           [--repeat N] [--store postgresql://...]
@@ -74,11 +78,13 @@ from common import (
 from salience import Config, Memory
 from salience.embeddings.minilm import MiniLMEmbedder
 from salience.engine.record import QUERY_VECTORS
+from salience.errors import ImportFormatError
 from salience.search.ann import UsearchIndex
 from salience.search.vectors import DIMENSIONS_KEY, IDENTITY_KEY
 
 POOL = 2000
 NOISE = 0.35
+CACHE = Path("~/.cache/salience-bench")
 BATCH_ROWS = 20000
 
 
@@ -126,25 +132,31 @@ def one_size(
     before: Path | None = None,
     learned: bool = True,
     given: bool = False,
+    real: Path | None = None,
+    cache: Path = CACHE,
 ) -> list[dict[str, Any]]:
     """Fill one store of ``size`` memories, then time recall with each index in turn (and,
     with ``baseline``, with those recall-plan values too, query by query in turn; ``learned``:
     with the salience profile's learned fusion on; ``given``: the questions' vectors computed
-    before the timing, so it times the search beyond the query embedding)."""
+    before the timing, so it times the search beyond the query embedding; ``real``: a
+    LongMemEval file whose turns fill the store and whose questions are asked)."""
     maker = TextMaker(seed=11)
     embedder = MiniLMEmbedder()
     pool = embedder.embed([maker.sentence() for _ in range(POOL)])
-    if locomo is None:
-        texts = [maker.query() for _ in range(queries)]
-    else:  # real questions: real lengths for the query embedding
-        questions = locomo_questions(locomo)
+    if real is not None or locomo is not None:  # real questions: real lengths for the embedding
+        questions = real_questions(real) if real is not None else locomo_questions(Path(locomo))
         texts = [questions[i * len(questions) // queries] for i in range(queries)]
+    else:
+        texts = [maker.query() for _ in range(queries)]
     out = []
     with tempfile.TemporaryDirectory() as tmp, store_in(store, f"scale_{size}") as url:
         home = Path(tmp) / "home"
         config = Config(home=home, embedder="none", signal_gate=False, store_url=url)
         with Memory.open(config=config) as loader:
-            fill_s = fill(loader, size, maker, pool, seed=size)
+            if real is not None:
+                fill_s = fill_real(loader, real_turns(real, size), cache)
+            else:
+                fill_s = fill(loader, size, maker, pool, seed=size)
             stored_mb = loader.stats().size_bytes / 1e6
         # Before anything here searches: the first new process finds no vectors saved.
         spawned = new_processes(home, url, texts[0], processes, before) if processes else []
@@ -186,7 +198,8 @@ def one_size(
                     "size": size,
                     "store": "postgresql" if store else "sqlite",
                     "index": index,
-                    "queries": "locomo" if locomo else "synthetic",
+                    "queries": "longmemeval" if real else "locomo" if locomo else "synthetic",
+                    "memories": "longmemeval turns" if real else "synthetic",
                     "query_embedding": "given" if given else "included",
                     "fill_s": fill_s,
                     "first_query_s": load_s,
@@ -310,6 +323,69 @@ def locomo_questions(path: Path) -> list[str]:
     return [str(qa["question"]) for sample in data for qa in sample["qa"]]
 
 
+def real_turns(path: Path, size: int) -> list[tuple[str, str]]:
+    """Up to ``size`` distinct turns of a LongMemEval file as (text, session id), haystack by
+    haystack (a session shared by several questions comes once)."""
+    from longmemeval import load
+
+    seen: set[str] = set()
+    sessions: dict[str, str] = {}  # (their ids look like keys to the secret scanner)
+    out: list[tuple[str, str]] = []
+    for question in load(path):
+        ids = question["haystack_session_ids"]
+        for session_id, session in zip(ids, question["haystack_sessions"], strict=True):
+            named = sessions.setdefault(str(session_id), f"s{len(sessions)}")
+            for turn in session:
+                text = turn["content"].strip()
+                if text and text not in seen:
+                    seen.add(text)
+                    out.append((text, named))
+                    if len(out) == size:
+                        return out
+    return out
+
+
+def real_questions(path: Path) -> list[str]:
+    """The questions of a LongMemEval file (no abstention ones)."""
+    from longmemeval import load, select
+
+    return [str(q["question"]) for q in select(load(path))]
+
+
+def fill_real(memory: Memory, rows: list[tuple[str, str]], cache: Path) -> float:
+    """Import ``rows`` (text, session) and their MiniLM vectors (cached by text in
+    ``cache``); returns seconds taken."""
+    from longmemeval import CachedEmbedder, _cache_path
+
+    started = time.perf_counter()
+    model = MiniLMEmbedder()
+    cached = CachedEmbedder(model, _cache_path(str(cache), model))
+    cached.loading = True
+    store = memory.store
+    for start in range(0, len(rows), BATCH_ROWS):
+        lines = [
+            json.dumps({"content": text, "session_id": session})
+            for text, session in rows[start : start + BATCH_ROWS]
+        ]
+        while lines:
+            try:
+                memory.import_(lines)
+                break
+            except ImportFormatError as error:  # a secret in a turn: that turn is left out
+                del lines[error.line - 1]
+    records = store.without_vectors(len(rows))
+    with store.transaction():
+        store.set_meta(IDENTITY_KEY, model.identity)
+        store.set_meta(DIMENSIONS_KEY, str(model.dimensions))
+    with store.bulk_load():
+        for start in range(0, len(records), BATCH_ROWS):
+            chunk = records[start : start + BATCH_ROWS]
+            vectors = cached.embed([r.content for r in chunk])
+            store.set_vectors([(r.id, v.tobytes()) for r, v in zip(chunk, vectors, strict=True)])
+    cached.save()
+    return time.perf_counter() - started
+
+
 def writes(count: int, real: list[str] | None, store: str | None = None) -> dict[str, float]:
     """Memories per second with MiniLM embeddings: remember one by one, and one import."""
     maker = TextMaker(seed=5)
@@ -384,6 +460,12 @@ def _parser() -> argparse.ArgumentParser:
         "ratio in one run",
     )
     parser.add_argument(
+        "--real-turns",
+        type=Path,
+        help="a LongMemEval file: fill the stores with its turns (their vectors cached on disk "
+        "by text) and ask its questions",
+    )
+    parser.add_argument(
         "--given-vectors",
         action="store_true",
         help="embed the questions before timing: the search beyond the query embedding",
@@ -438,6 +520,7 @@ def main() -> None:
             args.before,
             args.learned,
             args.given_vectors,
+            args.real_turns,
         )
         print(json.dumps(found))
         return
@@ -494,6 +577,8 @@ def _command(
     command += ["--learned" if args.learned else "--no-learned"]
     if args.given_vectors:
         command += ["--given-vectors"]
+    if args.real_turns:
+        command += ["--real-turns", str(args.real_turns.resolve())]
     return command
 
 
