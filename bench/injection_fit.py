@@ -36,7 +36,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import injection_corpus
-from salience.write.gates import learned
+from injection_second import Vectors, fit_second
+from salience.embeddings.minilm import shared
+from salience.write.gates import learned, sentences
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "injection"
@@ -62,11 +64,17 @@ def chat_turns(locomo: Path | None, longmemeval: Path | None) -> dict[str, list[
     return sets
 
 
-def fingerprint(count: int, composed: int) -> str:
+def fingerprint(count: int, composed: int, extra: int = 0) -> str:
     """The SHA-256 of the corpus texts a fit with these sizes reads (the model file keeps it,
     so a test can tell a corpus changed without a new fit)."""
-    made = injection_corpus.texts("train", count) + injection_corpus.composed(composed)
+    made = corpus_texts(count, composed, extra)
     return hashlib.sha256("\x00".join(m["text"] for m in made).encode("utf-8")).hexdigest()
+
+
+def corpus_texts(count: int, composed: int, extra: int) -> list[dict[str, str]]:
+    """The corpus texts a fit reads: the train split, the composed (v2) and extra (v3) texts."""
+    made = injection_corpus.texts("train", count) + injection_corpus.composed(composed)
+    return made + (injection_corpus.extra(extra) if extra else [])
 
 
 def chat_half(text: str) -> str:
@@ -125,21 +133,53 @@ def fit(
     return w, b
 
 
-def main() -> None:
+def _second(
+    args: argparse.Namespace,
+    judge: learned.Model,
+    ours: list[dict[str, str]],
+    chats: dict[str, list[str]],
+) -> tuple[sentences.SentenceModel, dict[str, float]]:
+    """The second reading, fitted after the word model (see ``injection_second``)."""
+    minilm = shared()
+    return fit_second(
+        judge,
+        ours,
+        [t for turns in chats.values() for t in turns],
+        Vectors(minilm.embed, minilm.identity),
+        floor=args.floor,
+        hidden=args.hidden,
+        l2=args.second_l2,
+        steps=args.second_steps,
+        chat_fp=args.second_chat_fp,
+        benign_fp=args.benign_fp,
+    )
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--locomo", type=Path, required=True)
     parser.add_argument("--longmemeval", type=Path, required=True)
     parser.add_argument("--count", type=int, default=8000, help="corpus texts (train split)")
     parser.add_argument("--composed", type=int, default=8000, help="v2 texts (train only)")
+    parser.add_argument("--extra", type=int, default=8000, help="v3 texts (train only)")
     parser.add_argument("--l2", type=float, default=1e-4)
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--chat-fp", type=float, default=0.0002)
     parser.add_argument("--benign-fp", type=float, default=0.005)
     parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
+    parser.add_argument("--hidden", type=int, default=32, help="the second reading's units")
+    parser.add_argument("--second-l2", type=float, default=1e-2)
+    parser.add_argument("--second-steps", type=int, default=800)
+    parser.add_argument("--second-chat-fp", type=float, default=0.0001)
+    parser.add_argument("--floor", type=float, default=2.0, help="word score read again")
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
     started = time.perf_counter()
 
-    corpus = injection_corpus.texts("train", args.count) + injection_corpus.composed(args.composed)
+    corpus = corpus_texts(args.count, args.composed, args.extra)
     ours = [*corpus]
     ours += [{"text": r["text"], "label": "instruction", "payload": r["text"]}
              for r in jsonl("instructions.jsonl")]  # fmt: skip
@@ -187,17 +227,21 @@ def main() -> None:
     threshold = round(threshold + 1e-3, 3)
     held = [learned.best_segment(i["text"], judge)[0] >= threshold for i in ours
             if i["label"] == "instruction"]  # fmt: skip
+    second, second_held = _second(
+        args, learned.Model(kept, round(b, 3), threshold, {}), ours, chats
+    )
     about = {
         "what": "logistic regression over the words, word pairs, letter groups and kinds of "
         "words of each segment of a text (salience.write.gates.learned)",
         "fitted by": "bench/injection_fit.py",
         "corpus": f"bench/injection_corpus.py texts('train', {args.count}) + "
-        f"composed({args.composed}) + "
+        f"composed({args.composed}) + extra({args.extra}) + "
         "tests/data/injection/instructions.jsonl + benign.jsonl",
         "chat": "LoCoMo and LongMemEval dev turns with an even CRC-32 (benign)",
         "count": args.count,
         "composed": args.composed,
-        "corpus sha256": fingerprint(args.count, args.composed),
+        "extra": args.extra,
+        "corpus sha256": fingerprint(args.count, args.composed, args.extra),
         "l2": args.l2,
         "steps": args.steps,
         "threshold at": {"chat false holds": args.chat_fp, "our benign": args.benign_fp},
@@ -205,6 +249,16 @@ def main() -> None:
             "instructions held": round(sum(held) / len(held), 4),
             "chat turns held": round(float((chat_scores >= threshold).mean()), 5),
             "benign held": round(float((benign_scores >= threshold).mean()), 4),
+        },
+        "second reading": {
+            "what": "one hidden layer of ReLUs over the MiniLM vector and the word score of "
+            "the best two segments scoring at least the floor (salience.write.gates.sentences)",
+            "floor": args.floor,
+            "hidden": args.hidden,
+            "l2": args.second_l2,
+            "steps": args.second_steps,
+            "threshold at": {"chat false holds": args.second_chat_fp, "our benign": args.benign_fp},
+            "in sample": second_held,
         },
     }
     ordered = sorted(kept)
@@ -214,6 +268,7 @@ def main() -> None:
         "threshold": threshold,
         "features": ordered,
         "weights": [kept[f] for f in ordered],
+        "sentences": sentences.to_data(second),
     }
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     args.out.write_bytes(gzip.compress(raw, mtime=0))

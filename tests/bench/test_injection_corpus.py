@@ -51,9 +51,23 @@ def test_texts_are_the_same_for_a_seed_and_half_are_orders() -> None:
     assert all(t["payload"] and t["payload"] in t["text"] for t in orders)
 
 
+def test_the_extra_texts_are_made_of_train_parts_only() -> None:
+    made = corpus.extra(400)
+    assert made == corpus.extra(400)
+    assert sum(t["label"] == "instruction" for t in made) == 200
+    assert all(t["payload"] in t["text"] for t in made if t["label"] == "instruction")
+    text = " ".join(t["text"] for t in made)
+    held = [s for s in corpus._split(corpus.BENIGN_SENTENCES, "held") if "{" not in s]
+    assert held
+    assert not any(s in text for s in held)
+    kinds = {t["carrier"] for t in made}
+    assert kinds <= {c.kind for c in corpus._split(corpus.CARRIERS, "train")} | {"bare"}
+
+
 def test_the_shipped_model_was_fitted_on_this_corpus() -> None:
     about = learned.model().about
     assert about["corpus sha256"] == injection_fit.fingerprint(
         int(about["count"]),
         int(about["composed"]),  # type: ignore[call-overload]
+        int(about.get("extra", 0)),  # type: ignore[call-overload]
     ), "the corpus changed: refit with bench/injection_fit.py"

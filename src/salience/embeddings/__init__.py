@@ -52,9 +52,9 @@ def load_embedder(config: Config) -> Embedder | None:
     if kind == "none":
         return None
     if kind == "minilm":
-        from salience.embeddings.minilm import MiniLMEmbedder
+        from salience.embeddings.minilm import shared
 
-        return MiniLMEmbedder()
+        return shared()
     from salience.embeddings.http import OllamaEmbedder, OpenAIEmbedder
 
     if not config.embedder_model:

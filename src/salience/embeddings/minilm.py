@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,13 @@ class MiniLMEmbedder:
             for part in parts:
                 part.result()
         return normalise(out)
+
+
+@cache
+def shared() -> MiniLMEmbedder:
+    """The process's one bundled MiniLM: the default embedder of every engine and the second
+    reading of the instruction detector share its sessions (the model is loaded once)."""
+    return MiniLMEmbedder()
 
 
 def _run(session: Any, encoded: Sequence[Any], rows: range, out: Matrix) -> None:

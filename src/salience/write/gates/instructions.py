@@ -335,5 +335,7 @@ def find_instruction(text: str) -> Instruction | None:
     order = find_order(reveal(text))
     if order is None:
         return None
+    how = "learned" if order.by == "words" else "learned, by its meaning"
     words = ", ".join(f"'{word}'" for word in order.drivers)
-    return Instruction("order", f"reads as an order to an agent (learned; driven by {words})")
+    driven = f"; driven by {words}" if words else ""
+    return Instruction("order", f"reads as an order to an agent ({how}{driven})")

@@ -29,7 +29,12 @@ import re
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib.resources import files
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from salience.write.gates.redaction import redact
+
+if TYPE_CHECKING:
+    from salience.write.gates.sentences import Embed, SentenceModel
 
 MODEL = "injection.json.gz"
 MAX_SEGMENT = 400
@@ -270,6 +275,8 @@ class Model:
 
     token_weights: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
     """Each token's ``w:`` and ``c:`` weights summed, as tokens are met (a cache)."""
+    sentences: SentenceModel | None = field(default=None, compare=False, repr=False)
+    """The second reading of suspicious segments (:mod:`salience.write.gates.sentences`)."""
 
     def score(self, found: list[str]) -> float:
         """The score of a segment with these features."""
@@ -310,11 +317,17 @@ def load(raw: bytes) -> Model:
     """A model from the bytes of its file (gzip-compressed JSON: about, bias, threshold,
     features and their weights)."""
     data = json.loads(gzip.decompress(raw))
+    second = None
+    if "sentences" in data:
+        from salience.write.gates.sentences import from_data
+
+        second = from_data(data["sentences"])
     return Model(
         weights=dict(zip(data["features"], data["weights"], strict=True)),
         bias=float(data["bias"]),
         threshold=float(data["threshold"]),
         about=dict(data["about"]),
+        sentences=second,
     )
 
 
@@ -326,10 +339,12 @@ def model() -> Model:
 
 @dataclass(frozen=True)
 class Finding:
-    """A segment the model reads as an order: its score and the features that drove it."""
+    """A segment the model reads as an order: its score, the features that drove it, and
+    which reading held it (``words``, or ``meaning``: the second reading)."""
 
     score: float
     drivers: tuple[str, ...]
+    by: str = "words"
 
 
 def best_segment(text: str, judge: Model | None = None) -> tuple[float, str, list[str]]:
@@ -344,10 +359,33 @@ def best_segment(text: str, judge: Model | None = None) -> tuple[float, str, lis
     return best, where, why[0].features(why[1]) if why else []
 
 
-def find_order(text: str, judge: Model | None = None) -> Finding | None:
-    """Why the model reads ``text`` as an order to an agent, or None."""
+def find_order(text: str, judge: Model | None = None, embed: Embed | None = None) -> Finding | None:
+    """Why the model reads ``text`` as an order to an agent, or None.
+
+    A segment whose word score reaches the threshold holds the text. Otherwise the best few
+    segments at or above the second reading's floor are embedded (by ``embed``, default the
+    bundled MiniLM) and held if the second score reaches its threshold. The text is read
+    after privacy redaction: a private span is never stored, and never embedded."""
     judge = judge or model()
-    value, _, found = best_segment(text, judge)
-    if value < judge.threshold:
+    scored = [(judge.score_parsed(p, b), s, p, b) for s, p, b in read(redact(text))]
+    if not scored:
         return None
-    return Finding(value, tuple(judge.drivers(found)))
+    value, _, parsed, before = max(scored, key=lambda x: x[0])
+    if value >= judge.threshold:
+        return Finding(value, tuple(judge.drivers(parsed.features(before))))
+    second = judge.sentences
+    if second is None or value < second.floor:
+        return None
+    from salience.write.gates import sentences
+
+    picked = [scored[i] for i in sentences.chosen([x[0] for x in scored], second.floor)]
+    picked = [picked[i] for i in sentences.readable([x[1] for x in picked])]
+    if not picked:
+        return None
+    vectors = (embed or sentences.shared_minilm())([x[1] for x in picked])
+    again = second.scores(vectors, [x[0] for x in picked])
+    at = max(range(len(picked)), key=lambda i: float(again[i]))
+    if float(again[at]) < second.threshold:
+        return None
+    _, _, parsed, before = picked[at]
+    return Finding(float(again[at]), tuple(judge.drivers(parsed.features(before))), "meaning")
