@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import itertools
 import json
@@ -22,6 +21,7 @@ from salience import Config, Memory
 from salience.search import coarse
 from salience.search.index import VectorIndex
 from tests.conftest import FakeClock
+from tests.search.spies import rescoring
 
 DIMS = 384
 
@@ -160,23 +160,6 @@ def _store_vectors(memory: Memory, seed: int) -> None:
             store.set_vector(memory_id, vector.tobytes())
 
 
-@contextlib.contextmanager
-def _rescoring(index: VectorIndex) -> Iterator[list[int]]:
-    """How many rows each float32 scoring of ``index`` scores, meanwhile."""
-    rescored: list[int] = []
-    real = index._rescore
-
-    def spy(rows: np.ndarray, query: np.ndarray, weight: float) -> np.ndarray:
-        rescored.append(len(rows))
-        return real(rows, query, weight)
-
-    index._rescore = spy  # type: ignore[method-assign]
-    try:
-        yield rescored
-    finally:
-        del index._rescore
-
-
 def _check_top_k(
     index: VectorIndex, query: np.ndarray, weight: float, k: int, *, pruned: bool = False
 ) -> None:
@@ -184,7 +167,7 @@ def _check_top_k(
     scores best first, and no row left out that scores above a row kept (ties aside: two
     float32 sums of the same products may differ in the last bit). ``pruned``: the search
     must have scored only some rows in float32 (not fallen back to all of them)."""
-    with _rescoring(index) as rescored:
+    with rescoring(index) as rescored:
         rows, scores = index.ranked(query, weight)(k)
     if pruned:
         assert 0 < sum(rescored) < len(index.ids()) // 4
@@ -272,7 +255,7 @@ def test_a_floor_leaves_out_only_rows_below_it(clustered: Memory, weight: float,
     ordered = np.sort(every)[::-1]
     at = next(i for i in range(30, 60) if ordered[i - 1] - ordered[i] > 1e-4)
     floor = float(ordered[at - 1] + ordered[at]) / 2
-    with _rescoring(bounded) as rescored:
+    with rescoring(bounded) as rescored:
         rows, scores = bounded.ranked(query, weight, floor)(k)
     above = scores >= np.float32(floor)
     want_rows, want = plain.ranked(query, weight)(k)
@@ -280,12 +263,12 @@ def test_a_floor_leaves_out_only_rows_below_it(clustered: Memory, weight: float,
     assert rows[above].tolist() == want_rows[kept].tolist()
     np.testing.assert_allclose(scores[above], want[kept], atol=1e-6)
     assert 0 < sum(rescored) < len(plain.ids()) // 4
-    with _rescoring(bounded) as unbounded:
+    with rescoring(bounded) as unbounded:
         bounded.ranked(query, weight)(k)
     assert sum(rescored) <= sum(unbounded)
     if k > at:  # (deeper than the rows above the floor: the floor, not the k-th, cuts)
         assert sum(rescored) < sum(unbounded)
-    with _rescoring(bounded) as none:
+    with rescoring(bounded) as none:
         rows, scores = bounded.ranked(query, weight, 1.5)(k)  # (no cosine reaches 1.5)
     assert len(rows) == len(scores) == 0
     assert sum(none) == 0

@@ -8,12 +8,15 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from salience import Config, Memory
 from salience.search import coarse, signs
 from salience.search.index import VectorIndex
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
+from tests.search.spies import rescoring
 
 DIMS = 384
 
@@ -71,6 +74,41 @@ def test_signs_follow_rewritten_and_added_rows() -> None:
     int8.update(rows, np.array([3, 70, 299, *range(300, 400)]))
     values, _, _ = coarse.quantise(rows)
     assert np.array_equal(int8.differing(signs.bits(query), 400), _popcount(values, query))
+
+
+def _closest_by_histogram(distances: np.ndarray, count: int) -> list[int]:
+    """:func:`signs.closest` the plain way: the cut from every row's distance."""
+    if count >= len(distances):
+        return list(range(len(distances)))
+    cut = int(np.searchsorted(np.cumsum(np.bincount(distances)), count))
+    return np.flatnonzero(distances <= cut).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    size=st.integers(1, 20_000),
+    count=st.integers(1, 400),
+    shape=st.sampled_from(["uniform", "bell", "few near, unsampled", "ties"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_closest_from_a_sampled_cut_keeps_the_same_rows(
+    size: int, count: int, shape: str, seed: int
+) -> None:
+    """The cut guessed from a sample of the distances never changes which rows are kept:
+    not when the sample misses every near row, nor when it guesses too low."""
+    rng = np.random.default_rng(seed)
+    if shape == "uniform":
+        distances = rng.integers(0, 385, size)
+    elif shape == "bell":
+        distances = np.clip(rng.normal(190, 20, size), 0, 384).astype(int)
+    elif shape == "ties":
+        distances = rng.integers(0, 3, size)
+    else:  # the nearest rows all where the sample does not look (rows 1, 2, ... of 16)
+        distances = np.full(size, 300)
+        near = np.arange(size)[np.arange(size) % signs.SAMPLED != 0][:count]
+        distances[near] = rng.integers(0, 40, len(near))
+    distances = distances.astype(np.uint32)
+    assert signs.closest(distances, count).tolist() == _closest_by_histogram(distances, count)
 
 
 def test_closest_keeps_the_fewest_differing_and_their_ties() -> None:
@@ -137,6 +175,40 @@ def test_nearby_may_miss_only_what_it_did_not_keep(clustered: Memory) -> None:
     rows, _ = near.nearby(query)(1)
     scores = np.einsum("ij,j->i", near._matrix[kept], query)
     assert rows.tolist() == [int(kept[np.argmax(scores)])]
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("floor", [-np.inf, 0.0, 0.3, 0.6, 0.95])
+def test_nearby_scores_again_only_what_can_reach_the_answer(
+    clustered: Memory, floor: float
+) -> None:
+    """Kept rows are bounded from their int8 copies, and only those whose ceiling reaches
+    the floor and the k-th best are scored in float32: the answer is the float32 top k of
+    every kept row, less the rows under the floor (which the search drops anyway)."""
+    near = VectorIndex(clustered.store)
+    near.coarse_from = 0
+    rng = np.random.default_rng(13)
+    near.refresh()
+    for trial in range(12):  # near a stored row, or anywhere
+        query = near._matrix[trial * 13] if trial % 2 else _unit_rows(1, trial)[0]
+        query = (query + 0.2 * rng.standard_normal(DIMS)).astype(np.float32)
+        query = (query / np.linalg.norm(query)).astype(np.float32)
+        for k in (1, 8, 40):
+            with rescoring(near) as scored:
+                rows, scores = near.nearby(query, floor)(k)
+            int8 = near._int8
+            assert int8 is not None
+            size = len(near.ids())
+            kept = signs.closest(int8.differing(signs.bits(query), size), signs.wanted(size, k))
+            every = np.einsum("ij,j->i", near._matrix[kept], query)
+            order = np.lexsort((kept, -every))[:k]
+            best = zip(kept[order].tolist(), every[order].tolist(), strict=True)
+            want = [(r, x) for r, x in best if x >= floor]
+            got = [
+                (r, x) for r, x in zip(rows.tolist(), scores.tolist(), strict=True) if x >= floor
+            ]
+            assert got == want
+            assert sum(scored) < len(kept)  # (the bound spared some rows their float32 score)
 
 
 def test_below_the_first_pass_nearby_is_exact(clustered: Memory) -> None:

@@ -7,6 +7,7 @@ import random
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from salience.errors import EmbedderError
 from salience.models import Outcome
 from salience.profiles import PROFILES
 from salience.search import rows as rows_module
+from salience.search import sessions as sessions_module
 from salience.search.index import VectorIndex, top_rows
 from salience.search.pool import neighbour_slots
 from salience.stores.base import MemoryFilter
@@ -387,7 +389,7 @@ def test_session_mixing_matches_the_formula(
 ) -> None:
     """normalise(e_i + w * (e_before + e_after)) . q, within each session, for every row
     (mixed norms computed two rows at a time, or all at once)."""
-    monkeypatch.setattr(rows_module, "_NORM_BLOCK", block)
+    monkeypatch.setattr(sessions_module, "_NORM_BLOCK", block)
     texts = ["the ferry leaves at noon", "the harbour opens at dawn", "gulls over the pier"]
     for session in ("s1", "s2"):
         for text in texts:
@@ -435,9 +437,12 @@ def test_neighbour_slots_place_the_neighbours_among_the_ids_given(memory: Memory
     assert (before < len(ids)).sum() == (after < len(ids)).sum() == 6  # 3 pairs a session
 
 
-def test_mixed_scores_follow_writes_as_a_fresh_index_would(memory: Memory) -> None:
+@pytest.mark.parametrize("each", [False, True])
+def test_mixed_scores_follow_writes_as_a_fresh_index_would(memory: Memory, each: bool) -> None:
     """New turns, a new session, a re-embedded memory and an older memory imported into a
-    session: the index kept up to date piece by piece scores as one built from scratch."""
+    session: the index kept up to date piece by piece scores as one built from scratch.
+    ``each``: the index also catches up after every write (as a write looking for its
+    updates does), which leaves the neighbours to settle later, several appends at once."""
     for i in range(6):
         memory.remember(f"turn {i} about ferries and the harbour", session_id="a")
     memory.remember("a stray memory about gulls")
@@ -445,6 +450,21 @@ def test_mixed_scores_follow_writes_as_a_fresh_index_would(memory: Memory) -> No
     query = memory.vectors.query_vector("ferries harbour gulls")
     assert query is not None
     index.similarities(query, 0.5)  # neighbours and mixed norms exist before the writes
+
+    remember, update, import_ = memory.remember, memory.update, memory.import_
+
+    def caught_up(write: Any) -> Any:
+        def written(*args: Any, **kwargs: Any) -> Any:
+            result = write(*args, **kwargs)
+            if each:
+                assert len(index) > 0  # (a catch-up: neighbours not read)
+                assert index._unsettled
+            return result
+
+        return written
+
+    memory.remember, memory.update = caught_up(remember), caught_up(update)  # type: ignore[method-assign]
+    memory.import_ = caught_up(import_)  # type: ignore[method-assign]
 
     def check() -> None:
         fresh = VectorIndex(memory.store)  # rows may be in another order: compare by id
@@ -457,6 +477,9 @@ def test_mixed_scores_follow_writes_as_a_fresh_index_would(memory: Memory) -> No
     check()
     memory.remember("first turn of another session about gulls", session_id="b")
     memory.remember("second turn of it about ferries", session_id="b")
+    check()
+    memory.remember("turn 7 about the harbour at night", session_id="a")
+    memory.remember("a third session's first turn about ferries", session_id="c")
     check()
     third = index.ids()[2]
     memory.update(third, content="turn 2 rewritten about gulls only")

@@ -272,12 +272,27 @@ class Int8Rows:
         (:func:`salience.search.signs.bits`)."""
         return self._signs.differing(query, self._values, size, BLOCK_ROWS, _helper())
 
+    def some(self, query: Query, rows: Rows) -> Matrix:
+        """The first pass's scores of ``rows`` alone (any rows held, in any order), within
+        the same bound: for a search that scores a few hundred rows, not every row."""
+        numkong = _numkong()
+        assert numkong is not None
+        sums = np.asarray(numkong.cdist(query.rows, self._values[rows], "dot"))
+        return self._combined(sums, query, self._scale[rows])
+
+    def _combined(self, sums: Any, query: Query, scale: Matrix) -> Matrix:
+        """``s (s1 q̂1·ê + s2 q̂2·ê)`` from the two rows of integer products."""
+        work = self._work
+        combined = sums[0].astype(work)
+        combined *= work(query.scales[0])
+        combined += work(query.scales[1]) * sums[1].astype(work)
+        combined *= scale
+        return combined  # type: ignore[no-any-return]
+
     def _blocks(self, query: Query, first: int, stop: int, out: Matrix) -> None:
         """Score blocks ``first`` to ``stop`` (exclusive) into ``out``."""
         numkong = _numkong()
         assert numkong is not None
-        work = self._work
-        s1, s2 = work(query.scales[0]), work(query.scales[1])
         packs = PACKS_PER_PASS
         for block in range(first, stop):
             start, end = block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS
@@ -289,11 +304,7 @@ class Int8Rows:
                 sums = np.asarray(numkong.cdist(query.rows, self._values[start:end], "dot"))
             else:
                 sums = np.asarray(numkong.dots_packed(query.rows, packed))
-            combined = sums[0].astype(work)
-            combined *= s1
-            combined += s2 * sums[1].astype(work)
-            combined *= self._scale[start:end]
-            out[start:end] = combined
+            out[start:end] = self._combined(sums, query, self._scale[start:end])
 
 
 PACKS_PER_PASS = 8

@@ -59,27 +59,40 @@ class VectorIndex(MappedRows):
             return lambda k: _best(scores, k)
         return lambda k: self._approximate(query, k, neighbour_weight)
 
-    def nearby(self, query: Vector) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
+    def nearby(
+        self, query: Vector, floor: float = -np.inf
+    ) -> Callable[[int], tuple[npt.NDArray[np.intp], Matrix]]:
         """:meth:`ranked` (no session mixing) for a search that may miss a few rows: from
         :attr:`coarse_from` rows, with the int8 copy made, the rows of fewest signs differing
-        from the query's (:mod:`salience.search.signs`) are scored in float32, and the best
-        of those returned. Otherwise as
-        :meth:`ranked`."""
+        from the query's (:mod:`salience.search.signs`) are kept, scored from their int8
+        copies with the first pass's bound, and the best of them in float32 (:meth:`_refine`):
+        a kept row whose ceiling is under ``floor`` or under the k-th best's floor is not
+        scored again. Otherwise as :meth:`ranked`."""
         self.refresh()
         usable = self._ann is None or not self._ann.usable(self._size)
         if not (usable and signs.available() and self._int8_ready()):
-            return self.ranked(query)
-        if not bool(np.all(np.isfinite(query))):
-            return self.ranked(query)
+            return self.ranked(query, floor=floor)
+        split = coarse.Query.of(query) if bool(np.all(np.isfinite(query))) else None
+        constant = np.inf if split is None else split.constant(self._matrix.shape[1])
+        if split is None or not np.isfinite(constant) or not np.isfinite(split.split_norm):
+            return self.ranked(query, floor=floor)
         int8, size = self._int8, self._size
         assert int8 is not None
         distances = int8.differing(signs.bits(query), size)
+        slack = np.float32(coarse.ABSOLUTE_SLACK * max(1.0, split.norm))
 
         def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
             rows = signs.closest(distances, signs.wanted(size, k))
-            scores = self._rescore(rows, query, 0.0)
-            order = np.lexsort((rows, -scores))[:k]
-            return rows[order], scores[order]
+            approx = int8.some(split, rows)
+            error = int8.residuals[rows] * np.float32(split.split_norm)
+            error += np.float32(constant)
+            error += slack
+            high = approx + error
+            cut = np.float32(floor)
+            if 0 < k < len(rows):
+                cut = max(np.partition(approx - error, len(rows) - k)[len(rows) - k], cut)
+            keep = high >= cut
+            return self._refine(rows[keep], high[keep], k, query, 0.0)
 
         return best
 

@@ -109,6 +109,7 @@ class MappedRows(VectorRows):
             if key is None:
                 return
             assert self._saved_at is not None
+            self._settle()  # (the neighbours and mixed norms saved follow every row)
             snapshot = saved.Snapshot(
                 key=key,
                 order=self._order,

@@ -127,9 +127,9 @@ class PgvectorSearch:
         self._seen = Seen(self._count)
         return lambda k: self._best(query, k, neighbour_weight)
 
-    def nearby(self, query: Vector) -> Callable[[int], tuple[Rows, Matrix]]:
+    def nearby(self, query: Vector, floor: float = -np.inf) -> Callable[[int], tuple[Rows, Matrix]]:
         """:meth:`ranked`: PostgreSQL's index already looks at a few candidates only."""
-        return self.ranked(query)
+        return self.ranked(query, floor=floor)
 
     def loaded_ids(self) -> Sequence[str]:
         """The ids of the rows the last :meth:`ranked` gave (and will give)."""

@@ -20,6 +20,7 @@ that rounds to zero counts as not positive, as a negative one does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 else:
     np = lazy_module("numpy")
 
+SAMPLED = 16
+""":func:`closest` guesses its cut from one distance in this many (given enough rows)."""
 FEWEST = 256
 """The least number of rows :func:`closest` keeps ..."""
 SHARE = 400
@@ -102,12 +105,28 @@ def unpacked(query: Bits, signs: Bits) -> npt.NDArray[np.uint32]:
 
 def closest(distances: npt.NDArray[np.uint32], count: int) -> Rows:
     """The rows (ascending) of the ``count`` smallest distances, and every row tied with the
-    last of them: a histogram of the distances (at most one per bit) finds the cut."""
-    if count >= len(distances):
-        return np.arange(len(distances), dtype=np.intp)
+    last of them: a histogram of the distances (at most one per bit) finds the cut.
+
+    On many rows, one distance in :data:`SAMPLED` guesses a cut that should keep about twice
+    ``count``; if the rows within it are ``count`` or more, the cut sought is within it too,
+    and only those rows are read again (the same rows as the whole histogram's, in a
+    fifth of its time: 0.05 ms at 100,000 rows here, not 0.24)."""
+    size = len(distances)
+    if count >= size:
+        return np.arange(size, dtype=np.intp)
+    if size >= SAMPLED * 4 * count:
+        sample = distances[::SAMPLED]
+        guess = _cut(sample, min(len(sample), 2 * count // SAMPLED + 16))
+        rows = np.flatnonzero(distances <= guess)
+        if len(rows) >= count:
+            return rows[distances[rows] <= _cut(distances[rows], count)]
+    return np.flatnonzero(distances <= _cut(distances, count))
+
+
+def _cut(distances: npt.NDArray[np.uint32], count: int) -> int:
+    """The least distance that ``count`` of the rows reach (``count`` at most their number)."""
     at_most = np.cumsum(np.bincount(distances))
-    cut = int(np.searchsorted(at_most, count))  # the least distance reaching ``count`` rows
-    return np.flatnonzero(distances <= cut)
+    return int(np.searchsorted(at_most, count))
 
 
 def wanted(size: int, k: int) -> int:
@@ -143,27 +162,28 @@ class Signs:
         helper: ThreadPoolExecutor | None,
     ) -> npt.NDArray[np.uint32]:
         """How many signs of each of the first ``size`` rows differ from the query's: full
-        blocks packed (half of them on ``helper``, if given), the rows past them not."""
+        blocks packed, the rows past them not. With a ``helper``, both threads take the next
+        block until none is left, so that a helper which wakes late takes fewer."""
         self._sign(values, size)
         full = size // block_rows
         self._packed.extend([None] * (full - len(self._packed)))
         out = np.empty(size, dtype=np.uint32)
-        half = full // 2
+        blocks = iter(range(full))  # (shared: each next() is one step under the GIL)
         pending = None
-        if helper is not None and half:
-            pending = helper.submit(self._blocks, query, half, full, block_rows, out)
+        if helper is not None and full > 1:
+            pending = helper.submit(self._blocks, query, blocks, block_rows, out)
         try:
-            self._blocks(query, 0, half if pending else full, block_rows, out)
             out[full * block_rows :] = unpacked(query, self._bits[full * block_rows : size])
+            self._blocks(query, blocks, block_rows, out)
         finally:
             if pending is not None:
                 pending.result()
         return out
 
     def _blocks(
-        self, query: Bits, first: int, stop: int, block_rows: int, out: npt.NDArray[np.uint32]
+        self, query: Bits, blocks: Iterator[int], block_rows: int, out: npt.NDArray[np.uint32]
     ) -> None:
-        for block in range(first, stop):
+        for block in blocks:
             start, end = block * block_rows, (block + 1) * block_rows
             packed = self._packed[block]
             if packed is None:

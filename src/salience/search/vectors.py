@@ -263,7 +263,7 @@ class Vectors:
             index = self._tenants.index_for((flt.user, *flt.spaces), len(index)) or index
         near = nearby and neighbour_weight <= 0
         least = max(min_similarity, 0.0)  # (a hit passes both: see keep below)
-        best = index.nearby(query) if near else index.ranked(query, neighbour_weight, least)
+        best = index.nearby(query, least) if near else index.ranked(query, neighbour_weight, least)
         # The ids of the rows just scored: a refresh may replace the list (another process
         # wrote meanwhile), so never use one taken before ranked().
         ids = index.loaded_ids()
