@@ -38,3 +38,17 @@ def test_a_title_ends_no_sentence() -> None:
         "I see Dr. Smith weekly.",
         "Mrs. Lee too.",
     ]
+
+
+def test_a_question_that_reminds_states_what_it_recalls() -> None:
+    assert stated("It was a long process - remember when I got pre-approved for $400,000?") == (
+        "I got pre-approved for $400,000"
+    )
+    assert stated("Remember how my sister moved to Lyon?") == "my sister moved to Lyon"
+    assert stated("Do you remember when the war ended?") == ""  # (nothing of the speaker)
+    assert stated("Can you remember things for me?") == ""  # (asks only)
+
+
+def test_an_aside_in_square_brackets_is_no_statement() -> None:
+    said = statements("Nate: I love them! [shares a photo: two turtles on a log]\nAll well.")
+    assert list(said) == [("nate", "I love them!"), ("", "All well.")]

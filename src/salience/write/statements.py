@@ -3,7 +3,10 @@
 
 A line that opens with a label (*Melanie: ...*) is said by the one it names. A question
 states nothing of itself, but its clauses that ask nothing may state something of the
-speaker (*"Can you set reminders for my gym sessions, which I usually go to at 7 pm?"*).
+speaker (*"Can you set reminders for my gym sessions, which I usually go to at 7 pm?"*), and
+a question that reminds states what it recalls (*"... remember when I got pre-approved for
+$400,000?"*). What a line says in square brackets (*[shares a photo: a turtle on a log]*, an
+attachment or a stage direction) is no statement of the speaker's.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ _SENTENCE = re.compile(
     r"(?<!\bvs\.)\s+|\n+"
 )
 """A sentence ends at ".", "!" or "?", not after a title ("Dr. Smith", "Mrs. Lee")."""
+_BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
+"""An aside in square brackets: what a chat export says of an attachment, not the speaker."""
 _CLAUSE = re.compile(r",\s+")
 _ASKING = re.compile(
     r"\s*(?:(?:and|but|so|also|or|well|then)\s+)*(?:what|how|why|any|anything\b|"
@@ -32,6 +37,8 @@ RELATIVE_WORDS = 3
 sessions, which I usually go to at 7 pm"): this many are read with it."""
 _CONNECTIVES = frozenset("also and but so well oh plus then anyway besides".split())
 """A clause of one of these words only ("Also, what time ...") joins, and says nothing."""
+_RECALLED = re.compile(r"\bremember (?:when|how|that)\s+(.+)$", re.IGNORECASE)
+"""A question that reminds: what follows "remember when" is stated, if it is the speaker's."""
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|we|our)\b", re.IGNORECASE)
 
 
@@ -40,7 +47,7 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
     line opens with, lower-cased, or "")."""
     for line in text.splitlines():
         speaker, start = label(line)  # ("Melanie: Wow, ...": who says it, where it starts)
-        for part in _SENTENCE.split(line[start:]):
+        for part in _SENTENCE.split(_BRACKETED.sub(" ", line[start:])):
             said = stated(part) if part.rstrip().endswith("?") else part
             if len(said.split()) >= 2:
                 yield speaker, said
@@ -51,7 +58,11 @@ def stated(question: str) -> str:
     asks and another says "I" or "my" ("Can you set reminders for my gym sessions, which I
     usually go to at 7 pm?" states "my gym sessions which I usually go to at 7 pm": a clause
     opening with "which" is read with the asking clause's last words). A question as a whole
-    states nothing ("" then)."""
+    states nothing ("" then), unless it reminds: "..., remember when I got pre-approved for
+    $400,000?" states "I got pre-approved for $400,000"."""
+    recalled = _RECALLED.search(question.rstrip().rstrip("?"))
+    if recalled and _FIRST_PERSON.search(recalled.group(1)):
+        return recalled.group(1)
     clauses = [
         c for c in _CLAUSE.split(question.rstrip().rstrip("?")) if c.lower() not in _CONNECTIVES
     ]
