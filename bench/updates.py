@@ -16,11 +16,13 @@ Four measures, each printed as a table and written to JSON:
   (LongMemEval), and every link on LoCoMo conversations (``--locomo``), where facts change
   rarely: an upper bound on the false ones.
 - **Write cost** (``--cost N``): remember on a store of N memories with ``updates=off`` and
-  ``link``, alternating, medians side by side; each policy on its own copy of the store
-  (``--cost-shared``: both on one, as the eighth to thirteenth sessions measured it).
+  ``link``, in turns of 20 writes each (``--cost-block 1``: alternating write by write),
+  medians side by side; each policy on its own copy of the store (``--cost-shared``: both
+  on one, as the eighth to thirteenth sessions measured it).
 
     python bench/updates.py [PATH/longmemeval_s_dev.json.gz] [--locomo PATH/locomo_dev.json]
-        [--questions N] [--cost 100000 [--cost-shared]] [--out bench/results/updates.json]
+        [--questions N] [--cost 100000 [--cost-shared] [--cost-block 20]]
+        [--out bench/results/updates.json]
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ from salience.write.updates import compare, sentences
 HERE = Path(__file__).parent
 PAIRS = HERE / "data" / "update_pairs.txt"
 DEPTH = 20
+BLOCK = 20
+"""Writes each policy makes in a turn of the write cost (see :func:`write_cost`)."""
 
 
 class Clock:
@@ -205,11 +209,14 @@ def locomo_links(path: Path, model: CachedEmbedder) -> dict[str, Any]:
     }
 
 
-def write_cost(size: int, writes: int, shared: bool = False) -> dict[str, Any]:
-    """remember's latency on a store of ``size`` memories, updates off and on, alternating:
-    each policy writes to its own copy of the store (as one process writing alone does), or
-    with ``shared`` both to one store (then each engine also catches up with the other's
-    last write before it searches: the link engine pays for that, the off engine does not)."""
+def write_cost(size: int, writes: int, shared: bool = False, block: int = BLOCK) -> dict[str, Any]:
+    """remember's latency on a store of ``size`` memories, updates off and on, in turns of
+    ``block`` writes each (the first of a turn not counted: the other engine just wrote, and
+    its helper thread may still run), so that each engine writes a while as one process
+    writing alone does; ``block`` 1 alternates write by write (every write then finds the
+    other engine's data in the caches). Each policy writes to its own copy of the store, or
+    with ``shared`` both to one (then each engine also catches up with the other's last
+    write before it searches: the link engine pays for that, the off engine does not)."""
     import shutil
 
     from bench_store import TextMaker
@@ -218,7 +225,9 @@ def write_cost(size: int, writes: int, shared: bool = False) -> dict[str, Any]:
     maker = TextMaker(seed=5)
     model = MiniLMEmbedder()
     pool = model.embed([maker.sentence() for _ in range(POOL)])
-    texts = [maker.sentence(8, 30) for _ in range(2 * writes)]
+    counted = max(1, block - 1) if block > 1 else 1
+    turns = -(-writes // counted)  # (turns per policy, to count ``writes`` each)
+    texts = iter([maker.sentence(8, 30) for _ in range(2 * turns * block)])
     times: dict[str, list[float]] = {"off": [], "link": []}
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "off"
@@ -235,17 +244,20 @@ def write_cost(size: int, writes: int, shared: bool = False) -> dict[str, Any]:
         try:
             for engine in engines.values():
                 engine.search("warm up", touch=False)  # (vectors loaded)
-            for i, text in enumerate(texts):
-                name = "off" if i % 2 == 0 else "link"
-                started = time.perf_counter()
-                engines[name].remember(text, force=True)
-                times[name].append(time.perf_counter() - started)
+            for turn in range(2 * turns):
+                name = "off" if turn % 2 == 0 else "link"
+                for at in range(block):
+                    started = time.perf_counter()
+                    engines[name].remember(next(texts), force=True)
+                    if at or block == 1:
+                        times[name].append(time.perf_counter() - started)
         finally:
             for engine in engines.values():
                 engine.close()
     return {
         "size": size,
-        "writes_each": writes,
+        "writes_each": len(times["off"]),
+        "block": block,
         "stores": "one, shared" if shared else "one each",
         **{f"{name}_median_ms": statistics.median(v) * 1000 for name, v in times.items()},
     }
@@ -270,6 +282,12 @@ def main() -> None:
     parser.add_argument(
         "--cost-shared", action="store_true", help="both policies write to one store"
     )
+    parser.add_argument(
+        "--cost-block",
+        type=int,
+        default=BLOCK,
+        help="writes a policy makes in a turn (1: alternate)",
+    )
     parser.add_argument("--cache", type=Path, default=Path("~/.cache/salience-bench"))
     parser.add_argument("--out", type=Path, default=HERE / "results" / "updates.json")
     args = parser.parse_args()
@@ -282,7 +300,9 @@ def main() -> None:
         if args.locomo:
             results["locomo"] = locomo_links(args.locomo, model)
     if args.cost:
-        results["cost"] = write_cost(args.cost, args.cost_writes, args.cost_shared)
+        results["cost"] = write_cost(
+            args.cost, args.cost_writes, args.cost_shared, max(1, args.cost_block)
+        )
     report(results)
     write_results(args.out, results)
 
@@ -324,8 +344,8 @@ def _report_cost(results: dict[str, Any]) -> None:
     if "cost" in results:
         cost = results["cost"]
         print(
-            f"\nremember at {cost['size']:,} memories (median of {cost['writes_each']} each; "
-            f"stores: {cost['stores']})"
+            f"\nremember at {cost['size']:,} memories (median of {cost['writes_each']} each, "
+            f"in turns of {cost.get('block', 1)}; stores: {cost['stores']})"
         )
         print_table(
             [

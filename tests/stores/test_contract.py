@@ -216,6 +216,10 @@ def test_search_and_get_many_by_row_number_agree_with_the_records(store: Store) 
     assert matched == [(seq_of[r.id], r.id) for r in store.get_many(wanted, ana)]
     assert len(matched) == 30  # bo's memory and the missing id are left out
     assert store.matching([], ana) == []
+    texts = store.texts(wanted, ana)  # (a write's look for its updates reads these)
+    assert texts == [(r.content, r.id) for r in store.get_many(wanted, ana)]
+    assert len(texts) == 30
+    assert store.texts([], ana) == []
 
 
 def test_substring_get_many_entities_and_iteration(store: Store) -> None:

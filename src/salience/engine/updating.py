@@ -73,25 +73,25 @@ class Updating(Recording):
             if not self.vectors.count():
                 return []  # (the first memory: nothing to change)
             named = names(read)  # (none: the nearest only, as cheap as before)
-            found = self.vectors.search(
+            found = self.vectors.nearby_texts(
                 vector,
                 flt,
                 CANDIDATES + NAMED_FROM if named else CANDIDATES,
-                min_similarity=NAMED_NEAREST if named else NEAREST,
-                nearby=True,
+                NAMED_NEAREST if named else NEAREST,
             )
-            candidates = [h.record for h in found[:CANDIDATES] if h.similarity >= NEAREST]
+            candidates = [(i, text) for text, i, x in found[:CANDIDATES] if x >= NEAREST]
             rest = found[len(candidates) :] if named else []
-            candidates += [h.record for h in rest if named.said(h.record.content)][:NAMED]
+            candidates += [(i, text) for text, i, _ in rest if named.said(text)][:NAMED]
         else:
-            candidates = [r for r, _ in self._store.search(record.content[:500], flt, CANDIDATES)]
+            found_text = self._store.search(record.content[:500], flt, CANDIDATES)
+            candidates = [(r.id, r.content) for r, _ in found_text]
         links = []
-        for old in candidates:
-            update = compare(read, sentences(old.content), old.id)
+        for old_id, text in candidates:
+            update = compare(read, sentences(text), old_id)
             if update is not None and update.confidence >= LINK_AT:
                 links.append(
                     UpdateLink(
-                        record.id, old.id, record.user, update.confidence, update.why, "open", now
+                        record.id, old_id, record.user, update.confidence, update.why, "open", now
                     )
                 )
         return links

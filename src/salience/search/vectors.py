@@ -120,9 +120,8 @@ class Vectors:
         self._local.close()
 
     def discard_saved(self) -> int:
-        """Zero and delete the vectors kept beside the store (after an erasure); how many
-        files went. A server's copy in memory is dropped too (the next search loads another),
-        and the tenants' own copies."""
+        """Zero and delete the vectors kept beside the store (after an erasure); how many files
+        went. A server's copy in memory and the tenants' own copies are dropped too."""
         self._tenants.clear()
         if self._warming is not None:
             with self._local.guard:
@@ -208,17 +207,16 @@ class Vectors:
         min_similarity: float = -1.0,
         neighbour_weight: float = 0.0,
         floor_query: Vector | None = None,
-        nearby: bool = False,
     ) -> list[VectorHit]:
         """The ``k`` memories matching ``flt`` most similar to ``query``, best first.
 
         ``min_similarity`` (and "more than 0") applies to the similarity to ``floor_query``
         when it is given as well: the query before relevance feedback moved it, so that a hit
-        is always related to what was asked. ``nearby``: see :meth:`VectorIndex.nearby`."""
+        is always related to what was asked."""
         with self._local.guard:
             self._choose()
             found = self._search(
-                query, flt, k, min_similarity, neighbour_weight, floor_query, self._records, nearby
+                query, flt, k, min_similarity, neighbour_weight, floor_query, self._records
             )
         return [VectorHit(record, similarity) for record, _, similarity in found]
 
@@ -235,10 +233,18 @@ class Vectors:
         """:meth:`search` as (row number in the store, id, similarity): no record is built."""
         with self._local.guard:
             self._choose()
-            found = self._search(
+            return self._search(
                 query, flt, k, min_similarity, neighbour_weight, floor_query, self._store.matching
             )
-        return [(seq, memory_id, similarity) for seq, memory_id, similarity in found]
+
+    def nearby_texts(
+        self, query: Vector, flt: MemoryFilter, k: int, min_similarity: float
+    ) -> list[tuple[str, str, float]]:
+        """:meth:`search` by :meth:`VectorIndex.nearby`, as (text, id, similarity): no record
+        is built (a write's look for the memories it may update reads their text alone)."""
+        with self._local.guard:
+            self._choose()
+            return self._search(query, flt, k, min_similarity, 0.0, None, self._store.texts, True)
 
     def _records(
         self, memory_ids: Sequence[str], flt: MemoryFilter
@@ -295,10 +301,9 @@ class Vectors:
     def neighbour_slots(
         self, memory_ids: Sequence[str], owners: Sequence[str] | None = None
     ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None:
-        """:meth:`neighbours` as positions among ``memory_ids`` (see
-        :meth:`VectorIndex.neighbour_slots`); None from PostgreSQL's index (ask
-        :meth:`neighbours`). ``owners``: the memories are theirs, and their own index
-        (:mod:`salience.search.tenants`) answers if a search just made it."""
+        """:meth:`neighbours` as positions among ``memory_ids`` (``VectorIndex.neighbour_slots``;
+        None from PostgreSQL's index). ``owners``: the memories are theirs, and their own
+        index (:mod:`salience.search.tenants`) answers if a search just made it."""
         with self._local.guard:
             index = self._tenants.kept(owners) or self._choose()
             return index.neighbour_slots(memory_ids) if isinstance(index, VectorIndex) else None

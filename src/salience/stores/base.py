@@ -1,4 +1,8 @@
-"""The narrow contract every store implements; the engine talks to nothing else."""
+"""The narrow contract every store implements; the engine talks to nothing else.
+
+Over 400 lines: the contract is one idea, every method a store must have, read in one place
+(a second store implements exactly these, and a reader of either finds them all here).
+"""
 
 from __future__ import annotations
 
@@ -186,6 +190,11 @@ class Store(Indexes, Protocol):
     ) -> builtins.list[tuple[int, str]]:
         """(row number, id) of the memories among ``memory_ids`` that match ``flt``, in the
         order of the ids: :meth:`get_many` without building records."""
+        ...
+
+    def texts(self, memory_ids: Sequence[str], flt: MemoryFilter) -> builtins.list[tuple[str, str]]:
+        """(content, id) of the memories among ``memory_ids`` that match ``flt``, in the
+        order of the ids: :meth:`get_many` for a reader of the text alone."""
         ...
 
     def count_rows(self) -> int:

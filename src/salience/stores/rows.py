@@ -304,3 +304,9 @@ class RowReads(ABC):
         """:meth:`get_many` as (row number, id): no record is built."""
         found = {str(i): int(seq) for seq, i in self._wanted("m.seq, m.id", memory_ids, flt)}
         return [(found[i], i) for i in memory_ids if i in found]
+
+    @replica_read
+    def texts(self, memory_ids: Sequence[str], flt: MemoryFilter) -> list[tuple[str, str]]:
+        """:meth:`get_many` as (content, id): no record is built."""
+        found = {str(i): str(c) for i, c in self._wanted("m.id, m.content", memory_ids, flt)}
+        return [(found[i], i) for i in memory_ids if i in found]

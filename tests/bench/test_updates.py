@@ -1,0 +1,37 @@
+"""bench/updates.py: the labelled pairs' parts and the write cost's turns."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import updates as bench
+
+
+def test_the_labelled_pairs_split_into_a_dev_and_a_held_out_part() -> None:
+    pairs = bench.labelled_pairs()
+    assert set(pairs) == {"dev", "held-out"}
+    assert pairs["dev"]["pairs"] == 137  # (frozen: every third pair is held out)
+    assert pairs["held-out"]["pairs"] == 68
+    assert all(0 <= v["precision"] <= 1 and 0 <= v["recall"] <= 1 for v in pairs.values())
+
+
+@pytest.mark.parametrize(("block", "writes"), [(1, 3), (3, 4)])
+def test_the_write_cost_counts_each_policy_s_writes_in_turns(
+    block: int, writes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In turns of ``block`` writes the first of each is not counted; alternating, every
+    write is. Each policy is timed as many times as asked."""
+    import scale
+
+    monkeypatch.setattr(scale, "POOL", 40)  # (the texts' vectors: a few, not 2,000)
+    cost = bench.write_cost(40, writes, block=block)
+    assert cost["writes_each"] == writes
+    assert cost["block"] == block
+    assert cost["stores"] == "one each"
+    assert cost["off_median_ms"] > 0
+    assert cost["link_median_ms"] > 0
