@@ -34,7 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -209,36 +209,71 @@ def locomo_links(path: Path, model: CachedEmbedder) -> dict[str, Any]:
     }
 
 
-def write_cost(size: int, writes: int, shared: bool = False, block: int = BLOCK) -> dict[str, Any]:
+def write_cost(
+    size: int,
+    writes: int,
+    shared: bool = False,
+    block: int = BLOCK,
+    real: Path | None = None,
+    cache: Path | None = None,
+) -> dict[str, Any]:
     """remember's latency on a store of ``size`` memories, updates off and on, in turns of
     ``block`` writes each (the first of a turn not counted: the other engine just wrote, and
     its helper thread may still run), so that each engine writes a while as one process
     writing alone does; ``block`` 1 alternates write by write (every write then finds the
     other engine's data in the caches). Each policy writes to its own copy of the store, or
     with ``shared`` both to one (then each engine also catches up with the other's last
-    write before it searches: the link engine pays for that, the off engine does not)."""
-    import shutil
-
+    write before it searches: the link engine pays for that, the off engine does not).
+    ``real``: a LongMemEval file whose first ``size`` distinct turns fill the store (their
+    vectors cached in ``cache``) and whose next ones are written; else synthetic texts."""
     from bench_store import TextMaker
-    from scale import POOL, fill
+    from scale import POOL, fill, fill_real, real_turns
 
-    maker = TextMaker(seed=5)
-    model = MiniLMEmbedder()
-    pool = model.embed([maker.sentence() for _ in range(POOL)])
     counted = max(1, block - 1) if block > 1 else 1
     turns = -(-writes // counted)  # (turns per policy, to count ``writes`` each)
-    texts = iter([maker.sentence(8, 30) for _ in range(2 * turns * block)])
+    maker = TextMaker(seed=5)
+    if real is not None:
+        rows = real_turns(real, size + 2 * turns * block)
+        texts = iter([text for text, _ in rows[size:]] * 2)  # (a small file: turns again)
+
+        def filled(memory: Memory) -> None:
+            fill_real(memory, rows[:size], cache or Path(tempfile.gettempdir()))
+    else:
+        pool = MiniLMEmbedder().embed([maker.sentence() for _ in range(POOL)])
+        texts = iter([maker.sentence(8, 30) for _ in range(2 * turns * block)])
+
+        def filled(memory: Memory) -> None:
+            fill(memory, size, maker, pool, seed=3)
+
+    return _timed(filled, shared, block, texts, turns, real is not None) | {"size": size}
+
+
+def _timed(
+    filled: Callable[[Memory], None],
+    shared: bool,
+    block: int,
+    texts: Iterator[str],
+    turns: int,
+    real: bool,
+) -> dict[str, Any]:
+    """:func:`write_cost` once its store is to be filled by ``filled``."""
+    import shutil
+
     times: dict[str, list[float]] = {"off": [], "link": []}
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "off"
         with Memory.open(config=Config(home=home, signal_gate=False), embedder=None) as memory:
-            fill(memory, size, maker, pool, seed=3)
+            filled(memory)
         homes = {"off": home, "link": home}
         if not shared:
             homes["link"] = Path(tmp) / "link"
             shutil.copytree(home, homes["link"])
         engines = {
-            name: Memory.open(config=Config(home=homes[name], signal_gate=False, updates=name))
+            name: Memory.open(
+                config=Config(
+                    home=homes[name], signal_gate=False, updates=name, max_content_bytes=1 << 20
+                )
+            )
             for name in times
         }
         try:
@@ -255,7 +290,7 @@ def write_cost(size: int, writes: int, shared: bool = False, block: int = BLOCK)
             for engine in engines.values():
                 engine.close()
     return {
-        "size": size,
+        "texts": "LongMemEval turns" if real else "synthetic",
         "writes_each": len(times["off"]),
         "block": block,
         "stores": "one, shared" if shared else "one each",
@@ -288,6 +323,9 @@ def main() -> None:
         default=BLOCK,
         help="writes a policy makes in a turn (1: alternate)",
     )
+    parser.add_argument(
+        "--cost-real", type=Path, metavar="LONGMEMEVAL", help="the store and writes: real turns"
+    )
     parser.add_argument("--cache", type=Path, default=Path("~/.cache/salience-bench"))
     parser.add_argument("--out", type=Path, default=HERE / "results" / "updates.json")
     args = parser.parse_args()
@@ -301,7 +339,12 @@ def main() -> None:
             results["locomo"] = locomo_links(args.locomo, model)
     if args.cost:
         results["cost"] = write_cost(
-            args.cost, args.cost_writes, args.cost_shared, max(1, args.cost_block)
+            args.cost,
+            args.cost_writes,
+            args.cost_shared,
+            max(1, args.cost_block),
+            args.cost_real,
+            cache,
         )
     report(results)
     write_results(args.out, results)
@@ -345,7 +388,8 @@ def _report_cost(results: dict[str, Any]) -> None:
         cost = results["cost"]
         print(
             f"\nremember at {cost['size']:,} memories (median of {cost['writes_each']} each, "
-            f"in turns of {cost.get('block', 1)}; stores: {cost['stores']})"
+            f"in turns of {cost.get('block', 1)}; stores: {cost['stores']}; "
+            f"texts: {cost.get('texts', 'synthetic')})"
         )
         print_table(
             [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -34,4 +35,28 @@ def test_the_write_cost_counts_each_policy_s_writes_in_turns(
     assert cost["block"] == block
     assert cost["stores"] == "one each"
     assert cost["off_median_ms"] > 0
+    assert cost["link_median_ms"] > 0
+
+
+def test_the_write_cost_on_real_turns_fills_with_the_first_and_writes_the_next(
+    tmp_path: Path,
+) -> None:
+    turns = [f"I moved my bike to shed number {i} this week" for i in range(30)]
+    question = {
+        "question_id": "q1",
+        "question_type": "single-session-user",
+        "question": "where is my bike?",
+        "answer": "x",
+        "haystack_session_ids": ["a1", "b2"],
+        "haystack_sessions": [
+            [{"role": "user", "content": t} for t in turns[:15]],
+            [{"role": "user", "content": t} for t in turns[15:]],
+        ],
+    }
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([question]), encoding="utf-8")
+    cost = bench.write_cost(20, 4, block=3, real=path, cache=tmp_path)
+    assert cost["texts"] == "LongMemEval turns"
+    assert cost["size"] == 20
+    assert cost["writes_each"] == 4
     assert cost["link_median_ms"] > 0
