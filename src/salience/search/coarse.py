@@ -101,6 +101,12 @@ def _numkong() -> Any | None:
     return numkong if exact else None
 
 
+def slack(query: Query) -> np.float32:
+    """What covers the float32 rounding of a bound's own arithmetic (mixing's is in
+    :meth:`Query.constant`)."""
+    return np.float32(ABSOLUTE_SLACK * max(1.0, query.norm))
+
+
 def available() -> bool:
     """Whether the int8 kernels can be used in this process."""
     return _numkong() is not None
@@ -279,6 +285,15 @@ class Int8Rows:
         assert numkong is not None
         sums = np.asarray(numkong.cdist(query.rows, self._values[rows], "dot"))
         return self._combined(sums, query, self._scale[rows])
+
+    def bounds(self, query: Query, rows: Rows | slice) -> Matrix:
+        """How far the first pass's score of each of ``rows`` may be from its float32 score
+        (no session mixing): ``|q̃| R_e``, the part every row shares, and the bound's own
+        float32 arithmetic, added in that order."""
+        error = self._residual[rows] * np.float32(query.split_norm)
+        error += np.float32(query.constant(self.dimensions))
+        error += slack(query)
+        return error
 
     def _combined(self, sums: Any, query: Query, scale: Matrix) -> Matrix:
         """``s (s1 q̂1·ê + s2 q̂2·ê)`` from the two rows of integer products."""

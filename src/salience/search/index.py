@@ -79,14 +79,11 @@ class VectorIndex(MappedRows):
         int8, size = self._int8, self._size
         assert int8 is not None
         distances = int8.differing(signs.bits(query), size)
-        slack = np.float32(coarse.ABSOLUTE_SLACK * max(1.0, split.norm))
 
         def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
             rows = signs.closest(distances, signs.wanted(size, k))
             approx = int8.some(split, rows)
-            error = int8.residuals[rows] * np.float32(split.split_norm)
-            error += np.float32(constant)
-            error += slack
+            error = int8.bounds(split, rows)
             high = approx + error
             cut = np.float32(floor)
             if 0 < k < len(rows):
@@ -198,15 +195,12 @@ class VectorIndex(MappedRows):
             scores = self._scores(query, neighbour_weight)
             return lambda k: _best(scores, k)
         approx = self._mix(int8.first_pass(split, self._matrix, n), neighbour_weight)
-        # The bound's own float32 arithmetic (mixing's is in the constant: salience.search.coarse).
-        slack = np.float32(coarse.ABSOLUTE_SLACK * max(1.0, split.norm))
         if neighbour_weight > 0:
             error = self._residual_weight(neighbour_weight) * np.float32(split.split_norm)
             error += self._error_weight(neighbour_weight) * np.float32(constant)
+            error += coarse.slack(split)
         else:
-            error = int8.residuals[:n] * np.float32(split.split_norm)
-            error += np.float32(constant)
-        error += slack
+            error = int8.bounds(split, slice(0, n))
         low, high = approx - error, approx + error
         everything: list[Matrix] = []
 
