@@ -1,8 +1,4 @@
-"""The narrow contract every store implements; the engine talks to nothing else.
-
-Over 400 lines: the contract is one idea, every method a store must have, read in one place
-(a second store implements exactly these, and a reader of either finds them all here).
-"""
+"""The narrow contract every store implements; the engine talks to nothing else."""
 
 from __future__ import annotations
 
@@ -28,31 +24,19 @@ from salience.models import (
     UpdateLink,
 )
 from salience.models.reading import ReadReplica
+from salience.stores.filters import MemoryFilter
 from salience.stores.indexes import Indexes
 
-
-@dataclass(frozen=True)
-class MemoryFilter:
-    """Which memories a list or search considers. ``as_of`` decides what is still current."""
-
-    as_of: datetime
-    user: str | None = None
-    spaces: tuple[str, ...] = ()  # owners (``space:<name>``) seen beside ``user``'s own
-    agent: str | None = None  # written by this agent
-    project: str | None = None
-    type: str | None = None
-    types: tuple[str, ...] = ()  # any of these types (empty: no restriction)
-    types_exclude: tuple[str, ...] = ()  # none of these types
-    tags: tuple[str, ...] = ()
-    session_id: str | None = None
-    topic_key: str | None = None
-    content_hash: str | None = None
-    entity: str | None = None
-    include_superseded: bool = False
-    include_forgotten: bool = False
-    enabled_only: bool = False
-    depends_on: str | None = None  # records naming this id among their sources or in their text
-
+__all__ = [  # (MemoryFilter is at home in salience.stores.filters, and named here too)
+    "COLUMNS_KEY",
+    "ERASED_RESULT",
+    "NOW_ON",
+    "PAGE",
+    "MemoryFilter",
+    "RowChanges",
+    "StagedRow",
+    "Store",
+]
 
 PAGE = 1000
 """Rows read at a time by reads that go through a whole store (iter_all, copies, checks)."""
