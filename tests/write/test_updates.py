@@ -229,6 +229,17 @@ def test_a_short_plural_is_read_as_its_singular() -> None:
     assert "bus" in bus.subject
 
 
+def test_an_ordinal_is_one_value_in_digits_and_in_words() -> None:
+    digits, words = (
+        "I am on the 5th issue of the magazine.",
+        "I am on the fifth issue of the magazine.",
+    )
+    assert _found(digits, words) is None
+    why = _found("My desk is on the 3rd floor.", "My desk is on the fourth floor now.")
+    assert why is not None
+    assert "3 -> 4" in why
+
+
 def test_the_names_a_memory_says_are_found_in_another() -> None:
     named = names(sentences("Our cat Luna is 9 months old now."))
     assert named

@@ -83,13 +83,22 @@ LIGHT = frozenset(
 )
 """Verbs that say little of what a sentence is about: shared, they count for less."""
 STRONG_CHANGE = ("no longer", "anymore", "instead", "switched", "moved", "replaced", "changed")
-DIGITS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {"once": "1x", "twice": "2x", "thrice": "3x", "first": "1st", "second": "2nd", "third": "3rd"}
+DIGITS = (
+    {
+        w: str(i)
+        for i, w in enumerate(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+            "fifteen sixteen seventeen eighteen nineteen twenty".split()
+        )
+    }
+    | {"once": "1x", "twice": "2x", "thrice": "3x"}
+    | {
+        w: str(i)
+        for i, w in enumerate(
+            "first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1
+        )
+    }
+)
 DIGITS["single"] = "1"
 
 JOINING = frozenset("and but so because since now or then which that".split())

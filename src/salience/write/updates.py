@@ -67,6 +67,8 @@ SHORT_WORDS = 12
 _MEASURES = frozenset(("number", "time", "when", "amount"))
 """The sorts of value a person's own routine or count changes by (a place or a name may be a
 second topic as easily)."""
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+"""An ordinal in digits ("5th"): the same value as "fifth" and "5"."""
 _TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z][A-Za-z'\u2019-]*")
 
 
@@ -201,7 +203,8 @@ def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     found: dict[str, int] = {}
     for i, (token, word) in enumerate(zip(raw, words, strict=True)):
         if token[0].isdigit() or token[0] == "$":
-            found[word.rstrip(".,:/-")] = i
+            value = word.rstrip(".,:/-")
+            found[_ORDINAL.sub(r"\1", value)] = i
         elif word in NUMBER_WORDS:
             found[DIGITS.get(word, word)] = i
         elif word in CALENDAR:
