@@ -240,6 +240,17 @@ def test_an_ordinal_is_one_value_in_digits_and_in_words() -> None:
     assert "3 -> 4" in why
 
 
+def test_a_time_of_day_is_one_value_however_it_is_written() -> None:
+    gym = "I go to the gym at {} on weekdays."
+    for one, other in [("7pm", "7:00 pm"), ("7 pm", "7pm"), ("7:00 PM", "7 pm"), ("12am", "12 am")]:
+        assert _found(gym.format(one), gym.format(other)) is None
+    assert _found("I wake up at 6:30 am.", "I wake up at 6:30am.") is None
+    why = _found(gym.format("7 pm"), gym.format("8pm"))
+    assert why is not None
+    assert "7 -> 8pm" in why  # (as written; compared as 19:00 and 20:00)
+    assert _found(gym.format("7 am"), gym.format("7 pm")) is not None  # (another half of the day)
+
+
 def test_the_names_a_memory_says_are_found_in_another() -> None:
     named = names(sentences("Our cat Luna is 9 months old now."))
     assert named

@@ -67,6 +67,8 @@ SHORT_WORDS = 12
 _MEASURES = frozenset(("number", "time", "when", "amount"))
 """The sorts of value a person's own routine or count changes by (a place or a name may be a
 second topic as easily)."""
+_CLOCK = re.compile(r"(\d{1,2})(?::([0-5]\d))?(am|pm)?")
+"""A time of day as written: "7", "7:00", "7pm", "7:00pm"."""
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 """An ordinal in digits ("5th"): the same value as "fifth" and "5"."""
 _TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z][A-Za-z'\u2019-]*")
@@ -147,7 +149,8 @@ class _Sentence:
         for word, stem in zip(self.words, self.stems, strict=True):
             if key in (stem, word, _stem(word)):
                 return word
-        return key
+        at = self.values.get(key) if ":" in key else None  # ("19:00" of "7 pm": "7")
+        return key if at is None else self.words[at]
 
     def says(self, value: str) -> bool:
         """Whether a value (of another sentence) is among this one's words too."""
@@ -199,12 +202,22 @@ def _kind(value: str) -> str:
     return "name"
 
 
+def _clock(value: str, after: str) -> str:
+    """A time of day in one form, with its half of the day in it or in the next word ("7pm",
+    "7 pm", "7:00 pm" are "19:00"; "6:30am" is "6:30"); any other value as it was."""
+    found = _CLOCK.fullmatch(value)
+    half = None if found is None else found[3] or (after if after in ("am", "pm") else None)
+    if found is None or half is None or not 1 <= int(found[1]) <= 12:
+        return value
+    return f"{int(found[1]) % 12 + (12 if half == 'pm' else 0)}:{found[2] or '00'}"
+
+
 def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     found: dict[str, int] = {}
     for i, (token, word) in enumerate(zip(raw, words, strict=True)):
         if token[0].isdigit() or token[0] == "$":
-            value = word.rstrip(".,:/-")
-            found[_ORDINAL.sub(r"\1", value)] = i
+            value = _ORDINAL.sub(r"\1", word.rstrip(".,:/-"))
+            found[_clock(value, words[i + 1] if i + 1 < len(words) else "")] = i
         elif word in NUMBER_WORDS:
             found[DIGITS.get(word, word)] = i
         elif word in CALENDAR:
