@@ -212,3 +212,54 @@ def test_a_known_query_vector_finds_the_full_text_hits_on_the_calling_thread(
         QUERY_VECTORS.reset(token)
     assert asked[-1] == (threading.get_ident(), False)  # the vector scan waits for them anyway
     assert [(h.record.id, h.score) for h in known] == [(h.record.id, h.score) for h in embedded]
+
+
+def test_recall_answers_its_filter_from_the_columns_as_the_store_would(
+    memory: Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kinds = ["observation", "decision", "preference"]
+    for i in range(36):
+        clock.advance(hours=5)
+        memory.remember(
+            f"note {i} about the {TOPICS[i % 6]} and the {TOPICS[(i * 5) % 6]}",
+            session_id=f"s{i % 4}",
+            type=kinds[i % 3],
+            tags=["team"] if i % 4 == 0 else [],
+            user="bo" if i % 5 == 0 else None,
+        )
+    ids = [h.id for h in memory.list(limit=40)]
+    memory.supersede(ids[2], "note about the cache and the garden, corrected")
+    memory.forget(ids[4], reason="wrong")
+    asks: list[tuple[str, dict[str, object]]] = [
+        ("cache garden", {}),
+        ("the deploy policy", {"type": "decision"}),
+        ("garden notes", {"types_exclude": ["preference"]}),
+        ("cache", {"user": "bo"}),
+        ("cache", {"tags": ["team"]}),  # (tags: the store answers)
+    ]
+    asked_store: list[int] = []
+    matching = type(memory.store).matching
+
+    def counted(self: object, *args: object, **kwargs: object) -> object:
+        asked_store.append(1)
+        return matching(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(memory.store), "matching", counted)
+
+    def recalled() -> list[list[tuple[str, float, object]]]:
+        out = []
+        for query, given in asks:
+            hits = memory.search(query, 10, touch=False, **given)  # type: ignore[arg-type]
+            out.append([(h.record.id, h.score, h.explanation) for h in hits])
+        return out
+
+    by_columns = recalled()
+    assert len(asked_store) == 2  # the tag filter's vector hits and its 50 best alone
+    from salience.briefing.snapshot import BriefingSource
+
+    monkeypatch.setattr(BriefingSource, "matching", lambda *a: None)
+    monkeypatch.setattr(BriefingSource, "passing", lambda *a: None)
+    by_store = recalled()
+    assert by_columns == by_store
+    assert all(by_columns[:4])
+    assert ids[4] not in {h[0] for r in by_columns for h in r}  # (forgotten: never found)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from salience import Config, Memory
 from salience.briefing.columns import one_line, session_of
@@ -453,7 +455,7 @@ def test_a_memory_gone_since_it_was_found_is_left_out(
     query = "the deploy and the garden?"
     before = [h.record.id for h in filled.search(query, 12, touch=False)]
     gone_first, gone_later = before[0], before[1]
-    matching, reading = filled.store.matching, filled._pool_records
+    matching, reading = filled._matching, filled._pool_records  # (columns, else the store)
 
     def still_there(ids: list[str], flt: object) -> list[tuple[int, str]]:
         return [(seq, i) for seq, i in matching(ids, flt) if i != gone_first]  # type: ignore[arg-type]
@@ -461,7 +463,7 @@ def test_a_memory_gone_since_it_was_found_is_left_out(
     def read(*args: object) -> list[object]:
         return [r if r is None or r.id != gone_later else None for r in reading(*args)]  # type: ignore[arg-type]
 
-    monkeypatch.setattr(filled.store, "matching", still_there)
+    monkeypatch.setattr(filled, "_matching", still_there)
     monkeypatch.setattr(filled, "_pool_records", read)
     after = filled.search(query, 12, touch=False)
     ids = [h.record.id for h in after]
@@ -493,3 +495,9 @@ def test_a_unit_missing_a_weight_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(shipped | {"units": [unit]}), "utf-8")
     with pytest.raises(ValueError, match="refit"):
         rerank.load.__wrapped__(path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(0, 20, allow_nan=False, width=64), min_size=1, max_size=60))
+def test_the_pool_median_is_numpys_to_the_bit(values: list[float]) -> None:
+    assert rerank._median(values) == float(np.median(np.array(values)))

@@ -20,7 +20,7 @@ from salience import (
 )
 from salience.stores.base import MemoryFilter
 from salience.stores.migrations import MIGRATION_NAMES
-from salience.stores.sqlite import PAGE_SIZE, SQLiteStore, fts_match_expression, memories
+from salience.stores.sqlite import PAGE_SIZE, SQLiteStore, fts_match_expression, fulltext
 from tests.conftest import FakeClock
 from tests.factory import NOW, record
 
@@ -271,7 +271,7 @@ def test_both_full_text_query_shapes_find_the_same_best_matches(
     ana = MemoryFilter(as_of=NOW, user="ana")
     asked = [(q, f, k) for q in ("cache", "deploy cache") for f in (ana, bo) for k in (3, 40)]
     small = [store.search_rows(q, f, k, dated=dated) for q, f, k in asked]
-    monkeypatch.setattr(memories, "JOIN_ALL_UP_TO", 0)
+    monkeypatch.setattr(fulltext, "JOIN_ALL_UP_TO", 0)
     large = [store.search_rows(q, f, k, dated=dated) for q, f, k in asked]
     store.close()
     assert [[(i, round(s, 9)) for _, i, s in r] for r in small] == [

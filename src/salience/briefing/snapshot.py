@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from salience.briefing import persisted
 from salience.briefing.columns import Columns, Vocabularies
+from salience.briefing.passing import answerable, first_passing, matching, positions
 from salience.briefing.policies import Candidates
 from salience.briefing.ranking import by_key_then_id
 from salience.errors import StoreError
@@ -36,6 +37,9 @@ else:
 SAVE_AFTER = 1000
 """Rows read from the store since the columns were saved that make them worth saving again
 (reading 1000 records costs a new process ~30 ms; saving 100k rows' columns ~30 ms)."""
+SEQ_INDEX_UP_TO = 200_000
+"""Stores up to this many rows keep a dict of their ids for :meth:`ColumnSnapshot.matching`
+(at 200k, ~50 ms to build once a process and ~20 MB; a larger store's filter is the store's)."""
 SAVE_FROM = 2000
 """Stores smaller than this are read whole by a new process (a few ms): nothing is saved."""
 VOCABULARY_FIELDS = tuple(f.name for f in fields(Vocabularies))
@@ -82,6 +86,8 @@ class ColumnSnapshot:
         self._last_change = 0
         self._version = 0
         self._views: dict[tuple[str, ...], tuple[int, Columns]] = {}
+        self._seq_of: dict[str, int] = {}  # id -> row number, for the columns below
+        self._seq_for: Columns | None = None  # (kept up to date by _apply; else rebuilt)
         self._lock = threading.Lock()
 
     def refresh(self) -> Columns:
@@ -174,12 +180,17 @@ class ColumnSnapshot:
     def _apply(self, changes: RowChanges) -> None:
         assert self._columns is not None
         columns = self._columns
+        index = self._seq_of if self._seq_for is columns else None
+        self._seq_for = None
         if changes.deleted:
             gone = np.isin(columns.seqs, np.array(changes.deleted, dtype=np.int64))
             if gone.any():
+                if index is not None:
+                    for memory_id in columns.ids[gone].tolist():
+                        index.pop(memory_id, None)
                 columns = columns.take(~gone)  # (a copy: views of the old arrays are safe)
                 self._lent = False
-        at, found = _positions(columns, [seq for seq, _ in changes.rows])
+        at, found = positions(columns, [seq for seq, _ in changes.rows])
         if found.any():
             changed = [changes.rows[i] for i in np.flatnonzero(found).tolist()]
             if self._lent:  # views of these arrays may be read right now: change a copy
@@ -192,15 +203,41 @@ class ColumnSnapshot:
             if np.any(np.diff(columns.seqs) <= 0):  # a row number reused below the top
                 columns = columns.take(np.argsort(columns.seqs, kind="stable"))
         self._columns = columns
+        if index is not None:
+            index.update((record.id, seq) for seq, record in changes.rows)
+            self._seq_for = columns
         self._last_seq = max(self._last_seq, changes.last_seq)
         self._last_change = max(self._last_change, changes.last_change)
+
+    def matching(
+        self, memory_ids: Sequence[str], flt: MemoryFilter
+    ) -> list[tuple[int, str]] | None:
+        """:meth:`Store.matching <salience.stores.base.Store.matching>` answered from the
+        columns as the store is now (:func:`~salience.briefing.passing.matching`); None
+        when the store must answer, or the store is too large for a dict of its ids
+        (:data:`SEQ_INDEX_UP_TO`)."""
+        with self._lock:
+            if not answerable(flt) or len(self._columns or ()) > SEQ_INDEX_UP_TO:
+                return None
+            columns = self._refresh()
+            if self._seq_for is not columns:
+                self._seq_of = dict(zip(columns.ids.tolist(), columns.seqs.tolist(), strict=True))
+                self._seq_for = columns
+            return matching(columns, self._seq_of, memory_ids, flt)
+
+    def passing(
+        self, seqs: npt.NDArray[np.int64], flt: MemoryFilter, limit: int
+    ) -> tuple[list[int], list[str]] | None:
+        """:func:`~salience.briefing.passing.first_passing` as the store is now."""
+        with self._lock:
+            return first_passing(self._refresh(), seqs, flt, limit) if answerable(flt) else None
 
     def rows(self, seqs: Sequence[int]) -> tuple[Columns, npt.NDArray[np.intp]]:
         """The rows numbered ``seqs`` as the store is now (a copy), and which positions of
         ``seqs`` they are: a row deleted since it was found is left out."""
         with self._lock:
             columns = self._refresh()
-            at, found = _positions(columns, seqs)
+            at, found = positions(columns, seqs)
             return columns.take(at[found]), np.flatnonzero(found)
 
     def everyone(self) -> Columns:
@@ -234,18 +271,6 @@ class ColumnSnapshot:
         self._lent = True
         self._views[key] = (self._version, view)
         return view
-
-
-def _positions(
-    columns: Columns, seqs: Sequence[int]
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
-    """Where each row number is (or would go) in ``columns``, and whether it is there."""
-    wanted = np.array(seqs, dtype=np.int64)
-    at = np.searchsorted(columns.seqs, wanted)
-    if not len(columns):  # nothing held yet (the store was empty at the first look)
-        return at, np.zeros(len(wanted), dtype=np.bool_)
-    found = (at < len(columns)) & (columns.seqs[np.minimum(at, len(columns) - 1)] == wanted)
-    return at, found
 
 
 def _seq(row: tuple[int, MemoryRecord]) -> int:
@@ -343,6 +368,20 @@ class BriefingSource:
                 layer.store, self._vocab, layer.name
             )
         return snapshot
+
+    def matching(
+        self, memory_ids: Sequence[str], flt: MemoryFilter
+    ) -> list[tuple[int, str]] | None:
+        """:meth:`ColumnSnapshot.matching` of the local store."""
+        with self._lock:
+            return self._local.matching(memory_ids, flt)
+
+    def passing(
+        self, seqs: npt.NDArray[np.int64], flt: MemoryFilter, limit: int
+    ) -> tuple[list[int], list[str]] | None:
+        """:meth:`ColumnSnapshot.passing` of the local store."""
+        with self._lock:
+            return self._local.passing(seqs, flt, limit)
 
     def rows(
         self, layer: Mounted | None, seqs: Sequence[int]

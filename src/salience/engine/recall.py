@@ -162,7 +162,14 @@ class Recall(Reranking):
             found = Found()
             with telemetry.span("recall.full_text", asked=count) as stage:
                 for index, store in enumerate((self._store, *(layer.store for layer in layers))):
-                    rows = store.search_rows(text, flt, count, dated=plan.dated, beside=beside)
+                    rows = store.search_rows(
+                        text,
+                        flt,
+                        count,
+                        dated=plan.dated,
+                        beside=beside,
+                        passing=None if index else self._briefings.passing,
+                    )
                     found.add(index, rows)
                 stage.set(found=len(found))
             return found
@@ -326,6 +333,7 @@ class Recall(Reranking):
                     min_similarity=plan.vector_min,
                     neighbour_weight=plan.neighbour_weight,
                     floor_query=None if query_vector is asked else asked,
+                    matching=self._matching if index == 0 else None,
                 )
                 found.add(index, rows)
             stage.set(found=len(found))

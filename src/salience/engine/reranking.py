@@ -93,6 +93,15 @@ class Reranking(Updating):
             out[rows[known]] = found[known]
         return out
 
+    def _matching(
+        self, memory_ids: Sequence[str], flt: MemoryFilter
+    ) -> builtins.list[tuple[int, str]]:
+        """:meth:`Store.matching <salience.stores.base.Store.matching>` of the local store,
+        answered from the briefing's columns when they can (:mod:`salience.briefing.passing`:
+        the same answers, without a query)."""
+        found = self._briefings.matching(memory_ids, flt)
+        return self._store.matching(memory_ids, flt) if found is None else found
+
     def _pool_present(
         self, pool: Pool, rows: Sequence[int], flt: MemoryFilter, layers: Sequence[Layer]
     ) -> builtins.list[bool]:
@@ -102,8 +111,10 @@ class Reranking(Updating):
         for index, layer in enumerate((None, *layers)):
             ids = [pool.ids[r] for r in rows if pool.source[r] == index]
             if ids:
-                store = self._store if layer is None else layer.store
-                there.update((index, memory_id) for _, memory_id in store.matching(ids, flt))
+                found = (
+                    self._matching(ids, flt) if layer is None else layer.store.matching(ids, flt)
+                )
+                there.update((index, memory_id) for _, memory_id in found)
         return [(pool.source[r], pool.ids[r]) in there for r in rows]
 
     def _pool_records(

@@ -193,6 +193,14 @@ def spoken_by(speaker: npt.NDArray[np.int64], query: str) -> Floats:
     return np.array([key in named for key in speaker.tolist()], dtype=np.float64)
 
 
+def _median(values: list[float]) -> float:
+    """``np.median`` of a few values, the same double (the mean of the middle two as
+    ``(a + b) / 2``), in a tenth of its time."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def signals(query: str, found: Candidates, context_weight: float) -> Floats:
     """The :data:`SIGNALS` matrix, one row per candidate."""
     n = len(found.fused)
@@ -228,7 +236,7 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
         "asks": found.asks.astype(np.float64),
         "query_words": np.full(n, words),
         "query_date": np.full(n, dated),
-        "pool": np.full(n, float(np.median(length)) - POOL_CENTRE),
+        "pool": np.full(n, _median(length.tolist()) - POOL_CENTRE),
         "support": support,
         "session_hits": hits,
         "date_match": written_on(found.created, found.days),

@@ -1,8 +1,7 @@
 """Embeddings beside the rows: writing them, and searching them (:mod:`salience.search.index`).
 
 :class:`Vectors` ties an embedder to a store: it records the embedder's identity in the
-store, refuses to mix vectors of two models, and embeds what the engine writes.
-"""
+store, refuses to mix vectors of two models, and embeds what the engine writes."""
 
 from __future__ import annotations
 
@@ -229,13 +228,14 @@ class Vectors:
         min_similarity: float = -1.0,
         neighbour_weight: float = 0.0,
         floor_query: Vector | None = None,
+        matching: Callable[[Sequence[str], MemoryFilter], Sequence[tuple[int, str]]] | None = None,
     ) -> list[tuple[int, str, float]]:
-        """:meth:`search` as (row number in the store, id, similarity): no record is built."""
+        """:meth:`search` as (row number in the store, id, similarity): no record is built.
+        ``matching``: what answers the filter for :meth:`Store.matching` (the same answers)."""
         with self._local.guard:
             self._choose()
-            return self._search(
-                query, flt, k, min_similarity, neighbour_weight, floor_query, self._store.matching
-            )
+            fetch = matching or self._store.matching
+            return self._search(query, flt, k, min_similarity, neighbour_weight, floor_query, fetch)
 
     def nearby_texts(
         self, query: Vector, flt: MemoryFilter, k: int, min_similarity: float

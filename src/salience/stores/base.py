@@ -24,7 +24,7 @@ from salience.models import (
     UpdateLink,
 )
 from salience.models.reading import ReadReplica
-from salience.stores.filters import MemoryFilter
+from salience.stores.filters import MemoryFilter, Passing
 from salience.stores.indexes import Indexes
 
 __all__ = [  # (MemoryFilter is at home in salience.stores.filters, and named here too)
@@ -155,10 +155,12 @@ class Store(Indexes, Protocol):
         *,
         dated: bool = False,
         beside: bool = False,
+        passing: Passing | None = None,
     ) -> builtins.list[tuple[int, str, float]]:
         """:meth:`search` as (row number, id, bm25), best first: no record is built.
         ``beside``: the caller's thread works meanwhile (a worker searches while it embeds
-        the query), so a search that leaves Python's interpreter lock free is preferred."""
+        the query), so a search that leaves Python's interpreter lock free is preferred.
+        ``passing``: may answer the filter instead of a query (the same answers)."""
         ...
 
     def substring(self, text: str, flt: MemoryFilter, limit: int) -> builtins.list[MemoryRecord]:

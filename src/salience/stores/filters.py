@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 
 @dataclass(frozen=True)
@@ -27,3 +33,12 @@ class MemoryFilter:
     include_forgotten: bool = False
     enabled_only: bool = False
     depends_on: str | None = None  # records naming this id among their sources or in their text
+
+
+Passing = Callable[
+    ["npt.NDArray[np.int64]", MemoryFilter, int], "tuple[list[int], list[str]] | None"
+]
+"""What a process knows, without asking the store, of which rows pass a filter: of the row
+numbers given, the positions of the first ``limit`` that pass and their memories' ids; None
+when it cannot say (the engine's columns: :mod:`salience.briefing.passing`). A store uses it
+where it saves a query."""

@@ -51,7 +51,7 @@ def test_a_search_beside_other_work_asks_fts5_and_loads_nothing(
 def test_beside_other_work_a_larger_store_answers_from_its_copy(
     store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("salience.stores.sqlite.memories.BESIDE_UP_TO", 100)  # (240 rows)
+    monkeypatch.setattr("salience.stores.sqlite.fulltext.BESIDE_UP_TO", 100)  # (240 rows)
     flt = MemoryFilter(as_of=NOW)
     for _ in range(2):
         store.search_rows("maria", flt, 5, beside=True)
@@ -201,7 +201,7 @@ def test_a_write_sees_its_own_rows(store: SQLiteStore) -> None:
 
 def test_a_larger_store_keeps_no_copy(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(textindex, "KEPT_UP_TO", 100)
-    monkeypatch.setattr("salience.stores.sqlite.memories.KEPT_UP_TO", 100)
+    monkeypatch.setattr("salience.stores.sqlite.fulltext.KEPT_UP_TO", 100)
     for _ in range(3):
         store.search_rows("maria", MemoryFilter(as_of=NOW), 5)
     store._text_copy.wait()

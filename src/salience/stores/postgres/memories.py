@@ -31,6 +31,7 @@ from salience.clock import format_time
 from salience.errors import StoreError
 from salience.models import MemoryRecord
 from salience.stores.base import PAGE, MemoryFilter, StagedRow
+from salience.stores.filters import Passing
 from salience.stores.fts_terms import MIN_ROWS
 from salience.stores.grant import require_grant
 from salience.stores.postgres.connection import Connection
@@ -246,9 +247,10 @@ class MemoryRows(Connection, RowReads):
         limit: int,
         dated: bool,
         beside: bool = False,
+        passing: Passing | None = None,
     ) -> builtins.list[Any]:
-        """BM25 over the stored lexemes (see the module docstring; ``beside`` changes
-        nothing: PostgreSQL computes it apart)."""
+        """BM25 over the stored lexemes (see the module docstring; ``beside`` and ``passing``
+        change nothing: PostgreSQL computes it apart, filter included)."""
         terms = query_terms(query)
         if limit <= 0 or not terms:
             return []

@@ -1,0 +1,147 @@
+"""A filter answered from the columns gives the store's answers: every filter the columns can
+answer, on a store of varied memories, before and after it changes; the others are left to
+the store."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from salience.briefing.columns import Vocabularies
+from salience.briefing.passing import answerable
+from salience.briefing.snapshot import ColumnSnapshot
+from salience.stores.base import MemoryFilter
+from salience.stores.grant import granted
+from salience.stores.sqlite import SQLiteStore
+from tests.factory import NOW, record
+
+OWNERS = ["ana", "bo", "space:team"]
+TYPES = ["observation", "decision", "preference"]
+AGENTS = [None, "claude", "cursor"]
+PROJECTS = [None, "alpha", "beta"]
+
+
+def _fill(store: SQLiteStore, count: int, offset: int = 0) -> None:
+    with granted("test"):
+        _add(store, count, offset)
+
+
+def _add(store: SQLiteStore, count: int, offset: int) -> None:
+    for n in range(offset, offset + count):
+        ended = [None, NOW - timedelta(days=1), NOW + timedelta(days=1)][n % 3]
+        store.insert(
+            record(
+                f"memory {n} about the cache",
+                age=n % 7,
+                user=OWNERS[n % 3],
+                type=TYPES[n % 4 % 3],
+                agent=AGENTS[n % 5 % 3],
+                project=PROJECTS[n % 2 + (n % 7 == 0)],
+                valid_until=ended,
+                forget_reason="asked" if n % 11 == 0 else None,
+                enabled=n % 13 != 0,
+            )
+        )
+
+
+def filters() -> list[MemoryFilter]:
+    """Every combination of what the columns answer (and a moment before and after NOW)."""
+    out = []
+    for user, spaces, agent, project, kind, flags, moment in itertools.product(
+        [None, "ana", "bo", "nobody"],
+        [(), ("space:team",)],
+        [None, "claude", "nobody"],
+        [None, "alpha"],
+        [{}, {"type": "decision"}, {"types": ("decision", "preference")}],
+        [(False, False, False), (True, False, True), (False, True, False), (True, True, False)],
+        [NOW, NOW + timedelta(days=2)],
+    ):
+        if spaces and user is None:
+            continue
+        out.append(
+            MemoryFilter(
+                as_of=moment,
+                user=user,
+                spaces=spaces,
+                agent=agent,
+                project=project,
+                include_forgotten=flags[0],
+                include_superseded=flags[1],
+                enabled_only=flags[2],
+                **kind,  # type: ignore[arg-type]
+            )
+        )
+    out.append(MemoryFilter(as_of=NOW, types_exclude=("decision",)))
+    return out
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SQLiteStore:
+    opened = SQLiteStore(tmp_path / "passing.db")
+    _fill(opened, 60)
+    return opened
+
+
+def _check(store: SQLiteStore, snapshot: ColumnSnapshot, every: int = 1) -> None:
+    seq_of = {r.id: seq for seq, r in store.all_rows().rows}
+    ids = list(reversed(seq_of))
+    seqs = np.array([seq_of[i] for i in ids], dtype=np.int64)
+    answered, asked = 0, filters()[::every]
+    for flt in asked:
+        expected = store.matching(ids, flt)
+        assert snapshot.matching(ids, flt) == expected, flt
+        answered += bool(expected)
+        for limit in (1, 100):
+            answer = snapshot.passing(seqs, flt, limit)
+            assert answer is not None
+            chosen, found = answer
+            assert [(int(seqs[c]), i) for c, i in zip(chosen, found, strict=True)] == (
+                expected[:limit]
+            )
+    assert answered > len(asked) // 3  # (most filters keep some memories: not all empty)
+
+
+def test_every_filter_the_columns_answer_matches_the_store(store: SQLiteStore) -> None:
+    _check(store, ColumnSnapshot(store, Vocabularies()))
+
+
+def test_the_answers_follow_the_store_as_it_changes(store: SQLiteStore) -> None:
+    snapshot = ColumnSnapshot(store, Vocabularies())
+    _check(store, snapshot, 5)  # (its index of ids made: then kept up to date change by change)
+    rows = store.all_rows().rows
+    superseded = rows[1][1]
+    with granted("test"):
+        for _, gone in rows[::9]:
+            store.delete(gone.id)
+        _add(store, 25, offset=100)
+        store.insert(record("a memory of a new owner", user="carla", type="lesson"))
+        store.replace(replace(superseded, valid_until=NOW))
+    _check(store, snapshot, 3)
+    assert snapshot.matching([superseded.id], MemoryFilter(as_of=NOW)) == []
+
+
+def test_what_the_columns_do_not_hold_is_left_to_the_store(store: SQLiteStore) -> None:
+    snapshot = ColumnSnapshot(store, Vocabularies())
+    ids = [r.id for _, r in store.all_rows().rows]
+    seqs = np.array([seq for seq, _ in store.all_rows().rows], dtype=np.int64)
+    for flt in (
+        MemoryFilter(as_of=NOW, tags=("x",)),
+        MemoryFilter(as_of=NOW, entity="Redis"),
+        MemoryFilter(as_of=NOW, session_id="s1"),
+        MemoryFilter(as_of=NOW, topic_key="t"),
+        MemoryFilter(as_of=NOW, content_hash="h"),
+        MemoryFilter(as_of=NOW, depends_on="01X"),
+        MemoryFilter(as_of=NOW, agent=""),  # (no column codes an empty string)
+        MemoryFilter(as_of=NOW, types_exclude=("",)),
+    ):
+        assert not answerable(flt)
+        assert snapshot.matching(ids, flt) is None
+        assert snapshot.passing(seqs, flt, 10) is None
+    current = MemoryFilter(as_of=NOW)
+    assert snapshot.matching([*ids, "01UNKNOWN"], current) is None  # (written since: ask)
+    assert snapshot.passing(np.array([10**9], dtype=np.int64), current, 10) is None
