@@ -469,3 +469,18 @@ def test_the_first_pass_works_in_a_forked_child() -> None:
     os.kill(child, signal.SIGKILL)
     os.waitpid(child, 0)
     pytest.fail("the first pass hung in a forked child")
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.4])
+def test_scores_of_many_rows_are_the_gathered_products_to_the_bit(
+    clustered: Memory, weight: float
+) -> None:
+    # From a third of the rows on, every row is scored once and the rows' scores taken.
+    index = VectorIndex(clustered.store)
+    index.refresh()
+    rng = np.random.default_rng(3)
+    query = rng.standard_normal(DIMS).astype(np.float32)
+    for count in (1, 50, 99, 100, 250, 300):
+        rows = rng.choice(300, size=count, replace=False).astype(np.intp)
+        gathered = index._rescore(rows, query, weight)
+        assert index.scores_of(rows, query, weight).tobytes() == gathered.tobytes()

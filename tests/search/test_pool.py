@@ -194,3 +194,18 @@ def _memory(memory_id: str) -> MemoryRecord:
     from tests.factory import record
 
     return replace(record(f"memory {memory_id} text"), id=memory_id)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.sampled_from([0.0, -0.0, 0.25, 0.5, 1.0, float("nan")]) | st.floats(-1, 1),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_the_order_is_by_value_then_id_with_or_without_ties(values: list[float]) -> None:
+    ids = [f"01J{(7919 * i) % 1000:04d}" for i in range(len(values))]
+    array = np.array(values)
+    expected = np.lexsort((np.array(ids), -array))
+    assert pool.order(array, ids).tolist() == expected.tolist()

@@ -257,8 +257,23 @@ class VectorIndex(MappedRows):
         return scored_rows[best], scores[best]
 
     def scores_of(self, rows: npt.NDArray[np.intp], query: Vector, weight: float) -> Matrix:
-        """Float32 similarities of ``rows`` to ``query`` as loaded now, mixed as in search."""
-        return self._rescore(rows, query, weight)
+        """Float32 similarities of ``rows`` to ``query`` as loaded now, mixed as in search.
+        Asked of a third of the rows or more (a small store's recall asks of 250), every row
+        is scored once and the rows' scores taken: the same floats as :meth:`_rescore`'s
+        product over the rows and their neighbours gathered, without copying them."""
+        if 3 * len(rows) < self._size:
+            return self._rescore(rows, query, weight)
+        every: Matrix = np.einsum("ij,j->i", self._matrix[: self._size], query)
+        every = np.append(every, every.dtype.type(0))  # (row -1: no neighbour, scores 0)
+        if weight <= 0:
+            alone: Matrix = every[rows]
+            return alone
+        before, after = self._session_neighbours()
+        mixed: Matrix = every[before[rows]] + every[after[rows]]  # as _rescore mixes them
+        mixed *= np.float32(weight)
+        mixed += every[rows]
+        mixed *= self._inverse_mixed_norm(weight)[rows]
+        return mixed
 
     def _rescore(self, rows: npt.NDArray[np.intp], query: Vector, weight: float) -> Matrix:
         """Float32 scores of ``rows`` (ascending), mixed as :meth:`_mix` mixes every row."""

@@ -32,6 +32,7 @@ from salience.search.fusion import (
     WEIGHTED,
     layered,
 )
+from salience.search.merging import merged
 
 if TYPE_CHECKING:
     import numpy as np
@@ -185,7 +186,7 @@ def fuse(plan: RecallPlan, lexical: Found, vector: Found) -> Pool:
     if plan.fusion == UNION:
         return _union(rows_l, rows_v, bm25, best, vector.scores)
     if plan.fusion == WEIGHTED:
-        return _weighted(plan, rows_l, rows_v, bm25, _floats(vector.scores))
+        return _weighted(plan, lexical, vector, bm25, _floats(vector.scores))
     raise ValueError(f"unknown fusion {plan.fusion!r}")
 
 
@@ -212,38 +213,20 @@ def _union(
     return _pool(rows, lexical, vectors, hits, [NAN] * len(rows), raws, vectors)
 
 
-def _weighted(
-    plan: RecallPlan,
-    rows_l: list[tuple[int, int, str]],
-    rows_v: list[tuple[int, int, str]],
-    bm25: Floats,
-    sims: Floats,
-) -> Pool:
+def _weighted(plan: RecallPlan, lexical: Found, vector: Found, bm25: Floats, sims: Floats) -> Pool:
     """Min-max normalised per list, summed with ``dense_weight`` for vectors."""
-    where: dict[str, tuple[int, int, str]] = {}  # id -> row (a later lexical row replaces it)
-    lex: dict[str, int] = {}  # id -> its (last) full-text hit
-    for i, row in enumerate(rows_l):
-        where[row[2]] = row
-        lex[row[2]] = i
-    vec: dict[str, int] = {}  # id -> its (last) vector hit
-    for i, row in enumerate(rows_v):
-        where.setdefault(row[2], row)
-        vec[row[2]] = i
-    ids = list(where)
-    at_l = np.fromiter((lex.get(i, -1) for i in ids), dtype=np.intp, count=len(ids))
-    at_v = np.fromiter((vec.get(i, -1) for i in ids), dtype=np.intp, count=len(ids))
+    source, seqs, ids, at_l, at_v = merged(lexical, vector)
     found_v = at_v >= 0
     # (row -1, appended: the record path's value where a list did not find the memory)
     lex_norm = np.append(_min_max(bm25), 0.0)[at_l]
     vec_norm = np.append(_min_max(sims), 0.0)[at_v]
-    weight = plan.dense_weight if len(rows_v) else 0.0
+    weight = plan.dense_weight if len(vector) else 0.0
     fused = (1 - weight) * lex_norm + weight * vec_norm
     similarity = np.append(sims, NAN)[at_v]
     relevance = Relevances(lex_norm, np.where(found_v, vec_norm, NAN), at_l >= 0, fused)
-    rows = list(where.values())
     return Pool(
-        [r[0] for r in rows],
-        [r[1] for r in rows],
+        source,
+        seqs,
         ids,
         relevance,
         np.append(bm25, 0.0)[at_l],
@@ -361,8 +344,11 @@ def order(values: Floats, ids: Sequence[str]) -> npt.NDArray[np.intp]:
     """Rows best first by value, ties by id (the record path's ``(-value, id)`` sort)."""
     if not len(ids):
         return np.zeros(0, dtype=np.intp)
-    keys = np.array(ids)
-    result: npt.NDArray[np.intp] = np.lexsort((keys, -values))
+    by_value: npt.NDArray[np.intp] = np.argsort(-values, kind="stable")
+    ordered = values[by_value]
+    if not np.any(ordered[1:] == ordered[:-1]) and not np.isnan(ordered[-1]):
+        return by_value  # (no two values alike: the ids decide nothing; ~4x faster)
+    result: npt.NDArray[np.intp] = np.lexsort((np.array(ids), -values))
     return result
 
 
