@@ -44,7 +44,8 @@ def _by_row_numbers(lexical: Found, vector: Found) -> Merged | None:
     seqs_v = np.array(vector.seqs, dtype=np.int64)
     order_l = np.argsort(seqs_l, kind="stable")
     sorted_l = seqs_l[order_l]
-    if np.any(sorted_l[1:] == sorted_l[:-1]) or len(np.unique(seqs_v)) < len(seqs_v):
+    sorted_v = np.sort(seqs_v)
+    if np.any(sorted_l[1:] == sorted_l[:-1]) or np.any(sorted_v[1:] == sorted_v[:-1]):
         return None
     n_l = len(seqs_l)
     at_v_of_l = np.full(n_l, -1, dtype=np.intp)

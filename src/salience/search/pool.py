@@ -170,9 +170,11 @@ def _pool(
 
 def fuse(plan: RecallPlan, lexical: Found, vector: Found) -> Pool:
     """:func:`salience.search.fusion.fuse` on found rows: one pool row per memory."""
+    bm25 = _floats(lexical.scores)
+    if plan.fusion == WEIGHTED:
+        return _weighted(plan, lexical, vector, bm25, _floats(vector.scores))
     rows_l = list(zip(lexical.source, lexical.seqs, lexical.ids, strict=True))
     rows_v = list(zip(vector.source, vector.seqs, vector.ids, strict=True))
-    bm25 = _floats(lexical.scores)
     best = float(bm25.max()) if len(bm25) else 0.0
     n_l, n_v = len(rows_l), len(rows_v)
     if plan.fusion == LEXICAL or (plan.fusion == SEMANTIC and not n_v):
@@ -185,8 +187,6 @@ def fuse(plan: RecallPlan, lexical: Found, vector: Found) -> Pool:
         return _pool(rows_v, [0.0] * n_v, sims, [True] * n_v, nan, [0.0] * n_v, sims)
     if plan.fusion == UNION:
         return _union(rows_l, rows_v, bm25, best, vector.scores)
-    if plan.fusion == WEIGHTED:
-        return _weighted(plan, lexical, vector, bm25, _floats(vector.scores))
     raise ValueError(f"unknown fusion {plan.fusion!r}")
 
 

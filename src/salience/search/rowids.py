@@ -36,14 +36,18 @@ class SavedIds:
         """The row of each id (None: not among these rows)."""
         if not ids or not len(self.fixed):
             return [None] * len(ids)
-        wanted = np.array([i.encode("utf-8") for i in ids], dtype=self.fixed.dtype)
+        encoded = [i.encode("utf-8") for i in ids]
+        wanted = np.array(encoded, dtype=self.fixed.dtype)
         at = np.searchsorted(self.fixed, wanted, sorter=self._order)
         rows = self._order[np.minimum(at, len(self.fixed) - 1)]
         found = self.fixed[rows] == wanted
         # (An id longer than the width was cut by the conversion, and NumPy's bytes drop
         # trailing NULs: neither is here.)
-        fits = [len(i.encode("utf-8")) <= self.fixed.itemsize and "\0" not in i for i in ids]
-        return [int(r) if f and ok else None for r, f, ok in zip(rows, found, fits, strict=True)]
+        width = self.fixed.itemsize
+        return [
+            r if f and len(e) <= width and b"\0" not in e else None
+            for r, f, e in zip(rows.tolist(), found.tolist(), encoded, strict=True)
+        ]
 
 
 class RowIds(Sequence[str]):
