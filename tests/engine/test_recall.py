@@ -189,18 +189,17 @@ def test_a_known_query_vector_finds_the_full_text_hits_on_the_calling_thread(
 ) -> None:
     for text in ("the dentist fixed a filling", "a filling at the dentist", "the sink leaks"):
         memory.remember(text)
-    asked: list[tuple[int, object]] = []
+    asked: list[int] = []
     search_rows = type(memory.store).search_rows
 
     def spy(self: object, *args: object, **kwargs: object) -> object:
-        asked.append((threading.get_ident(), kwargs.get("beside")))
+        asked.append(threading.get_ident())
         return search_rows(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(type(memory.store), "search_rows", spy)
     query = "dentist filling"
     embedded = memory.search(query, touch=False)  # (a worker searches while it embeds)
-    assert asked[-1][0] != threading.get_ident()
-    assert asked[-1][1] is True  # (beside: FTS5 leaves the interpreter to the embedding)
+    assert asked[-1] != threading.get_ident()
     vector = memory.vectors.embed([query])
     assert vector is not None
     token = QUERY_VECTORS.set({query: vector[0]})
@@ -210,7 +209,7 @@ def test_a_known_query_vector_finds_the_full_text_hits_on_the_calling_thread(
         assert not Recall._waits_for_full_text(query, no_feedback)  # (then no waiting)
     finally:
         QUERY_VECTORS.reset(token)
-    assert asked[-1] == (threading.get_ident(), False)  # the vector scan waits for them anyway
+    assert asked[-1] == threading.get_ident()  # the vector scan waits for them anyway
     assert [(h.record.id, h.score) for h in known] == [(h.record.id, h.score) for h in embedded]
 
 

@@ -157,7 +157,7 @@ class Recall(Reranking):
 
             text = " ".join((query, *resolve(query, flt.as_of)))
 
-        def full_text(beside: bool = False) -> Found:
+        def full_text() -> Found:
             count = plan.lexical_count(limit)
             found = Found()
             with telemetry.span("recall.full_text", asked=count) as stage:
@@ -167,7 +167,6 @@ class Recall(Reranking):
                         flt,
                         count,
                         dated=plan.dated,
-                        beside=beside,
                         passing=None if index else self._briefings.passing,
                     )
                     found.add(index, rows)
@@ -198,11 +197,11 @@ class Recall(Reranking):
             vector, sources = vector_hits(lambda: lexical)
         else:
             # Full-text search runs in a worker (on a connection of its own) while this thread
-            # embeds the query and scans the vectors: SQLite, onnxruntime and NumPy all
-            # release the GIL (a small store's FTS5 answers rather than its copy of the index
-            # in memory: see search_rows' beside). With feedback, the vector scan waits for
-            # the full-text hits; they are usually found before the query is embedded.
-            pending = self._worker().submit(telemetry.carried(lambda: full_text(beside=True)))
+            # embeds the query and scans the vectors: SQLite, onnxruntime and NumPy release
+            # the GIL (a small store's copy of its index holds it, for less time than FTS5
+            # took: docs/benchmarks.md). With feedback, the vector scan waits for the
+            # full-text hits; they are usually found before the query is embedded.
+            pending = self._worker().submit(telemetry.carried(full_text))
             try:
                 vector, sources = vector_hits(pending.result)
             finally:

@@ -154,12 +154,9 @@ class Store(Indexes, Protocol):
         limit: int,
         *,
         dated: bool = False,
-        beside: bool = False,
         passing: Passing | None = None,
     ) -> builtins.list[tuple[int, str, float]]:
         """:meth:`search` as (row number, id, bm25), best first: no record is built.
-        ``beside``: the caller's thread works meanwhile (a worker searches while it embeds
-        the query), so a search that leaves Python's interpreter lock free is preferred.
         ``passing``: may answer the filter instead of a query (the same answers)."""
         ...
 

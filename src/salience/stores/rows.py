@@ -254,11 +254,10 @@ class RowReads(ABC):
         flt: MemoryFilter,
         limit: int,
         dated: bool,
-        beside: bool = False,
         passing: Passing | None = None,
     ) -> list[Any]:
         """``select``'s columns and the bm25 score (last) of the best full-text matches
-        (``beside``, ``passing``: see :meth:`search_rows`)."""
+        (``passing``: see :meth:`search_rows`)."""
 
     @abstractmethod
     def _wanted(self, select: str, memory_ids: Sequence[str], flt: MemoryFilter) -> list[Any]:
@@ -286,15 +285,12 @@ class RowReads(ABC):
         limit: int,
         *,
         dated: bool = False,
-        beside: bool = False,
         passing: Passing | None = None,
     ) -> list[tuple[int, str, float]]:
-        """:meth:`search` as (row number, id, bm25): no record is built. ``beside``: the
-        caller's thread works meanwhile, so a search that leaves the interpreter lock free
-        may be preferred (SQLite, up to 1,000 rows: FTS5 rather than a copy of its index in
-        memory). ``passing``: answers the filter for the rows found, where that saves a
-        query (SQLite's copy of its index: the same answers)."""
-        rows = self._fts("m.seq, m.id", query, flt, limit, dated, beside, passing)
+        """:meth:`search` as (row number, id, bm25): no record is built. ``passing``: answers
+        the filter for the rows found, where that saves a query (SQLite's copy of its index:
+        the same answers)."""
+        rows = self._fts("m.seq, m.id", query, flt, limit, dated, passing)
         return [(int(seq), str(memory_id), float(bm25)) for seq, memory_id, bm25 in rows]
 
     @replica_read

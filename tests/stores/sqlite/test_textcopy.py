@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from salience.briefing.columns import Vocabularies
+from salience.briefing.snapshot import ColumnSnapshot
 from salience.stores.base import MemoryFilter
 from salience.stores.sqlite import SQLiteStore, textcopy, textindex
 from salience.stores.sqlite.textcopy import TextCopy
@@ -32,36 +34,19 @@ def test_a_copy_loads_on_the_second_search_in_one_state(store: SQLiteStore) -> N
     assert not any("memory_fts MATCH" in s for s in statements)
 
 
-def test_a_search_beside_other_work_asks_fts5_and_loads_nothing(
+def test_the_copy_takes_its_filter_from_the_callers_columns_when_they_can_say(
     store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    flt = MemoryFilter(as_of=NOW)
-    for _ in range(3):
-        store.search_rows("maria", flt, 5, beside=True)
-    store._text_copy.wait()
-    assert store._text_copy.loads == 0
+    columns = ColumnSnapshot(store, Vocabularies())
     loaded(store)
-    statements = asked(store)
-    beside = store.search_rows("maria dinner", flt, 50, beside=True)
-    assert any("memory_fts MATCH" in s for s in statements)
-    store._conn.set_trace_callback(None)
-    assert beside == store.search_rows("maria dinner", flt, 50)
-
-
-def test_beside_other_work_a_larger_store_answers_from_its_copy(
-    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("salience.stores.sqlite.fulltext.BESIDE_UP_TO", 100)  # (240 rows)
-    flt = MemoryFilter(as_of=NOW)
-    for _ in range(2):
-        store.search_rows("maria", flt, 5, beside=True)
-    store._text_copy.wait()
-    assert store._text_copy.loads == 1
-    statements = asked(store)
-    beside = store.search_rows("maria dinner", flt, 50, beside=True)
-    assert not any("memory_fts MATCH" in s for s in statements)
-    store._conn.set_trace_callback(None)
-    assert beside == fts5(store, monkeypatch)("maria dinner", flt, 50, False)
+    for flt in (MemoryFilter(as_of=NOW), MemoryFilter(as_of=NOW, tags=("x",))):
+        statements = asked(store)
+        found = store.search_rows("maria dinner", flt, 50, passing=columns.passing)
+        store._conn.set_trace_callback(None)
+        assert not any("memory_fts MATCH" in s for s in statements)
+        filtered = any("CROSS JOIN memories" in s for s in statements)
+        assert filtered == bool(flt.tags)  # (the columns hold no tags: SQL filters then)
+        assert found == fts5(store, monkeypatch)("maria dinner", flt, 50, False)
 
 
 def test_a_store_written_between_every_search_loads_no_copy(store: SQLiteStore) -> None:
@@ -285,7 +270,7 @@ def test_searches_on_many_threads_while_another_writes(
     for thread in readers:
         thread.join(30)
     assert not errors
-    assert min(counts) >= len(store.search_rows("maria", flt, 300, beside=True))
+    assert min(counts) >= len(store.search_rows("maria", flt, 300))
     for _ in range(2):
         store.search_rows("maria zebra", flt, 300)
     store._text_copy.wait()

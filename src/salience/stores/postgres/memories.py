@@ -246,11 +246,10 @@ class MemoryRows(Connection, RowReads):
         flt: MemoryFilter,
         limit: int,
         dated: bool,
-        beside: bool = False,
         passing: Passing | None = None,
     ) -> builtins.list[Any]:
-        """BM25 over the stored lexemes (see the module docstring; ``beside`` and ``passing``
-        change nothing: PostgreSQL computes it apart, filter included)."""
+        """BM25 over the stored lexemes (see the module docstring; ``passing`` changes
+        nothing: PostgreSQL computes it, filter included)."""
         terms = query_terms(query)
         if limit <= 0 or not terms:
             return []

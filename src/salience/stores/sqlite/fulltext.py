@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from salience.stores.filters import MemoryFilter, Passing
 from salience.stores.sqlite.connection import Connection
 from salience.stores.sqlite.rows import filter_sql, fts_match_expression
-from salience.stores.sqlite.textindex import BESIDE_UP_TO, KEPT_UP_TO
+from salience.stores.sqlite.textindex import KEPT_UP_TO
 from salience.stores.sqlite.textindex import state as index_state
 from salience.text import query_terms
 
@@ -31,14 +31,11 @@ class FullText(Connection):
         flt: MemoryFilter,
         limit: int,
         dated: bool,
-        beside: bool = False,
         passing: Passing | None = None,
     ) -> builtins.list[Any]:
         """A store of up to :data:`~salience.stores.sqlite.textindex.KEPT_UP_TO` rows is
         searched in its in-memory copy of the index when that is current (the same scores and
-        order: see :mod:`~salience.stores.sqlite.textindex`), unless ``beside`` in a store
-        of up to ``BESIDE_UP_TO`` rows: there FTS5, which runs without the interpreter lock,
-        slows a thread embedding the query meanwhile less. Otherwise FTS5 answers: up to
+        order: see :mod:`~salience.stores.sqlite.textindex`). Otherwise FTS5 answers: up to
         :data:`JOIN_ALL_UP_TO` rows, every match is joined and the best ``limit`` kept (ties
         by row number); in a larger store the ranked FTS query runs first, for four times
         ``limit`` candidates (widened if the filter removes too many), and the join comes
@@ -49,8 +46,7 @@ class FullText(Connection):
             return []
         with self._errors():
             total = self._term_counts.total_rows()
-        fts5_up_to = BESIDE_UP_TO if beside else 0  # (beside: FTS5 there, see BESIDE_UP_TO)
-        if total is not None and fts5_up_to < total <= KEPT_UP_TO and not self._writing():
+        if total is not None and total <= KEPT_UP_TO and not self._writing():
             # (a write's own rows are in no copy: never inside one)
             known = (
                 None if passing is None else self._fts_passing(query, flt, limit, dated, passing)

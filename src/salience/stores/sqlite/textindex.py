@@ -7,11 +7,13 @@ relevance feedback waits for those hits. So a store of up to :data:`KEPT_UP_TO` 
 copy of its full-text index in memory: every token instance (term, row, column, offset)
 exactly as FTS5's own ``fts5vocab`` table lists them. A search scores the rows its terms occur
 in with FTS5's formula in FTS5's order of operations, so the scores are the same doubles and
-the order the same (ties by row number); the filter is then checked in SQL for the best rows
-alone (LoCoMo: 0.72 -> 0.29 ms). A search ``beside`` other work (a worker while recall embeds
-the query) in a store of up to :data:`BESIDE_UP_TO` rows asks FTS5, which runs without the
-interpreter lock (the copy would hold it); in a larger one FTS5's work, on two cores beside
-the embedding's threads, costs more than the copy's (20,000 turns: recall 8.2 -> 4.6 ms).
+the order the same (ties by row number); the filter is then checked for the best rows alone,
+from the caller's columns if it can (:data:`~salience.stores.filters.Passing`), else in SQL
+(LoCoMo: 0.72 -> 0.29 ms). The copy answers a search beside other work too (a worker while
+recall embeds the query), though it holds the interpreter lock where FTS5 would not: on
+LoCoMo conversations recall took 0.08-0.25 ms less beyond the embedding than with FTS5 there
+(up to 2026-11-30 stores of up to 1,000 rows asked FTS5 beside an embedding: then the copy's
+filter was a query too); at 20,000 turns 8.2 -> 4.6 ms.
 
 The copy is tied to the index's state: FTS5's structure record (rewritten, its write counter
 moved on, by every transaction that writes to the index, in any process) and its averages
@@ -39,11 +41,6 @@ else:
 
 KEPT_UP_TO = 20_000
 """Stores of up to this many rows keep a copy (at LoCoMo's ~36 tokens a row: ~7 MB)."""
-BESIDE_UP_TO = 1_000
-"""Up to this many rows a search beside an embedding asks FTS5, which leaves the interpreter
-lock to it: recall on LoCoMo turns took 0.05-0.14 ms less so at 663 and 1,000 rows; from
-1,500 rows the copy is faster even there (0.3 ms at 1,500 and 2,000, 3.5 ms at 20,000)."""
-
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
 WEIGHTS = (1.0, 2.0, 1.0, 1.0, 1.0)  # the rank function's column weights (migration 0001)
 COLUMNS = ("content", "title", "tags", "entities", "dated")
