@@ -37,9 +37,10 @@ else:
 SAVE_AFTER = 1000
 """Rows read from the store since the columns were saved that make them worth saving again
 (reading 1000 records costs a new process ~30 ms; saving 100k rows' columns ~30 ms)."""
-SEQ_INDEX_UP_TO = 200_000
+SEQ_INDEX_UP_TO = 20_000
 """Stores up to this many rows keep a dict of their ids for :meth:`ColumnSnapshot.matching`
-(at 200k, ~50 ms to build once a process and ~20 MB; a larger store's filter is the store's)."""
+(built at a process's first recall: a few ms at 20,000; a larger store's filter is the
+store's, where the vector search's own cost dwarfs the query's)."""
 SAVE_FROM = 2000
 """Stores smaller than this are read whole by a new process (a few ms): nothing is saved."""
 VOCABULARY_FIELDS = tuple(f.name for f in fields(Vocabularies))

@@ -1,0 +1,53 @@
+"""bench/recall_overhead.py on a LoCoMo conversation: its store, its questions, each timing."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import recall_overhead
+
+TURNS = [
+    ("Caroline", "I went to the pottery class on Saturday and made a bowl."),
+    ("Melanie", "That sounds lovely, what colour did you paint it?"),
+    ("Caroline", "Blue, like the lake we camped at last summer."),
+]
+SAMPLE = {
+    "sample_id": "conv-x",
+    "conversation": {
+        "speaker_a": "Caroline",
+        "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": who, "dia_id": f"D1:{i + 1}", "text": text}
+            for i, (who, text) in enumerate(TURNS)
+        ],
+    },
+    "qa": [
+        {"question": "What did Caroline make in pottery class?", "category": 1},
+        {"question": "Where did they camp last summer?", "category": 2},
+        {"question": "An adversarial one", "category": 5},
+    ],
+}
+
+
+def test_a_conversation_store_is_its_turns_and_its_questions(tmp_path: Path) -> None:
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([SAMPLE]))
+    home, queries = tmp_path / "home", tmp_path / "queries.json"
+    recall_overhead.fill_store(home, 0, 10, queries, (data, "conv-x"))
+    asked = json.loads(queries.read_text())
+    assert list(asked) == [qa["question"] for qa in SAMPLE["qa"][:2]]  # (categories 1-4)
+    assert all(len(vector) == 384 for vector in asked.values())
+    timed = recall_overhead.child(home, queries, 2)
+    assert set(timed) == set(recall_overhead.KINDS)
+    assert all(math.isfinite(timed[k]["median_ms"]) for k in recall_overhead.KINDS)
+    assert timed["read"]["median_ms"] > 0
+    with pytest.raises(SystemExit, match="no conversation 'conv-y'"):
+        recall_overhead.fill_store(tmp_path / "other", 0, 10, queries, (data, "conv-y"))
