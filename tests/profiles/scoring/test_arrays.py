@@ -104,3 +104,16 @@ def test_the_function_chosen_gives_math_pows_values() -> None:
     chosen = arrays.libm_power()
     if chosen is not None:
         assert arrays.agrees(chosen, math.pow)
+
+
+@pytest.mark.parametrize(
+    "values", [[0, 0, 0], [7], [3, 0, 3, 12, 0], [2**40, 2**40], [5, 4]], ids=str
+)
+def test_by_value_is_the_function_of_each_value(values: list[int]) -> None:
+    def log_access(count: int) -> float:
+        return math.log10(1 + count)
+
+    found = arrays.by_value(log_access, np.array(values, dtype=np.int64))
+    assert found.tolist() == [log_access(v) for v in values]
+    assert found.dtype == np.float64
+    assert arrays.by_value(log_access, np.zeros(0, dtype=np.int64)).tolist() == []
