@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from salience.briefing import snapshot
 from salience.briefing.columns import Vocabularies
 from salience.briefing.passing import answerable
 from salience.briefing.snapshot import ColumnSnapshot
@@ -145,3 +146,18 @@ def test_what_the_columns_do_not_hold_is_left_to_the_store(store: SQLiteStore) -
     current = MemoryFilter(as_of=NOW)
     assert snapshot.matching([*ids, "01UNKNOWN"], current) is None  # (written since: ask)
     assert snapshot.passing(np.array([10**9], dtype=np.int64), current, 10) is None
+
+
+def test_a_store_over_the_bound_keeps_no_index_of_ids_and_leaves_matching_to_it(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(snapshot, "SEQ_INDEX_UP_TO", 59)  # (the store holds 60)
+    columns = ColumnSnapshot(store, Vocabularies())
+    ids = [r.id for _, r in store.all_rows().rows]
+    assert columns.matching(ids, MemoryFilter(as_of=NOW)) is None  # (its first look too)
+    assert columns._seq_for is None
+    assert not columns._seq_of
+    monkeypatch.setattr(snapshot, "SEQ_INDEX_UP_TO", 60)
+    assert columns.matching(ids, MemoryFilter(as_of=NOW)) == store.matching(
+        ids, MemoryFilter(as_of=NOW)
+    )

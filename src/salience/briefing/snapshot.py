@@ -219,8 +219,10 @@ class ColumnSnapshot:
         (:data:`SEQ_INDEX_UP_TO`)."""
         with self._lock:
             if not answerable(flt) or len(self._columns or ()) > SEQ_INDEX_UP_TO:
-                return None
+                return None  # (before a refresh a large store's would cost it a query)
             columns = self._refresh()
+            if len(columns) > SEQ_INDEX_UP_TO:
+                return None
             if self._seq_for is not columns:
                 self._seq_of = dict(zip(columns.ids.tolist(), columns.seqs.tolist(), strict=True))
                 self._seq_for = columns
