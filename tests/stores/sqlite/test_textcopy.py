@@ -34,6 +34,19 @@ def test_a_copy_loads_on_the_second_search_in_one_state(store: SQLiteStore) -> N
     assert not any("memory_fts MATCH" in s for s in statements)
 
 
+def test_a_search_with_its_filter_from_columns_also_loads_on_the_second_search(
+    store: SQLiteStore,
+) -> None:
+    columns = ColumnSnapshot(store, Vocabularies())
+    flt = MemoryFilter(as_of=NOW)
+    store.search_rows("maria", flt, 5, passing=columns.passing)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 0  # (a one-shot process's search starts no load)
+    store.search_rows("beach", flt, 5, passing=columns.passing)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 1
+
+
 def test_the_copy_takes_its_filter_from_the_callers_columns_when_they_can_say(
     store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

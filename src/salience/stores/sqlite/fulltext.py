@@ -48,12 +48,12 @@ class FullText(Connection):
             total = self._term_counts.total_rows()
         if total is not None and total <= KEPT_UP_TO and not self._writing():
             # (a write's own rows are in no copy: never inside one)
-            known = (
-                None if passing is None else self._fts_passing(query, flt, limit, dated, passing)
-            )
-            if known is not None:
-                return known
-            kept = self._at_one_moment(lambda: self._fts_kept(select, query, flt, limit, dated))
+            if passing is None:
+                kept = self._at_one_moment(
+                    lambda: self._fts_kept(select, self._kept_ranked(query, dated), flt, limit)
+                )
+            else:
+                kept = self._fts_passing(select, query, flt, limit, dated, passing)
             if kept is not None:
                 return kept
         leave_out: set[str] = set()
@@ -94,18 +94,19 @@ class FullText(Connection):
         return rows
 
     def _fts_passing(
-        self, query: str, flt: MemoryFilter, limit: int, dated: bool, passing: Passing
+        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool, passing: Passing
     ) -> builtins.list[Any] | None:
         """:meth:`_fts` (``m.seq, m.id``) from the in-memory copy of the index, the filter
-        answered by ``passing`` (after the copy is read: it may read the store itself); None
-        if there is no current copy or ``passing`` cannot say (then :meth:`_fts_kept`)."""
+        answered by ``passing`` (after the copy is read: it may read the store itself), else
+        by a query; None if there is no current copy. The copy is asked for once: a second
+        look in one state would start loading one at a process's first search."""
         ranked = self._at_one_moment(lambda: self._kept_ranked(query, dated))
         if ranked is None:
             return None
         seqs, scores = ranked
         known = passing(seqs, flt, limit)
         if known is None:
-            return None
+            return self._at_one_moment(lambda: self._fts_kept(select, ranked, flt, limit))
         chosen, ids = known
         return list(zip(seqs[chosen].tolist(), ids, scores[chosen].tolist(), strict=True))
 
@@ -130,11 +131,14 @@ class FullText(Connection):
         return index.ranked(phrases, dated)
 
     def _fts_kept(
-        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool
+        self,
+        select: str,
+        ranked: tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]] | None,
+        flt: MemoryFilter,
+        limit: int,
     ) -> builtins.list[Any] | None:
-        """:meth:`_fts` from the in-memory copy of the index, filtered by a query, all read
-        in the caller's read transaction; None if there is no current copy."""
-        ranked = self._kept_ranked(query, dated)
+        """The best ``limit`` of the copy's ``ranked`` rows that pass ``flt``, filtered by a
+        query in the caller's read transaction; None if there was no current copy."""
         if ranked is None:
             return None
         seqs, scores = ranked
