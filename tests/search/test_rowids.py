@@ -36,6 +36,21 @@ def test_lookup_finds_saved_and_added_rows_and_nothing_else() -> None:
     assert not lookup.isdisjoint(["zz", "a"])
 
 
+def test_rows_of_is_find_as_an_array_with_minus_one_for_none() -> None:
+    for saved in (None, _saved(["c", "a", "bb", "a2"])):
+        ids = RowIds(saved)
+        lookup = RowLookup(ids)
+        wanted = ["a", "bb", "b", "", "a2", "x", "c", "bbb", "a\0", "longer-than-the-width"]
+        for added in ({}, {"x": 5, "longer-than-the-width": 4}):
+            lookup.update(added.items())
+            rows = lookup.rows_of(wanted)
+            assert rows.dtype == np.intp
+            assert rows.tolist() == [-1 if r is None else r for r in lookup.find(wanted)]
+            assert lookup.rows(wanted) == [r for r in rows.tolist() if r >= 0]
+        assert lookup.rows_of([]).tolist() == []
+    assert lookup.rows_of(["a", "x", "zz"]).tolist() == [1, 5, -1]
+
+
 def test_without_saved_rows_the_lookup_is_a_dict() -> None:
     ids = RowIds()
     lookup = RowLookup(ids)

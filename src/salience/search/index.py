@@ -106,7 +106,7 @@ class VectorIndex(MappedRows):
         none, or not among them). In NumPy: no id of a neighbour is looked up."""
         self.refresh()
         n = len(memory_ids)
-        rows = np.array([-1 if r is None else r for r in self._row.find(memory_ids)], np.intp)
+        rows = self._row.rows_of(memory_ids)
         given = np.flatnonzero(rows >= 0)  # the positions with a row
         if not len(given):
             return np.full(n, n, dtype=np.intp), np.full(n, n, dtype=np.intp)

@@ -10,6 +10,7 @@ microseconds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, TypeVar, overload
 
@@ -34,20 +35,23 @@ class SavedIds:
 
     def find(self, ids: Sequence[str]) -> list[int | None]:
         """The row of each id (None: not among these rows)."""
+        return [None if r < 0 else r for r in self.rows_of(ids).tolist()]
+
+    def rows_of(self, ids: Sequence[str]) -> npt.NDArray[np.intp]:
+        """The row of each id (-1: not among these rows)."""
         if not ids or not len(self.fixed):
-            return [None] * len(ids)
+            return np.full(len(ids), -1, dtype=np.intp)
         encoded = [i.encode("utf-8") for i in ids]
         wanted = np.array(encoded, dtype=self.fixed.dtype)
         at = np.searchsorted(self.fixed, wanted, sorter=self._order)
-        rows = self._order[np.minimum(at, len(self.fixed) - 1)]
+        rows = self._order[np.minimum(at, len(self.fixed) - 1)].astype(np.intp)
         found = self.fixed[rows] == wanted
-        # (An id longer than the width was cut by the conversion, and NumPy's bytes drop
-        # trailing NULs: neither is here.)
+        # An id longer than the width was cut by the conversion, and NumPy's bytes drop
+        # trailing NULs: neither is a saved id.
         width = self.fixed.itemsize
-        return [
-            r if f and len(e) <= width and b"\0" not in e else None
-            for r, f, e in zip(rows.tolist(), found.tolist(), encoded, strict=True)
-        ]
+        if max(map(len, encoded)) > width or any(b"\0" in e for e in encoded):
+            found &= np.array([len(e) <= width and b"\0" not in e for e in encoded])
+        return np.where(found, rows, -1)
 
 
 class RowIds(Sequence[str]):
@@ -122,17 +126,20 @@ class RowLookup:
 
     def find(self, memory_ids: Sequence[str]) -> list[int | None]:
         """The row of each id (None: no row)."""
-        found = (
-            self._saved.find(memory_ids) if self._saved is not None else [None] * len(memory_ids)
-        )
-        added = self._added
-        return [
-            r if r is not None else added.get(i) for r, i in zip(found, memory_ids, strict=True)
-        ]
+        return [None if r < 0 else r for r in self.rows_of(memory_ids).tolist()]
+
+    def rows_of(self, memory_ids: Sequence[str]) -> npt.NDArray[np.intp]:
+        """The row of each id (-1: no row), looked up in C where it can be."""
+        n, added = len(memory_ids), self._added
+        rows = None if self._saved is None else self._saved.rows_of(memory_ids)
+        if rows is not None and not added:
+            return rows
+        from_added = np.fromiter(map(added.get, memory_ids, repeat(-1)), np.intp, n)
+        return from_added if rows is None else np.where(rows >= 0, rows, from_added)
 
     def rows(self, memory_ids: Sequence[str]) -> list[int]:
         """The rows of those ids that have one, in the order given."""
-        return [r for r in self.find(memory_ids) if r is not None]
+        return [r for r in self.rows_of(memory_ids).tolist() if r >= 0]
 
     def isdisjoint(self, memory_ids: Sequence[str]) -> bool:
         """Whether none of the ids has a row."""

@@ -274,7 +274,7 @@ class VectorRows(SessionRows):
         """The stored vectors of those memories, a row each in the order given (zeros for
         one that has none, by one gather), and which have one."""
         self.refresh()
-        rows = np.array([-1 if r is None else r for r in self._row.find(memory_ids)], np.intp)
+        rows = self._row.rows_of(memory_ids)
         found: Matrix = np.zeros((len(rows), self._matrix.shape[1]), np.float32)
         found[rows >= 0] = self._matrix[rows[rows >= 0]]
         return found, rows >= 0
@@ -286,7 +286,8 @@ class VectorRows(SessionRows):
 
     def _rows_of(self, memory_ids: Sequence[str]) -> npt.NDArray[np.intp]:
         """Row numbers of those ids that are loaded (in the order given)."""
-        return np.array(self._row.rows(memory_ids), dtype=np.intp)
+        rows = self._row.rows_of(memory_ids)
+        return rows[rows >= 0]
 
     def ids(self) -> list[str]:
         """Memory ids in row order."""
