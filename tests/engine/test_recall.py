@@ -258,7 +258,49 @@ def test_recall_answers_its_filter_from_the_columns_as_the_store_would(
 
     monkeypatch.setattr(BriefingSource, "matching", lambda *a: None)
     monkeypatch.setattr(BriefingSource, "passing", lambda *a: None)
+    monkeypatch.setattr("salience.engine.reranking.rows_passing", lambda *a: None)
+    asked_store.clear()
     by_store = recalled()
+    assert len(asked_store) == 2 * len(asks)  # (each: its vector hits and its 50 best)
     assert by_columns == by_store
     assert all(by_columns[:4])
     assert ids[4] not in {h[0] for r in by_columns for h in r}  # (forgotten: never found)
+
+
+def test_the_best_candidates_still_there_are_told_by_the_pool_s_columns_as_by_the_store(
+    memory: Memory, clock: FakeClock
+) -> None:
+    from salience.profiles.base import RecallPlan
+    from salience.search.pool import Found, fuse, with_columns
+
+    for i in range(12):
+        clock.advance(hours=1)
+        memory.remember(
+            f"note {i} on the {TOPICS[i % 6]}",
+            type=["observation", "decision"][i % 2],
+            user="bo" if i % 3 == 0 else None,
+        )
+    ids = [h.id for h in memory.list(limit=20)] + [h.id for h in memory.list(limit=20, user="bo")]
+    memory.forget(ids[1], reason="wrong")
+    memory.supersede(ids[2], "note on the garden, corrected")
+    now = memory.now()
+    every = MemoryFilter(as_of=now, include_forgotten=True, include_superseded=True)
+    found = Found()
+    found.add(0, [(seq, i, 1.0) for seq, i in memory.store.matching(ids, every)])
+    joined = with_columns(
+        fuse(RecallPlan(), found, Found()), lambda _, seqs: memory._briefings.rows(None, seqs)
+    )
+    assert joined is not None
+    pool, columns = joined
+    rows = list(range(len(pool)))
+    filters = [
+        MemoryFilter(as_of=now),
+        MemoryFilter(as_of=now, user="default"),
+        MemoryFilter(as_of=now, user="bo", type="decision"),
+        MemoryFilter(as_of=now, types_exclude=("decision",)),
+        MemoryFilter(as_of=now - timedelta(hours=30)),
+    ]
+    for flt in filters:
+        told = memory._pool_present(pool, rows, flt, [], columns)
+        assert told == memory._pool_present(pool, rows, flt, [])
+        assert any(told) and not all(told)

@@ -9,8 +9,10 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from salience.briefing.passing import rows_passing
 from salience.engine.record import FULL_TEXT_ONLY
 from salience.engine.updating import Updating
+from salience.lazy import lazy_module
 from salience.models import Hit, MemoryRecord
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan
 from salience.search.pool import Pool, choose
@@ -18,8 +20,12 @@ from salience.sharing.layers import Layer
 from salience.stores.base import MemoryFilter
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from salience.briefing.columns import Columns
     from salience.search.rerank import Floats
+else:
+    np = lazy_module("numpy")
 
 FULL_TEXT_CAUSES = frozenset({"no_embedder", "embedder_failed"})
 """What makes a recall full text only (:mod:`salience.engine.degraded`)."""
@@ -58,7 +64,7 @@ class Reranking(Updating):
 
         model = rerank.load()
         best = choose(pool, columns, rules, now, settings, max(model.depth, limit))
-        present = self._pool_present(pool, best, flt, layers)
+        present = self._pool_present(pool, best, flt, layers, columns)
 
         def read(rows: Sequence[int]) -> builtins.list[MemoryRecord | None]:
             return self._pool_records(pool, rows, flt, layers)
@@ -75,8 +81,6 @@ class Reranking(Updating):
     ) -> Floats | None:
         """The stored vectors of a pool's rows, one row each (NaN where none is known: a
         memory without a vector, or a layer embedded by another model); None if none is."""
-        import numpy as np
-
         out: Floats | None = None
         for index, layer in enumerate((None, *layers)):
             at = [n for n, s in enumerate(pool.source) if s == index]
@@ -103,10 +107,21 @@ class Reranking(Updating):
         return self._store.matching(memory_ids, flt) if found is None else found
 
     def _pool_present(
-        self, pool: Pool, rows: Sequence[int], flt: MemoryFilter, layers: Sequence[Layer]
+        self,
+        pool: Pool,
+        rows: Sequence[int],
+        flt: MemoryFilter,
+        layers: Sequence[Layer],
+        columns: Columns | None = None,
     ) -> builtins.list[bool]:
         """Whether each of those pool rows' memories still matches ``flt``: no record is
-        built (the learned model scores 50 candidates and returns ten)."""
+        built (the learned model scores 50 candidates and returns ten). ``columns``: the
+        pool's, read as the store was a moment ago (:func:`~salience.search.pool.with_columns`):
+        they answer a filter they hold for a pool of the local store's rows alone."""
+        if columns is not None and not any(pool.source):
+            keep = rows_passing(columns, np.array(rows, dtype=np.intp), flt)
+            if keep is not None:
+                return keep.tolist()  # type: ignore[no-any-return]
         there: set[tuple[int, str]] = set()
         for index, layer in enumerate((None, *layers)):
             ids = [pool.ids[r] for r in rows if pool.source[r] == index]
