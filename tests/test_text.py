@@ -1,4 +1,4 @@
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from salience.text import content_hash, label, name_key, named_keys, normalize, query_terms
@@ -60,3 +60,23 @@ def test_a_name_is_named_in_a_text_that_holds_its_words() -> None:
     assert name_key("Caroline") not in named_keys("What did Carol research?")
     assert name_key("") == 0
     assert name_key("Caroline") == name_key("caroline") != name_key("Melanie")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(["ann", "bo", "Caroline", "de la cruz", "O'Neil", "zoë", "the", "?", "-"]),
+        max_size=12,
+    ),
+    names=st.lists(
+        st.sampled_from(["ann", "bo", "caroline", "de la cruz", "o neil", "zoë", "the bo"]),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_keys_asked_among_some_names_are_those_the_text_names(
+    words: list[str], names: list[str]
+) -> None:
+    text = " ".join(words)
+    among = {name_key(n) for n in names}
+    assert named_keys(text, among) & among == named_keys(text) & among

@@ -7,6 +7,7 @@ import functools
 import re
 import unicodedata
 import zlib
+from collections.abc import Collection
 
 # Common English function words: they match everything and rank nothing.
 STOPWORDS = frozenset(
@@ -104,12 +105,24 @@ def _key(words: bytes) -> int:
     return zlib.crc32(words) | (len(words) << 32)
 
 
-def named_keys(text: str) -> frozenset[int]:
+def named_keys(text: str, among: Collection[int] | None = None) -> frozenset[int]:
     """The :func:`name_key` of every run of one to :data:`NAME_WORDS` words of ``text``:
-    whether it names someone is whether their key is among these."""
+    whether it names someone is whether their key is among these. ``among``: only the keys
+    that may be one of these (a run of another length in bytes, which a key holds, is
+    passed over unhashed)."""
     words = [w.encode("utf-8") for w in _NAME.findall(text.lower())]
-    return frozenset(
-        _key(b" ".join(words[i : i + n]))
-        for n in range(1, NAME_WORDS + 1)
-        for i in range(len(words) - n + 1)
-    )
+    if among is None:
+        return frozenset(
+            _key(b" ".join(words[i : i + n]))
+            for n in range(1, NAME_WORDS + 1)
+            for i in range(len(words) - n + 1)
+        )
+    lengths = {key >> 32 for key in among}
+    found = set()
+    for i in range(len(words)):
+        size = -1  # (the run's length once joined: a space between two words)
+        for n, word in enumerate(words[i : i + NAME_WORDS], 1):
+            size += len(word) + 1
+            if size in lengths:
+                found.add(_key(b" ".join(words[i : i + n])))
+    return frozenset(found)

@@ -13,6 +13,7 @@ empty string (a column codes none, the store compares it) gets None, and the sto
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
 from salience.briefing.columns import micros
@@ -86,7 +87,7 @@ def positions(
     columns: Columns, seqs: Sequence[int] | npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
     """Where each row number is (or would go) in ``columns``, and whether it is there."""
-    wanted = np.array(seqs, dtype=np.int64)
+    wanted = np.asarray(seqs, dtype=np.int64)
     at = np.searchsorted(columns.seqs, wanted)
     if not len(columns):  # nothing held yet (the store was empty at the first look)
         return at, np.zeros(len(wanted), dtype=np.bool_)
@@ -101,14 +102,14 @@ def matching(
     :meth:`Store.matching <salience.stores.base.Store.matching>` gives them (``seq_of``: each
     id's row number); None if ``flt`` names what the columns do not hold or an id is not
     among them (written since the columns were read: the store answers)."""
-    seqs = [seq_of.get(i, -1) for i in memory_ids]
+    seqs = np.fromiter(map(seq_of.get, memory_ids, repeat(-1)), np.int64, len(memory_ids))
     at, found = positions(columns, seqs)
     if not found.all() or columns.ids[at].tolist() != list(memory_ids):
         return None
     keep = rows_passing(columns, at, flt)
     if keep is None:
         return None
-    return [(s, i) for s, i, k in zip(seqs, memory_ids, keep.tolist(), strict=True) if k]
+    return list(compress(zip(seqs.tolist(), memory_ids, strict=True), keep.tolist()))
 
 
 def first_passing(

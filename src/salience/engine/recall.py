@@ -349,8 +349,8 @@ class Recall(Reranking):
         """The query vector moved toward the stored vectors of its best full-text hits."""
         from salience.embeddings.arrays import moved_toward
 
-        scores = lexical.scores
-        best = sorted(range(len(scores)), key=lambda i: -scores[i])[: plan.feedback_count]
+        by_score = np.argsort(-np.array(lexical.scores, dtype=np.float64), kind="stable")
+        best = by_score[: plan.feedback_count].tolist()  # (ties in the order found)
         keys = [(lexical.source[i], lexical.ids[i]) for i in best]
         stored: dict[tuple[int, str], Vector] = {}
         for source, vectors in sources:  # (one read per source, not per example)

@@ -187,10 +187,13 @@ def hops(vectors: Floats | None, sessions: npt.NDArray[np.int64]) -> tuple[Float
 def spoken_by(speaker: npt.NDArray[np.int64], query: str) -> Floats:
     """1 where the memory's speaker (a :func:`~salience.text.name_key`; 0: none) is named in
     ``query`` ("What did Caroline research?" of "Caroline: ..."), else 0."""
-    if not speaker.any():
+    keys = speaker.tolist()
+    speakers = set(keys)
+    speakers.discard(0)
+    if not speakers:
         return np.zeros(len(speaker))
-    named = named_keys(query)  # (never 0: no one named matches no key)
-    return np.array([key in named for key in speaker.tolist()], dtype=np.float64)
+    named = named_keys(query, speakers)  # (never 0: no one named matches no key)
+    return np.array([key in named for key in keys], dtype=np.float64)
 
 
 def _median(values: list[float]) -> float:

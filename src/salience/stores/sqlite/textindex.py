@@ -343,7 +343,10 @@ class TextIndex:
             f = frequency[candidates]
             scores = scores + idf * ((f * (K1 + 1.0)) / (f + norm))
         rows = self.rows[candidates]
-        order = np.lexsort((rows, -scores))
+        if bool(np.all(rows[1:] > rows[:-1])):  # (ties already by row number: ~3x faster)
+            order = np.argsort(-scores, kind="stable")
+        else:  # (a row added since the copy was read, below one read)
+            order = np.lexsort((rows, -scores))
         return rows[order], scores[order]
 
     def _instances(
