@@ -236,6 +236,22 @@ def test_a_view_in_use_never_sees_a_later_change(engine: Memory) -> None:
     assert 0.9 not in before.importance.tolist()
 
 
+def test_rows_added_one_by_one_grow_the_columns_and_views_in_use_stay_as_they_were(
+    engine: Memory,
+) -> None:
+    engine.remember("the first fact about the deploy")
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    views = []
+    for i in range(150):  # (the columns' room fills and is made again, twice)
+        views.append((snapshot.view("default"), fresh(engine.store)))  # type: ignore[arg-type]
+        engine.remember(f"fact number {i} about the deploy", importance=(i % 10) / 10)
+        if i % 40 == 0:
+            engine.forget(views[-1][0].ids[0].item(), "wrong")  # (a change in place too)
+    assert decoded(snapshot.view("default")) == fresh(engine.store)  # type: ignore[arg-type]
+    for view, then in views:
+        assert decoded(view) == then
+
+
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_a_memory_a_mounted_pack_holds_too_is_briefed_once(
     engine: Memory, tmp_path: Path, profile: str

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from salience.briefing import persisted
 from salience.briefing.columns import Columns, Vocabularies
+from salience.briefing.growing import Room
 from salience.briefing.passing import answerable, first_passing, matching, positions
 from salience.briefing.policies import Candidates
 from salience.briefing.ranking import by_key_then_id
@@ -82,6 +83,7 @@ class ColumnSnapshot:
         self._unsaved = 0  # rows read from the store since the columns were last saved
         self._lent = False  # a lazy view of the columns may be in use: copy before changing
         self._columns: Columns | None = None
+        self._room = Room()  # (the columns grow in place: see salience.briefing.growing)
         self._marker: tuple[int, int] | None = None
         self._last_seq = 0
         self._last_change = 0
@@ -200,8 +202,9 @@ class ColumnSnapshot:
             columns.assign(at[found], self._build(changed))
         if not found.all():
             added = sorted((changes.rows[i] for i in np.flatnonzero(~found).tolist()), key=_seq)
-            columns = columns.extended(self._build(added))
-            if np.any(np.diff(columns.seqs) <= 0):  # a row number reused below the top
+            below = len(columns) > 0 and added[0][0] <= int(columns.seqs[-1])
+            columns = self._room.appended(columns, self._build(added))
+            if below:  # a row number reused below the top
                 columns = columns.take(np.argsort(columns.seqs, kind="stable"))
         self._columns = columns
         if index is not None:
