@@ -20,9 +20,18 @@ turns instead (MiniLM vectors) and asks its questions (categories 1-4).
 
 Each cell is the median over the rounds of each round's median (p95 beside it).
 
+``--paired`` times the two trees side by side instead: each in one process that stays up,
+on its own copy of the store, the queries in blocks of ``--block`` (20) given to one tree
+then the other (which goes first alternates), the first of a block not counted (its caches
+held the other tree's work). On a machine whose speed drifts minute by minute (a shared
+virtual machine), the rounds above differ by a fifth from one another; two trees a few
+milliseconds apart meet the same drift. Beside the medians it gives the median of each
+query's ratio (this tree's time over the one before's, at the same query and round).
+
     python bench/recall_overhead.py --before /tmp/before/src [--size 100000] [--queries 200]
                                     [--rounds 5] [--out bench/results/recall_overhead.json]
                                     [--locomo PATH [--conversation conv-41]]
+                                    [--paired [--block 20]]
 """
 
 from __future__ import annotations
@@ -30,12 +39,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from subprocess import PIPE
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -47,58 +58,116 @@ SRC = HERE.parent / "src"
 KINDS = ("read", "after write", "embedding")
 
 
-def child(home: Path, queries: Path, count: int) -> dict[str, Any]:
-    """In the tree under test: open the store, time recalls (see the module's text)."""
-    from bench_store import TextMaker, percentile
-    from salience import Config, Memory
-    from salience.embeddings.minilm import MiniLMEmbedder
-    from salience.engine.record import QUERY_VECTORS
+class Timer:
+    """One tree's recalls on its copy of the store, one at a time (see the module's text)."""
 
-    given = json.loads(queries.read_text(encoding="utf-8"))
-    texts = list(given)
-    vectors = {t: np.array(v, dtype=np.float32) for t, v in given.items()}
-    config = Config(home=home, signal_gate=False)
-    maker = TextMaker(seed=os.getpid())
-    out: dict[str, Any] = {}
-    token = QUERY_VECTORS.set(vectors)
-    try:
-        with Memory.open(config=config, embedder=(model := MiniLMEmbedder())) as memory:
-            for text in texts[:20]:  # (warm: vectors loaded, caches filled)
-                memory.search(text, touch=False)
-            read = []
-            for text in texts[:count]:
-                started = time.perf_counter()
-                memory.search(text, touch=False)
-                read.append(time.perf_counter() - started)
+    def __init__(self, home: Path, queries: Path) -> None:
+        from bench_store import TextMaker
+        from salience import Config, Memory
+        from salience.embeddings.minilm import MiniLMEmbedder
+
+        given = json.loads(queries.read_text(encoding="utf-8"))
+        self.texts = list(given)
+        self._vectors = {t: np.array(v, dtype=np.float32) for t, v in given.items()}
+        self._model = MiniLMEmbedder()
+        config = Config(home=home, signal_gate=False)
+        self.memory = Memory.open(config=config, embedder=self._model)
+        self._maker = TextMaker(seed=os.getpid())
+        for text in self.texts[:20]:  # (warm: vectors loaded, caches filled)
+            self.time("read", text)
+
+    def time(self, kind: str, text: str) -> float:
+        """Seconds: a recall of ``text`` (``read``); one after a memory is written (``after
+        write``; the write not timed); recall embedding ``text`` less its embedding alone
+        (``embedding``)."""
+        from salience.engine.record import QUERY_VECTORS
+
+        if kind == "embedding":
+            started = time.perf_counter()
+            self._model.embed([text])
+            alone = time.perf_counter() - started
+            started = time.perf_counter()
+            self.memory.search(text, touch=False)
+            return time.perf_counter() - started - alone
+        token = QUERY_VECTORS.set(self._vectors)
+        try:
+            if kind == "after write":
+                self.memory.remember(self._maker.sentence(), force=True)
+            started = time.perf_counter()
+            self.memory.search(text, touch=False)
+            return time.perf_counter() - started
+        finally:
             QUERY_VECTORS.reset(token)
-            alone, embedding = [], []
-            for text in texts[:count]:
-                started = time.perf_counter()
-                model.embed([text])
-                alone.append(time.perf_counter() - started)
-                started = time.perf_counter()
-                memory.search(text, touch=False)
-                embedding.append(time.perf_counter() - started)
-            token = QUERY_VECTORS.set(vectors)
-            written = []
-            for text in texts[:count]:
-                memory.remember(maker.sentence(), force=True)
-                started = time.perf_counter()
-                memory.search(text, touch=False)
-                written.append(time.perf_counter() - started)
+
+
+def child(home: Path, queries: Path, count: int) -> dict[str, Any]:
+    """In the tree under test: open the store, time recalls (see the module's text), each
+    kind ``count`` times in a row."""
+    from bench_store import percentile
+
+    timer = Timer(home, queries)
+    try:
+        order = ("read", "embedding", "after write")  # (the writes last: the store grows)
+        times = {kind: [timer.time(kind, t) for t in timer.texts[:count]] for kind in order}
     finally:
-        QUERY_VECTORS.reset(token)
-    for name, values in (("read", read), ("after write", written)):
-        out[name] = {
+        timer.memory.close()
+    return {
+        kind: {
             "median_ms": statistics.median(values) * 1000,
             "p95_ms": percentile(values, 95) * 1000,
         }
-    beyond = [b - a for a, b in zip(alone, embedding, strict=True)]
-    out["embedding"] = {
-        "median_ms": statistics.median(beyond) * 1000,
-        "p95_ms": percentile(beyond, 95) * 1000,
+        for kind, values in times.items()
     }
-    return out
+
+
+def serve(home: Path, queries: Path) -> None:
+    """In the tree under test, for ``--paired``: each line ``KIND FIRST END`` (the kind's
+    spaces as underscores) times the queries ``FIRST..END-1`` in a row, printed as a JSON
+    list of seconds."""
+    timer = Timer(home, queries)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        kind, first, end = line.split()
+        texts = timer.texts[int(first) : int(end)]
+        print(json.dumps([timer.time(kind.replace("_", " "), t) for t in texts]), flush=True)
+    timer.memory.close()
+
+
+def paired(
+    trees: dict[str, Path], base: Path, queries: Path, count: int, rounds: int, block: int
+) -> dict[str, dict[str, list[float]]]:
+    """Seconds of each tree's recalls, by kind, query by query in the same order for both
+    (see ``--paired`` in the module's text)."""
+    count = min(count, len(json.loads(queries.read_text(encoding="utf-8"))))
+    servers: dict[str, subprocess.Popen[str]] = {}
+    times: dict[str, dict[str, list[float]]] = {n: {k: [] for k in KINDS} for n in trees}
+    try:
+        for name, src in trees.items():
+            home = base.parent / f"{name}-paired"
+            shutil.copytree(base, home)
+            env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{HERE}"}
+            command = [sys.executable, __file__, "--before", str(src)]
+            command += ["--serve", str(home), str(queries)]
+            servers[name] = subprocess.Popen(command, stdin=PIPE, stdout=PIPE, text=True, env=env)
+            if _answer(servers[name]) != "ready":
+                raise SystemExit(f"the {name} tree's timer did not start")
+        for turn in range(rounds):
+            for kind in KINDS:
+                for start in range(0, count, block):
+                    names = list(trees) if (start // block + turn) % 2 == 0 else list(trees)[::-1]
+                    for name in names:
+                        first = max(0, start - 1)  # (not counted: it warms the caches)
+                        asked = f"{kind.replace(' ', '_')} {first} {start + block}"
+                        got = json.loads(_answer(servers[name], asked))
+                        times[name][kind] += got[start - first :][: count - start]
+    finally:
+        for server in servers.values():
+            assert server.stdin is not None
+            assert server.stdout is not None
+            server.stdin.close()
+            server.wait()
+            server.stdout.close()
+    return times
 
 
 def fill_store(
@@ -150,9 +219,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "recall_overhead.json")
     parser.add_argument("--locomo", type=Path, help="a LoCoMo file: one conversation's store")
     parser.add_argument("--conversation", default="conv-41", help="with --locomo")
+    parser.add_argument("--paired", action="store_true", help="side by side, block by block")
+    parser.add_argument("--block", type=int, default=20, help="with --paired")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--fill", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        serve(Path(args.serve[0]), Path(args.serve[1]))
+        return
     if args.fill:
         conversation = (args.locomo, args.conversation) if args.locomo else None
         fill_store(Path(args.fill[0]), args.size, args.queries, Path(args.fill[1]), conversation)
@@ -161,7 +236,6 @@ def main() -> None:
         home, queries, count = args.child
         print(json.dumps(child(Path(home), Path(queries), int(count))))
         return
-    from common import machine, print_table, write_results
 
     trees = {"before": args.before.resolve(), "this": SRC.resolve()}
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
@@ -175,6 +249,10 @@ def main() -> None:
         if args.locomo:
             command += ["--locomo", str(args.locomo.resolve()), "--conversation", args.conversation]
         subprocess.run([*command, "--fill", str(base), str(queries)], check=True, env=env)
+        if args.paired:
+            side = paired(trees, base, queries, args.queries, args.rounds, max(1, args.block))
+            report_paired(args, side)
+            return
         for _ in range(args.rounds):
             for name, src in trees.items():
                 home = Path(tmp) / name  # (a copy each round: the writes do not pile up)
@@ -185,12 +263,29 @@ def main() -> None:
                 command += ["--child", str(home), str(queries), str(args.queries)]
                 done = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
                 runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    report_rounds(args, runs)
+
+
+def _answer(server: subprocess.Popen[str], asked: str | None = None) -> str:
+    """A ``--serve`` process's next line (after sending it ``asked``)."""
+    assert server.stdin is not None
+    assert server.stdout is not None
+    if asked is not None:
+        server.stdin.write(asked + "\n")
+        server.stdin.flush()
+    return server.stdout.readline().strip()
+
+
+def report_rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> None:
+    """The table and JSON of the rounds (each tree's process in turn)."""
+    from common import machine, print_table, write_results
+
     table: list[list[str]] = [["tree", "recall", "median ms", "p95 ms"]]
     summary: dict[str, Any] = {}
-    for name in trees:
+    for name, done in runs.items():
         for kind in KINDS:
-            medians = [r[kind]["median_ms"] for r in runs[name]]
-            p95s = [r[kind]["p95_ms"] for r in runs[name]]
+            medians = [r[kind]["median_ms"] for r in done]
+            p95s = [r[kind]["p95_ms"] for r in done]
             summary.setdefault(name, {})[kind] = {
                 "median_ms": statistics.median(medians),
                 "p95_ms": statistics.median(p95s),
@@ -213,6 +308,49 @@ def main() -> None:
         "before": str(args.before),
         "summary": summary,
         "runs": runs,
+    }
+    write_results(args.out, results)
+
+
+def report_paired(args: argparse.Namespace, side: dict[str, dict[str, list[float]]]) -> None:
+    """The table and JSON of a ``--paired`` run."""
+    from bench_store import percentile
+    from common import machine, print_table, write_results
+
+    table: list[list[str]] = [["tree", "recall", "median ms", "p95 ms"]]
+    summary: dict[str, Any] = {}
+    for name, kinds in side.items():
+        for kind, values in kinds.items():
+            cell = {
+                "median_ms": statistics.median(values) * 1000,
+                "p95_ms": percentile(values, 95) * 1000,
+            }
+            summary.setdefault(name, {})[kind] = cell
+            table.append([name, kind, f"{cell['median_ms']:.3f}", f"{cell['p95_ms']:.3f}"])
+    for kind in KINDS:
+        ratio = summary["this"][kind]["median_ms"] / summary["before"][kind]["median_ms"]
+        pairs = statistics.median(
+            t / b for b, t in zip(side["before"][kind], side["this"][kind], strict=True) if b > 0
+        )
+        summary.setdefault("ratio", {})[kind] = {"of_medians": ratio, "median_of_pairs": pairs}
+        table.append(["this / before", kind, f"{ratio:.3f}", f"pairs {pairs:.3f}"])
+    store = f"LoCoMo {args.conversation}" if args.locomo else f"{args.size:,} memories"
+    counted = len(side["this"][KINDS[0]])
+    print(f"recall latency beyond the query embedding, {store}, side by side ({counted} each)")
+    print_table(table, right_align_from=2)
+    results = {
+        "machine": machine(),
+        "size": args.size,
+        "store": store,
+        "queries": args.queries,
+        "rounds": args.rounds,
+        "block": args.block,
+        "paired": True,
+        "before": str(args.before),
+        "summary": summary,
+        "times_ms": {
+            n: {k: [v * 1000 for v in vs] for k, vs in ks.items()} for n, ks in side.items()
+        },
     }
     write_results(args.out, results)
 

@@ -51,3 +51,19 @@ def test_a_conversation_store_is_its_turns_and_its_questions(tmp_path: Path) -> 
     assert timed["read"]["median_ms"] > 0
     with pytest.raises(SystemExit, match="no conversation 'conv-y'"):
         recall_overhead.fill_store(tmp_path / "other", 0, 10, queries, (data, "conv-y"))
+
+
+@pytest.mark.process
+def test_two_trees_side_by_side_time_the_same_queries_block_by_block(tmp_path: Path) -> None:
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([SAMPLE]))
+    base, queries = tmp_path / "home", tmp_path / "queries.json"
+    recall_overhead.fill_store(base, 0, 10, queries, (data, "conv-x"))
+    trees = {"before": recall_overhead.SRC, "this": recall_overhead.SRC}
+    side = recall_overhead.paired(trees, base, queries, 3, rounds=2, block=1)
+    for name in trees:
+        assert set(side[name]) == set(recall_overhead.KINDS)
+        for values in side[name].values():
+            assert len(values) == 2 * 2  # (two questions, twice: the count asked is cut to them)
+            assert all(math.isfinite(v) for v in values)
+        assert all(v > 0 for v in side[name]["read"])
