@@ -501,3 +501,25 @@ def test_a_unit_missing_a_weight_is_refused(tmp_path: Path) -> None:
 @given(st.lists(st.floats(0, 20, allow_nan=False, width=64), min_size=1, max_size=60))
 def test_the_pool_median_is_numpys_to_the_bit(values: list[float]) -> None:
     assert rerank._median(values) == float(np.median(np.array(values)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=st.integers(0, 60),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_features_are_each_feature_s_signals_multiplied_left_to_right(rows: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    raw = rng.standard_normal((rows, len(rerank.SIGNALS)))
+    raw[rng.random(raw.shape) < 0.1] = np.nan
+    raw[rng.random(raw.shape) < 0.1] = -0.0
+    column = {name: i for i, name in enumerate(rerank.SIGNALS)}
+    expected = np.zeros((rows, len(rerank.FEATURES)))
+    for at, names in enumerate(rerank.FEATURES):
+        value = raw[:, column[names[0]]]
+        for name in names[1:]:
+            value = value * raw[:, column[name]]
+        expected[:, at] = value
+    found = rerank.features(raw)
+    assert found.tobytes() == expected.tobytes()  # (the same doubles, NaN and -0.0 included)
+    assert found.flags.c_contiguous  # (the model's products then take the same path)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from salience.lazy import lazy_module
 from salience.models.hits import Terms
@@ -253,15 +253,28 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
 
 
 def features(raw: Floats) -> Floats:
-    """The model's inputs (:data:`FEATURES`) from a :func:`signals` matrix."""
+    """The model's inputs (:data:`FEATURES`) from a :func:`signals` matrix: each feature's
+    first signal, times its second, and so on, left to right (the same products as one
+    feature at a time, in a few whole-matrix steps)."""
+    if not FEATURES:
+        return np.zeros((len(raw), 0))
+    out: Floats = np.ascontiguousarray(raw[:, _factors()[0]])
+    for at, columns in _factors()[1:]:
+        out[:, at] *= raw[:, columns]
+    return out
+
+
+@cache
+def _factors() -> tuple[Any, ...]:
+    """:data:`FEATURES` as signal columns: every feature's first, then for each further
+    factor the features that have one and its column."""
     column = {name: i for i, name in enumerate(SIGNALS)}
-    parts = []
-    for names in FEATURES:
-        value = raw[:, column[names[0]]]
-        for name in names[1:]:
-            value = value * raw[:, column[name]]
-        parts.append(value)
-    return np.stack(parts, axis=1) if parts else np.zeros((len(raw), 0))
+    steps: list[Any] = [np.array([column[names[0]] for names in FEATURES], dtype=np.intp)]
+    for k in range(1, max(len(names) for names in FEATURES)):
+        at = [i for i, names in enumerate(FEATURES) if len(names) > k]
+        factor = [column[FEATURES[i][k]] for i in at]
+        steps.append((np.array(at, dtype=np.intp), np.array(factor, dtype=np.intp)))
+    return tuple(steps)
 
 
 @dataclass(frozen=True)
