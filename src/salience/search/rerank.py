@@ -258,21 +258,22 @@ def features(raw: Floats) -> Floats:
     feature at a time, in a few whole-matrix steps)."""
     if not FEATURES:
         return np.zeros((len(raw), 0))
-    out: Floats = np.ascontiguousarray(raw[:, _factors()[0]])
-    for at, columns in _factors()[1:]:
+    first, *more = _factors(FEATURES, SIGNALS)  # (a fit may try other features for a while)
+    out: Floats = np.ascontiguousarray(raw[:, first])
+    for at, columns in more:
         out[:, at] *= raw[:, columns]
     return out
 
 
 @cache
-def _factors() -> tuple[Any, ...]:
-    """:data:`FEATURES` as signal columns: every feature's first, then for each further
+def _factors(features: tuple[tuple[str, ...], ...], signals: tuple[str, ...]) -> tuple[Any, ...]:
+    """``features`` as columns of ``signals``: every feature's first, then for each further
     factor the features that have one and its column."""
-    column = {name: i for i, name in enumerate(SIGNALS)}
-    steps: list[Any] = [np.array([column[names[0]] for names in FEATURES], dtype=np.intp)]
-    for k in range(1, max(len(names) for names in FEATURES)):
-        at = [i for i, names in enumerate(FEATURES) if len(names) > k]
-        factor = [column[FEATURES[i][k]] for i in at]
+    column = {name: i for i, name in enumerate(signals)}
+    steps: list[Any] = [np.array([column[names[0]] for names in features], dtype=np.intp)]
+    for k in range(1, max(len(names) for names in features)):
+        at = [i for i, names in enumerate(features) if len(names) > k]
+        factor = [column[features[i][k]] for i in at]
         steps.append((np.array(at, dtype=np.intp), np.array(factor, dtype=np.intp)))
     return tuple(steps)
 
