@@ -76,3 +76,56 @@ def test_a_longer_id_widens_the_ids() -> None:
 def test_columns_of_two_vocabularies_are_refused() -> None:
     with pytest.raises(ValueError, match="different vocabularies"):
         Room().appended(_columns(Vocabularies(), 0, 2), _columns(Vocabularies(), 2, 1))
+
+
+def _altered(columns: Columns, rows: list[int], **values: object) -> Columns:
+    """Those rows of ``columns`` as new columns, with some fields set (as a write changes a
+    row: its whole row read again)."""
+    other = columns.take(np.array(rows))
+    for name, value in values.items():
+        getattr(other, name)[:] = value
+    return other
+
+
+def test_a_change_in_place_is_assign_s_and_lent_columns_never_see_it() -> None:
+    vocab = Vocabularies()
+    room = Room()
+    columns = room.appended(_columns(vocab, 0, 6), _columns(vocab, 6, 4))
+    before = columns.take(np.arange(len(columns)))  # (what a lent view must keep reading)
+    lent = columns.take(np.arange(3), lazy=True)  # (read lazily: after the changes below)
+    room.lent()
+    rows = np.array([1, 7])
+    touched = _altered(columns, [1, 7], access_count=5, accessed=123)
+    expected = columns.take(np.arange(len(columns)))
+    expected.assign(rows, touched)
+    after_touch = room.changed(columns, rows, touched)
+    _same(after_touch, expected)
+    assert np.shares_memory(after_touch.ids, columns.ids)  # (not altered: not copied)
+    assert not np.shares_memory(after_touch.access_count, columns.access_count)
+    # A later change to another column copies that one too: the lent columns share it.
+    reweighed = _altered(after_touch, [2], importance=-0.0)
+    expected.assign(np.array([2]), reweighed)
+    after_weight = room.changed(after_touch, np.array([2]), reweighed)
+    _same(after_weight, expected)
+    assert after_weight.importance.tobytes() != before.importance.tobytes()  # (-0.0 is a change)
+    _same(columns, before)
+    _same(lent, before.take(np.arange(3)))
+    # Once copied, a column is changed in place; the next rows are written past the end.
+    again = room.changed(after_weight, np.array([3]), _altered(after_weight, [3], access_count=9))
+    assert np.shares_memory(again.access_count, after_weight.access_count)
+    grown = room.appended(again, _columns(vocab, 10, 1))
+    assert np.shares_memory(grown.access_count, again.access_count)
+    assert np.shares_memory(grown.ids, columns.ids)
+
+
+def test_unlent_columns_are_changed_in_place_and_ids_widen_when_they_must() -> None:
+    vocab = Vocabularies()
+    room = Room()
+    columns = room.appended(_columns(vocab, 0, 3), _columns(vocab, 3, 1))
+    wider = _columns(vocab, 2, 1, width=40)
+    expected = columns.take(np.arange(len(columns)))
+    expected = expected.extended(wider).take(np.array([0, 1, 4, 3]))  # (ids as wide as 40)
+    changed = room.changed(columns, np.array([2]), wider)
+    assert np.shares_memory(changed.access_count, columns.access_count)
+    assert changed.ids.dtype == np.dtype("<U40")
+    _same(changed, expected)

@@ -81,7 +81,6 @@ class ColumnSnapshot:
         self._vocab = vocab
         self._saved = saved  # where the columns are kept between processes (None: nowhere)
         self._unsaved = 0  # rows read from the store since the columns were last saved
-        self._lent = False  # a lazy view of the columns may be in use: copy before changing
         self._columns: Columns | None = None
         self._room = Room()  # (the columns grow in place: see salience.briefing.growing)
         self._marker: tuple[int, int] | None = None
@@ -125,6 +124,7 @@ class ColumnSnapshot:
         self._marker = self.store.change_marker()
         everything = self.store.all_rows()
         self._columns = self._build(everything.rows)
+        self._room.fresh()
         self._last_seq, self._last_change = everything.last_seq, everything.last_change
         self._version += 1
         self._unsaved = max(SAVE_AFTER, len(everything.rows))
@@ -192,20 +192,18 @@ class ColumnSnapshot:
                     for memory_id in columns.ids[gone].tolist():
                         index.pop(memory_id, None)
                 columns = columns.take(~gone)  # (a copy: views of the old arrays are safe)
-                self._lent = False
+                self._room.fresh()
         at, found = positions(columns, [seq for seq, _ in changes.rows])
         if found.any():
             changed = [changes.rows[i] for i in np.flatnonzero(found).tolist()]
-            if self._lent:  # views of these arrays may be read right now: change a copy
-                columns = columns.take(np.arange(len(columns)))
-                self._lent = False
-            columns.assign(at[found], self._build(changed))
+            columns = self._room.changed(columns, at[found], self._build(changed))
         if not found.all():
             added = sorted((changes.rows[i] for i in np.flatnonzero(~found).tolist()), key=_seq)
             below = len(columns) > 0 and added[0][0] <= int(columns.seqs[-1])
             columns = self._room.appended(columns, self._build(added))
             if below:  # a row number reused below the top
                 columns = columns.take(np.argsort(columns.seqs, kind="stable"))
+                self._room.fresh()
         self._columns = columns
         if index is not None:
             index.update((record.id, seq) for seq, record in changes.rows)
@@ -250,7 +248,7 @@ class ColumnSnapshot:
         """Every user's memories that are not forgotten, in row order."""
         with self._lock:
             columns = self._refresh()
-            self._lent = True
+            self._room.lent()
             return columns.take(~columns.forgotten, lazy=True)
 
     def view(self, user: str, spaces: tuple[str, ...] = ()) -> Columns:
@@ -274,7 +272,7 @@ class ColumnSnapshot:
         newest = by_key_then_id(columns.created[mine], columns.ids, mine)[::-1]
         order: npt.NDArray[np.intp] = mine[newest]
         view = columns.take(order, lazy=True)
-        self._lent = True
+        self._room.lent()
         self._views[key] = (self._version, view)
         return view
 
