@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 
 TAGS = re.compile("[\U000e0000-\U000e007f]")
 FLAG_TAGS = re.compile("\U0001f3f4[\U000e0061-\U000e007a]{2,6}\U000e007f")
@@ -292,12 +294,20 @@ def find_by_rules(text: str) -> Instruction | None:
     shown = reveal(text)
     lowered = shown.lower()
     lines = shown.split("\n") if len(shown) > LONG else None
+    starts: list[int] = []  # (where each line of ``lowered`` starts, for a long text)
+    if lines is not None:
+        starts = list(accumulate(map(len, lowered.split("\n")), _next, initial=0))
     for family, reason, matcher, needs in RULES:
         if not any(word in lowered for word in needs):
             continue
-        if matcher(shown if lines is None else _lines_with(lines, needs)):
+        if matcher(shown if lines is None else _lines_with(lines, needs, lowered, starts)):
             return Instruction(family, reason)
     return None
+
+
+def _next(start: int, length: int) -> int:
+    """Where the line after one of ``length`` characters starting at ``start`` starts."""
+    return start + length + 1
 
 
 LONG = 1500
@@ -307,19 +317,27 @@ next to them, not the whole text: the same answers but for a match over three li
 the longest texts (bench/injection.py)."""
 
 
-def _lines_with(lines: list[str], needs: tuple[str, ...]) -> str:
+def _lines_with(lines: list[str], needs: tuple[str, ...], lowered: str, starts: list[int]) -> str:
     """The lines holding one of ``needs``, each with the nearest line that is not blank before
     and after it (a match holds a needed word and crosses a line break only through spaces),
-    pieces apart (a NUL line: no rule joins two pieces)."""
+    pieces apart (a NUL line: no rule joins two pieces). ``lowered``: the lines' text
+    lower-cased, ``starts``: where each of its lines starts (each needed word is looked for in
+    it, not every line for every word)."""
+    holding: set[int] = set()
+    for word in needs:
+        at = lowered.find(word)
+        while at >= 0:
+            line = bisect_right(starts, at) - 1
+            holding.add(line)
+            at = lowered.find(word, starts[line + 1])  # (the next line: this one is held)
     picked = []
-    for i, line in enumerate(lines):
-        if any(word in line.lower() for word in needs):
-            start, end = i - 1, i + 1
-            while start > 0 and not lines[start].strip():
-                start -= 1
-            while end < len(lines) - 1 and not lines[end].strip():
-                end += 1
-            picked.append("\n".join(lines[max(start, 0) : end + 1]))
+    for i in sorted(holding):
+        start, end = i - 1, i + 1
+        while start > 0 and not lines[start].strip():
+            start -= 1
+        while end < len(lines) - 1 and not lines[end].strip():
+            end += 1
+        picked.append("\n".join(lines[max(start, 0) : end + 1]))
     return "\n\x00\n".join(picked)
 
 
