@@ -278,8 +278,6 @@ def _answer(server: subprocess.Popen[str], asked: str | None = None) -> str:
 
 def report_rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> None:
     """The table and JSON of the rounds (each tree's process in turn)."""
-    from common import machine, print_table, write_results
-
     table: list[list[str]] = [["tree", "recall", "median ms", "p95 ms"]]
     summary: dict[str, Any] = {}
     for name, done in runs.items():
@@ -296,26 +294,12 @@ def report_rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]
     for kind in KINDS:
         ratio = summary["this"][kind]["median_ms"] / summary["before"][kind]["median_ms"]
         table.append(["this / before", kind, f"{ratio:.3f}", ""])
-    store = f"LoCoMo {args.conversation}" if args.locomo else f"{args.size:,} memories"
-    print(f"recall latency beyond the query embedding, {store}, {args.rounds} rounds")
-    print_table(table, right_align_from=2)
-    results = {
-        "machine": machine(),
-        "size": args.size,
-        "store": store,
-        "queries": args.queries,
-        "rounds": args.rounds,
-        "before": str(args.before),
-        "summary": summary,
-        "runs": runs,
-    }
-    write_results(args.out, results)
+    _report(args, f"{args.rounds} rounds", table, {"summary": summary, "runs": runs})
 
 
 def report_paired(args: argparse.Namespace, side: dict[str, dict[str, list[float]]]) -> None:
     """The table and JSON of a ``--paired`` run."""
     from bench_store import percentile
-    from common import machine, print_table, write_results
 
     table: list[list[str]] = [["tree", "recall", "median ms", "p95 ms"]]
     summary: dict[str, Any] = {}
@@ -334,25 +318,24 @@ def report_paired(args: argparse.Namespace, side: dict[str, dict[str, list[float
         )
         summary.setdefault("ratio", {})[kind] = {"of_medians": ratio, "median_of_pairs": pairs}
         table.append(["this / before", kind, f"{ratio:.3f}", f"pairs {pairs:.3f}"])
-    store = f"LoCoMo {args.conversation}" if args.locomo else f"{args.size:,} memories"
     counted = len(side["this"][KINDS[0]])
-    print(f"recall latency beyond the query embedding, {store}, side by side ({counted} each)")
+    times = {n: {k: [v * 1000 for v in vs] for k, vs in ks.items()} for n, ks in side.items()}
+    extra = {"block": args.block, "paired": True, "summary": summary, "times_ms": times}
+    _report(args, f"side by side ({counted} each)", table, extra)
+
+
+def _report(
+    args: argparse.Namespace, how: str, table: list[list[str]], results: dict[str, Any]
+) -> None:
+    """Print ``table`` under a title saying which store and ``how``; write the JSON."""
+    from common import machine, print_table, write_results
+
+    store = f"LoCoMo {args.conversation}" if args.locomo else f"{args.size:,} memories"
+    print(f"recall latency beyond the query embedding, {store}, {how}")
     print_table(table, right_align_from=2)
-    results = {
-        "machine": machine(),
-        "size": args.size,
-        "store": store,
-        "queries": args.queries,
-        "rounds": args.rounds,
-        "block": args.block,
-        "paired": True,
-        "before": str(args.before),
-        "summary": summary,
-        "times_ms": {
-            n: {k: [v * 1000 for v in vs] for k, vs in ks.items()} for n, ks in side.items()
-        },
-    }
-    write_results(args.out, results)
+    header = {"machine": machine(), "size": args.size, "store": store, "queries": args.queries}
+    header |= {"rounds": args.rounds, "before": str(args.before)}
+    write_results(args.out, header | results)
 
 
 if __name__ == "__main__":

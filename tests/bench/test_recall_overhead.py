@@ -67,3 +67,30 @@ def test_two_trees_side_by_side_time_the_same_queries_block_by_block(tmp_path: P
             assert len(values) == 2 * 2  # (two questions, twice: the count asked is cut to them)
             assert all(math.isfinite(v) for v in values)
         assert all(v > 0 for v in side[name]["read"])
+
+
+def test_a_paired_run_reports_each_ratio_beside_the_medians(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    kinds = recall_overhead.KINDS
+    side = {
+        "before": {k: [0.002, 0.004, 0.003] for k in kinds},
+        "this": {k: [0.001, 0.004, 0.0045] for k in kinds},
+    }
+    out = tmp_path / "paired.json"
+    args = argparse.Namespace(
+        conversation="conv-x", locomo=None, size=10, queries=3, rounds=1, block=2,
+        before=Path("/old/src"), out=out,
+    )  # fmt: skip
+    recall_overhead.report_paired(args, side)
+    printed = capsys.readouterr().out
+    assert "10 memories, side by side (3 each)" in printed
+    written = json.loads(out.read_text())
+    ratio = written["summary"]["ratio"]["read"]
+    assert ratio["of_medians"] == pytest.approx(4 / 3)  # (medians 4 ms and 3 ms)
+    assert ratio["median_of_pairs"] == pytest.approx(1.0)  # (ratios 0.5, 1 and 1.5)
+    assert written["paired"] is True
+    assert written["block"] == 2
+    assert written["times_ms"]["this"]["read"] == pytest.approx([1.0, 4.0, 4.5])
