@@ -165,18 +165,25 @@ class _Sentence:
 
 _KEEP_S = ("ss", "us", "is")
 """Endings whose final s is no plural (class, bus, this)."""
+_ES_AFTER = ("ss", "x", "z", "ch", "sh")
+"""What a plural's -es follows ("classes", "boxes", "watches"); after anything else (an e:
+"issues", "shoes", "houses") the plural adds an s only."""
 
 
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    """A word without its plural, possessive or -ing ending (cached: a write reads its
-    candidates' words again and again)."""
+    """A word without its plural, possessive, -ing or -ed ending ("finishing", "finished":
+    "finish"; cached: a write reads its candidates' words again and again)."""
     word = word.replace("\u2019", "'").removesuffix("'s")
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    for end in ("ies", "es", "s"):
-        if len(word) > 4 - (end == "s") and word.endswith(end) and not word.endswith(_KEEP_S):
-            return word[: -len(end)] + ("y" if end == "ies" else "")
+    size = len(word)
+    if (size > 5 and word.endswith(("ing", "ied"))) or (size > 4 and word.endswith("ies")):
+        return word[:-3] + ("" if word[-1] == "g" else "y")  # ("studied", "studies": "study")
+    if size > 5 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if size > 4 and word.endswith("es") and word[:-2].endswith(_ES_AFTER):
+        return word[:-2]  # ("boxes", "watches"; "issues", "houses" lose their s only)
+    if size > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
+        return word[:-1]
     return word
 
 
@@ -257,12 +264,13 @@ class Names:
         return bool(self.stems)
 
     def said(self, text: str) -> bool:
-        """Whether another memory's text says one of them too (read only when one of them is
-        among its letters)."""
+        """Whether another memory's text names one of them too, in any of its sentences (a
+        question's too: "Can you fill in the National Geographic section?"); read word by
+        word only when one of them is among its letters."""
         lowered = text.lower()
         if not any(name in lowered for name in self.stems):
             return False
-        return any(s.says(name) for s in sentences(text) for name in self.stems)
+        return not self.stems.isdisjoint(map(_stem, _TOKEN.findall(lowered)))
 
 
 def names(read: Sequence[_Sentence]) -> Names:
@@ -308,9 +316,12 @@ def _subject(n: _Sentence, o: _Sentence, strong: frozenset[str]) -> str:
     return found
 
 
-def _happened(shared: frozenset[str]) -> bool:
+def _happened(n: _Sentence, shared: frozenset[str]) -> bool:
     """Whether the shared words say something happened (a verb in the past: "failed")."""
-    return any(w.endswith("ed") and not w.endswith("eed") and len(w) > 4 for w in shared)
+    return any(
+        w.endswith("ed") and not w.endswith("eed") and len(w) > 4 and s in shared
+        for w, s in zip(n.words, n.stems, strict=True)
+    )
 
 
 def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
@@ -339,7 +350,7 @@ def _pair(n: _Sentence, o: _Sentence, old_id: str) -> Update | None:
         kinds = {"said"} if came else kinds
     if subject == "own" and not kinds & _MEASURES and not replaced:
         return None
-    if kinds and kinds <= {"when"} and not n.change and _happened(shared):
+    if kinds and kinds <= {"when"} and not n.change and _happened(n, shared):
         return None  # (one kind of event on two days: "the deploy on Monday failed")
     changed = bool(kinds)  # (a value for one of its sort)
     said_no = [i for i in n.negations if n.near(i, shared)]
