@@ -33,43 +33,99 @@ def _popcount(values: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of 64 rows: several packed blocks, the helper thread and an unpacked tail."""
+    """Blocks of 64 rows, and the signs counted 48 rows a step: several steps, and rows past
+    the int8 copy's last full block."""
     monkeypatch.setattr(coarse, "BLOCK_ROWS", 64)
+    monkeypatch.setattr(signs, "CHUNK", 48)
 
 
-def test_the_kernel_is_checked_and_used(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(params=["numpy", "numkong"])
+def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Both ways of counting: NumPy's words alone, and numkong's packed blocks beside them
+    (used where numkong packs a row compactly: its AVX2 kernels; here, allowed any size)."""
+    monkeypatch.setattr(signs, "COMPACT", 10**6 if request.param == "numkong" else 0)
+    signs._compact.cache_clear()
+    yield request.param
+    signs._compact.cache_clear()
+
+
+def test_the_pass_needs_numpy_to_count_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     assert signs.available()
+    monkeypatch.delattr(np, "bitwise_count")
+    assert not signs.available()  # (NumPy 1: recall's exact search instead)
+
+
+def test_numkong_counts_only_where_it_packs_compactly(monkeypatch: pytest.MonkeyPatch) -> None:
     import numkong
 
-    counted = numkong.cdist
-    monkeypatch.setattr(numkong, "cdist", lambda *a, **k: np.asarray(counted(*a, **k)) + 1)
-    assert signs._numkong.__wrapped__() is None  # (a kernel that miscounts is never used)
+    width = signs._width(numkong)
+    assert width >= 48  # (384 signs: 48 bytes at the least)
+    try:
+        monkeypatch.setattr(signs, "COMPACT", width)
+        signs._compact.cache_clear()
+        assert signs._compact() is numkong
+        monkeypatch.setattr(signs, "COMPACT", width - 1)
+        signs._compact.cache_clear()
+        assert signs._compact() is None
+        monkeypatch.setattr(signs, "COMPACT", width)
+        for kernel in ("hammings_packed", "cdist"):
+            with monkeypatch.context() as patched:
+                counted = getattr(numkong, kernel)
+                patched.setattr(
+                    numkong, kernel, lambda *a, f=counted, **k: np.asarray(f(*a, **k)) + 1
+                )
+                signs._compact.cache_clear()
+                assert signs._compact() is None  # (a kernel that miscounts is never used)
+    finally:
+        signs._compact.cache_clear()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    dimensions=st.integers(1, 400),
+    size=st.integers(0, 130),
+    chunk=st.sampled_from([1, 7, 64, 65536]),
+    seed=st.integers(0, 2**16),
+)
+def test_counted_is_the_number_of_differing_bits(
+    dimensions: int, size: int, chunk: int, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-2, 3, (size + 3, dimensions)).astype(np.int8)  # (zeros: not positive)
+    query = rng.standard_normal(dimensions).astype(np.float32)
+    original = signs.CHUNK
+    signs.CHUNK = chunk
+    try:
+        found = signs.counted(signs.words(signs.bits(query)), signs.words(signs.bits(values)), size)
+    finally:
+        signs.CHUNK = original
+    assert found.dtype == np.uint16
+    assert np.array_equal(found, _popcount(values[:size], query))
 
 
 @pytest.mark.parametrize("count", [40, 64, 1000])
-@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.usefixtures("small_blocks", "kernel")
 def test_differing_counts_every_row_exactly(count: int) -> None:
     rows = _unit_rows(count, seed=3)
     int8 = coarse.Int8Rows(DIMS)
     int8.update(rows, np.arange(count))
     query = _unit_rows(1, seed=4)[0]
     found = int8.differing(signs.bits(query), count)
-    assert found.dtype == np.uint32
     assert found.shape == (count,)
     values, _, _ = coarse.quantise(rows)
     assert np.array_equal(found, _popcount(values, query))
     assert int8.differing(signs.bits(values[5].astype(np.float32)), count)[5] == 0
 
 
-@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.usefixtures("small_blocks", "kernel")
 def test_signs_follow_rewritten_and_added_rows() -> None:
     rows = np.zeros((400, DIMS), dtype=np.float32)
     rows[:300] = _unit_rows(300, seed=5)
     int8 = coarse.Int8Rows(DIMS)
     int8.update(rows, np.arange(300))
     query = _unit_rows(1, seed=6)[0]
-    int8.differing(signs.bits(query), 300)  # every full block packed, signs made
-    rows[[3, 70, 299]] = -rows[[3, 70, 299]]  # rows of two packed blocks and of the tail
+    int8.differing(signs.bits(query), 300)  # the signs made
+    rows[[3, 70, 299]] = -rows[[3, 70, 299]]  # rows of three steps
     rows[300:] = _unit_rows(100, seed=7)
     int8.update(rows, np.array([3, 70, 299, *range(300, 400)]))
     values, _, _ = coarse.quantise(rows)
@@ -141,7 +197,7 @@ def clustered(tmp_path: object, clock: FakeClock) -> Iterator[Memory]:
         yield memory
 
 
-@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.usefixtures("small_blocks", "kernel")
 def test_nearby_finds_the_nearest_and_scores_them_in_float32(clustered: Memory) -> None:
     exact = VectorIndex(clustered.store)
     exact.coarse_from = 10**9

@@ -273,7 +273,7 @@ class Int8Rows:
                 pending.result()
         return out
 
-    def differing(self, query: npt.NDArray[np.uint8], size: int) -> npt.NDArray[np.uint32]:
+    def differing(self, query: npt.NDArray[np.uint8], size: int) -> npt.NDArray[np.uint16]:
         """How many signs of each of the first ``size`` rows differ from the query's
         (:func:`salience.search.signs.bits`)."""
         return self._signs.differing(query, self._values, size, BLOCK_ROWS, _helper())
