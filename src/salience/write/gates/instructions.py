@@ -272,6 +272,37 @@ def _sends_secrets(text: str) -> bool:
 
 Matcher = Callable[[str], object]
 
+_AI_WORD = re.compile(rf"\b{_AI}(?:\b|(?!\w))", re.MULTILINE)
+_POLICY_OPENS = re.compile(
+    r"\bauthori[sz]ed by\b|\b(?:official notice|compliance update|per management)\b"
+    r"|\bapproved disabling\b"
+)
+_GUARDS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "addressed": (_AI_WORD,),
+    "policy": (_AI_WORD, _POLICY_OPENS),
+}
+"""What every match of a rule holds, one of: a word for an AI agent as a whole word (*model*,
+not *remodel*; *bot*, not *both*), or the words its branches without one open with. Looked
+for in the lower-cased text, far cheaper than the rule's own pattern (its many branches are
+tried at every character of a long text): a text without any cannot match the rule."""
+_FOLDED = re.compile("[\u0130\u0131\u017f\u212a]")
+"""The letters other than ASCII ones that a rule's ASCII letters match, case ignored (the re
+module's documentation: capital I with a dot, dotless i, long s, the Kelvin sign): in a text
+with one, no guard is used."""
+
+
+def _ruled_out(family: str, lowered: str, seen: dict[re.Pattern[str], bool]) -> bool:
+    """Whether the rule of ``family`` cannot match: none of its guards is in ``lowered``
+    (each looked for once a text, in ``seen``)."""
+    guards = _GUARDS.get(family, ())
+    for guard in guards:
+        if guard not in seen:
+            seen[guard] = guard.search(lowered) is not None
+        if seen[guard]:
+            return False
+    return bool(guards)
+
+
 RULES: tuple[tuple[str, str, Matcher, tuple[str, ...]], ...] = tuple(
     (
         family,
@@ -297,8 +328,12 @@ def find_by_rules(text: str) -> Instruction | None:
     starts: list[int] = []  # (where each line of ``lowered`` starts, for a long text)
     if lines is not None:
         starts = list(accumulate(map(len, lowered.split("\n")), _next, initial=0))
+    guarded = not _FOLDED.search(shown)
+    seen: dict[re.Pattern[str], bool] = {}
     for family, reason, matcher, needs in RULES:
         if not any(word in lowered for word in needs):
+            continue
+        if guarded and _ruled_out(family, lowered, seen):
             continue
         if matcher(shown if lines is None else _lines_with(lines, needs, lowered, starts)):
             return Instruction(family, reason)
