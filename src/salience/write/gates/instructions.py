@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
+
+from salience.write.gates.agent_words import AI, FOLDED, Matcher, near_agents, ruled_out
 
 TAGS = re.compile("[\U000e0000-\U000e007f]")
 FLAG_TAGS = re.compile("\U0001f3f4[\U000e0061-\U000e007a]{2,6}\U000e007f")
@@ -103,10 +104,6 @@ class Instruction:
     reason: str
 
 
-_AI = (
-    r"(?:ai|a\.i\.|agents?|assistants?|llms?|language models?|models?|bots?|claude|gpt|"
-    r"chatgpt|copilot|coding agents?|ai (?:agents?|assistants?|models?))"
-)
 _SECRET = (
     r"(?:api[ _-]?keys?|access tokens?|tokens?|passwords?|credentials|secrets?(?: manager)?|"
     r"\.env\b|id_rsa|\.ssh\b|\.netrc|\.aws\b|private keys?|signing keys?|printenv|"
@@ -137,10 +134,10 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         "addressed",
         "is addressed to an AI agent",
         rf"\b(?:note|message|instructions?|attention|important|reminder|notice)\b[^.\n:]{{0,25}}"
-        rf"\b(?:for|to)\s+(?:the\s+|any\s+|all\s+|every\s+)?{_AI}\b"
-        rf"|\bif you(?:'re| are) an? {_AI}\b"
-        rf"|\b{_AI}\s+(?:reading|processing|seeing|parsing)\s+this\b"
-        rf"|^\s*(?:dear|hey|hi|attention)\s+{_AI}\b"
+        rf"\b(?:for|to)\s+(?:the\s+|any\s+|all\s+|every\s+)?{AI}\b"
+        rf"|\bif you(?:'re| are) an? {AI}\b"
+        rf"|\b{AI}\s+(?:reading|processing|seeing|parsing)\s+this\b"
+        rf"|^\s*(?:dear|hey|hi|attention)\s+{AI}\b"
         rf"|\b(?:ai|assistant|agent|model)\s*[:,]\s*(?:run|delete|send|upload|quietly|"
         rf"silently|exfiltrate|grant|disable|push|remember|you must)\b"
         rf"|^\s*(?:agent|assistant|ai)\s*,",
@@ -208,12 +205,12 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "policy",
         "claims an authority's new rule for agents",
-        rf"\b(?:new|updated) (?:policy|rules?)\b[^.\n]{{0,40}}?\b{_AI}\b"
+        rf"\b(?:new|updated) (?:policy|rules?)\b[^.\n]{{0,40}}?\b{AI}\b"
         rf"|\b(?:agents?|assistants?|the ai)\s+(?:must|should|may|is required to|are required"
         rf" to)\s+(?:now\s+)?(?:push|store|share|execute|turn off|auto-approve|disable|"
         rf"ignore|rotate no|set)\b"
         rf"|\bauthori[sz]ed by\b[^.\n]{{0,30}}\b(?:admin|management)\b"
-        rf"|\b(?:official notice|compliance update|per management)\b[^.\n]{{0,40}}{_AI}"
+        rf"|\b(?:official notice|compliance update|per management)\b[^.\n]{{0,40}}{AI}"
         rf"|\bapproved disabling\b",
     ),
 )
@@ -270,44 +267,15 @@ def _sends_secrets(text: str) -> bool:
     return False
 
 
-Matcher = Callable[[str], object]
-
-_AI_WORD = re.compile(rf"\b{_AI}(?:\b|(?!\w))", re.MULTILINE)
-_POLICY_OPENS = re.compile(
-    r"\bauthori[sz]ed by\b|\b(?:official notice|compliance update|per management)\b"
-    r"|\bapproved disabling\b"
-)
-_GUARDS: dict[str, tuple[re.Pattern[str], ...]] = {
-    "addressed": (_AI_WORD,),
-    "policy": (_AI_WORD, _POLICY_OPENS),
-}
-"""What every match of a rule holds, one of: a word for an AI agent as a whole word (*model*,
-not *remodel*; *bot*, not *both*), or the words its branches without one open with. Looked
-for in the lower-cased text, far cheaper than the rule's own pattern (its many branches are
-tried at every character of a long text): a text without any cannot match the rule."""
-_FOLDED = re.compile("[\u0130\u0131\u017f\u212a]")
-"""The letters other than ASCII ones that a rule's ASCII letters match, case ignored (the re
-module's documentation: capital I with a dot, dotless i, long s, the Kelvin sign): in a text
-with one, no guard is used."""
-
-
-def _ruled_out(family: str, lowered: str, seen: dict[re.Pattern[str], bool]) -> bool:
-    """Whether the rule of ``family`` cannot match: none of its guards is in ``lowered``
-    (each looked for once a text, in ``seen``)."""
-    guards = _GUARDS.get(family, ())
-    for guard in guards:
-        if guard not in seen:
-            seen[guard] = guard.search(lowered) is not None
-        if seen[guard]:
-            return False
-    return bool(guards)
-
-
 RULES: tuple[tuple[str, str, Matcher, tuple[str, ...]], ...] = tuple(
     (
         family,
         reason,
-        re.compile(pattern, re.IGNORECASE | re.MULTILINE).search if pattern else _sends_secrets,
+        near_agents(pattern)
+        if family == "addressed"
+        else re.compile(pattern, re.IGNORECASE | re.MULTILINE).search
+        if pattern
+        else _sends_secrets,
         needs,
     )
     for (family, reason, pattern), needs in zip(_RULES, _NEEDS, strict=True)
@@ -328,12 +296,12 @@ def find_by_rules(text: str) -> Instruction | None:
     starts: list[int] = []  # (where each line of ``lowered`` starts, for a long text)
     if lines is not None:
         starts = list(accumulate(map(len, lowered.split("\n")), _next, initial=0))
-    guarded = not _FOLDED.search(shown)
+    guarded = shown.isascii() or not FOLDED.search(shown)
     seen: dict[re.Pattern[str], bool] = {}
     for family, reason, matcher, needs in RULES:
         if not any(word in lowered for word in needs):
             continue
-        if guarded and _ruled_out(family, lowered, seen):
+        if guarded and ruled_out(family, lowered, seen):
             continue
         if matcher(shown if lines is None else _lines_with(lines, needs, lowered, starts)):
             return Instruction(family, reason)

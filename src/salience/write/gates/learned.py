@@ -11,8 +11,7 @@ task voided, and which kinds appear together), and the text is held when its bes
 segment reaches the model's threshold: an order hidden in a long benign email is found
 where it sits, and nothing around it dilutes it. Values an attacker changes at will are
 folded into kinds before scoring (``<url>``, ``<email>``, ``<iban>``, ``<ip>``,
-``<path>``, ``<num>``); letter groups of long words keep a misspelt word close to the
-word.
+``<path>``, ``<num>``); letter groups of long words keep a misspelt word close to the word.
 
 The weights ship in the package (``injection.json.gz``, fitted by ``bench/injection_fit.py``
 on the corpus of ``bench/injection_corpus.py``, written by us, with real chat as benign;
@@ -29,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib.resources import files
+from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
 from salience.write.gates.redaction import redact
@@ -62,6 +62,9 @@ _VALUE_HINT = re.compile(r"[@/\d]|www\.")
 def tokens(segment: str) -> list[str]:
     """The tokens of one segment: words (lower case), marks, and the kind of each value."""
     if not _VALUE_HINT.search(segment):
+        if segment.isascii():  # (lower-cased first: the same words, its marks have no case)
+            found = _PLAIN.findall(segment.lower())
+            return [t for t in found if len(t) > 1 or t in "ai" or not t[0].isalpha()]
         return [
             t.lower() if t[0].isalpha() else t
             for t in _PLAIN.findall(segment)
@@ -205,7 +208,7 @@ class Parsed(NamedTuple):
             out.extend(letter_groups(token))
         out.extend(self.pairs)
         out.extend(self.rest)
-        out.extend(f"p:{k}" for k in sorted(before))
+        out.extend(_prior(before))
         return out
 
 
@@ -228,7 +231,7 @@ def parse(segment: str) -> Parsed:
     """``segment`` read (see :class:`Parsed`)."""
     found = tokens(segment)
     distinct = tuple(dict.fromkeys(found))
-    pairs = tuple(dict.fromkeys(map("b:{} {}".format, ("<s>", *found), found)))
+    pairs = tuple(dict.fromkeys([f"b:{a} {b}" for a, b in pairwise(("<s>", *found))]))
     present: set[str] = set()
     for token in distinct:
         kinds = kinds_of(token)
@@ -244,6 +247,12 @@ def parse(segment: str) -> Parsed:
             break
     every = frozenset(present)
     return Parsed(distinct, pairs, (*rest, *_kind_features(every)), every)
+
+
+@lru_cache(maxsize=1 << 12)
+def _prior(kinds: frozenset[str]) -> tuple[str, ...]:
+    """The ``p:`` features of the kinds before, sorted: summed in one order in every process."""
+    return tuple(f"p:{k}" for k in sorted(kinds))
 
 
 @lru_cache(maxsize=1 << 12)
@@ -297,8 +306,8 @@ class Model:
             total += get(feature, 0.0)
         for feature in parsed.rest:
             total += get(feature, 0.0)
-        for kind in before:
-            total += get(f"p:{kind}", 0.0)
+        for feature in _prior(before):
+            total += get(feature, 0.0)
         return total
 
     def drivers(self, found: list[str], count: int = 4) -> list[str]:

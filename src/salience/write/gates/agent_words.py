@@ -1,0 +1,89 @@
+"""Words for an AI agent, and the cheap looks the instruction rules
+(:mod:`salience.write.gates.instructions`) take for them before their own patterns: those
+patterns' many branches are tried at every character of a text, ~1 ms for 3,000 characters,
+and most long chat turns hold the letters the rules need ("bot" of "both", "model" of
+"remodel") without the words.
+
+Both looks give the rules' own answers: a rule is skipped only for a text that cannot match
+it, and the addressed rule reads only the windows its matches can lie in (checked on 117,364
+texts, and by property tests).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+Matcher = Callable[[str], object]
+
+AI = (
+    r"(?:ai|a\.i\.|agents?|assistants?|llms?|language models?|models?|bots?|claude|gpt|"
+    r"chatgpt|copilot|coding agents?|ai (?:agents?|assistants?|models?))"
+)
+"""A word for an AI agent, as the rules write it."""
+
+AI_WORD = re.compile(rf"\b{AI}(?:\b|(?!\w))", re.MULTILINE)
+_POLICY_OPENS = re.compile(
+    r"\bauthori[sz]ed by\b|\b(?:official notice|compliance update|per management)\b"
+    r"|\bapproved disabling\b"
+)
+GUARDS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "addressed": (AI_WORD,),
+    "policy": (AI_WORD, _POLICY_OPENS),
+}
+"""What every match of a rule holds, one of: a word for an AI agent as a whole word (*model*,
+not *remodel*; *bot*, not *both*), or the words its branches without one open with. Looked
+for in the lower-cased text, far cheaper than the rule's own pattern (its many branches are
+tried at every character of a long text): a text without any cannot match the rule."""
+FOLDED = re.compile("[\u0130\u0131\u017f\u212a]")
+"""The letters other than ASCII ones that a rule's ASCII letters match, case ignored (the re
+module's documentation: capital I with a dot, dotless i, long s, the Kelvin sign): in a text
+with one, no guard is used."""
+
+
+def ruled_out(family: str, lowered: str, seen: dict[re.Pattern[str], bool]) -> bool:
+    """Whether the rule of ``family`` cannot match: none of its guards is in ``lowered``
+    (each looked for once a text, in ``seen``)."""
+    guards = GUARDS.get(family, ())
+    for guard in guards:
+        if guard not in seen:
+            seen[guard] = guard.search(lowered) is not None
+        if seen[guard]:
+            return False
+    return bool(guards)
+
+
+AGENT_WORDS = re.compile(AI_WORD.pattern, re.IGNORECASE | re.MULTILINE)
+_REACH = (64, 56)
+"""How far a match of the addressed rule reaches before a word for an agent that it holds,
+and after it (at most 59 and 39 characters, with runs of up to seven spaces; 11 more after
+where a word found is the first of a longer one: "ai" of "ai assistants") ..."""
+WINDOWED = 1000
+"""Characters from which the rule reads windows: a shorter text is read whole, as cheaply."""
+_SPACES = re.compile(r"\s{8}")
+"""... a longer run of spaces (``\\s+`` in the rule) reaches farther: the whole text is read."""
+
+
+def near_agents(pattern: str) -> Matcher:
+    """The addressed rule's search, only around each word for an agent in a text: its many
+    branches are tried at every character of the text otherwise (~1 ms for 3,000)."""
+    rule = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+
+    def search(text: str) -> object:
+        if len(text) < WINDOWED or _SPACES.search(text):
+            return rule.search(text)
+        before, after = _REACH
+        size = len(text)
+        low = high = 0  # (the window being widened: windows that overlap are read as one)
+        for word in AGENT_WORDS.finditer(text):
+            start, end = max(word.start() - before, 0), min(word.end() + after, size)
+            if start > high:  # (apart: the window so far is read, and a new one begun)
+                if high and (found := rule.search(text, low, high)):
+                    return found
+                low = start
+            high = max(high, end)
+            while high < size and (text[high].isalnum() or text[high] == "_"):
+                high += 1  # (a word cut short would end at the window: \b)
+        return rule.search(text, low, high) if high else None
+
+    return search

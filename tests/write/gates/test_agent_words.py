@@ -1,0 +1,86 @@
+"""Words for an agent, and the windows the addressed rule reads (write/gates/agent_words.py):
+the same answers as the rule over the whole text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from salience.write.gates import agent_words, instructions
+
+
+def _addressed() -> str:
+    return next(r for r in instructions._RULES if r[0] == "addressed")[2]
+
+
+def _near(text: str) -> object:
+    """The windowed search, whatever the text's length (a short text is read whole)."""
+    windowed = agent_words.WINDOWED
+    agent_words.WINDOWED = 0
+    try:
+        return agent_words.near_agents(_addressed())(text)
+    finally:
+        agent_words.WINDOWED = windowed
+
+
+_AGENTS = ["AI", "a.i.", "agent", "agents", "assistant", "models", "language models", "bots",
+           "Claude", "chatgpt", "coding agents", "ai assistants", "ai models", "A.I.x"]  # fmt: skip
+_FILLER = st.lists(
+    st.sampled_from(
+        ["both", "remodel", "said", "the weather", "x" * 30, ".", ",", ":", "\n", "models", "ai"]
+    ),
+    max_size=12,
+).map(" ".join)
+_SPACE = st.builds(lambda n, c: c * n, st.integers(1, 40), st.sampled_from([" ", "\t", "\n"]))
+
+
+@st.composite
+def _addressed_texts(draw: st.DrawFn) -> str:
+    """A branch of the addressed rule, its gaps and runs of spaces of any length (past the
+    reach its windows assume too), between fillers."""
+    agent, space, other = draw(st.sampled_from(_AGENTS)), draw(_SPACE), draw(_SPACE)
+    branch = draw(st.integers(0, 5))
+    if branch == 0:
+        gap = "a" * draw(st.integers(0, 27))
+        lead = draw(st.sampled_from(["note", "instructions", "important"]))
+        det = draw(st.sampled_from(["", "the ", "every "]))
+        core = f"{lead} {gap} {draw(st.sampled_from(['for', 'to']))}{space}{det}{agent}"
+    elif branch == 1:
+        core = f"if you are an {agent}"
+    elif branch == 2:
+        core = f"{agent}{space}{draw(st.sampled_from(['reading', 'processing']))}{other}this"
+    elif branch == 3:
+        core = f"\n{draw(st.sampled_from(['', ' ', '  ']))}dear{space}{agent}"
+    elif branch == 4:
+        core = f"{agent}{space.replace(chr(10), ' ')}{draw(st.sampled_from([':', ',']))} run"
+    else:
+        core = f"\n{draw(st.sampled_from(['', ' ']))}{agent}{draw(st.sampled_from(['', ' ']))},"
+    return f"{draw(_FILLER)} {core}{draw(st.sampled_from(['', 'x', ' ', '.']))} {draw(_FILLER)}"
+
+
+@settings(max_examples=500, deadline=None)
+@given(_addressed_texts())
+def test_the_addressed_rule_near_its_agents_finds_what_the_whole_text_does(text: str) -> None:
+    pattern = _addressed()
+    whole = re.compile(pattern, re.IGNORECASE | re.MULTILINE).search(text)
+    near = _near(text)
+    assert bool(near) == bool(whole)
+
+
+@pytest.mark.parametrize(
+    "core",
+    [
+        "instructions " + "a" * 23 + " for" + " " * 7 + "every" + " " * 7 + "model",  # (lead)
+        "ai assistants" + " " * 7 + "processing" + " " * 7 + "this",  # (the longest tail)
+        "note for" + " " * 30 + "the agent",  # (a run of spaces past the reach)
+        "agents" + "\n" * 9 + "reading\n\nthis",
+    ],
+)
+def test_the_addressed_rule_near_its_agents_finds_its_longest_matches(core: str) -> None:
+    pattern = _addressed()
+    text = f"{'both said the weather. ' * 20}{core}. {'remodel the x. ' * 20}"
+    assert re.compile(pattern, re.IGNORECASE | re.MULTILINE).search(text)
+    assert _near(text)
