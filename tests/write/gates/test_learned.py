@@ -11,7 +11,7 @@ import pytest
 
 from salience.write.gates import learned
 from salience.write.gates.instructions import find_by_rules, find_instruction
-from salience.write.gates.learned import Model, find_order, kinds_of, segments, tokens
+from salience.write.gates.learned import Model, find_order, segments, tokens
 
 EMAIL_ORDER = (
     "From: dana@northwind.example\nSubject: Q3 numbers\n\nHi team,\n"
@@ -43,14 +43,6 @@ def test_values_an_attacker_picks_are_read_as_their_kind() -> None:
         assert kind in found
     assert "ssh" in found  # (which file a path names stays readable)
     assert "eve" not in found
-
-
-def test_a_slip_of_the_keyboard_keeps_a_words_kind() -> None:
-    assert kinds_of("instructions") == ("task",)
-    assert kinds_of("iunstructions") == ("task",)  # a letter added
-    assert kinds_of("instrctions") == ("task",)  # dropped
-    assert kinds_of("disregrad") == ("override",)  # swapped
-    assert kinds_of("weather") == ()
 
 
 def test_the_best_segment_decides_and_its_words_are_the_reason() -> None:
@@ -115,3 +107,14 @@ def test_a_repeated_mark_counts_once() -> None:
     once = learned.features("rock < punk")
     many = learned.features("rock < < < < punk")
     assert once.count("w:<") == many.count("w:<") == 1
+
+
+def test_a_text_is_cut_where_it_holds_a_cut_s_character() -> None:
+    assert segments('{"a": "x", "b": "y"}') == ['{"a', "x", "b", 'y"}']
+    assert segments("one | two | three") == ["one", "two", "three"]
+    tagged = segments("a <b> tag. And a line\nand another")
+    assert tagged == ["a", "tag.", "And a line", "and another"]
+    assert segments("no cut characters here. Two sentences") == [
+        "no cut characters here.",
+        "Two sentences",
+    ]

@@ -287,10 +287,14 @@ are words (lower case) one of which the matcher cannot match without: a cheap fi
 def find_by_rules(text: str) -> Instruction | None:
     """The first mark of an instruction to an agent in ``text`` by the rules alone (hidden
     characters count: tag characters are always smuggling), or None."""
+    return _by_rules(text, reveal(text))
+
+
+def _by_rules(text: str, shown: str) -> Instruction | None:
+    """:func:`find_by_rules`, ``text`` revealed as ``shown`` (:func:`reveal`)."""
     hidden = hidden_characters(text)
     if hidden.tags or hidden.bidi:
         return Instruction("hidden", f"hides text from a reader ({hidden.describe()})")
-    shown = reveal(text)
     lowered = shown.lower()
     lines = shown.split("\n") if len(shown) > LONG else None
     starts: list[int] = []  # (where each line of ``lowered`` starts, for a long text)
@@ -299,7 +303,7 @@ def find_by_rules(text: str) -> Instruction | None:
     guarded = shown.isascii() or not FOLDED.search(shown)
     seen: dict[re.Pattern[str], bool] = {}
     for family, reason, matcher, needs in RULES:
-        if not any(word in lowered for word in needs):
+        if not any(map(lowered.__contains__, needs)):
             continue
         if guarded and ruled_out(family, lowered, seen):
             continue
@@ -348,12 +352,13 @@ def find_instruction(text: str) -> Instruction | None:
     """Why ``text`` reads as an instruction to an agent, or None: the rules first (their
     family says why), then the learned model (:mod:`salience.write.gates.learned`: family
     ``order``, with the words that drove it)."""
-    found = find_by_rules(text)
+    shown = reveal(text)
+    found = _by_rules(text, shown)
     if found is not None:
         return found
     from salience.write.gates.learned import find_order  # (its weights load on first use)
 
-    order = find_order(reveal(text))
+    order = find_order(shown)
     if order is None:
         return None
     how = "learned" if order.by == "words" else "learned, by its meaning"

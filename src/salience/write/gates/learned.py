@@ -31,6 +31,7 @@ from importlib.resources import files
 from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
+from salience.write.gates.kinds import LEADS, VERBS, kinds_of
 from salience.write.gates.redaction import redact
 
 if TYPE_CHECKING:
@@ -50,7 +51,20 @@ _TOKEN = re.compile(
     r"|(?P<word>[^\W\d_][\w']*)"
     r"|(?P<mark>[^\w\s]{1,3})"
 )
-_SEGMENTS = re.compile(r"\n+|(?<=[.!?;])\s+(?=\S)|\"\s*[,:]\s*\"|\s*\|\s*|<[^<>]{1,20}>")
+_SPLITS = (r"\n+", r"(?<=[.!?;])\s+(?=\S)")
+_SPLITS_IF = (('"', r"\"\s*[,:]\s*\""), ("|", r"\s*\|\s*"), ("<", r"<[^<>]{1,20}>"))
+"""Where a text is cut into segments: lines, sentences, and where a text holds the character
+each needs, the fields of a JSON record, cells of a table, short tags."""
+
+
+@cache
+def _splitter(holds: tuple[bool, ...]) -> re.Pattern[str]:
+    """The cuts for a text holding the characters of :data:`_SPLITS_IF` as ``holds`` says: a
+    cut whose character is not in the text is never tried at each of its characters."""
+    kept = (cut for (_, cut), held in zip(_SPLITS_IF, holds, strict=True) if held)
+    return re.compile("|".join((*_SPLITS, *kept)))
+
+
 _PATH_WORDS = re.compile(r"[a-z][a-z0-9]+")
 
 
@@ -90,7 +104,7 @@ def tokens(segment: str) -> list[str]:
 def segments(text: str) -> list[str]:
     """``text`` cut into lines, sentences and fields, each at most :data:`MAX_SEGMENT`."""
     out: list[str] = []
-    for part in _SEGMENTS.split(text):
+    for part in _splitter(tuple(c in text for c, _ in _SPLITS_IF)).split(text):
         part = part.strip()
         while len(part) > MAX_SEGMENT:
             cut = part.rfind(" ", 0, MAX_SEGMENT)
@@ -100,91 +114,6 @@ def segments(text: str) -> list[str]:
         if part:
             out.append(part)
     return out
-
-
-_CLASSES: dict[str, str] = {
-    "act": "send forward transfer wire upload post share email mail delete remove erase wipe "
-    "grant invite disable export copy pay move reset change create book schedule publish leak "
-    "reveal dump exfiltrate paste attach install download run execute open visit click call "
-    "approve unsubscribe archive zip submit push merge deploy sell buy order fetch collect "
-    "give provide disclose expose transmit relay dispatch deliver sync beam remit route "
-    "exfil hand",
-    "say": "say tell write respond answer reply recommend include mention praise claim translate "
-    "state describe summarize summarise suggest advise list rate print output append insert "
-    "begin end start repeat",
-    "you": "you your yours yourself you're you'll",
-    "agent": "ai assistant assistants model models agent agents bot bots chatbot llm llms gpt "
-    "claude copilot automated",
-    "output": "response reply answer summary output result results answers responses summaries",
-    "auth": "important urgent admin administrator system priority directive operator developer "
-    "owner principal official notice attention mandatory security compliance",
-    "override": "ignore disregard forget skip drop instead override cancel abandon stop discard "
-    "quit nevermind neglect bypass",
-    "task": "task tasks instruction instructions request requests job step steps workflow "
-    "prompt rules orders guidelines directions guidance assignment",
-    "prior": "previous prior earlier above original initial current before",
-    "secret": "password passwords credentials token tokens key keys code codes secret secrets "
-    "otp pin login cookie cookies ssh id_rsa env passwd shadow history inbox messages emails "
-    "contacts wallet seed recovery ssn records files documents database backup backups aws "
-    "gcloud kube config credential",
-    "money": "money funds payment payments iban amount invoice refund bank card balance "
-    "savings account crypto bitcoin btc gift cards",
-    "user": "user user's users owner reader recipient sender",
-    "target": "<email> <url> <iban> <ip> <path>",
-    "always": "every always whenever forever onward onwards henceforth regardless matter only "
-    "whole entire each",
-}
-"""Kinds of words an order is made of (an action, an outside target, the agent addressed,
-its task voided, ...): the model weighs kinds and pairs of kinds present in one segment, so
-an order in words it never saw still shows its shape."""
-CLASS_OF: dict[str, tuple[str, ...]] = {}
-for _kind, _words in _CLASSES.items():
-    for _word in _words.split():
-        CLASS_OF[_word] = (*CLASS_OF.get(_word, ()), _kind)
-_NEAR: dict[str, str] = {}
-for _word in CLASS_OF:
-    if len(_word) >= 5 and _word.isalpha():
-        for _i in range(len(_word)):
-            _NEAR.setdefault(_word[:_i] + _word[_i + 1 :], _word)
-
-
-@lru_cache(maxsize=1 << 16)
-def kinds_of(token: str) -> tuple[str, ...]:
-    """The kinds of a token, a one-letter slip allowed in a long word ("iunstructions")."""
-    found = CLASS_OF.get(token)
-    if found is not None or len(token) < 5:
-        return found or ()
-    near = _NEAR.get(token)  # (a letter dropped)
-    for i in range(len(token) if near is None else 0):
-        shorter = token[:i] + token[i + 1 :]
-        near = shorter if shorter in CLASS_OF else _NEAR.get(shorter)  # (added; changed)
-        if near is not None:
-            break
-    return CLASS_OF.get(near, ()) if near else ()
-
-
-_VERBS = frozenset(
-    """accept add adjust advise allow answer append apply approve archive arrange ask assign
-    attach avoid back ban block book bring build buy call cancel change charge check choose
-    claim clean clear click close collect combine come compare complete confirm connect
-    contact continue convert convince copy count create cut decide declare delete deliver
-    deny deposit describe destroy disable disclose display do download drop dump edit email
-    enable end enter erase exclude execute expand explain export fetch fill find finish fix
-    follow forget format forward generate get give go grant hand help hide highlight hold
-    ignore include inform insert install invite keep kill leak leave let list load lock log
-    look make mark mention merge message mention modify move name note notify obey offer
-    open order output overwrite paste pay pick place play post praise prepare present
-    print promote provide publish pull purge push put rate read recommend record redirect
-    refuse register reject release remember remind remove rename repeat replace reply report
-    request reset respond restart restore return reveal review rewrite route run save say
-    schedule search select sell send set share show sign skip sort speak start state stop
-    store submit subscribe suggest summarize summarise switch sync take talk tell test text
-    thank transfer translate treat trigger try turn type unlock unsubscribe update upload
-    use verify visit wait warn wipe wire write""".split()
-)
-"""Common verbs in their base form: a segment that starts with one is an imperative."""
-_LEADS = frozenset("please kindly now also then and so first next just".split())
-"""Words before an order's verb that do not change what the segment's first word is."""
 
 
 class Parsed(NamedTuple):
@@ -240,9 +169,9 @@ def parse(segment: str) -> Parsed:
     rest: list[str] = []
     for token in found:  # (the first word that is not a lead-in)
         kinds = kinds_of(token)
-        if (kinds or token[0].isalpha()) and token not in _LEADS:
+        if (kinds or token[0].isalpha()) and token not in LEADS:
             rest.extend(f"f:{k}" for k in kinds or ("other",))
-            if token in _VERBS:
+            if token in VERBS:
                 present.add("imperative")
             break
     every = frozenset(present)
