@@ -25,7 +25,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
-from salience.write.gates.agent_words import AI, FOLDED, Matcher, near_agents, ruled_out
+from salience.write.gates.first_looks import AI, FOLDED, Matcher, near_agents, ruled_out
 
 TAGS = re.compile("[\U000e0000-\U000e007f]")
 FLAG_TAGS = re.compile("\U0001f3f4[\U000e0061-\U000e007a]{2,6}\U000e007f")

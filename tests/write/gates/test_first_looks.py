@@ -1,4 +1,4 @@
-"""Words for an agent, and the windows the addressed rule reads (write/gates/agent_words.py):
+"""Words for an agent, and the windows the addressed rule reads (write/gates/first_looks.py):
 the same answers as the rule over the whole text."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from salience.write.gates import agent_words, instructions
+from salience.write.gates import first_looks, instructions
 
 
 def _addressed() -> str:
@@ -18,12 +18,12 @@ def _addressed() -> str:
 
 def _near(text: str) -> object:
     """The windowed search, whatever the text's length (a short text is read whole)."""
-    windowed = agent_words.WINDOWED
-    agent_words.WINDOWED = 0
+    windowed = first_looks.WINDOWED
+    first_looks.WINDOWED = 0
     try:
-        return agent_words.near_agents(_addressed())(text)
+        return first_looks.near_agents(_addressed())(text)
     finally:
-        agent_words.WINDOWED = windowed
+        first_looks.WINDOWED = windowed
 
 
 _AGENTS = ["AI", "a.i.", "agent", "agents", "assistant", "models", "language models", "bots",

@@ -1,5 +1,5 @@
-"""Words for an AI agent, and the cheap looks the instruction rules
-(:mod:`salience.write.gates.instructions`) take for them before their own patterns: those
+"""The cheap looks the instruction rules (:mod:`salience.write.gates.instructions`) take
+before their own patterns, and the words for an AI agent they look for: those
 patterns' many branches are tried at every character of a text, ~1 ms for 3,000 characters,
 and most long chat turns hold the letters the rules need ("bot" of "both", "model" of
 "remodel") without the words.
@@ -27,14 +27,24 @@ _POLICY_OPENS = re.compile(
     r"\bauthori[sz]ed by\b|\b(?:official notice|compliance update|per management)\b"
     r"|\bapproved disabling\b"
 )
+_SYSTEM_HOLDS = re.compile(r"sys|user_memory|instruction|inst\]|<\||assistant")
+_TOOL_HOLDS = re.compile(
+    r"tool_|function_call|invoke|\"(?:args|arguments|parameters|input)\"|tool result"
+    r"|action input|call the tool"
+)
 GUARDS: dict[str, tuple[re.Pattern[str], ...]] = {
     "addressed": (AI_WORD,),
     "policy": (AI_WORD, _POLICY_OPENS),
+    "system": (_SYSTEM_HOLDS,),
+    "tool": (_TOOL_HOLDS,),
 }
 """What every match of a rule holds, one of: a word for an AI agent as a whole word (*model*,
-not *remodel*; *bot*, not *both*), or the words its branches without one open with. Looked
-for in the lower-cased text, far cheaper than the rule's own pattern (its many branches are
-tried at every character of a long text): a text without any cannot match the rule."""
+not *remodel*; *bot*, not *both*), or the words its branches without one open with; for
+the rules that imitate a system prompt or a tool call, the words each of their branches
+holds (*sys*, *assistant*, ``<|``; *tool_*, ``"args"``, ...), where their needed characters
+(``<``, ``[``, ``"``) are in most long answers. Looked for in the lower-cased text, far
+cheaper than the rule's own pattern (its many branches are tried at every character of a
+long text): a text without any cannot match the rule."""
 FOLDED = re.compile("[\u0130\u0131\u017f\u212a]")
 """The letters other than ASCII ones that a rule's ASCII letters match, case ignored (the re
 module's documentation: capital I with a dot, dotless i, long s, the Kelvin sign): in a text
