@@ -16,12 +16,12 @@ def _addressed() -> str:
     return next(r for r in instructions._RULES if r[0] == "addressed")[2]
 
 
-def _near(text: str) -> object:
+def _near(text: str, flags: int = re.IGNORECASE | re.MULTILINE) -> object:
     """The windowed search, whatever the text's length (a short text is read whole)."""
     windowed = first_looks.WINDOWED
     first_looks.WINDOWED = 0
     try:
-        return first_looks.near_agents(_addressed())(text)
+        return first_looks.near_agents(_addressed(), flags)(text)
     finally:
         first_looks.WINDOWED = windowed
 
@@ -68,6 +68,8 @@ def test_the_addressed_rule_near_its_agents_finds_what_the_whole_text_does(text:
     whole = re.compile(pattern, re.IGNORECASE | re.MULTILINE).search(text)
     near = _near(text)
     assert bool(near) == bool(whole)
+    lowered = _near(text.lower(), re.MULTILINE)  # (case kept: as the rules read a text)
+    assert bool(lowered) == bool(whole)
 
 
 @pytest.mark.parametrize(

@@ -63,7 +63,6 @@ def ruled_out(family: str, lowered: str, seen: dict[re.Pattern[str], bool]) -> b
     return bool(guards)
 
 
-AGENT_WORDS = re.compile(AI_WORD.pattern, re.IGNORECASE | re.MULTILINE)
 _REACH = (64, 56)
 """How far a match of the addressed rule reaches before a word for an agent that it holds,
 and after it (at most 59 and 39 characters, with runs of up to seven spaces; 11 more after
@@ -74,10 +73,12 @@ _SPACES = re.compile(r"\s{8}")
 """... a longer run of spaces (``\\s+`` in the rule) reaches farther: the whole text is read."""
 
 
-def near_agents(pattern: str) -> Matcher:
-    """The addressed rule's search, only around each word for an agent in a text: its many
-    branches are tried at every character of the text otherwise (~1 ms for 3,000)."""
-    rule = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+def near_agents(pattern: str, flags: int = re.IGNORECASE | re.MULTILINE) -> Matcher:
+    """The addressed rule's search (compiled with ``flags``), only around each word for an
+    agent in a text: its many branches are tried at every character of the text otherwise
+    (~1 ms for 3,000)."""
+    rule = re.compile(pattern, flags)
+    words = re.compile(AI_WORD.pattern, flags)
 
     def search(text: str) -> object:
         if len(text) < WINDOWED or _SPACES.search(text):
@@ -85,7 +86,7 @@ def near_agents(pattern: str) -> Matcher:
         before, after = _REACH
         size = len(text)
         low = high = 0  # (the window being widened: windows that overlap are read as one)
-        for word in AGENT_WORDS.finditer(text):
+        for word in words.finditer(text):
             start, end = max(word.start() - before, 0), min(word.end() + after, size)
             if start > high:  # (apart: the window so far is read, and a new one begun)
                 if high and (found := rule.search(text, low, high)):

@@ -233,55 +233,58 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
 )  # fmt: skip
 
 
-_SECRET_RE = re.compile(_SECRET, re.IGNORECASE)
-_COMMON_SECRET = re.compile(
-    r"(?:tokens?|passwords?|credentials|secrets?|transcript|environment variables)",
-    re.IGNORECASE,
-)
+_COMMON_SECRET = r"(?:tokens?|passwords?|credentials|secrets?|transcript|environment variables)"
 """Words of everyday speech too ("share his secret recipe", "your email and password"):
 held only with both a verb of sending and a destination outside."""
-_SENDS = re.compile(
+_SENDS = (
     r"\b(?:send|post|upload|forward|email|mail|paste|leak|exfiltrate|copy|append|write|share|"
-    r"put|include|encode)\b",
-    re.IGNORECASE,
+    r"put|include|encode)\b"
 )
-_OUTWARD = re.compile(rf"\b(?:to|into|in)\b[^\n]{{0,30}}?{_OUT}", re.IGNORECASE)
+_OUTWARD = rf"\b(?:to|into|in)\b[^\n]{{0,30}}?{_OUT}"
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|\n")
 
 
-def _sends_secrets(text: str) -> bool:
-    """A secret named with a verb of sending before it, or a destination outside after it
-    (within the sentence): "send the API key to ...", "credentials ... to https://..."; a
-    word of everyday speech for a secret needs both."""
-    for found in _SECRET_RE.finditer(text):
-        before = text[max(0, found.start() - 60) : found.start()]
-        after = text[found.end() : found.end() + 90]
-        before = _SENTENCE_END.split(before)[-1]
-        after = _SENTENCE_END.split(after)[0]
-        sends = _SENDS.search(before) or _SENDS.search(after)
-        outward = _OUTWARD.search(after)
-        if (sends and outward) or (
-            (sends or outward) and not _COMMON_SECRET.fullmatch(found.group())
-        ):
-            return True
-    return False
+def _sends_secrets_by(flags: int) -> Matcher:
+    """The exfiltration rule, its patterns compiled with ``flags``."""
+    secret, common = re.compile(_SECRET, flags), re.compile(_COMMON_SECRET, flags)
+    sends, outward = re.compile(_SENDS, flags), re.compile(_OUTWARD, flags)
+
+    def sends_secrets(text: str) -> bool:
+        """A secret named with a verb of sending before it, or a destination outside after
+        it (within the sentence): "send the API key to ...", "credentials ... to
+        https://..."; a word of everyday speech for a secret needs both."""
+        for found in secret.finditer(text):
+            before = text[max(0, found.start() - 60) : found.start()]
+            after = text[found.end() : found.end() + 90]
+            before = _SENTENCE_END.split(before)[-1]
+            after = _SENTENCE_END.split(after)[0]
+            sending = sends.search(before) or sends.search(after)
+            out = outward.search(after)
+            if (sending and out) or ((sending or out) and not common.fullmatch(found.group())):
+                return True
+        return False
+
+    return sends_secrets
+
+
+def _matcher(family: str, pattern: str, flags: int) -> Matcher:
+    if not pattern:
+        return _sends_secrets_by(flags & re.IGNORECASE)
+    if family == "addressed":
+        return near_agents(pattern, flags)
+    return re.compile(pattern, flags).search
 
 
 RULES: tuple[tuple[str, str, Matcher, tuple[str, ...]], ...] = tuple(
-    (
-        family,
-        reason,
-        near_agents(pattern)
-        if family == "addressed"
-        else re.compile(pattern, re.IGNORECASE | re.MULTILINE).search
-        if pattern
-        else _sends_secrets,
-        needs,
-    )
+    (family, reason, _matcher(family, pattern, re.IGNORECASE | re.MULTILINE), needs)
     for (family, reason, pattern), needs in zip(_RULES, _NEEDS, strict=True)
 )
 """(family, reason, matcher, needs): an instruction aimed at an agent, by family; ``needs``
 are words (lower case) one of which the matcher cannot match without: a cheap first look."""
+_LOWERED: tuple[Matcher, ...] = tuple(_matcher(f, p, re.MULTILINE) for f, _, p in _RULES)
+"""Each rule's matcher for the lower-cased text, case kept: the same answers where lowering
+keeps every character's place and no other letter matches an ASCII one case ignored
+(:data:`~salience.write.gates.first_looks.FOLDED`), and about twice as fast."""
 
 
 def find_by_rules(text: str) -> Instruction | None:
@@ -296,18 +299,22 @@ def _by_rules(text: str, shown: str) -> Instruction | None:
     if hidden.tags or hidden.bidi:
         return Instruction("hidden", f"hides text from a reader ({hidden.describe()})")
     lowered = shown.lower()
-    lines = shown.split("\n") if len(shown) > LONG else None
+    guarded = shown.isascii() or not FOLDED.search(shown)
+    read = lowered if guarded else shown  # (what the rules read, and how: _LOWERED)
+    lines = read.split("\n") if len(shown) > LONG else None
     starts: list[int] = []  # (where each line of ``lowered`` starts, for a long text)
     if lines is not None:
         starts = list(accumulate(map(len, lowered.split("\n")), _next, initial=0))
-    guarded = shown.isascii() or not FOLDED.search(shown)
     seen: dict[re.Pattern[str], bool] = {}
-    for family, reason, matcher, needs in RULES:
+    for (family, reason, matcher, needs), low in zip(RULES, _LOWERED, strict=True):
         if not any(map(lowered.__contains__, needs)):
             continue
         if guarded and ruled_out(family, lowered, seen):
             continue
-        if matcher(shown if lines is None else _lines_with(lines, needs, lowered, starts)):
+        found = (low if guarded else matcher)(
+            read if lines is None else _lines_with(lines, needs, lowered, starts)
+        )
+        if found:
             return Instruction(family, reason)
     return None
 
