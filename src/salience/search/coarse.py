@@ -278,14 +278,6 @@ class Int8Rows:
         (:func:`salience.search.signs.bits`)."""
         return self._signs.differing(query, self._values, size, BLOCK_ROWS, _helper())
 
-    def some(self, query: Query, rows: Rows) -> Matrix:
-        """The first pass's scores of ``rows`` alone (any rows held, in any order), within
-        the same bound: for a search that scores a few hundred rows, not every row."""
-        numkong = _numkong()
-        assert numkong is not None
-        sums = np.asarray(numkong.cdist(query.rows, self._values[rows], "dot"))
-        return self._combined(sums, query, self._scale[rows])
-
     def bounds(self, query: Query, rows: Rows | slice) -> Matrix:
         """How far the first pass's score of each of ``rows`` may be from its float32 score
         (no session mixing): ``|q̃| R_e``, the part every row shares, and the bound's own

@@ -6,9 +6,8 @@ rule then reads word by word; it pays for them on every write. So it scores the 
 many of their coordinates' signs differ from the query's (a Hamming distance over 384 bits:
 48 bytes a row, 0.4 ms at 100,000 rows here when they are in the caches, ~0.8 ms when the
 embedding has just pushed them out, against 1-3 ms for the int8 first pass and 6 ms for
-float32), takes the :func:`closest` rows, and scores those exactly (from their int8 copies
-with the first pass's bound, then in float32 those that can reach the answer:
-``VectorIndex.nearby``): the order among them is exact, only a row whose signs differ more
+float32), takes the :func:`closest` rows, and scores those exactly, in float32
+(``VectorIndex.nearby``): the order among them is exact, only a row whose signs differ more
 than the rest may be missed. Of 100,000 LongMemEval turns, 500 others as queries, the 256
 rows kept held 99.4 % of each one's 12 nearest (all at cosine 0.3 or more).
 
