@@ -4,8 +4,9 @@ often a link is false, and what a write pays for the search.
 Four measures, each printed as a table and written to JSON:
 
 - **Labelled pairs** (``bench/data/update_pairs.txt``, written for this and frozen before any
-  tuning): precision and recall of the decision on the dev part and on the held-out part
-  (every third pair), the candidate given.
+  tuning, and ``update_pairs_v2.txt``, a second set frozen the same way on 2026-11-30):
+  precision and recall of the decision on each set's dev part and held-out part (every third
+  pair), the candidate given.
 - **LongMemEval knowledge updates** (the dev file's ``knowledge-update`` questions whose
   evidence turns lie in two or more sessions): every turn of a question's haystack written in
   order through ``remember`` (the engine finds the candidates and decides, as in use), then
@@ -52,7 +53,11 @@ from salience.models import WriteResult
 from salience.write.updates import compare, sentences
 
 HERE = Path(__file__).parent
-PAIRS = HERE / "data" / "update_pairs.txt"
+PAIRS = {
+    "": HERE / "data" / "update_pairs.txt",  # (frozen 2026-11-28)
+    "v2 ": HERE / "data" / "update_pairs_v2.txt",  # (frozen 2026-11-30)
+}
+"""The labelled sets, by the prefix of their parts' names."""
 DEPTH = 20
 BLOCK = 20
 """Writes each policy makes in a turn of the write cost (see :func:`write_cost`)."""
@@ -69,27 +74,30 @@ class Clock:
 
 
 def labelled_pairs() -> dict[str, dict[str, float]]:
-    """Precision and recall on the labelled pairs, dev and held-out."""
-    rows = [
-        line.rstrip("\n").split("|")
-        for line in PAIRS.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not line.startswith("#")
-    ]
+    """Precision and recall on each labelled set (:data:`PAIRS`), dev and held-out."""
     out: dict[str, dict[str, float]] = {}
-    for part in ("dev", "held-out"):
-        tp = fp = fn = tn = 0
-        for i, (label, _, old, new) in enumerate(rows):
-            if (i % 3 == 2) != (part == "held-out"):
-                continue
-            found = compare(sentences(new), sentences(old), "old") is not None
-            update = label == "U"
-            tp, fp = tp + (found and update), fp + (found and not update)
-            fn, tn = fn + (update and not found), tn + (not found and not update)
-        out[part] = {
-            "pairs": tp + fp + fn + tn,
-            "precision": tp / max(1, tp + fp),
-            "recall": tp / max(1, tp + fn),
-        }
+    for prefix, path in PAIRS.items():
+        rows = [
+            line.rstrip("\n").split("|")
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")
+        ]
+        for part in ("dev", "held-out"):
+            tp = fp = fn = tn = 0
+            for i, (label, _, old, new) in enumerate(rows):
+                if (i % 3 == 2) != (part == "held-out"):
+                    continue
+                found = compare(sentences(new), sentences(old), "old") is not None
+                update = label == "U"
+                tp, fp = tp + (found and update), fp + (found and not update)
+                fn, tn = fn + (update and not found), tn + (not found and not update)
+            out[prefix + part] = {
+                "pairs": tp + fp + fn + tn,
+                "precision": tp / max(1, tp + fp),
+                "recall": tp / max(1, tp + fn),
+                "false": fp,
+                "missed": fn,
+            }
     return out
 
 

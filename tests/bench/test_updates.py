@@ -15,9 +15,11 @@ import updates as bench
 
 def test_the_labelled_pairs_split_into_a_dev_and_a_held_out_part() -> None:
     pairs = bench.labelled_pairs()
-    assert set(pairs) == {"dev", "held-out"}
+    assert set(pairs) == {"dev", "held-out", "v2 dev", "v2 held-out"}
     assert pairs["dev"]["pairs"] == 137  # (frozen: every third pair is held out)
     assert pairs["held-out"]["pairs"] == 68
+    assert pairs["v2 dev"]["pairs"] == 50  # (the second set, frozen the same way)
+    assert pairs["v2 held-out"]["pairs"] == 25
     assert all(0 <= v["precision"] <= 1 and 0 <= v["recall"] <= 1 for v in pairs.values())
 
 

@@ -17,6 +17,8 @@ FILLER = frozenset(
     started start new old current currently recently lately now already far yet back
     can could would should will shall may might must let let's i've i'll i'd you're that's
     there's here's we've we're they're he's she's it'd what're
+    interested particularly especially planning curious hoping excited glad mentioned earlier
+    remember exploring considering
     """.split()
 )
 SKIPPED = STOPWORDS | FILLER  # words that never name a subject
@@ -42,6 +44,9 @@ CHANGE = (
     "updated",
     "at the moment",
     "right now",
+    "rescheduled",
+    "postponed",
+    "pushed back",
 )
 ADDING = ("also", "another", "too", "as well", "in addition", "additionally", "besides")
 PEOPLE = frozenset(
@@ -65,9 +70,37 @@ CALENDAR = frozenset(
     monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
     thursdays fridays saturdays sundays january february march april june july august
     september october november december weekly daily monthly yearly weekend weekends
-    morning mornings evening evenings afternoon night nights
+    morning mornings evening evenings afternoon night nights spring summer autumn fall
+    winter
     """.split()
 )
+MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+"""A number beside one of these is a day of a date ("October 16th"), not a count."""
+SERIES = frozenset(
+    """
+    chapter lecture day week question episode part step lesson round season page section
+    volume unit module verse stage phase level session game problem exercise task item
+    """.split()
+)
+"""A number after one of these names which item of a series a sentence speaks of ("lecture
+3", "week 1"): two items are two subjects, not a value that changed ..."""
+PROGRESS = frozenset("on at to reached finished completed past through up into".split())
+"""... unless the word before it says how far someone got ("I'm on chapter 7")."""
+PENDING = tuple(
+    "in progress|pending|halfway|waiting|deciding|choosing|considering|thinking of|"
+    "thinking about|not sure|undecided|haven't decided|haven't picked|yet to|on the fence|"
+    "torn between".split("|")
+)
+"""Words that say something is not settled yet: the memory that settles it updates it ..."""
+SETTLED = tuple(
+    "finished|complete|completed|approved|accepted|decided|chose|chosen|ended up|booked|"
+    "fixed|resolved|closed|got|bought|picked|signed|rejected|declined|named|went with|"
+    "settled on|opted".split("|")
+)
+"""... by one of these."""
 PLACE_AFTER = frozenset("in under at on into inside above behind near beside to".split())
 PLACE_IF_NAMED = frozenset("on to".split())  # (a place only before "the", "my", ...)
 DETERMINERS = frozenset(

@@ -1,0 +1,300 @@
+"""A memory read for update detection (:mod:`salience.write.updates`), sentence by
+sentence: its words, their stems, the words that say what it is about, and its values (a
+number, an amount, a time, a date, a day, a named thing, a place, which item of a series),
+with what only a pair on one subject needs read when first asked for."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from salience.text import STOPWORDS
+from salience.write.statements import statements
+from salience.write.update_words import (
+    ADDING,
+    CALENDAR,
+    CHANGE,
+    DETERMINERS,
+    DIGITS,
+    JOINING,
+    MINE,
+    MONTHS,
+    NEGATIONS,
+    NUMBER_WORDS,
+    PENDING,
+    PEOPLE,
+    PLACE_AFTER,
+    PLACE_IF_NAMED,
+    PROGRESS,
+    SERIES,
+    SETTLED,
+    SKIPPED,
+)
+
+ANCHOR = 4
+"""How near a shared word (in words) a differing value or a "no" must stand to count."""
+
+_CLOCK = re.compile(r"(\d{1,2})(?::([0-5]\d))?(am|pm)?")
+"""A time of day as written: "7", "7:00", "7pm", "7:00pm"."""
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+"""An ordinal in digits ("5th"): the same value as "fifth" and "5"."""
+TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z]+\d\w*|[A-Za-z][A-Za-z'\u2019-]*")
+"""A number (with what is written onto it: "5th", "7pm", "4B"), a code of letters and digits
+("d5", "Nf6", "Q3": one name, not a count), or a word."""
+_CLAUSES = re.compile(
+    r"[,;:()]\s+|\s+(?=(?:but|although|though|whereas|while)\b)|\s[-\u2013\u2014]\s"
+)
+"""Where a sentence's clauses meet: a "no" speaks of its own clause ("I couldn't find
+parking, but dinner at Nopa was great" says nothing against the dinner)."""
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence read for comparison. What only a pair on the same subject needs is read
+    when first asked for (most candidates share too few words: a write compares twelve)."""
+
+    raw: tuple[str, ...]  # the words as written
+    words: tuple[str, ...]  # lower-cased, in order
+    stems: tuple[str, ...]  # each word's stem ("" for a word that says nothing of the subject)
+    subject: frozenset[str]  # the stems that say what it is about
+    speaker: str  # the label its line opened with ("melanie" of "Melanie: ..."), or ""
+    text: str  # the sentence as written
+
+    @functools.cached_property
+    def values(self) -> dict[str, int]:
+        """Each value, at its position."""
+        return _values(self.raw, self.words)
+
+    @functools.cached_property
+    def personal(self) -> bool:
+        """Whether it speaks of the speaker (I, my, we)."""
+        return any(w in MINE for w in self.words)
+
+    @functools.cached_property
+    def people(self) -> frozenset[str]:
+        return PEOPLE.intersection(map(stem, self.words))
+
+    @functools.cached_property
+    def negations(self) -> tuple[int, ...]:
+        """The positions of the words that say no."""
+        words = self.words
+        return tuple(
+            i for i, w in enumerate(words) if w in NEGATIONS or w.endswith(("n't", "n\u2019t"))
+        ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
+
+    @functools.cached_property
+    def replacing(self) -> frozenset[str]:
+        """What it says it replaced: the words after "instead of" (up to three, to the next
+        joining word), as stems and as values."""
+        words = self.words
+        found: set[str] = set()
+        for i in range(len(words) - 2):
+            if words[i] == "instead" and words[i + 1] == "of":
+                for word in [w for w in words[i + 2 : i + 6] if w not in DETERMINERS][:3]:
+                    if word in JOINING:
+                        break
+                    found |= {stem(word), word.rstrip(".,:/-"), DIGITS.get(word, word)}
+        return frozenset(found)
+
+    @functools.cached_property
+    def change(self) -> tuple[str, ...]:
+        """Its words of change ("now" opening an order or a turn to another part is none:
+        "Now combine the two lists")."""
+        joined, words = self._joined, self.words
+        if words[:1] == ("now",) and words[1:2] and words[1] not in MINE:
+            joined = joined[4:]
+        return tuple(c for c in CHANGE if f" {c} " in joined)
+
+    @functools.cached_property
+    def pending(self) -> tuple[int, ...]:
+        """Where it says something is not settled yet ("in progress", "deciding")."""
+        return tuple(i for _, i in self._placed(PENDING))
+
+    @functools.cached_property
+    def settled(self) -> tuple[tuple[str, int], ...]:
+        """Its words that say something was settled ("finished", "ended up"), and where."""
+        return self._placed(SETTLED)
+
+    def _placed(self, phrases: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+        """Each of ``phrases`` it says, at the position of its first word."""
+        out = []
+        for phrase in phrases:
+            if f" {phrase} " in self._joined:
+                first, size = phrase.split(" ", 1)[0], phrase.count(" ") + 1
+                for i, word in enumerate(self.words):
+                    if word == first and " ".join(self.words[i : i + size]) == phrase:
+                        out.append((phrase, i))
+                        break
+        return tuple(out)
+
+    @functools.cached_property
+    def clauses(self) -> tuple[int, ...]:
+        """Which clause each word is in (see :data:`_CLAUSES`)."""
+        out: list[int] = []
+        for at, part in enumerate(_CLAUSES.split(self.text)):
+            out += [at] * len(TOKEN.findall(part))
+        return tuple(out) if len(out) == len(self.words) else (0,) * len(self.words)
+
+    @functools.cached_property
+    def adding(self) -> bool:
+        return any(f" {a} " in self._joined for a in ADDING)
+
+    @functools.cached_property
+    def _joined(self) -> str:
+        return " " + " ".join(self.words) + " "
+
+    def shown(self, key: str) -> str:
+        """A stem or a value as the sentence wrote it (lower-cased)."""
+        if key.startswith("#"):
+            return key[1:].replace("-", " ")  # ("#lecture-3": "lecture 3")
+        key = key.lstrip("@")
+        for word, own in zip(self.words, self.stems, strict=True):
+            if key in (own, word, stem(word)):
+                return word
+        at = self.values.get(key) if ":" in key else None  # ("19:00" of "7 pm": "7")
+        return key if at is None else self.words[at]
+
+    def says(self, value: str) -> bool:
+        """Whether a value (of another sentence) is among this one's words too."""
+        word = value.lstrip("@")
+        return word in self.stems or word in self.words
+
+    def near(self, position: int, shared: frozenset[str]) -> bool:
+        """Whether a shared word stands within :data:`ANCHOR` words of ``position``."""
+        low, high = max(0, position - ANCHOR), position + ANCHOR + 1
+        return any(s in shared for s in self.stems[low:high])
+
+    def in_clause(self, position: int, shared: frozenset[str]) -> bool:
+        """Whether a shared word stands in the clause of ``position``."""
+        clause = self.clauses[position]
+        return any(
+            s in shared and c == clause for s, c in zip(self.stems, self.clauses, strict=True)
+        )
+
+    def near_in_clause(self, position: int, shared: frozenset[str]) -> bool:
+        """:meth:`near`, in the clause of ``position`` only."""
+        if not self.near(position, shared):
+            return False
+        clause, clauses = self.clauses[position], self.clauses
+        low = max(0, position - ANCHOR)
+        return any(
+            s in shared and clauses[j] == clause
+            for j, s in enumerate(self.stems[low : position + ANCHOR + 1], low)
+        )
+
+
+_KEEP_S = ("ss", "us", "is")
+"""Endings whose final s is no plural (class, bus, this)."""
+_ES_AFTER = ("ss", "x", "z", "ch", "sh")
+"""What a plural's -es follows ("classes", "boxes", "watches"); after anything else (an e:
+"issues", "shoes", "houses") the plural adds an s only."""
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A word without its plural, possessive, -ing or -ed ending ("finishing", "finished":
+    "finish"; cached: a write reads its candidates' words again and again)."""
+    word = word.replace("\u2019", "'").removesuffix("'s")
+    size = len(word)
+    if (size > 5 and word.endswith(("ing", "ied"))) or (size > 4 and word.endswith("ies")):
+        return word[:-3] + ("" if word[-1] == "g" else "y")  # ("studied", "studies": "study")
+    if size > 5 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if size > 4 and word.endswith("es") and word[:-2].endswith(_ES_AFTER):
+        return word[:-2]  # ("boxes", "watches"; "issues", "houses" lose their s only)
+    if size > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
+        return word[:-1]
+    return word
+
+
+@functools.lru_cache(maxsize=65536)
+def _subject_stem(word: str) -> str:
+    """A word's stem if it may name what a sentence is about, else "" (lower-cased)."""
+    return stem(word) if len(word) > 2 and word[0].isalpha() and word not in SKIPPED else ""
+
+
+_MARKED = {"@": "place", "$": "amount", "#": "index"}
+"""The sorts of value marked by their first character (see :func:`_values`)."""
+
+
+def kind_of(value: str) -> str:
+    """What sort of value it is: one replaces another of its sort (a time a time, a place a
+    place), never a number a name."""
+    if value[0] in _MARKED:
+        return _MARKED[value[0]]
+    if value[0].isdigit():
+        if _YEAR.fullmatch(value):
+            return "year"
+        return "time" if ":" in value or value.endswith(("am", "pm")) else "number"
+    if value in CALENDAR or value + "s" in CALENDAR or value.split("-", maxsplit=1)[0] in MONTHS:
+        return "when"
+    return "number" if value in NUMBER_WORDS or value in ("1x", "2x", "3x") else "name"
+
+
+def _clock(value: str, after: str) -> str:
+    """A time of day in one form, with its half of the day in it or in the next word ("7pm",
+    "7 pm", "7:00 pm" are "19:00"; "6:30am" is "6:30"); any other value as it was."""
+    found = _CLOCK.fullmatch(value)
+    half = None if found is None else found[3] or (after if after in ("am", "pm") else None)
+    if found is None or half is None or not 1 <= int(found[1]) <= 12:
+        return value
+    return f"{int(found[1]) % 12 + (12 if half == 'pm' else 0)}:{found[2] or '00'}"
+
+
+def _month(raw: tuple[str, ...], words: tuple[str, ...], i: int) -> str:
+    """The month a date's day at ``i`` is of ("October 16th", "16 Oct"), or ""."""
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(words) and words[j] in MONTHS and (raw[j][0].isupper() or j > i):
+            return words[j][:3]
+    return ""
+
+
+def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for i, (token, word) in enumerate(zip(raw, words, strict=True)):
+        if token[0].isdigit() or token[0] == "$":
+            value = _ORDINAL.sub(r"\1", word.rstrip(".,:/-"))
+            month = _month(raw, words, i) if token[0] != "$" else ""
+            series = words[i - 1] if i and words[i - 1] in SERIES else ""
+            if month:
+                value = f"{month}-{value}"  # (a day of a date, not a count)
+            elif series and (i < 2 or words[i - 2] not in PROGRESS):
+                value = f"#{series}-{value}"  # (which item: "lecture 3")
+            found[_clock(value, words[i + 1] if i + 1 < len(words) else "")] = i
+        elif word in NUMBER_WORDS:
+            found[DIGITS.get(word, word)] = i
+        elif word in CALENDAR or (token == "May" and i):
+            if not _dated(raw, i):  # (else the date beside it is the value)
+                found[word.removesuffix("s")] = i
+        elif token[0].isupper() and i > 0 and word not in STOPWORDS and not word.startswith("i'"):
+            found[stem(word)] = i
+        elif word in PLACE_AFTER and i + 1 < len(words):
+            if word in PLACE_IF_NAMED and words[i + 1] not in DETERMINERS:
+                continue  # ("to take", "on Wednesday": not a place)
+            rest = [w for w in words[i + 1 : i + 4] if w not in DETERMINERS]
+            if rest and rest[0].isalpha() and rest[0] not in SKIPPED:
+                found.setdefault("@" + stem(rest[0]), i + 1 + words[i + 1 :].index(rest[0]))
+    return found
+
+
+def _dated(raw: tuple[str, ...], i: int) -> bool:
+    """Whether the month at ``i`` has its day beside it (the date is the value then)."""
+    return raw[i].lower() in MONTHS and any(
+        0 <= j < len(raw) and raw[j][0].isdigit() for j in (i - 1, i + 1)
+    )
+
+
+def _sentence(text: str, speaker: str) -> Sentence:
+    raw = tuple(TOKEN.findall(text))
+    words = tuple(t.lower() for t in raw)
+    stems = tuple(map(_subject_stem, words))
+    return Sentence(raw, words, stems, frozenset(stems) - {""}, speaker, text)
+
+
+@functools.lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[Sentence, ...]:
+    """The sentences of a memory, read for comparison (cached: a write compares itself with
+    its nearest memories, and the next write on that subject with many of the same)."""
+    return tuple(_sentence(said, speaker) for speaker, said in statements(text))

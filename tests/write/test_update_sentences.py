@@ -1,0 +1,117 @@
+"""Reading a memory for update detection (write/update_sentences.py): its sentences, the
+stems of their words, their values and the sort of each, and their clauses."""
+
+from __future__ import annotations
+
+import pytest
+
+from salience.write.update_sentences import kind_of, sentences
+
+
+def _values(text: str) -> dict[str, str]:
+    """Each value of a one-sentence text, with its sort."""
+    (read,) = sentences(text)
+    return {value: kind_of(value) for value in read.values}
+
+
+def test_a_title_does_not_end_a_sentence() -> None:
+    said = [" ".join(s.words) for s in sentences("I see Dr. Smith every week. She helps me plan.")]
+    assert said == ["i see dr smith every week", "she helps me plan"]
+
+
+def test_a_short_plural_is_read_as_its_singular() -> None:
+    (cups,) = sentences("I drink two cups daily")
+    (bus,) = sentences("I take the bus daily")
+    assert "cup" in cups.subject
+    assert "bus" in bus.subject
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("issues", "issue"),  # (an e before the plural's s: not "issu")
+        ("houses", "house"),
+        ("boxes", "box"),
+        ("watches", "watch"),
+        ("classes", "class"),
+        ("finished", "finishing"),
+        ("studied", "studies"),
+        ("switched", "switching"),
+    ],
+)
+def test_two_forms_of_one_word_are_one_subject(one: str, other: str) -> None:
+    (first,) = sentences(f"The {one} matter here")
+    (second,) = sentences(f"The {other} matter here")
+    assert first.subject == second.subject
+
+
+def test_a_number_after_a_series_word_names_an_item() -> None:
+    assert _values("Summarize lecture 3 of the course.") == {"#lecture-3": "index"}
+    assert _values("Week 2 of the plan starts today.") == {"#week-2": "index"}
+
+
+def test_how_far_someone_got_in_a_series_is_a_number() -> None:
+    assert _values("I'm on chapter 7 of the book.") == {"7": "number"}
+    assert _values("She finished level 12 of the game.") == {"12": "number"}
+
+
+def test_a_day_beside_its_month_is_a_date() -> None:
+    assert _values("I ran the race on October 16th this year.") == {"oct-16": "when"}
+    assert _values("The lease ends 3 May next year.") == {"may-3": "when"}
+    assert _values("We met in October for the review.")["october"] == "when"
+
+
+def test_may_is_a_month_only_as_a_name() -> None:
+    assert _values("The launch slipped to May.") == {"may": "when"}
+    assert _values("Rain may come later today.") == {}
+    assert "may" not in _values("May we meet at the library tomorrow.")
+
+
+@pytest.mark.parametrize(
+    ("value", "sort"),
+    [
+        ("2022", "year"),
+        ("1999", "year"),
+        ("2500", "number"),
+        ("125", "number"),
+        ("7:30", "time"),
+        ("$1,800", "amount"),
+        ("@garage", "place"),
+        ("#chapter-7", "index"),
+        ("oct-16", "when"),
+        ("friday", "when"),
+        ("spring", "when"),
+        ("2x", "number"),
+        ("jenkins", "name"),
+    ],
+)
+def test_each_value_has_its_sort(value: str, sort: str) -> None:
+    assert kind_of(value) == sort
+
+
+def test_a_sentence_s_clauses_are_where_commas_and_buts_cut_it() -> None:
+    (read,) = sentences("I couldn't find parking, but dinner at Nopa was great; we stayed late.")
+    by_word = dict(zip(read.words, read.clauses, strict=True))
+    assert by_word["couldn't"] == by_word["parking"]
+    assert by_word["but"] == by_word["dinner"] == by_word["nopa"] != by_word["parking"]
+    assert by_word["stayed"] not in (by_word["nopa"], by_word["parking"])
+    (money,) = sentences("I paid $2,000 for it, then 1,500 more.")  # (a number's comma)
+    assert len(money.clauses) == len(money.words)
+    assert money.clauses[money.words.index("$2,000")] == 0
+
+
+def test_what_is_open_and_what_settles_it_are_read() -> None:
+    (open_,) = sentences("We're still deciding on the venue.")
+    (settled,) = sentences("We ended up booking the Riverside Hall.")
+    assert open_.pending == (2,)  # (at "deciding": "we're" "still" "deciding")
+    assert not settled.pending
+    assert settled.settled == (("ended up", 1),)
+
+
+def test_now_opening_an_order_is_no_word_of_change() -> None:
+    (order,) = sentences("Now combine the two lists into one.")
+    (mine,) = sentences("Now I keep the lists in one file.")
+    (later,) = sentences("The lists are in one file now.")
+    assert order.change == ()
+    assert mine.change == ("now",)
+    assert later.change == ("now",)
