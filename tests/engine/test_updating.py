@@ -63,6 +63,29 @@ def test_a_look_alike_is_not_linked(memory: Memory, clock: FakeClock) -> None:
     assert memory.updates(state="all") == []
 
 
+def test_a_document_is_neither_updated_nor_an_update(
+    memory: Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory of over 120 words holds many facts: it is never linked, either way, and its
+    text is never read for it."""
+    from salience.write import updates
+
+    read: list[str] = []
+    reading = updates.sentences
+    monkeypatch.setattr(updates, "sentences", lambda text: read.append(text) or reading(text))
+    guide = " ".join(f"Step {i} of the guide covers the settings of the device." for i in range(12))
+    memory.remember(f"{OLD} {guide}")
+    clock.advance(days=1)
+    assert memory.remember(NEW).updates == ()  # (a fact after a document)
+    memory.remember(OLD)
+    clock.advance(days=1)
+    assert memory.remember(f"{NEW} {guide}").updates == ()  # (a document after a fact)
+    later = memory.remember("The staging API listens on port 7070 now.")  # (two facts: linked)
+    assert later.updates != ()
+    assert read  # (the facts were read)
+    assert not [text for text in read if guide in text]
+
+
 def test_a_memory_further_off_that_names_the_same_one_is_compared(
     memory: Memory, clock: FakeClock
 ) -> None:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from salience.write.updates import DOCUMENT_WORDS, compare, names, sentences
+from salience.write.updates import DOCUMENT_WORDS, compare, is_document, names, sentences
 
 
 def _found(old: str, new: str) -> str | None:
@@ -400,3 +400,11 @@ def test_what_a_memory_says_it_replaced_names_its_subject() -> None:
     )
     assert found is not None
     assert "train" in found
+
+
+def test_a_document_is_a_memory_of_over_120_words_as_written() -> None:
+    words = ["word"] * DOCUMENT_WORDS
+    assert not is_document(" ".join(words))
+    assert is_document(" ".join([*words, "more"]))
+    assert is_document("\n\n".join(["two words"] * (DOCUMENT_WORDS // 2 + 1)))  # (any space)
+    assert not is_document("  ".join(words) + "   ")

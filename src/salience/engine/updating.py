@@ -65,8 +65,10 @@ class Updating(Recording):
         changes: the nearest by meaning (by words, with no embedder)."""
         if self._config.updates == "off":
             return []
-        from salience.write.updates import compare, names, sentences  # (writes only)
+        from salience.write.updates import compare, is_document, names, sentences  # (writes)
 
+        if is_document(record.content):
+            return []  # (a document never updates: nothing to look for)
         flt = MemoryFilter(as_of=now, user=record.user, type=record.type)
         read = sentences(record.content)
         if vector is not None:
@@ -87,6 +89,8 @@ class Updating(Recording):
             candidates = [(r.id, r.content) for r, _ in found_text]
         links = []
         for old_id, text in candidates:
+            if is_document(text):
+                continue  # (nor is one updated: left unread)
             update = compare(read, sentences(text), old_id)
             if update is not None and update.confidence >= LINK_AT:
                 links.append(

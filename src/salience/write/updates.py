@@ -32,7 +32,7 @@ from salience.write.update_words import (
     STRONG_CHANGE,
 )
 
-__all__ = ["DOCUMENT_WORDS", "Names", "Update", "compare", "names", "sentences"]
+__all__ = ["DOCUMENT_WORDS", "Names", "Update", "compare", "is_document", "names", "sentences"]
 
 MIN_SHARED = 2
 """Content words two sentences must share to speak of the same subject..."""
@@ -86,6 +86,13 @@ class Names:
 def names(read: Sequence[Sentence]) -> Names:
     """The names the memory read as ``read`` says."""
     return Names(frozenset(v for s in read for v in s.values if kind_of(v) == "name"))
+
+
+def is_document(text: str) -> bool:
+    """Whether a memory's text is a document: over :data:`DOCUMENT_WORDS` words as written
+    (counted no further: a long answer costs no more than a short one). Neither side of an
+    update is ever one, so a write's look reads no document, and a document looks for none."""
+    return len(text.split(maxsplit=DOCUMENT_WORDS)) > DOCUMENT_WORDS
 
 
 def compare(new: Sequence[Sentence], old: Sequence[Sentence], old_id: str) -> Update | None:
