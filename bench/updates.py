@@ -4,7 +4,7 @@ often a link is false, and what a write pays for the search.
 Four measures, each printed as a table and written to JSON:
 
 - **Labelled pairs** (``bench/data/update_pairs.txt``, written for this and frozen before any
-  tuning, and ``update_pairs_v2.txt``, a second set frozen the same way on 2026-11-30):
+  tuning, and ``update_pairs_v2.txt`` and ``_v3.txt``, frozen the same way on 2026-11-30):
   precision and recall of the decision on each set's dev part and held-out part (every third
   pair), the candidate given.
 - **LongMemEval knowledge updates** (the dev file's ``knowledge-update`` questions whose
@@ -56,6 +56,7 @@ HERE = Path(__file__).parent
 PAIRS = {
     "": HERE / "data" / "update_pairs.txt",  # (frozen 2026-11-28)
     "v2 ": HERE / "data" / "update_pairs_v2.txt",  # (frozen 2026-11-30)
+    "v3 ": HERE / "data" / "update_pairs_v3.txt",  # (frozen 2026-11-30, later)
 }
 """The labelled sets, by the prefix of their parts' names."""
 DEPTH = 20

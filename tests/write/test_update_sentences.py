@@ -115,3 +115,18 @@ def test_now_opening_an_order_is_no_word_of_change() -> None:
     assert order.change == ()
     assert mine.change == ("now",)
     assert later.change == ("now",)
+
+
+def test_a_sentence_s_topic_is_its_first_word_that_says() -> None:
+    (gym,) = sentences("The gym opens at 6 am.")
+    (keep,) = sentences("I keep my passport in the desk drawer.")
+    (valued,) = sentences("On Monday the gym opens late.")
+    assert gym.topic == "gym"
+    assert keep.topic == "passport"  # (a light verb says little)
+    assert valued.topic == "gym"  # (a value is no topic)
+
+
+def test_two_capitals_are_a_name_but_not_a_half_of_the_day() -> None:
+    (read,) = sentences("Our CI runs at 7 PM.")
+    assert "ci" in read.subject
+    assert "pm" not in read.subject

@@ -7,7 +7,13 @@ import re
 
 import pytest
 
-from salience.write.updates import DOCUMENT_WORDS, compare, is_document, names, sentences
+from salience.write.updates import (
+    DOCUMENT_WORDS,
+    compare,
+    is_document,
+    names,
+    sentences,
+)
 
 
 def _found(old: str, new: str) -> str | None:
@@ -408,3 +414,18 @@ def test_a_document_is_a_memory_of_over_120_words_as_written() -> None:
     assert is_document(" ".join([*words, "more"]))
     assert is_document("\n\n".join(["two words"] * (DOCUMENT_WORDS // 2 + 1)))  # (any space)
     assert not is_document("  ".join(words) + "   ")
+
+
+def test_a_word_shared_but_not_what_the_older_is_about_is_no_update() -> None:
+    assert _found("The library opens at 9 am.", "The museum opens at 10 am.") is None
+    assert "9 -> 10" in (_found("The library opens at 9 am.", "The library opens at 10 am.") or "")
+
+
+def test_two_capitals_name_what_a_sentence_is_about() -> None:
+    found = _found("Our CI runs on Jenkins.", "Our CI runs on Buildkite instead.")
+    assert found is not None
+    assert "jenkins -> buildkite" in found
+
+
+def test_a_thing_added_is_one_more() -> None:
+    assert _found("I have a Spotify account.", "I added a Tidal account for the car.") is None

@@ -18,6 +18,7 @@ from salience.write.update_words import (
     DETERMINERS,
     DIGITS,
     JOINING,
+    LIGHT,
     MINE,
     MONTHS,
     NEGATIONS,
@@ -48,6 +49,8 @@ _CLAUSES = re.compile(
 """Where a sentence's clauses meet: a "no" speaks of its own clause ("I couldn't find
 parking, but dinner at Nopa was great" says nothing against the dinner)."""
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_HALVES = frozenset(("am", "pm"))
+"""Two capitals that say the half of a day ("7 PM"), not what a sentence is about."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,15 @@ class Sentence:
     def values(self) -> dict[str, int]:
         """Each value, at its position."""
         return _values(self.raw, self.words)
+
+    @functools.cached_property
+    def topic(self) -> str:
+        """What it is about, by its first word that says: the first stem that is no light
+        verb and no value ("gym" of "The gym opens at 6 am"), or ""."""
+        values = set(self.values.values())
+        return next(
+            (s for i, s in enumerate(self.stems) if s and s not in LIGHT and i not in values), ""
+        )
 
     @functools.cached_property
     def personal(self) -> bool:
@@ -290,6 +302,11 @@ def _sentence(text: str, speaker: str) -> Sentence:
     raw = tuple(TOKEN.findall(text))
     words = tuple(t.lower() for t in raw)
     stems = tuple(map(_subject_stem, words))
+    if any(len(t) == 2 and t.isupper() for t in raw):  # ("CI", "UI", "TV": a name, not "is")
+        stems = tuple(
+            w if len(t) == 2 and t.isupper() and t.isalpha() and w not in _HALVES else s
+            for t, w, s in zip(raw, words, stems, strict=True)
+        )
     return Sentence(raw, words, stems, frozenset(stems) - {""}, speaker, text)
 
 

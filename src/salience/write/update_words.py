@@ -48,7 +48,10 @@ CHANGE = (
     "postponed",
     "pushed back",
 )
-ADDING = ("also", "another", "too", "as well", "in addition", "additionally", "besides")
+ADDING = (
+    "also", "another", "too", "as well", "in addition", "additionally", "besides", "added a",
+    "added an", "added another", "additional", "extra",
+)  # fmt: skip
 PEOPLE = frozenset(
     """
     sister brother mom mother dad father wife husband partner friend colleague coworker

@@ -126,11 +126,12 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
         or named
     ):
         found = "own" if len(strong) >= MIN_SHARED and n.personal and o.personal else ""
-    if not found:
-        return ""
-    if n.people != o.people and (n.people and o.people):
-        return ""
-    if n.speaker != o.speaker and n.speaker and o.speaker:
+    if (
+        not found
+        or (n.people != o.people and n.people and o.people)
+        or (n.speaker != o.speaker and n.speaker and o.speaker)
+        or (found == "same" and len(strong) < needed and not named and o.topic not in strong | {""})
+    ):  # (or a word or two shared, but not what the older is about: "The gym opens at 6")
         return ""
     return found
 
