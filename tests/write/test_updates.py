@@ -429,3 +429,15 @@ def test_two_capitals_name_what_a_sentence_is_about() -> None:
 
 def test_a_thing_added_is_one_more() -> None:
     assert _found("I have a Spotify account.", "I added a Tidal account for the car.") is None
+
+
+@pytest.mark.parametrize(
+    "saying",
+    ["I had no idea", "I'm not sure", "I can't believe", "I don't know if", "I never mind that"],
+)
+def test_a_saying_that_denies_nothing_says_no_to_nothing(saying: str) -> None:
+    old = "The museum café serves vegan cake on weekends."
+    assert _found(old, f"{saying} the museum café serves vegan cake on weekends.") is None
+    assert "one says no" in (
+        _found(old, "The museum café no longer serves vegan cake on weekends.") or ""
+    )

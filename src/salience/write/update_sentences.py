@@ -17,6 +17,7 @@ from salience.write.update_words import (
     CHANGE,
     DETERMINERS,
     DIGITS,
+    IDIOMS,
     JOINING,
     LIGHT,
     MINE,
@@ -90,10 +91,14 @@ class Sentence:
 
     @functools.cached_property
     def negations(self) -> tuple[int, ...]:
-        """The positions of the words that say no."""
-        words = self.words
+        """The positions of the words that say no (not in a saying that denies nothing: "I had
+        no idea", "I'm not sure", "I can't wait")."""
+        words, after = self.words, (*self.words[1:], "")
         return tuple(
-            i for i, w in enumerate(words) if w in NEGATIONS or w.endswith(("n't", "n\u2019t"))
+            i
+            for i, w in enumerate(words)
+            if (w in NEGATIONS or w.endswith(("n't", "n\u2019t")))
+            and after[i] not in IDIOMS.get(w if w in NEGATIONS else "n't", ())
         ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
 
     @functools.cached_property

@@ -23,6 +23,14 @@ FILLER = frozenset(
 )
 SKIPPED = STOPWORDS | FILLER  # words that never name a subject
 NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor".split())
+IDIOMS = {
+    "no": frozenset("idea doubt problem matter worries wonder".split()),
+    "not": frozenset("sure only just certain".split()),
+    "never": frozenset(("mind",)),
+    "n't": frozenset("believe know wait imagine mind worry wonder".split()),
+}
+"""Words after a "no" that make a saying which denies nothing ("no idea", "not sure", "can't
+wait"): the fact beside it is neither said nor denied."""
 CHANGE = (
     "now",
     "currently",
