@@ -6,7 +6,7 @@ Four measures, each printed as a table and written to JSON:
 - **Labelled pairs** (``bench/data/update_pairs.txt``, written for this and frozen before any
   tuning, and ``update_pairs_v2.txt`` and ``_v3.txt``, frozen the same way on 2026-11-30):
   precision and recall of the decision on each set's dev part and held-out part (every third
-  pair), the candidate given.
+  pair), the candidate given, an update counted as a write keeps it (confidence 0.6 or more).
 - **LongMemEval knowledge updates** (the dev file's ``knowledge-update`` questions whose
   evidence turns lie in two or more sessions): every turn of a question's haystack written in
   order through ``remember`` (the engine finds the candidates and decides, as in use), then
@@ -47,10 +47,10 @@ from common import machine, print_table, write_results
 from longmemeval import CachedEmbedder, parse_date
 from salience import Config, Memory
 from salience.embeddings.minilm import MiniLMEmbedder
-from salience.engine.updating import ACT_AT
+from salience.engine.updating import ACT_AT, LINK_AT
 from salience.errors import InvalidInputError
 from salience.models import WriteResult
-from salience.write.updates import compare, sentences
+from salience.write.updates import Update, compare, sentences
 
 HERE = Path(__file__).parent
 PAIRS = {
@@ -88,7 +88,7 @@ def labelled_pairs() -> dict[str, dict[str, float]]:
             for i, (label, _, old, new) in enumerate(rows):
                 if (i % 3 == 2) != (part == "held-out"):
                     continue
-                found = compare(sentences(new), sentences(old), "old") is not None
+                found = _kept(compare(sentences(new), sentences(old), "old"))
                 update = label == "U"
                 tp, fp = tp + (found and update), fp + (found and not update)
                 fn, tn = fn + (update and not found), tn + (not found and not update)
@@ -100,6 +100,11 @@ def labelled_pairs() -> dict[str, dict[str, float]]:
                 "missed": fn,
             }
     return out
+
+
+def _kept(update: Update | None) -> bool:
+    """Whether a write keeps what :func:`compare` found (at :data:`LINK_AT` or above)."""
+    return update is not None and update.confidence >= LINK_AT
 
 
 def _engine(home: Path, clock: Clock, model: CachedEmbedder, updates: str) -> Memory:
@@ -361,7 +366,7 @@ def main() -> None:
 
 def report(results: dict[str, Any]) -> None:
     pairs = results["pairs"]
-    print("labelled pairs (the candidate given)")
+    print(f"labelled pairs (the candidate given; kept at confidence >= {LINK_AT})")
     print_table(
         [["part", "pairs", "precision", "recall"]]
         + [
