@@ -441,3 +441,14 @@ def test_a_saying_that_denies_nothing_says_no_to_nothing(saying: str) -> None:
     assert "one says no" in (
         _found(old, "The museum café no longer serves vegan cake on weekends.") or ""
     )
+
+
+def test_other_words_said_with_a_word_of_change_are_kept_by_a_write() -> None:
+    from salience.engine.updating import LINK_AT
+
+    update = compare(
+        sentences("The scanner was moved downstairs."), sentences("The scanner is upstairs."), "old"
+    )
+    assert update is not None
+    assert "now says" in update.why
+    assert update.confidence >= LINK_AT  # (a write keeps it)

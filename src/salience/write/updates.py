@@ -40,6 +40,9 @@ LONG_SHARED = 3
 """... (two long sentences: this many) ..."""
 SHORT_OVERLAP = 0.5
 """... or this share of the shorter one's content words (one at the least) ..."""
+SAYS_NOW = 0.15
+"""What a sentence that says other words in place of the older one's, with a word of change,
+adds to the confidence (a changed value adds 0.3)."""
 DOCUMENT_WORDS = 120
 """Past this many words (of the sentences read) a memory is a document: an answer, a page, a
 list. A fact that changes is said in a sentence or two. A document holds many: linked as
@@ -214,6 +217,7 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
         before, after = (o.shown(v) for v in gone[:3]), (n.shown(v) for v in came[:3])
         reasons.append(f"{', '.join(before)} -> {', '.join(after)}")
     elif swapped and not flipped:
+        confidence += SAYS_NOW
         said = sorted(n.shown(w) for w in n.subject - o.subject)[:3]
         reasons.append(f"now says {', '.join(said)}")
     for found, weight, reason in (
