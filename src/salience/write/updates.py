@@ -10,15 +10,21 @@ something different when:
 - a **value** differs: a number, an amount, a time or a date, a weekday, a named thing (a
   capitalised word inside a sentence) or a place (the words after *in*, *under*, *at*, ...),
   with a value of the old sentence gone from the new one and a new one in its place;
-- one says **no** where the other does not (*not*, *no longer*, *never*, *n't*);
-- or the new one has **words of change** (*now*, *moved*, *switched to*, *instead*, ...)
-  beside a value of its own, or says what it replaced (*tea instead of coffee*).
+- one says **no** where the other does not (*not*, *no longer*, *never*, *n't*), in the
+  clause of the shared words;
+- the new one has **words of change** (*now*, *moved*, *switched to*, *instead*, ...) beside
+  a value of its own, or says what it replaced (*tea instead of coffee*);
+- or what the older said was **open** (*deciding*, *in progress*) the new one says is settled.
 
-Two guards keep look-alikes out: a new sentence that *adds* (*also*, *another*, *too*, *as
-well*) without a word of change, and two sentences about different people (*my sister* and
-*my brother*). Every decision is explained: the shared words, the values that differ, the
-words of change. :func:`compare` is pure; the engine chooses the candidates (the memories
-nearest the new one) and what to do with a found update (a policy: link, supersede, off).
+Guards keep look-alikes out: a new sentence that *adds* (*also*, *another*, *too*, *as well*)
+without a word of change; two sentences about different people (*my sister* and *my
+brother*); two short ones sharing a word but not what the older is about (*The gym opens at 6*
+/ *The pool opens at 7*); another item of a series (*lecture 3* / *lecture 4*); a count of
+another day or year; and a document on either side (:func:`is_document`). How a sentence is
+read (its stems, values, clauses, topic) is :mod:`salience.write.update_sentences`. Every
+decision is explained: the shared words, the values that differ, the words of change.
+:func:`compare` is pure; the engine chooses the candidates (the memories nearest the new one)
+and what to do with a found update (a policy: link, supersede, off).
 """
 
 from __future__ import annotations
@@ -44,8 +50,8 @@ SAYS_NOW = 0.15
 """What a sentence that says other words in place of the older one's, with a word of change,
 adds to the confidence (a changed value adds 0.3)."""
 DOCUMENT_WORDS = 120
-"""Past this many words (of the sentences read) a memory is a document: an answer, a page, a
-list. A fact that changes is said in a sentence or two. A document holds many: linked as
+"""Past this many words a memory is a document: an answer, a page, a list (as written, for a
+write's look: :func:`is_document`; :func:`compare` counts the words of the sentences read). A fact that changes is said in a sentence or two. A document holds many: linked as
 updated, it would leave the briefing for one sentence; linked as the update, a long answer
 would hide a person's own fact. Measured on LongMemEval's dev conversations, 82 % of the
 links not between evidence turns had a document on one side, and no link between evidence
