@@ -51,9 +51,10 @@ SAYS_NOW = 0.15
 adds to the confidence (a changed value adds 0.3)."""
 DOCUMENT_WORDS = 120
 """Past this many words a memory is a document: an answer, a page, a list (as written, for a
-write's look: :func:`is_document`; :func:`compare` counts the words of the sentences read). A fact that changes is said in a sentence or two. A document holds many: linked as
-updated, it would leave the briefing for one sentence; linked as the update, a long answer
-would hide a person's own fact. Measured on LongMemEval's dev conversations, 82 % of the
+write's look: :func:`is_document`; :func:`compare` counts the words of the sentences read).
+A fact that changes is said in a sentence or two. A document holds many: linked as updated,
+it would leave the briefing for one sentence; linked as the update, a long answer would hide
+a person's own fact. Measured on LongMemEval's dev conversations, 82 % of the
 links not between evidence turns had a document on one side, and no link between evidence
 turns did (95 % of the user's evidence turns hold at most 87 words)."""
 SHORT_WORDS = 12
