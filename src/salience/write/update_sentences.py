@@ -193,7 +193,7 @@ class Sentence:
     def near_in_clause(self, position: int, shared: frozenset[str]) -> bool:
         """:meth:`near`, in the clause of ``position`` only."""
         if not self.near(position, shared):
-            return False
+            return False  # (most are not: the clauses are read only for those that are)
         clause, clauses = self.clauses[position], self.clauses
         low = max(0, position - ANCHOR)
         return any(
