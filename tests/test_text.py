@@ -1,7 +1,32 @@
+"""Text helpers, and the caches that hold text: every cache in the package either holds no
+text or is registered, so that an erasure empties it (a new cache of text cannot go around
+the erasure)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from salience.text import content_hash, label, name_key, named_keys, normalize, query_terms
+from salience.text import (
+    _HOLDING,
+    content_hash,
+    forget_cached_texts,
+    holds_text,
+    label,
+    name_key,
+    named_keys,
+    normalize,
+    query_terms,
+    text_caches,
+)
+from salience.write.gates.learned import parse
+from salience.write.update_sentences import sentences, stem
 
 
 def test_query_terms_drop_stopwords_and_punctuation() -> None:
@@ -80,3 +105,95 @@ def test_keys_asked_among_some_names_are_those_the_text_names(
     text = " ".join(words)
     among = {name_key(n) for n in names}
     assert named_keys(text, among) & among == named_keys(text) & among
+
+
+SRC = Path(__file__).parent.parent / "src" / "salience"
+CACHES = {"cache", "lru_cache"}
+
+NO_TEXT = {
+    "clock.py:format_time": "a moment's canonical text",
+    "profiles/scoring/arrays.py:libm_power": "a check of NumPy's power, once",
+    "engine/jobs.py:_host": "the machine's name",
+    "search/coarse.py:_numkong": "a check of the int8 kernels, once",
+    "search/signs.py:_compact": "a check of the sign kernels, once",
+    "search/rerank.py:_factors": "feature and signal names",
+    "search/rerank.py:load": "the shipped model",
+    "write/gates/secrets.py:_tables": "the scanner's tables",
+    "write/gates/learned.py:_splitter": "which separators a text holds",
+    "write/gates/learned.py:_prior": "kinds of words (names of kinds)",
+    "write/gates/learned.py:_kind_features": "kinds of words (names of kinds)",
+    "write/gates/learned.py:model": "the shipped model",
+    "embeddings/minilm.py:shared": "the bundled embedder",
+}
+"""Caches that never hold a memory's words, and what they hold instead."""
+
+
+def _name(node: ast.expr) -> str:
+    """``cache``, ``lru_cache``, ``holds_text`` of a decorator (called or not, dotted or not)."""
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else ""
+
+
+def _cached() -> Iterator[tuple[str, bool]]:
+    """Each cached function of the package (``path:name``) and whether it is registered."""
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                names = {_name(d) for d in node.decorator_list}
+                if names & CACHES:
+                    key = f"{path.relative_to(SRC).as_posix()}:{node.name}"
+                    yield key, "holds_text" in names
+
+
+def test_every_cache_holds_no_text_or_is_emptied_by_an_erasure() -> None:
+    found = dict(_cached())
+    unsorted = [key for key, held in found.items() if not held and key not in NO_TEXT]
+    assert unsorted == [], "register with @holds_text, or list in NO_TEXT saying what it holds"
+    assert [key for key in NO_TEXT if key not in found] == []  # (no stale entry)
+    assert "write/update_sentences.py:sentences" in found  # (the scan reads what it should)
+
+
+def test_a_cache_registered_twice_over_a_cache_decorator_is_seen() -> None:
+    source = "@holds_text\n@functools.lru_cache(maxsize=8)\ndef f(x): return x\n"
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    assert {_name(d) for d in node.decorator_list} == {"holds_text", "lru_cache"}
+
+
+def words_held() -> str:
+    """What the registered caches hold, as text (their dicts, reached through the collector)."""
+    held = []
+    for cached in text_caches():
+        for inner in gc.get_referents(cached):
+            if isinstance(inner, dict) and "__module__" not in inner:
+                held.append(repr(list(inner.items())))
+    return " ".join(held)
+
+
+def test_forget_empties_every_registered_cache() -> None:
+    marker = "zqvheldwordx"
+    sentences(f"the {marker} moved to the shelf")
+    stem(marker + "s")
+    parse(f"send the {marker} file")
+    content_hash(f"a {marker}")
+    assert marker in words_held()
+    assert forget_cached_texts() >= 4
+    assert marker not in words_held()
+    assert all(c.cache_info().currsize == 0 for c in text_caches())
+
+
+def test_a_registered_cache_keeps_working_after_it_is_emptied() -> None:
+    @holds_text
+    @functools.lru_cache(maxsize=4)
+    def doubled(text: str) -> str:
+        return text * 2
+
+    try:
+        assert doubled("ab") == "abab"
+        forget_cached_texts()
+        assert doubled.cache_info().currsize == 0
+        assert doubled("ab") == "abab"
+    finally:
+        _HOLDING.remove(doubled)

@@ -1,13 +1,65 @@
-"""Text helpers shared by every store: query terms and the normalised content hash; and text
-as a terminal shows it."""
+"""Text helpers shared by every store: query terms and the normalised content hash; text as
+a terminal shows it; and the process's caches that may hold a memory's words, in one list
+that an erasure empties.
+
+A cache keyed by text keeps the words of a memory after the memory is purged, for as long as
+the process runs: a write's reading of its nearest memories
+(:mod:`salience.write.update_sentences`), the instruction detector's segments and tokens, the
+input of a content hash. Each such cache is registered (:func:`holds_text`), and
+:func:`forget_cached_texts` empties every one: in the process that purges or erases
+(``Scrubbing._scrubbed``), and in every other process when its briefing columns learn that rows
+were deleted (``ColumnSnapshot``: a server that recalls or briefs after another process's
+purge). ``tests/test_text.py`` finds every cache in the package and fails on one that is
+neither registered nor listed there as holding no text.
+"""
 
 from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
 import zlib
 from collections.abc import Collection
+from typing import Any, Protocol, TypeVar
+
+
+class Cached(Protocol):
+    """A ``functools`` cache: what :func:`forget_cached_texts` needs of it."""
+
+    def cache_clear(self) -> None: ...
+
+    def cache_info(self) -> Any: ...
+
+
+C = TypeVar("C", bound=Cached)
+
+_HOLDING: list[Cached] = []
+_HOLDING_LOCK = threading.Lock()
+
+
+def holds_text(cached: C) -> C:
+    """Register ``cached`` (a ``functools.lru_cache`` or ``cache``) as holding text; returns
+    it unchanged, so that it stacks above the cache's own decorator."""
+    with _HOLDING_LOCK:
+        _HOLDING.append(cached)
+    return cached
+
+
+def text_caches() -> tuple[Cached, ...]:
+    """The caches registered so far (those of the modules imported)."""
+    with _HOLDING_LOCK:
+        return tuple(_HOLDING)
+
+
+def forget_cached_texts() -> int:
+    """Empty every registered cache; returns how many entries they held."""
+    count = 0
+    for cached in text_caches():
+        count += int(cached.cache_info().currsize)
+        cached.cache_clear()
+    return count
+
 
 # Common English function words: they match everything and rank nothing.
 STOPWORDS = frozenset(
@@ -59,6 +111,7 @@ def normalize(content: str) -> str:
     return _SPACE.sub(" ", folded).strip()
 
 
+@holds_text
 @functools.lru_cache(maxsize=32)  # a write hashes its text for dedup and again to store it
 def content_hash(content: str) -> str:
     """SHA-256 of :func:`normalize`'d content: equal for texts differing only in case/spacing."""

@@ -11,9 +11,11 @@ import pytest
 from salience import ALL_USERS, Config, Memory, NotFoundError
 from salience.briefing import snapshot
 from salience.stores.registry import is_local
+from salience.write.update_sentences import sentences
 from tests.both_stores import stored_bytes
 from tests.conftest import FakeClock
 from tests.embedder import WordHashEmbedder
+from tests.test_text import words_held
 
 MARKER = "qzvmarkerxj"
 TEXTS = [
@@ -62,6 +64,32 @@ def test_no_byte_of_a_purged_memory_stays_in_any_file_of_the_home(
     memory.close()
     found = [p.name for p in home.rglob("*") if p.is_file() and MARKER.encode() in p.read_bytes()]
     assert found == []
+
+
+def test_a_purge_leaves_no_word_of_it_in_the_process_caches(memory: Memory) -> None:
+    first = memory.remember(f"the pallet scanner {MARKER} sits at dock 3", force=True).id
+    later = memory.remember("the pallet scanner sits at dock 4 now", force=True)  # (reads it)
+    assert first is not None
+    assert later.id is not None
+    assert MARKER in words_held()
+    memory.purge(first)
+    assert MARKER not in words_held()
+    assert memory.get(later.id) is not None  # (what was not purged is still there)
+
+
+def test_a_process_that_learns_of_another_purge_forgets_the_words_too(
+    config: Config, clock: FakeClock, embedder: WordHashEmbedder
+) -> None:
+    text = f"the pallet scanner {MARKER} sits at dock 3"
+    with Memory.open(config=config, clock=clock, embedder=embedder) as server:
+        made = server.remember(text, force=True).id or ""
+        server.briefing()  # (its columns read the store)
+        with Memory.open(config=config, clock=clock, embedder=embedder) as other:
+            other.purge(made)  # (here one process: the server's caches are filled again below)
+        sentences(text)
+        assert MARKER in words_held()
+        server.briefing()  # (its columns catch up: a row was deleted)
+        assert MARKER not in words_held()
 
 
 @pytest.mark.sqlite_only

@@ -27,6 +27,7 @@ from salience.lazy import lazy_module
 from salience.models import MemoryRecord, relabel
 from salience.stores.arrays import file_key
 from salience.stores.base import COLUMNS_KEY, MemoryFilter, RowChanges, Store
+from salience.text import forget_cached_texts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -186,6 +187,9 @@ class ColumnSnapshot:
         index = self._seq_of if self._seq_for is columns else None
         self._seq_for = None
         if changes.deleted:
+            # Purged or erased, perhaps by another process: their words leave this one's
+            # caches too (salience.text).
+            forget_cached_texts()
             gone = np.isin(columns.seqs, np.array(changes.deleted, dtype=np.int64))
             if gone.any():
                 if index is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from salience.clock import format_time
 from salience.engine.core import EngineCore
+from salience.text import forget_cached_texts
 
 
 class Scrubbing(EngineCore):
@@ -16,7 +17,9 @@ class Scrubbing(EngineCore):
     def _scrubbed(self) -> dict[str, int]:
         """After an erasure: no copy of the text in the store's files (``Store.scrub``), or,
         while a reader holds an old view of them, the erasure marked pending (``pending``: 1)
-        until :meth:`settle_erasure` finishes it."""
+        until :meth:`settle_erasure` finishes it; and none in this process's caches
+        (:func:`salience.text.forget_cached_texts`)."""
+        forget_cached_texts()
         receipt = self._store.scrub() | {
             "vector_files": self.vectors.discard_saved(),
             "column_files": self._briefings.discard_saved(),

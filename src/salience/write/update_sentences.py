@@ -9,7 +9,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from salience.text import STOPWORDS
+from salience.text import STOPWORDS, holds_text
 from salience.write.statements import statements
 from salience.write.update_words import (
     ADDING,
@@ -209,6 +209,7 @@ _ES_AFTER = ("ss", "x", "z", "ch", "sh")
 "issues", "shoes", "houses") the plural adds an s only."""
 
 
+@holds_text
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A word without its plural, possessive, -ing or -ed ending ("finishing", "finished":
@@ -226,6 +227,7 @@ def stem(word: str) -> str:
     return word
 
 
+@holds_text
 @functools.lru_cache(maxsize=65536)
 def _subject_stem(word: str) -> str:
     """A word's stem if it may name what a sentence is about, else "" (lower-cased)."""
@@ -315,6 +317,7 @@ def _sentence(text: str, speaker: str) -> Sentence:
     return Sentence(raw, words, stems, frozenset(stems) - {""}, speaker, text)
 
 
+@holds_text
 @functools.lru_cache(maxsize=4096)
 def sentences(text: str) -> tuple[Sentence, ...]:
     """The sentences of a memory, read for comparison (cached: a write compares itself with

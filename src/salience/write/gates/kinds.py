@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from salience.text import holds_text
+
 CLASSES: dict[str, str] = {
     "act": "send forward transfer wire upload post share email mail delete remove erase wipe "
     "grant invite disable export copy pay move reset change create book schedule publish leak "
@@ -51,6 +53,7 @@ for _word in CLASS_OF:
             NEAR.setdefault(_word[:_i] + _word[_i + 1 :], _word)
 
 
+@holds_text
 @lru_cache(maxsize=1 << 16)
 def kinds_of(token: str) -> tuple[str, ...]:
     """The kinds of a token, a one-letter slip allowed in a long word ("iunstructions")."""

@@ -31,6 +31,7 @@ from importlib.resources import files
 from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
+from salience.text import holds_text
 from salience.write.gates.kinds import LEADS, VERBS, kinds_of
 from salience.write.gates.redaction import redact
 
@@ -146,6 +147,7 @@ def features(segment: str, before: frozenset[str] = frozenset()) -> list[str]:
     return parse(segment).features(before)
 
 
+@holds_text
 @lru_cache(maxsize=1 << 16)
 def letter_groups(token: str) -> tuple[str, ...]:
     """The ``c:`` features of a token: its letter groups of four if it is a longer word."""
@@ -155,6 +157,7 @@ def letter_groups(token: str) -> tuple[str, ...]:
     return tuple(f"c:{padded[i : i + 4]}" for i in range(len(padded) - 3))
 
 
+@holds_text
 @lru_cache(maxsize=1 << 12)
 def parse(segment: str) -> Parsed:
     """``segment`` read (see :class:`Parsed`)."""
