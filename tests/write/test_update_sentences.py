@@ -37,6 +37,15 @@ def test_a_short_plural_is_read_as_its_singular() -> None:
         ("finished", "finishing"),
         ("studied", "studies"),
         ("switched", "switching"),
+        ("movies", "movie"),  # (not "movy": the forms share "movi")
+        ("move", "moved"),  # (a final e, and the e the ending took)
+        ("moving", "moves"),
+        ("study", "studying"),  # (a y after a consonant: "studi")
+        ("tried", "try"),
+        ("running", "run"),  # (a consonant doubled before the ending)
+        ("planned", "plans"),
+        ("name", "named"),
+        ("cities", "city"),
     ],
 )
 def test_two_forms_of_one_word_are_one_subject(one: str, other: str) -> None:

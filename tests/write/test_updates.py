@@ -452,3 +452,9 @@ def test_other_words_said_with_a_word_of_change_are_kept_by_a_write() -> None:
     assert update is not None
     assert "now says" in update.why
     assert update.confidence >= LINK_AT  # (a write keeps it)
+
+
+def test_what_was_open_is_settled_in_another_form_of_its_words() -> None:
+    found = _found("I'm still deciding on a name for the kitten.", "I named the kitten Mochi.")
+    assert found is not None
+    assert "settles what was open: named" in found

@@ -77,7 +77,8 @@ class Sentence:
         verb and no value ("gym" of "The gym opens at 6 am"), or ""."""
         values = set(self.values.values())
         return next(
-            (s for i, s in enumerate(self.stems) if s and s not in LIGHT and i not in values), ""
+            (s for i, s in enumerate(self.stems) if s and s not in LIGHT_STEMS and i not in values),
+            "",
         )
 
     @functools.cached_property
@@ -87,7 +88,7 @@ class Sentence:
 
     @functools.cached_property
     def people(self) -> frozenset[str]:
-        return PEOPLE.intersection(map(stem, self.words))
+        return _PEOPLE.intersection(map(stem, self.words))
 
     @functools.cached_property
     def negations(self) -> tuple[int, ...]:
@@ -207,23 +208,38 @@ _KEEP_S = ("ss", "us", "is")
 _ES_AFTER = ("ss", "x", "z", "ch", "sh")
 """What a plural's -es follows ("classes", "boxes", "watches"); after anything else (an e:
 "issues", "shoes", "houses") the plural adds an s only."""
+_VOWELS = frozenset("aeiou")
+_UNDOUBLED = frozenset("bdfgkmnprt")
+"""Consonants doubled before -ing and -ed ("running", "stopped", "planned": one of them)."""
 
 
 @holds_text
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A word without its plural, possessive, -ing or -ed ending ("finishing", "finished":
-    "finish"; cached: a write reads its candidates' words again and again)."""
+    """A word without its plural, possessive, -ing or -ed ending, and without what its
+    forms do not share: a final e ("move", "moved", "moving": "mov"; "movie", "movies":
+    "movi") and a final y after a consonant ("study", "studies", "studied": "studi"); a
+    consonant doubled before the ending once ("running": "run"). Cached: a write reads its
+    candidates' words again and again."""
     word = word.replace("\u2019", "'").removesuffix("'s")
     size = len(word)
-    if (size > 5 and word.endswith(("ing", "ied"))) or (size > 4 and word.endswith("ies")):
-        return word[:-3] + ("" if word[-1] == "g" else "y")  # ("studied", "studies": "study")
-    if size > 5 and word.endswith("ed") and not word.endswith("eed"):
-        return word[:-2]
-    if size > 4 and word.endswith("es") and word[:-2].endswith(_ES_AFTER):
+    ending = False
+    if size > 4 and word.endswith(("ies", "ied")):
+        return word[:-2]  # ("studies", "tried": "studi", "tri")
+    if size > 5 and word.endswith("ing"):
+        word, ending = word[:-3], True
+    elif size > 4 and word.endswith("ed") and not word.endswith("eed"):
+        word, ending = word[:-2], True
+    elif size > 4 and word.endswith("es") and word[:-2].endswith(_ES_AFTER):
         return word[:-2]  # ("boxes", "watches"; "issues", "houses" lose their s only)
-    if size > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
+    elif size > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
+        word = word[:-1]
+    if ending and len(word) > 2 and word[-1] == word[-2] and word[-1] in _UNDOUBLED:
         return word[:-1]
+    if len(word) > 3 and word[-1] == "e":
+        return word[:-1]
+    if len(word) > 2 and word[-1] == "y" and word[-2] not in _VOWELS:
+        return word[:-1] + "i"
     return word
 
 
@@ -323,3 +339,8 @@ def sentences(text: str) -> tuple[Sentence, ...]:
     """The sentences of a memory, read for comparison (cached: a write compares itself with
     its nearest memories, and the next write on that subject with many of the same)."""
     return tuple(_sentence(said, speaker) for speaker, said in statements(text))
+
+
+LIGHT_STEMS = frozenset(map(stem, LIGHT))
+"""The light verbs (:data:`~salience.write.update_words.LIGHT`) as :func:`stem` gives them."""
+_PEOPLE = frozenset(map(stem, PEOPLE))

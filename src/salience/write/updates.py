@@ -32,11 +32,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from salience.write.update_sentences import TOKEN, Sentence, kind_of, sentences, stem
-from salience.write.update_words import (
-    LIGHT,
-    STRONG_CHANGE,
+from salience.write.update_sentences import (
+    LIGHT_STEMS,
+    TOKEN,
+    Sentence,
+    kind_of,
+    sentences,
+    stem,
 )
+from salience.write.update_words import STRONG_CHANGE
 
 __all__ = ["DOCUMENT_WORDS", "Names", "Update", "compare", "is_document", "names", "sentences"]
 
@@ -88,7 +92,7 @@ class Names:
         question's too: "Can you fill in the National Geographic section?"); read word by
         word only when one of them is among its letters."""
         lowered = text.lower()
-        if not any(name in lowered for name in self.stems):
+        if not any(name[:-1] in lowered for name in self.stems):  # ("lili": "Lily")
             return False
         return not self.stems.isdisjoint(map(stem, TOKEN.findall(lowered)))
 
@@ -125,7 +129,7 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
     both the speaker's: only a measure of one's own may change), or "" (too little in common,
     two people's facts or two speakers' words). ``named``: the new one names what it
     replaced, in the old one's words, and they share a word besides."""
-    smaller = min(len(n.subject - LIGHT), len(o.subject - LIGHT)) or 1
+    smaller = min(len(n.subject - LIGHT_STEMS), len(o.subject - LIGHT_STEMS)) or 1
     short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
     moved = any(c in STRONG_CHANGE for c in n.change)
     needed = MIN_SHARED if short or min(len(n.words), len(o.words)) <= SHORT_WORDS else LONG_SHARED
@@ -200,7 +204,7 @@ def _settled(n: Sentence, o: Sentence, shared: frozenset[str]) -> list[str]:
 def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     replaced = {w for w in n.replacing if o.says(w)}  # ("tea instead of coffee": the old's)
     shared = (n.subject & o.subject) - replaced
-    strong = shared - LIGHT
+    strong = shared - LIGHT_STEMS
     short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
     subject = _subject(n, o, strong, bool(replaced and shared))
     if not subject or (n.adding and not n.change):
