@@ -18,8 +18,12 @@ Four measures, each printed as a table and written to JSON:
   rarely: an upper bound on the false ones.
 - **Write cost** (``--cost N``): remember on a store of N memories with ``updates=off`` and
   ``link``, in turns of 20 writes each (``--cost-block 1``: alternating write by write),
-  medians side by side; each policy on its own copy of the store (``--cost-shared``: both
-  on one, as the eighth to thirteenth sessions measured it).
+  medians side by side; each policy on its own copy of the store, both writing the same texts
+  (the turn's, which policy first alternating), so that each text's two times are a pair: the
+  median and mean of the pairs' differences beside the medians (the texts' own spread, 8 to
+  30 words, moved two runs' unpaired medians by half a millisecond). ``--cost-shared``: both
+  policies on one store, as the eighth to thirteenth sessions measured it (each its own texts
+  then: one text twice in one store is a duplicate).
 
     python bench/updates.py [PATH/longmemeval_s_dev.json.gz] [--locomo PATH/locomo_dev.json]
         [--questions N] [--cost 100000 [--cost-shared] [--cost-block 20]]
@@ -235,16 +239,17 @@ def write_cost(
     ``block`` writes each (the first of a turn not counted: the other engine just wrote, and
     its helper thread may still run), so that each engine writes a while as one process
     writing alone does; ``block`` 1 alternates write by write (every write then finds the
-    other engine's data in the caches). Each policy writes to its own copy of the store, or
-    with ``shared`` both to one (then each engine also catches up with the other's last
-    write before it searches: the link engine pays for that, the off engine does not).
+    other engine's data in the caches). Each policy writes the turn's texts to its own copy of
+    the store (which goes first alternating), or with ``shared`` both to one, each its own
+    texts (then each engine also catches up with the other's last write before it searches:
+    the link engine pays for that, the off engine does not).
     ``real``: a LongMemEval file whose first ``size`` distinct turns fill the store (their
     vectors cached in ``cache``) and whose next ones are written; else synthetic texts."""
     from bench_store import TextMaker
     from scale import POOL, fill, fill_real, real_turns
 
     counted = max(1, block - 1) if block > 1 else 1
-    turns = -(-writes // counted)  # (turns per policy, to count ``writes`` each)
+    turns = -(-writes // counted)  # (each policy writes in every turn)
     maker = TextMaker(seed=5)
     if real is not None:
         rows = real_turns(real, size + 2 * turns * block)
@@ -274,6 +279,7 @@ def _timed(
     import shutil
 
     times: dict[str, list[float]] = {"off": [], "link": []}
+    paired: list[float] = []  # (link - off, one text: own stores only)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "off"
         with Memory.open(config=Config(home=home, signal_gate=False), embedder=None) as memory:
@@ -293,13 +299,18 @@ def _timed(
         try:
             for engine in engines.values():
                 engine.search("warm up", touch=False)  # (vectors loaded)
-            for turn in range(2 * turns):
-                name = "off" if turn % 2 == 0 else "link"
-                for at in range(block):
-                    started = time.perf_counter()
-                    engines[name].remember(next(texts), force=True)
-                    if at or block == 1:
-                        times[name].append(time.perf_counter() - started)
+            for turn in range(turns):
+                written = [next(texts) for _ in range(block)]
+                took: dict[str, list[float]] = {}
+                for name in ("off", "link") if turn % 2 == 0 else ("link", "off"):
+                    if shared and name == "link":  # (a text twice in one store: a duplicate)
+                        written = [next(texts) for _ in range(block)]
+                    took[name] = _writes(engines[name], written)
+                for name, each in took.items():
+                    times[name] += each[1:] if block > 1 else each
+                if not shared:
+                    pairs = zip(took["link"], took["off"], strict=True)
+                    paired += [a - b for a, b in pairs][1 if block > 1 else 0 :]
         finally:
             for engine in engines.values():
                 engine.close()
@@ -307,9 +318,28 @@ def _timed(
         "texts": "LongMemEval turns" if real else "synthetic",
         "writes_each": len(times["off"]),
         "block": block,
-        "stores": "one, shared" if shared else "one each",
+        "stores": "one, shared" if shared else "one each, the same texts",
         **{f"{name}_median_ms": statistics.median(v) * 1000 for name, v in times.items()},
+        **(
+            {
+                "difference_median_ms": statistics.median(paired) * 1000,
+                "difference_mean_ms": statistics.mean(paired) * 1000,
+            }
+            if paired
+            else {}
+        ),
     }
+
+
+def _writes(memory: Memory, texts: list[str]) -> list[float]:
+    """Seconds each of ``texts`` took to remember, in order (the first of a turn: the other
+    engine just wrote, and its helper threads may still run; the caller leaves it out)."""
+    took = []
+    for text in texts:
+        started = time.perf_counter()
+        memory.remember(text, force=True)
+        took.append(time.perf_counter() - started)
+    return took
 
 
 @contextmanager
@@ -405,14 +435,17 @@ def _report_cost(results: dict[str, Any]) -> None:
             f"in turns of {cost.get('block', 1)}; stores: {cost['stores']}; "
             f"texts: {cost.get('texts', 'synthetic')})"
         )
-        print_table(
-            [
-                ["updates", "median ms"],
-                ["off", f"{cost['off_median_ms']:.2f}"],
-                ["link", f"{cost['link_median_ms']:.2f}"],
-            ],
-            right_align_from=1,
-        )
+        rows = [
+            ["updates", "median ms"],
+            ["off", f"{cost['off_median_ms']:.2f}"],
+            ["link", f"{cost['link_median_ms']:.2f}"],
+        ]
+        if "difference_median_ms" in cost:
+            rows += [
+                ["link - off, each text: median", f"{cost['difference_median_ms']:+.2f}"],
+                ["link - off, each text: mean", f"{cost['difference_mean_ms']:+.2f}"],
+            ]
+        print_table(rows, right_align_from=1)
 
 
 if __name__ == "__main__":

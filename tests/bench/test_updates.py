@@ -37,9 +37,34 @@ def test_the_write_cost_counts_each_policy_s_writes_in_turns(
     cost = bench.write_cost(40, writes, block=block)
     assert cost["writes_each"] == writes
     assert cost["block"] == block
-    assert cost["stores"] == "one each"
+    assert cost["stores"] == "one each, the same texts"
     assert cost["off_median_ms"] > 0
     assert cost["link_median_ms"] > 0
+    assert "difference_median_ms" in cost
+    assert "difference_mean_ms" in cost
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_both_policies_write_the_same_texts_unless_they_share_a_store(
+    shared: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each text's two times are a pair (own stores); on one store a text written twice would
+    be a duplicate, so each policy writes its own."""
+    import scale
+
+    monkeypatch.setattr(scale, "POOL", 40)
+    written: dict[str, list[str]] = {"off": [], "link": []}
+    timing = bench._writes
+
+    def writes(memory: bench.Memory, texts: list[str]) -> list[float]:
+        written[memory._config.updates] += texts
+        return timing(memory, texts)
+
+    monkeypatch.setattr(bench, "_writes", writes)
+    cost = bench.write_cost(40, 4, shared=shared, block=3)
+    assert len(written["off"]) == len(written["link"]) == 6  # (two turns of three)
+    assert (written["off"] == written["link"]) is not shared
+    assert ("difference_median_ms" in cost) is not shared
 
 
 def test_the_write_cost_on_real_turns_fills_with_the_first_and_writes_the_next(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -240,13 +239,6 @@ class Recall(Reranking):
             before, after = slots
             pool = spread(pool, before, after, plan.context_weight, plan.reply_weight, asks)
         return pool
-
-    def _worker(self) -> ThreadPoolExecutor:
-        """The threads full-text searches run on beside a recall's vector scan."""
-        with self._state_lock:
-            if self._pool is None:  # (several: recalls in several threads run side by side)
-                self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salience-fts")
-            return self._pool
 
     @staticmethod
     def _waits_for_full_text(query: str, plan: RecallPlan) -> bool:
