@@ -297,6 +297,11 @@ def test_a_write_that_looks_for_nothing_reads_nothing_ahead(
         assert quarantine.is_held(stored)
         memory.remember(OLD, force=True)
     assert read == [OLD]  # (the document looks for nothing, the held write neither)
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
+        opened = memory.store.transaction()  # (the worker's reads could wait on this thread)
+        with opened:
+            memory.remember(NEW, force=True)
+    assert read == [OLD]
     for settings, embedder in (
         (replace(config, updates="off"), WordHashEmbedder()),
         (config, None),

@@ -128,8 +128,11 @@ class Updating(Recording):
         reads the text as the look will, and brings the vector rows up to date with what was
         written since the last look: the look then finds both done. None when the write will
         look for nothing, or has no embedder (the look then searches full text: nothing is
-        embedded to work beside)."""
+        embedded to work beside), or this thread holds a transaction open (the worker's reads
+        could wait on it while it waits for the worker)."""
         if self._config.updates == "off" or self._embedder is None:
+            return None
+        if self._store.in_transaction():
             return None
         from salience.write.updates import is_document
 
