@@ -42,6 +42,14 @@ def test_the_write_cost_counts_each_policy_s_writes_in_turns(
     assert cost["link_median_ms"] > 0
     assert "difference_median_ms" in cost
     assert "difference_mean_ms" in cost
+    assert cost["looked"] == writes  # (synthetic texts: no document)
+
+
+def test_the_differences_say_apart_the_writes_that_looked() -> None:
+    found = bench._differences([(0.003, True), (0.0, False), (0.001, True), (0.0001, False)])
+    assert found["looked"] == 2
+    assert found["looked_median_ms"] == pytest.approx(2.0)
+    assert found["difference_median_ms"] == pytest.approx(0.55)
 
 
 @pytest.mark.parametrize("shared", [False, True])
