@@ -7,10 +7,11 @@ the process runs: a write's reading of its nearest memories
 (:mod:`salience.write.update_sentences`), the instruction detector's segments and tokens, the
 input of a content hash. Each such cache is registered (:func:`holds_text`), and
 :func:`forget_cached_texts` empties every one: in the process that purges or erases
-(``Scrubbing._scrubbed``), and in every other process when its briefing columns learn that rows
-were deleted (``ColumnSnapshot``: a server that recalls or briefs after another process's
-purge). ``tests/test_text.py`` finds every cache in the package and fails on one that is
-neither registered nor listed there as holding no text.
+(``Scrubbing._scrubbed``), and in every other process when its briefing columns or vector rows
+learn that rows were deleted (``ColumnSnapshot``, ``VectorRows``: a server that recalls or
+briefs, a worker that writes, after another process's purge). ``tests/test_text.py`` finds
+every cache in the package and fails on one that is neither registered nor listed there as
+holding no text.
 """
 
 from __future__ import annotations

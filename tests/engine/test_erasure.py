@@ -92,6 +92,21 @@ def test_a_process_that_learns_of_another_purge_forgets_the_words_too(
         assert MARKER not in words_held()
 
 
+def test_a_process_that_only_writes_forgets_the_words_of_another_purge(
+    config: Config, clock: FakeClock, embedder: WordHashEmbedder
+) -> None:
+    text = f"the pallet scanner {MARKER} sits at dock 3"
+    with Memory.open(config=config, clock=clock, embedder=embedder) as writer:
+        made = writer.remember(text, force=True).id or ""
+        writer.remember("the pallet scanner sits at dock 4 now", force=True)  # (reads it)
+        with Memory.open(config=config, clock=clock, embedder=embedder) as other:
+            other.purge(made)  # (here one process: the writer's caches are filled again below)
+        sentences(text)
+        assert MARKER in words_held()
+        writer.remember("the loading dock opens at six", force=True)  # (its look catches up)
+        assert MARKER not in words_held()
+
+
 @pytest.mark.sqlite_only
 def test_no_name_only_a_purged_memory_had_stays_in_the_saved_columns(
     memory: Memory, home: Path, monkeypatch: pytest.MonkeyPatch

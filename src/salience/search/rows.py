@@ -23,6 +23,7 @@ from salience.search.ann import ApproximateIndex
 from salience.search.rowids import RowIds, RowLookup, take
 from salience.search.sessions import SessionRows
 from salience.stores.base import Store
+from salience.text import forget_cached_texts
 
 LOAD_PAGE = 20_000
 """Vectors read from the store per query when loading (30 MB of MiniLM vectors)."""
@@ -104,6 +105,8 @@ class VectorRows(SessionRows):
         elif highest > self._last_vseq:  # (a lower highest: purged past what was read)
             touched, count, highest = self._caught_up(count, highest)
         if touched is None or self._size != count:  # deleted, re-embedded: start again
+            forget_cached_texts()  # (purged or erased, perhaps by another process: a process
+            # that only writes learns it here, its words leave this one's caches too)
             if self._kept_stale():
                 return
             self._reset()
