@@ -3,6 +3,7 @@ the store's files, and the audit log keeps a receipt (on SQLite and on PostgreSQ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,33 +78,29 @@ def test_a_purge_leaves_no_word_of_it_in_the_process_caches(memory: Memory) -> N
     assert memory.get(later.id) is not None  # (what was not purged is still there)
 
 
+def _briefs(memory: Memory) -> None:
+    memory.briefing()  # (its columns read the store, and catch up with it)
+
+
+def _writes(memory: Memory) -> None:
+    memory.remember("the pallet scanner sits at dock 4 now", force=True)  # (its look reads)
+
+
+@pytest.mark.parametrize("reads", [_briefs, _writes], ids=["briefs", "only writes"])
 def test_a_process_that_learns_of_another_purge_forgets_the_words_too(
-    config: Config, clock: FakeClock, embedder: WordHashEmbedder
+    config: Config, clock: FakeClock, embedder: WordHashEmbedder, reads: Callable[[Memory], None]
 ) -> None:
+    """A server that briefs learns of it from its columns; a worker that only writes, from
+    its vector rows (its look catches them up)."""
     text = f"the pallet scanner {MARKER} sits at dock 3"
     with Memory.open(config=config, clock=clock, embedder=embedder) as server:
         made = server.remember(text, force=True).id or ""
-        server.briefing()  # (its columns read the store)
+        reads(server)
         with Memory.open(config=config, clock=clock, embedder=embedder) as other:
             other.purge(made)  # (here one process: the server's caches are filled again below)
         sentences(text)
         assert MARKER in words_held()
-        server.briefing()  # (its columns catch up: a row was deleted)
-        assert MARKER not in words_held()
-
-
-def test_a_process_that_only_writes_forgets_the_words_of_another_purge(
-    config: Config, clock: FakeClock, embedder: WordHashEmbedder
-) -> None:
-    text = f"the pallet scanner {MARKER} sits at dock 3"
-    with Memory.open(config=config, clock=clock, embedder=embedder) as writer:
-        made = writer.remember(text, force=True).id or ""
-        writer.remember("the pallet scanner sits at dock 4 now", force=True)  # (reads it)
-        with Memory.open(config=config, clock=clock, embedder=embedder) as other:
-            other.purge(made)  # (here one process: the writer's caches are filled again below)
-        sentences(text)
-        assert MARKER in words_held()
-        writer.remember("the loading dock opens at six", force=True)  # (its look catches up)
+        reads(server)
         assert MARKER not in words_held()
 
 
