@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from salience.write import statements as module
 from salience.write.statements import stated, statements
 
 
@@ -52,3 +56,13 @@ def test_a_question_that_reminds_states_what_it_recalls() -> None:
 def test_an_aside_in_square_brackets_is_no_statement() -> None:
     said = statements("Nate: I love them! [shares a photo: two turtles on a log]\nAll well.")
     assert list(said) == [("nate", "I love them!"), ("", "All well.")]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab .!?\t\u00a0\u2003\u2028DrMs\n\r", max_size=30))
+def test_a_line_with_no_end_inside_is_one_sentence(text: str) -> None:
+    """statements() splits a line only where a sentence may end inside it (an end mark and a
+    space): elsewhere the sentence pattern finds nothing to split."""
+    for line in text.splitlines():
+        if module._ENDS.search(line) is None:
+            assert module._SENTENCE.split(line) == [line]

@@ -3,9 +3,26 @@ stems of their words, their values and the sort of each, and their clauses."""
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from salience.write.update_sentences import kind_of, sentences
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from salience.write import update_sentences
+from salience.write.update_sentences import TOKEN, kind_of, sentences
+
+_PIECES = st.lists(
+    st.sampled_from(
+        [
+            *"May may In in on the Nf6 q3 CI AB PM 7pm $5 5th three Monday mondays Oct 16th "
+            "lecture ' \u2019 - , . é É a Zq x9y 12:30 I i'm to my _".split(),
+            *(" ", "  ", "\t"),
+        ]
+    ),
+    max_size=24,
+)
+"""Texts of the pieces the reading's shortcuts could meet (words, codes, values, marks)."""
 
 
 def _values(text: str) -> dict[str, str]:
@@ -139,3 +156,35 @@ def test_two_capitals_are_a_name_but_not_a_half_of_the_day() -> None:
     (read,) = sentences("Our CI runs at 7 PM.")
     assert "ci" in read.subject
     assert "pm" not in read.subject
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PIECES.map("".join))
+def test_a_word_s_letters_read_once_find_the_same_tokens(text: str) -> None:
+    """TOKEN reads a word's letters once; as three alternatives (a number, letters then a
+    digit, a word) it found the same tokens."""
+    three = r"\$?\d[\d,.:/%-]*\w*|[A-Za-z]+\d\w*|[A-Za-z][A-Za-z'\u2019-]*"
+    assert TOKEN.findall(text) == re.findall(three, text)
+
+
+class _Everything:
+    """A set holding every word: :func:`update_sentences._values` then skips none."""
+
+    def __contains__(self, word: object) -> bool:
+        return True
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PIECES.map(" ".join))
+def test_the_reading_s_shortcuts_change_nothing(text: str) -> None:
+    """The words skipped as no value, and the sentences not searched for two capitals, read
+    as they do when no word is skipped and every sentence is searched."""
+    update_sentences.sentences.cache_clear()
+    quick = [(s.stems, s.values) for s in update_sentences.sentences(text)]
+    update_sentences.sentences.cache_clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(update_sentences, "_NOTED", _Everything())
+        patch.setattr(update_sentences, "_CAPITALS", re.compile(""))
+        whole = [(s.stems, s.values) for s in update_sentences.sentences(text)]
+    update_sentences.sentences.cache_clear()
+    assert quick == whole

@@ -21,6 +21,8 @@ _SENTENCE = re.compile(
     r"(?<!\bvs\.)\s+|\n+"
 )
 """A sentence ends at ".", "!" or "?", not after a title ("Dr. Smith", "Mrs. Lee")."""
+_ENDS = re.compile(r"[.!?]\s")
+"""Where a sentence may end inside a line (most lines hold one sentence: not split)."""
 _BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
 """An aside in square brackets: what a chat export says of an attachment, not the speaker."""
 _CLAUSE = re.compile(r",\s+")
@@ -47,7 +49,8 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
     line opens with, lower-cased, or "")."""
     for line in text.splitlines():
         speaker, start = label(line)  # ("Melanie: Wow, ...": who says it, where it starts)
-        for part in _SENTENCE.split(_BRACKETED.sub(" ", line[start:])):
+        body = _BRACKETED.sub(" ", line[start:])
+        for part in _SENTENCE.split(body) if _ENDS.search(body) else (body,):
             said = stated(part) if part.rstrip().endswith("?") else part
             if len(said.split()) >= 2:
                 yield speaker, said

@@ -41,15 +41,18 @@ _CLOCK = re.compile(r"(\d{1,2})(?::([0-5]\d))?(am|pm)?")
 """A time of day as written: "7", "7:00", "7pm", "7:00pm"."""
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 """An ordinal in digits ("5th"): the same value as "fifth" and "5"."""
-TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z]+\d\w*|[A-Za-z][A-Za-z'\u2019-]*")
+TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z]+(?:\d\w*|[A-Za-z'\u2019-]*)")
 """A number (with what is written onto it: "5th", "7pm", "4B"), a code of letters and digits
-("d5", "Nf6", "Q3": one name, not a count), or a word."""
+("d5", "Nf6", "Q3": one name, not a count), or a word. (A word's letters are read once: as
+two alternatives, letters then a digit, else a word, each letter was read again and again.)"""
 _CLAUSES = re.compile(
     r"[,;:()]\s+|\s+(?=(?:but|although|though|whereas|while)\b)|\s[-\u2013\u2014]\s"
 )
 """Where a sentence's clauses meet: a "no" speaks of its own clause ("I couldn't find
 parking, but dinner at Nopa was great" says nothing against the dinner)."""
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_CAPITALS = re.compile(r"[A-Z][A-Z]")
+"""Two capitals side by side: what a word of two capitals needs (most sentences have none)."""
 _HALVES = frozenset(("am", "pm"))
 """Two capitals that say the half of a day ("7 PM"), not what a sentence is about."""
 
@@ -289,6 +292,8 @@ def _month(raw: tuple[str, ...], words: tuple[str, ...], i: int) -> str:
 def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     found: dict[str, int] = {}
     for i, (token, word) in enumerate(zip(raw, words, strict=True)):
+        if token[0].islower() and word not in _NOTED:
+            continue  # (most words: none of the branches below)
         if token[0].isdigit() or token[0] == "$":
             value = _ORDINAL.sub(r"\1", word.rstrip(".,:/-"))
             month = _month(raw, words, i) if token[0] != "$" else ""
@@ -314,6 +319,10 @@ def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     return found
 
 
+_NOTED = NUMBER_WORDS | CALENDAR | PLACE_AFTER
+"""The lower-case words :func:`_values` reads (any other is no value, nor says where one is)."""
+
+
 def _dated(raw: tuple[str, ...], i: int) -> bool:
     """Whether the month at ``i`` has its day beside it (the date is the value then)."""
     return raw[i].lower() in MONTHS and any(
@@ -323,9 +332,9 @@ def _dated(raw: tuple[str, ...], i: int) -> bool:
 
 def _sentence(text: str, speaker: str) -> Sentence:
     raw = tuple(TOKEN.findall(text))
-    words = tuple(t.lower() for t in raw)
+    words = tuple(map(str.lower, raw))
     stems = tuple(map(_subject_stem, words))
-    if any(len(t) == 2 and t.isupper() for t in raw):  # ("CI", "UI", "TV": a name, not "is")
+    if _CAPITALS.search(text):  # ("CI", "UI", "TV": a name, not "is")
         stems = tuple(
             w if len(t) == 2 and t.isupper() and t.isalpha() and w not in _HALVES else s
             for t, w, s in zip(raw, words, stems, strict=True)
