@@ -181,6 +181,7 @@ LOCAL_ONLY = {
     "wait_job": "the server waits on its jobs",
     "job_finished": "the server's job plumbing",
     "settle_erasure": "finishes an erasure interrupted on this machine",
+    "follow_erasures": "empties this process's caches of erased words (the server's upkeep)",
 }
 """Public names of Memory a Client does not have, and why."""
 

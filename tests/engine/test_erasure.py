@@ -180,6 +180,75 @@ def test_a_purge_erases_every_version_of_its_chain(memory: Memory, which: int) -
     assert MARKER.encode() not in stored_bytes(memory)
 
 
+def _purge(memory: Memory, made: str) -> None:
+    memory.purge(made, user="alice")
+
+
+def _erase_user(memory: Memory, made: str) -> None:
+    memory.erase_user("alice")
+
+
+@pytest.mark.parametrize("erase", [_purge, _erase_user], ids=["purge", "user erasure"])
+def test_an_idle_process_forgets_the_words_of_another_s_erasure(
+    config: Config, clock: FakeClock, embedder: WordHashEmbedder, erase: Callable[..., None]
+) -> None:
+    """A server that neither briefs, recalls nor writes learns of another process's erasure
+    from the store's count of erasures (what its upkeep reads every few seconds), once, and
+    forgets nothing for a write that erased nothing."""
+    text = f"the pallet scanner {MARKER} sits at dock 3"
+    with Memory.open(config=config, clock=clock, embedder=embedder) as server:
+        made = server.remember(text, user="alice", force=True).id or ""
+        assert not server.follow_erasures()  # (the first look notes the count)
+        with Memory.open(config=config, clock=clock, embedder=embedder) as other:
+            other.remember("the dock closes at six tonight", user="bob", force=True)
+        sentences(text)
+        assert not server.follow_erasures()
+        assert MARKER in words_held()
+        with Memory.open(config=config, clock=clock, embedder=embedder) as other:
+            erase(other, made)  # (here one process: the server's caches are filled again)
+        sentences(text)
+        assert MARKER in words_held()
+        assert server.follow_erasures()
+        assert MARKER not in words_held()
+        sentences(text)
+        assert not server.follow_erasures()  # (that erasure is followed already)
+        assert MARKER in words_held()
+
+
+def test_a_server_s_upkeep_follows_erasures_until_it_closes(
+    config: Config, clock: FakeClock, embedder: WordHashEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``long_running`` starts a thread that follows other processes' erasures (and finishes
+    pending ones); closing the engine stops it."""
+    import threading
+
+    from salience.engine import scrubbing
+
+    monkeypatch.setattr(scrubbing, "UPKEEP_EVERY_S", 0.01)
+    forgotten = threading.Event()
+    real = scrubbing.forget_cached_texts
+
+    def forget() -> int:
+        if threading.current_thread().name == "salience-upkeep":
+            forgotten.set()
+        return real()
+
+    monkeypatch.setattr(scrubbing, "forget_cached_texts", forget)
+    server = Memory.open(config=config, clock=clock, embedder=embedder)
+    try:
+        made = server.remember(f"the pallet scanner {MARKER} sits at dock 3", force=True).id
+        server.long_running()
+        upkeep = server._upkeep
+        assert upkeep is not None
+        assert upkeep.is_alive()
+        with Memory.open(config=config, clock=clock, embedder=embedder) as other:
+            other.purge(made or "")
+        assert forgotten.wait(60), "the upkeep did not follow the erasure"
+    finally:
+        server.close()
+    assert not upkeep.is_alive()
+
+
 def test_a_recall_queued_in_another_process_is_not_recorded_after_the_purge(
     config: Config, clock: FakeClock, embedder: WordHashEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -35,7 +35,7 @@ class Erasure(Forgetting):
         )
         with self._store.transaction():
             # Their ids (never text): a recall another process queued is not written later.
-            self._store.mark_erased([r.id for r in self._store.iter_all(every)])
+            self._mark_erased([r.id for r in self._store.iter_all(every)])
             removed = self._authority.erase_user(name)
             removed.update(self._erase_contributions(name))
         scrubbed = self._scrubbed()
@@ -58,7 +58,7 @@ class Erasure(Forgetting):
             else:
                 gone.append(decide("erase-authored", record, None))
         ids = [d.before.id for d in gone if d.before is not None]
-        self._store.mark_erased(ids)
+        self._mark_erased(ids)
         self._authority.write(*gone, *kept)
         self._store.delete_traces(surfacing=ids)  # (a recall that surfaced one may quote it)
         self._store.scrub_job_results(ids)  # (a job's answer that named one: its plan quotes it)

@@ -87,7 +87,7 @@ class Forgetting(Writes):
             self._stale_after(old, "purged", cited)
             # A recorded recall or briefing that surfaced it: its query may quote it.
             traces = self._store.delete_traces(surfacing=[r.id for r in gone])
-            self._store.mark_erased([r.id for r in gone])  # (nor one queued elsewhere, later)
+            self._mark_erased([r.id for r in gone])  # (nor one queued elsewhere, later)
             # A job's answer that named it (a consolidation's plan quotes its members).
             jobs = self._store.scrub_job_results([r.id for r in gone])
         receipt = self._scrubbed()

@@ -130,7 +130,7 @@ class Spaces(Scrubbing):
             as_of=self.now(), user=owner, include_superseded=True, include_forgotten=True
         )
         with self._store.transaction():
-            self._store.mark_erased([r.id for r in self._store.iter_all(every)])
+            self._mark_erased([r.id for r in self._store.iter_all(every)])
             removed = self._authority.erase_user(owner)
             self._store.drop_space(name)
         scrubbed = self._scrubbed()

@@ -8,7 +8,6 @@ ship with the package (no CDN).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import threading
@@ -27,7 +26,6 @@ from fastapi.staticfiles import StaticFiles
 
 from salience import __version__
 from salience.engine.memory import Memory
-from salience.errors import SalienceError
 from salience.server import (
     compat_eidet,
     compat_eidet_upkeep,
@@ -68,25 +66,21 @@ mode. A request that changes state is refused from another site (`Origin`,
 
 HEALTH_WAIT_S = 0.5
 """The longest ``/healthz`` waits for the store to say whether a key exists."""
-SETTLE_EVERY_S = 2.0
-"""How often a server retries an erasure a reader held back (``Memory.settle_erasure``)."""
 
 
 def _with_upkeep(lifespan: Any) -> Any:
-    """``lifespan``, and beside it a task that finishes pending erasures (a purge that a
-    reader held back, in this process or another, completes once the reader lets go), and a
-    watch on the signals that stop the process (:func:`_watch_stop`)."""
+    """``lifespan``, and beside it a watch on the signals that stop the process
+    (:func:`_watch_stop`). (Pending erasures are finished, and other processes' erasures
+    followed, by the engine's own upkeep: ``Memory.long_running``.)"""
 
     @asynccontextmanager
     async def both(app: FastAPI) -> AsyncIterator[None]:
-        async with lifespan(app), anyio.create_task_group() as group:
-            group.start_soon(_settle_erasures, app)
+        async with lifespan(app):
             restore = _watch_stop(app.state.engine)
             try:
                 yield
             finally:
                 restore()
-                group.cancel_scope.cancel()
 
     return both
 
@@ -119,14 +113,6 @@ def _watch_stop(engine: Engine) -> Callable[[], None]:
                 signal.signal(sig, handler)
 
     return restore
-
-
-async def _settle_erasures(app: FastAPI) -> None:
-    while True:
-        await anyio.sleep(SETTLE_EVERY_S)
-        engine: Engine = app.state.engine
-        with contextlib.suppress(SalienceError):  # (a busy store: next time)
-            await anyio.to_thread.run_sync(engine.memory.settle_erasure)
 
 
 def create_app(memory: Memory) -> FastAPI:
