@@ -202,6 +202,23 @@ def test_the_supersede_policy_acts_on_sure_pairs_the_writer_may_change(
         assert again.record.parent_id == mine.id
 
 
+def test_a_memory_that_states_nothing_looks_for_nothing(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question as a whole states nothing another memory could have said: its write
+    searches for no candidate (a memory that states something does)."""
+    searched: list[str] = []
+    nearby = memory.vectors.nearby_texts
+    monkeypatch.setattr(
+        memory.vectors, "nearby_texts", lambda *a, **k: searched.append("") or nearby(*a, **k)
+    )
+    memory.remember(OLD)
+    assert memory.remember("Which port does the staging API listen on?").updates == ()
+    assert searched == []
+    assert memory.remember(NEW).updates != ()
+    assert searched == [""]
+
+
 def test_off_looks_for_nothing(config: Config, clock: FakeClock) -> None:
     settings = replace(config, updates="off")
     with Memory.open(config=settings, clock=clock, embedder=WordHashEmbedder()) as memory:

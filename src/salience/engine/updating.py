@@ -68,12 +68,14 @@ class Updating(Recording):
         changes: the nearest by meaning (by words, with no embedder)."""
         if self._config.updates == "off":
             return []
-        from salience.write.updates import compare, is_document, names, sentences  # (writes)
+        from salience.write.updates import compare, is_document, names, sentences, stating
 
         if is_document(record.content):
             return []  # (a document never updates: nothing to look for)
-        flt = MemoryFilter(as_of=now, user=record.user, type=record.type)
         read = sentences(record.content)
+        if not stating(read):
+            return []  # (a question, say: it states nothing another memory could have said)
+        flt = MemoryFilter(as_of=now, user=record.user, type=record.type)
         if vector is not None:
             if not self.vectors.count():
                 return []  # (the first memory: nothing to change)

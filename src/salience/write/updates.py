@@ -42,7 +42,16 @@ from salience.write.update_sentences import (
 )
 from salience.write.update_words import STRONG_CHANGE
 
-__all__ = ["DOCUMENT_WORDS", "Names", "Update", "compare", "is_document", "names", "sentences"]
+__all__ = [
+    "DOCUMENT_WORDS",
+    "Names",
+    "Update",
+    "compare",
+    "is_document",
+    "names",
+    "sentences",
+    "stating",
+]
 
 MIN_SHARED = 2
 """Content words two sentences must share to speak of the same subject..."""
@@ -107,6 +116,14 @@ def is_document(text: str) -> bool:
     (counted no further: a long answer costs no more than a short one). Neither side of an
     update is ever one, so a write's look reads no document, and a document looks for none."""
     return len(text.split(maxsplit=DOCUMENT_WORDS)) > DOCUMENT_WORDS
+
+
+def stating(read: Sequence[Sentence]) -> bool:
+    """Whether a memory read as ``read`` states anything an update needs: a sentence with a
+    word of a subject. One that states nothing (a question as a whole: *"What are some
+    festivals to attend in Munich?"*) shares no subject with any memory, so it updates
+    nothing, and its write looks for nothing."""
+    return any(s.subject for s in read)
 
 
 def compare(new: Sequence[Sentence], old: Sequence[Sentence], old_id: str) -> Update | None:
