@@ -4,7 +4,7 @@ rows) is marked pending in the store, said in the result and in ``salience stats
 finished as soon as the reader lets go: after the next write of a process that knows, every
 few seconds in a server, and by ``salience forget --purge --wait``.
 
-Every erasure also counts itself in the store (:data:`ERASURES`, in its own transaction), so
+Every erasure also counts itself in the store (:data:`ERASURES`, in the erasure's transaction), so
 that every other process forgets the erased words it keeps in caches
 (:func:`salience.text.forget_cached_texts`): a server (HTTP or MCP) looks every
 :data:`UPKEEP_EVERY_S` seconds (:meth:`Scrubbing.follow_erasures`), busy or idle."""

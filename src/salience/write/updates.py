@@ -220,7 +220,7 @@ def _settled(n: Sentence, o: Sentence, shared: frozenset[str]) -> list[str]:
 
 def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     if n.subject.isdisjoint(o.subject):
-        return None  # (no word in common: no subject; most pairs, read no further)
+        return None  # (no word in common: no subject, and nothing more to read)
     replaced = {w for w in n.replacing if o.says(w)}  # ("tea instead of coffee": the old's)
     shared = (n.subject & o.subject) - replaced
     strong = shared - LIGHT_STEMS
