@@ -7,7 +7,6 @@ import threading
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from salience import telemetry
@@ -99,6 +98,7 @@ class EngineCore(Access):
         self._records = Touches(store, every=RECORD_EVERY_S)
         self._touches = Touches(store, ours=self._records)
         self._stopping = threading.Event()  # set on close: running jobs stop (see .jobs)
+        self._threads: builtins.list[threading.Thread] = []  # joined on close (.scrubbing)
         self._started: builtins.set[str] = set()  # the jobs this engine started
         self._pending_erasure: bool | None = None  # None: not looked yet (engine/forgetting)
 
@@ -178,6 +178,9 @@ class EngineCore(Access):
             if self._vector_store is not None:
                 self._vector_store.close()
         finally:
+            self._stopping.set()  # (and threads of its own stop: a server's upkeep)
+            for thread in self._threads:
+                thread.join()
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
                 self._pool = None
@@ -189,12 +192,7 @@ class EngineCore(Access):
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     def _audit(

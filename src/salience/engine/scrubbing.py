@@ -69,6 +69,7 @@ class Scrubbing(EngineCore):
                 target=self._keep_up, name="salience-upkeep", daemon=True
             )
             self._upkeep.start()
+            self._threads.append(self._upkeep)  # (stopped and joined when the engine closes)
 
     def _keep_up(self) -> None:
         while not self._stopping.wait(UPKEEP_EVERY_S):
@@ -79,14 +80,6 @@ class Scrubbing(EngineCore):
                 continue  # (a busy store, or closing: next time)
             except Exception:  # (never the end of the upkeep: said, and tried again)
                 logging.getLogger("salience").exception("the store's upkeep failed")
-
-    def close(self) -> None:
-        """Stop the upkeep (if any), then close."""
-        self._stopping.set()
-        upkeep, self._upkeep = self._upkeep, None
-        if upkeep is not None:
-            upkeep.join()
-        super().close()
 
     def _scrubbed(self) -> dict[str, int]:
         """After an erasure: no copy of the text in the store's files (``Store.scrub``), or,
