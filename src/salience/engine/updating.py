@@ -77,15 +77,16 @@ class Updating(Recording):
             return []  # (a question, say: it states nothing another memory could have said)
         flt = MemoryFilter(as_of=now, user=record.user, type=record.type)
         if vector is not None:
-            if not self.vectors.count():
-                return []  # (the first memory: nothing to change)
-            named = names(read)  # (none: the nearest only, as cheap as before)
-            found = self.vectors.nearby_texts(
-                vector,
-                flt,
-                CANDIDATES + NAMED_FROM if named else CANDIDATES,
-                NAMED_NEAREST if named else NEAREST,
-            )
+            with self.vectors.held():  # (one look at the store for the count and the search)
+                if not self.vectors.count():
+                    return []  # (the first memory: nothing to change)
+                named = names(read)  # (none: the nearest only, as cheap as before)
+                found = self.vectors.nearby_texts(
+                    vector,
+                    flt,
+                    CANDIDATES + NAMED_FROM if named else CANDIDATES,
+                    NAMED_NEAREST if named else NEAREST,
+                )
             candidates = [(i, text) for text, i, x in found[:CANDIDATES] if x >= NEAREST]
             rest = found[len(candidates) :] if named else []
             candidates += [(i, text) for text, i, _ in rest if named.said(text)][:NAMED]
