@@ -13,6 +13,7 @@ from salience.write.updates import (
     is_document,
     names,
     sentences,
+    stating,
 )
 
 
@@ -458,3 +459,13 @@ def test_what_was_open_is_settled_in_another_form_of_its_words() -> None:
     found = _found("I'm still deciding on a name for the kitten.", "I named the kitten Mochi.")
     assert found is not None
     assert "settles what was open: named" in found
+
+
+def test_a_question_as_a_whole_states_nothing_to_update() -> None:
+    """A memory with no sentence holding a word of a subject can update nothing (its write
+    looks for nothing); a question's clause that states something of the speaker counts."""
+    assert not stating(sentences("What are some unique festivals to attend in Munich?"))
+    assert stating(sentences("The staging API listens on port 9090 now."))
+    assert stating(
+        sentences("Can you set reminders for my gym sessions, which I usually go to at 7 pm?")
+    )
