@@ -469,3 +469,20 @@ def test_a_question_as_a_whole_states_nothing_to_update() -> None:
     assert stating(
         sentences("Can you set reminders for my gym sessions, which I usually go to at 7 pm?")
     )
+
+
+def test_greetings_and_times_of_a_chat_name_no_subject() -> None:
+    """*last*, *yesterday*, *thanks*, *wow* and their like are said in every chat turn: two
+    turns sharing them with a word or two more speak of two things (two parades), while an
+    update said with them is still found."""
+    assert (
+        _found(
+            "Caroline: Last weekend our city held a pride parade with so many flags.",
+            "Caroline: Wow, glad you had fun. I went to a pride parade last Friday with friends.",
+        )
+        is None
+    )
+    assert (
+        _found("The team standup is at 9 am.", "Starting next week, the team standup is at 10 am.")
+        == "same subject (standup, team); 9 -> 10"
+    )

@@ -19,6 +19,9 @@ FILLER = frozenset(
     there's here's we've we're they're he's she's it'd what're
     interested particularly especially planning curious hoping excited glad mentioned earlier
     remember exploring considering
+    thanks thank thx please hello hi hey okay ok yes yeah sounds appreciate
+    wow awesome cool nice amazing congrats congratulations
+    last next yesterday today tonight tomorrow another note totally agree gonna wanna
     """.split()
 )
 SKIPPED = STOPWORDS | FILLER  # words that never name a subject
