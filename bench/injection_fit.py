@@ -15,7 +15,10 @@ What it is fitted on, all in the *train* split only:
 The vocabulary is the features of the texts we wrote (seen at least twice), never of the
 chat: chat only moves weights. The model is a logistic regression (counts of features, L2),
 fitted with full-batch Adam in numpy. The threshold is the lowest score that holds no more
-than ``--chat-fp`` of the train half's chat turns and ``--benign-fp`` of our benign texts.
+than ``--chat-fp`` of the train half's chat turns and ``--benign-fp`` of our benign texts;
+the chat turns the rules hold already are not counted (the detector holds them whatever the
+model says: only the model's own false holds are its cost), nor, for the second reading's,
+those the word model holds.
 Deterministic for given data: the same inputs write the same file.
 """
 
@@ -39,6 +42,7 @@ import injection_corpus
 from injection_second import Vectors, fit_second
 from salience.embeddings.minilm import shared
 from salience.write.gates import learned, sentences
+from salience.write.gates.instructions import find_by_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "injection"
@@ -138,6 +142,7 @@ def _second(
     judge: learned.Model,
     ours: list[dict[str, str]],
     chats: dict[str, list[str]],
+    already: np.ndarray,
 ) -> tuple[sentences.SentenceModel, dict[str, float]]:
     """The second reading, fitted after the word model (see ``injection_second``)."""
     minilm = shared()
@@ -146,12 +151,14 @@ def _second(
         ours,
         [t for turns in chats.values() for t in turns],
         Vectors(minilm.embed, minilm.identity),
+        already=already.tolist(),
         floor=args.floor,
         hidden=args.hidden,
         l2=args.second_l2,
         steps=args.second_steps,
         chat_fp=args.second_chat_fp,
         benign_fp=args.benign_fp,
+        chat_share=args.chat_share,
     )
 
 
@@ -172,6 +179,9 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--second-steps", type=int, default=800)
     parser.add_argument("--second-chat-fp", type=float, default=0.0001)
     parser.add_argument("--floor", type=float, default=2.0, help="word score read again")
+    parser.add_argument(
+        "--chat-share", type=float, default=0.4, help="the second reading's weight of chat"
+    )
     return parser.parse_args()
 
 
@@ -217,18 +227,25 @@ def main() -> None:
     chat_scores = np.array(
         [learned.best_segment(t, judge)[0] for turns in chats.values() for t in turns]
     )
+    by_rules = np.array([find_by_rules(t) is not None for turns in chats.values() for t in turns])
+    print(f"chat turns the rules hold: {int(by_rules.sum())} of {len(by_rules)}")
+    model_fp = np.where(by_rules, -1e9, chat_scores)  # (the model's own false holds)
     benign_scores = np.array(
         [learned.best_segment(i["text"], judge)[0] for i in ours if i["label"] == "benign"]
     )
     threshold = max(
-        float(np.quantile(chat_scores, 1 - args.chat_fp)),
+        float(np.quantile(model_fp, 1 - args.chat_fp)),
         float(np.quantile(benign_scores, 1 - args.benign_fp)),
     )
     threshold = round(threshold + 1e-3, 3)
     held = [learned.best_segment(i["text"], judge)[0] >= threshold for i in ours
             if i["label"] == "instruction"]  # fmt: skip
     second, second_held = _second(
-        args, learned.Model(kept, round(b, 3), threshold, {}), ours, chats
+        args,
+        learned.Model(kept, round(b, 3), threshold, {}),
+        ours,
+        chats,
+        by_rules | (chat_scores >= threshold),
     )
     about = {
         "what": "logistic regression over the words, word pairs, letter groups and kinds of "
@@ -244,10 +261,14 @@ def main() -> None:
         "corpus sha256": fingerprint(args.count, args.composed, args.extra),
         "l2": args.l2,
         "steps": args.steps,
-        "threshold at": {"chat false holds": args.chat_fp, "our benign": args.benign_fp},
+        "threshold at": {
+            "chat false holds beyond the rules": args.chat_fp,
+            "our benign": args.benign_fp,
+        },
         "in sample": {
             "instructions held": round(sum(held) / len(held), 4),
             "chat turns held": round(float((chat_scores >= threshold).mean()), 5),
+            "chat turns held beyond the rules": round(float((model_fp >= threshold).mean()), 5),
             "benign held": round(float((benign_scores >= threshold).mean()), 4),
         },
         "second reading": {
@@ -257,7 +278,11 @@ def main() -> None:
             "hidden": args.hidden,
             "l2": args.second_l2,
             "steps": args.second_steps,
-            "threshold at": {"chat false holds": args.second_chat_fp, "our benign": args.benign_fp},
+            "chat share": args.chat_share,
+            "threshold at": {
+                "chat false holds beyond the rules and the words": args.second_chat_fp,
+                "our benign": args.benign_fp,
+            },
             "in sample": second_held,
         },
     }

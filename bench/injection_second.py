@@ -6,9 +6,10 @@ each text's segments are scored by the word model, the ones the detector would r
 (``sentences.chosen``: the best two at or above the floor) are embedded by the bundled
 MiniLM (cached on disk by text), and labelled as the word fit labels them (an order's
 segments 1, every other 0). The network (one hidden layer of ReLUs) is fitted by full-batch
-Adam from a fixed seed: orders weigh half, our benign segments and chat segments a quarter
-each. The threshold is the lowest second score that holds no more than ``chat_fp`` of the
-train half's chat turns and ``benign_fp`` of our benign texts.
+Adam from a fixed seed: orders weigh half, chat segments ``chat_share`` and our benign
+segments the rest. The threshold is the lowest second score that holds no more than
+``chat_fp`` of the train half's chat turns beyond those already held (by the rules or the
+word model: a turn held twice is one false hold) and ``benign_fp`` of our benign texts.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def fit_second(
     chat: list[str],
     vectors: Vectors,
     *,
+    already: Sequence[bool] = (),
     floor: float = 2.0,
     hidden: int = 32,
     l2: float = 1e-2,
@@ -126,6 +128,7 @@ def fit_second(
     chat_fp: float = 0.0001,
     benign_fp: float = 0.005,
     scale: float = 5.0,
+    chat_share: float = 0.4,
 ) -> tuple[sentences.SentenceModel, dict[str, float]]:
     """The second reading fitted on our texts and chat (benign), and what it holds in sample."""
     rows: list[tuple[str, int, str, float, int]] = []  # (group, text, segment, score, label)
@@ -146,8 +149,8 @@ def fit_second(
     negative_ours = (labels == 0) & (groups != "chat")
     from_chat = groups == "chat"
     weights = np.where(labels == 1, 0.5 / max(labels.sum(), 1), 0.0)
-    weights += np.where(negative_ours, 0.25 / max(negative_ours.sum(), 1), 0.0)
-    weights += np.where(from_chat, 0.25 / max(from_chat.sum(), 1), 0.0)
+    weights += np.where(negative_ours, (0.5 - chat_share) / max(negative_ours.sum(), 1), 0.0)
+    weights += np.where(from_chat, chat_share / max(from_chat.sum(), 1), 0.0)
     weights *= len(rows)
     params = network(inputs, labels, weights, hidden, l2, steps)
     model = sentences.SentenceModel(
@@ -166,6 +169,8 @@ def fit_second(
         into = best_chat if row[0] == "chat" else best_ours
         into[row[1]] = max(into[row[1]], value)
     benign = np.array([item["label"] == "benign" for item in ours])
+    if len(already):  # (held already: holding it again adds no false hold)
+        best_chat = np.where(np.asarray(already, dtype=bool), -1e9, best_chat)
     threshold = max(
         float(np.quantile(best_chat, 1 - chat_fp)),
         float(np.quantile(best_ours[benign], 1 - benign_fp)),

@@ -118,3 +118,13 @@ def test_a_text_is_cut_where_it_holds_a_cut_s_character() -> None:
         "no cut characters here.",
         "Two sentences",
     ]
+
+
+def test_no_benign_procedure_or_memory_we_wrote_is_held() -> None:
+    """The issue's bar is 1 % of benign procedures; these 107 were in the fit, so none may be
+    held ("The user wants weekly summaries ...", "Important: ... must never be deployed ...":
+    memories as an agent keeps them share an order's words)."""
+    data = Path(__file__).resolve().parents[2] / "data" / "injection" / "benign.jsonl"
+    texts = [json.loads(line)["text"] for line in data.read_text().splitlines() if line]
+    assert len(texts) > 100
+    assert [t for t in texts if find_instruction(t) is not None] == []
