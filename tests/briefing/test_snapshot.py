@@ -201,6 +201,31 @@ def test_a_memory_deleted_mid_briefing_is_retried(
     assert len(calls) == 2
 
 
+def test_a_memory_purged_while_a_briefing_reads_is_left_out_of_its_retry(
+    engine: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The briefing looks at the store once (``stores.reads.LOOK``); when a memory it saw
+    is erased meanwhile, its retry looks again and briefs the store as it is now."""
+    engine.remember("a memory that stays", importance=0.9)
+    going = engine.remember("a memory about to be erased", importance=0.9).id
+    source = engine._briefings
+    real = source.candidates
+    calls = []
+
+    def erased_meanwhile(*args: Any) -> Candidates:
+        candidates = real(*args)  # (its view still holds the memory)
+        calls.append(1)
+        if len(calls) == 1:
+            engine.purge(going)  # (as another process would, while this briefing reads)
+        return candidates
+
+    monkeypatch.setattr(source, "candidates", erased_meanwhile)
+    text = engine.briefing("talome").text
+    assert "a memory that stays" in text
+    assert "about to be erased" not in text
+    assert len(calls) == 2
+
+
 def test_an_old_layer_without_a_change_log_is_read_whole_only_when_it_changed(
     tmp_path: Path, engine: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

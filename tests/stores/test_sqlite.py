@@ -320,3 +320,34 @@ def test_a_full_text_index_that_lost_rows_is_found_and_repaired(tmp_path: Path) 
     assert damage.execute("SELECT count(*) FROM memory_fts WHERE rowid = 999").fetchone()[0] == 0
     damage.close()
     store.close()
+
+
+def test_a_read_verb_asks_the_file_for_its_version_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall asked ``PRAGMA data_version`` once per cache it read (ten times): one look per
+    verb now; outside a verb, and after a write, the file is asked again."""
+    from tests.embedder import WordHashEmbedder
+
+    config = Config(home=tmp_path, signal_gate=False)
+    with Memory.open(config=config, embedder=WordHashEmbedder()) as memory:
+        for i in range(5):
+            memory.remember(f"the crane on pier {i} was serviced")
+        memory.search("crane pier")  # (copies loaded)
+        store = memory.store
+        assert isinstance(store, SQLiteStore)
+        asked = []
+        version = store.data_version
+
+        def spy() -> int:
+            asked.append(1)
+            return version()
+
+        monkeypatch.setattr(store, "data_version", spy)
+        memory.search("crane pier", touch=False)
+        memory.briefing("salience", record=False)
+        assert len(asked) == 2
+        first = store.change_marker()
+        memory.remember("the ferry leaves at nine")
+        assert store.change_marker() != first  # (outside a verb: asked each time)
+        assert len(asked) >= 4

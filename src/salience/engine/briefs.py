@@ -23,6 +23,7 @@ from salience.engine.updating import Updating
 from salience.errors import InvalidInputError
 from salience.models import Briefing, UserScope
 from salience.models.spaces import READ
+from salience.stores.reads import look_again
 from salience.stores.registry import open_store
 
 if TYPE_CHECKING:
@@ -99,6 +100,7 @@ class Briefs(Updating):
             except Vanished:
                 if attempt == 2:
                     raise
+                look_again()  # (the store changed under it: read it as it is now)
                 continue
             if record if record is not None else as_of is None:
                 self._record_briefing(given, user, session_id, budget, now)

@@ -35,6 +35,27 @@ def looked(key: object, ask: Callable[[], _T]) -> _T:
     return look[key]  # type: ignore[return-value]
 
 
+class OneLook:
+    """``with OneLook():`` — one look at the store for the reads inside (:data:`LOOK`)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = LOOK.set({})
+
+    def __exit__(self, *_: object) -> None:
+        LOOK.reset(self._token)
+
+
+def look_again() -> None:
+    """Forget what this look saw: the reads after ask the store again (a verb that found the
+    store changed under it, such as a briefing whose memory was deleted meanwhile, retries
+    on the store as it is now)."""
+    look = LOOK.get()
+    if look is not None:
+        look.clear()
+
+
 def replica_read(method: Callable[Concatenate[_S, _P], _T]) -> Callable[Concatenate[_S, _P], _T]:
     """Mark a store method as one a replica may answer."""
 

@@ -34,6 +34,7 @@ from salience.errors import (
 from salience.models import MemoryRecord
 from salience.stores.fts_terms import TermCounts
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
+from salience.stores.reads import OneLook
 from salience.stores.sqlite.files import check_existing, prepare_file, split_statements
 from salience.stores.sqlite.rows import from_row
 from salience.stores.sqlite.textcopy import TextCopy
@@ -271,8 +272,12 @@ class Connection:
         return
 
     def route_reads(self) -> contextlib.AbstractContextManager[None]:
-        """A SQLite file has no replica: every read stays here."""
-        return contextlib.nullcontext()
+        """A SQLite file has no replica: every read stays here, and the verb looks at the
+        file's version once (``stores.reads.LOOK``; not inside a transaction, whose own
+        writes the verb reads)."""
+        if self.in_transaction():
+            return contextlib.nullcontext()
+        return OneLook()
 
     def writer_busy(self) -> bool:
         """Whether another thread of this process holds the writer now."""

@@ -19,6 +19,7 @@ from typing import cast
 from salience.clock import format_time
 from salience.models import MemoryRecord, Stats
 from salience.stores.base import RowChanges
+from salience.stores.reads import looked
 from salience.stores.shared import SharedRows
 from salience.stores.sqlite.jobs import JobRows
 from salience.stores.sqlite.rows import COLUMNS, counters, from_row
@@ -68,8 +69,9 @@ class SQLiteStore(JobRows, SharedRows):
         return int(row[0]), int(row[1])
 
     def change_marker(self) -> tuple[int, int]:
-        """Cheap to read; differs after any commit (this process's or another's)."""
-        return self.data_version(), self._vector_writes
+        """Cheap to read; differs after any commit (this process's or another's). Read once
+        per look (``stores.reads.LOOK``: a read verb's), unless this process wrote vectors."""
+        return looked((id(self), "data_version"), self.data_version), self._vector_writes
 
     def _counters(self) -> tuple[int, int]:
         found = counters(self._conn) if self._change_log else None
