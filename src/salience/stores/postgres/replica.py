@@ -41,7 +41,7 @@ from psycopg_pool import ConnectionPool
 
 from salience.models.reading import POSITION, READER, format_lsn, parse_lsn
 from salience.net import redact
-from salience.stores.reads import LOOK
+from salience.stores.reads import OneLook
 
 log = logging.getLogger(__name__)
 
@@ -237,13 +237,14 @@ class Routed:
 
     def __init__(self, pool: ConnectionPool[Any] | None) -> None:
         self._pool = pool
+        self._look = OneLook()
 
     def __enter__(self) -> None:
         self._token = ROUTE.set(self._pool)
-        self._look = LOOK.set({})
+        self._look.__enter__()
 
     def __exit__(self, *_: object) -> None:
-        LOOK.reset(self._look)
+        self._look.__exit__()
         ROUTE.reset(self._token)
 
 
