@@ -20,7 +20,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from salience import telemetry
 from salience.engine.record import Recording
 from salience.errors import ConflictError, NotFoundError
 from salience.models import Hit, MemoryRecord, Outcome, UpdateLink, UserScope, WriteResult
@@ -29,7 +28,7 @@ from salience.stores.base import MemoryFilter
 from salience.write.authority import decide, may, require
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor
 
     from salience.briefing.policies import Candidates
     from salience.embeddings.arrays import Vector
@@ -108,40 +107,15 @@ class Updating(Recording):
 
     def _worker(self) -> ThreadPoolExecutor:
         """The threads that work beside a verb's own: a recall's full-text search beside its
-        vector scan, a write's reading ahead of its look beside its embedding."""
+        vector scan. (A write no longer reads ahead for its look while it embeds: on two cores
+        that cost the write more than it saved, 0.2-0.7 ms at 100,000 memories, paired;
+        docs/scoring.md.)"""
         with self._state_lock:
             if self._pool is None:  # (several: verbs in several threads run side by side)
                 from concurrent.futures import ThreadPoolExecutor
 
                 self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="salience")
             return self._pool
-
-    def _embedded(self, record: MemoryRecord, look: bool) -> Vector | None:
-        """The vector of a memory about to be written (None: no embedder), and with ``look``
-        what its look for updates can do before it is known, done beside the embedding."""
-        ahead = self._looked_ahead(record) if look else None
-        try:
-            return self._embed_one(record.content)
-        finally:
-            if ahead is not None:
-                ahead.result()  # (it never raises: a failure is the look's to say)
-
-    def _looked_ahead(self, record: MemoryRecord) -> Future[None] | None:
-        """While a write embeds its text (the model leaves the interpreter free), a worker
-        reads the text as the look will, and brings the vector rows up to date with what was
-        written since the last look: the look then finds both done. None when the write will
-        look for nothing, or has no embedder (the look then searches full text: nothing is
-        embedded to work beside), or this thread holds a transaction open (the worker's reads
-        could wait on it while it waits for the worker)."""
-        if self._config.updates == "off" or self._embedder is None:
-            return None
-        if self._store.in_transaction():
-            return None
-        from salience.write.updates import is_document
-
-        if is_document(record.content):
-            return None
-        return self._worker().submit(telemetry.carried(lambda: _read_ahead(self, record)))
 
     def _keep_updates(
         self, record: MemoryRecord, links: builtins.list[UpdateLink], now: datetime
@@ -305,18 +279,6 @@ def without_older(candidates: Candidates, links: builtins.list[UpdateLink]) -> C
         return [replace(r, content=r.content + MARK) if r.id in newer else r for r in records]
 
     return Candidates(candidates.columns.take(keep), fetch)
-
-
-def _read_ahead(engine: Updating, record: MemoryRecord) -> None:
-    """:meth:`Updating._looked_ahead`'s work. A failure is left to the look, which does the
-    same again on the write's own thread and says what went wrong there."""
-    from salience.write.updates import names, sentences
-
-    try:
-        names(sentences(record.content))
-        engine.vectors.count()
-    except Exception:  # (see above)
-        return
 
 
 def _now(now: datetime) -> MemoryFilter:

@@ -118,7 +118,7 @@ class Writes(Updating, Scrubbing):
         record = decision.after or record
         notes += decision.notes
         held = quarantine.is_held(record)
-        vector = self._embedded(record, look=not held)
+        vector = self._embed_one(record.content)
         found = [] if held else self._updates_found(record, vector, now)  # (before the lock)
         with self._store.transaction():
             result = None if held else self._deduplicate(record, rules, now, vector)
