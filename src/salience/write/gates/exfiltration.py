@@ -1,0 +1,78 @@
+"""The exfiltration rule of the instruction detector (:mod:`salience.write.gates.instructions`):
+a secret named with a verb of sending or a destination outside beside it, or a command line
+that uploads a file of keys to an outside address. A window around each secret is read, not
+the whole text by one long pattern."""
+
+from __future__ import annotations
+
+import re
+
+from salience.write.gates.first_looks import Matcher
+
+_SECRET = (
+    r"(?:api[ _-]?keys?|access tokens?|tokens?|passwords?|credentials|secrets?(?: manager)?|"
+    r"\.env\b|id_rsa|\.ssh\b|\.netrc|\.aws\b|private keys?|signing keys?|printenv|"
+    r"/etc/(?:passwd|shadow)|\.(?:bash|zsh)_history|"
+    r"environment variables|database dump|customer (?:emails|table|data)|transcript)"
+)
+_OUT = (
+    r"(?:https?://|\b[\w.+-]+@[\w-]+\.[\w.]+|pastebin|transfer\.sh|webhook|"
+    r"\bpublic(?:ly)?\b|\bslack\b|\bchat\b|readme|commit message|alt text|comment on)"
+)
+
+_UPLOAD = (
+    r"^(?=[^\n]*(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\bn(?:c|cat|etcat)[ \t]))"
+    r"(?=[^\n]*(?:\b(?:curl|wget|invoke-webrequest|invoke-restmethod|ncat|netcat|urlopen)\b"
+    r"|\bnc[ \t]|\brequests\.(?:post|put)\b))[^\n]*?"
+    r"(?:@|[ \t]-t[ \t]+|--(?:upload|post)-file[= ][ \t]*|-infile[ \t]+|<[ \t]*|open\([ \t]*"
+    r"|\bcat[ \t]+)[\"']?[^\s\"'@<]*?"
+    r"(?:\.ssh[/\\](?:id_(?:rsa|dsa|ecdsa|ed25519)|identity)|\bid_rsa|\.aws[/\\]credentials"
+    r"|\.netrc|\.git-credentials|/etc/(?:passwd|shadow)|\.env|\.(?:bash|zsh)_history)(?![\w.-])"
+)
+"""A command line that sends a file of keys or passwords (a public key, ``id_rsa.pub``, is
+none) to an outside address: curl's ``@file`` and ``-T``, wget's ``--post-file``,
+PowerShell's ``-InFile``, netcat's ``<``, ``cat file |``, Python's ``requests.post(...,
+open(file))``. An action joined to an outside target, whatever words surround it."""
+
+
+_COMMON_SECRET = r"(?:tokens?|passwords?|credentials|secrets?|transcript|environment variables)"
+"""Words of everyday speech too ("share his secret recipe", "your email and password"):
+held only with both a verb of sending and a destination outside."""
+_SENDS = (
+    r"\b(?:send|post|upload|forward|email|mail|paste|leak|exfiltrate|copy|append|write|share|"
+    r"put|include|encode)\b"
+)
+_OUTWARD = rf"\b(?:to|into|in)\b[^\n]{{0,30}}?{_OUT}"
+_SENTENCE_END = re.compile(r"\.(?=\s|$)|\n")
+
+
+def sends_secrets_by(flags: int) -> Matcher:
+    """The exfiltration rule, its patterns compiled with ``flags``."""
+    secret, common = re.compile(_SECRET, flags), re.compile(_COMMON_SECRET, flags)
+    sends, outward = re.compile(_SENDS, flags), re.compile(_OUTWARD, flags)
+    upload = re.compile(_UPLOAD, flags | re.MULTILINE)
+
+    def sends_secrets(text: str) -> bool:
+        """A secret named with a verb of sending before it, or a destination outside after
+        it (within the sentence): "send the API key to ...", "credentials ... to
+        https://..."; a word of everyday speech for a secret needs both. Or a command line
+        that uploads a file of keys to an outside address (:data:`_UPLOAD`)."""
+        lines: set[int] = set()  # (the lines already read for a command: _UPLOAD)
+        for found in secret.finditer(text):
+            start = text.rfind("\n", 0, found.start()) + 1
+            if start not in lines:
+                lines.add(start)
+                end = text.find("\n", found.end())
+                if upload.match(text, start, len(text) if end < 0 else end):
+                    return True
+            before = text[max(0, found.start() - 60) : found.start()]
+            after = text[found.end() : found.end() + 90]
+            before = _SENTENCE_END.split(before)[-1]
+            after = _SENTENCE_END.split(after)[0]
+            sending = sends.search(before) or sends.search(after)
+            out = outward.search(after)
+            if (sending and out) or ((sending or out) and not common.fullmatch(found.group())):
+                return True
+        return False
+
+    return sends_secrets
