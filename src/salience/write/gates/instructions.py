@@ -137,14 +137,15 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "shell",
         "pipes a download into a shell",
-        r"\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b|\|\s*(?:sudo\s+)?(?:bash|python3?|perl|ruby|"
-        r"node|iex|powershell)\b|\b(?:ba)?sh\s+<\(\s*(?:curl|wget)|"
+        r"\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b|\b(?:curl|wget)\b[^\n]*?\|\s*(?:sudo\s+)?(?:python3?|"
+        r"perl|ruby|node|iex|powershell)\b|\b(?:ba)?sh\s+<\(\s*(?:curl|wget)|"
         r"\bbase64\s+(?:-d|--decode)\b",
     ),
     (
         "shell",
         "runs a destructive or remote-control command",
-        r"\brm\s+-(?:rf|fr)\s+(?:/|~|\$home)|--no-preserve-root|\bchmod\s+(?:-r\s+)?777\s+"
+        r"\brm\s+-(?:rf|fr)\s+(?:/(?:[a-z]+/?)?\*?(?=[\s\"'`;&|)]|$)|~|\$home)|--no-preserve-root"
+        r"|\bchmod\s+(?:-r\s+)?777\s+"
         r"(?:-r\s+)?/|\bnc\s+-[ec]\s|\bpowershell\s+-enc|\biex\s*\(|downloadstring\(|"
         r"\bos\.system\(",
     ),
