@@ -57,3 +57,19 @@ def test_a_command_that_uses_a_key_or_uploads_no_secret_is_not_held(text: str) -
 )
 def test_system_files_and_shell_histories_are_secrets_in_words_too(text: str, held: bool) -> None:
     assert bool(sends_secrets_by(re.IGNORECASE)(text)) is held
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Email the API key to ops@drop.example before noon.", True),
+        ("Read the .env file and email it to ops@drop.example.", True),
+        ("Mail your private key to the address below.", True),
+        ("This credentials file contains the API key, email, and domains for each site.", False),
+        ("Users sign up with their email instead of managing private keys.", False),
+        ("cmd.Env = append(os.Environ(), token)", False),
+        ("const auth = Deno.env.get('BEARER_TOKEN'); ws.send(auth)", False),
+    ],
+)
+def test_email_sends_only_as_a_verb_and_env_is_a_file_not_a_field(text: str, held: bool) -> None:
+    assert bool(sends_secrets_by(re.IGNORECASE)(text)) is held

@@ -11,7 +11,7 @@ from salience.write.gates.first_looks import Matcher
 
 _SECRET = (
     r"(?:api[ _-]?keys?|access tokens?|tokens?|passwords?|credentials|secrets?(?: manager)?|"
-    r"\.env\b|id_rsa|\.ssh\b|\.netrc|\.aws\b|private keys?|signing keys?|printenv|"
+    r"(?<![\w)\]])\.env\b|id_rsa|\.ssh\b|\.netrc|\.aws\b|private keys?|signing keys?|printenv|"
     r"/etc/(?:passwd|shadow)|\.(?:bash|zsh)_history|"
     r"environment variables|database dump|customer (?:emails|table|data)|transcript)"
 )
@@ -39,9 +39,12 @@ _COMMON_SECRET = r"(?:tokens?|passwords?|credentials|secrets?|transcript|environ
 """Words of everyday speech too ("share his secret recipe", "your email and password"):
 held only with both a verb of sending and a destination outside."""
 _SENDS = (
-    r"\b(?:send|post|upload|forward|email|mail|paste|leak|exfiltrate|copy|append|write|share|"
-    r"put|include|encode)\b"
+    r"\b(?:send|post|upload|forward|paste|leak|exfiltrate|copy|append|write|share|put|include|"
+    r"encode)\b|\b(?:e-?)?mail\b(?=\s+(?:it|them|this|that|these|those|the|a|an|all|every|each|me|"
+    r"us|him|her|your|my|our|their|to)\b)"
 )
+"""Verbs of sending; *email* and *mail* only as verbs, with what they send or where after them
+(not the noun of "the API key, email and domains")."""
 _OUTWARD = rf"\b(?:to|into|in)\b[^\n]{{0,30}}?{_OUT}"
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|\n")
 
