@@ -105,6 +105,14 @@ class Instruction:
     reason: str
 
 
+_CHATTING = (
+    r"(?:(?:do|does|have|has|what|how|why|is|are|did|thanks|thank you|it's)\b"
+    r"|i (?:appreciate|know|just|was|am|have|had|think|feel|love|like|hope|wonder)\b)"
+)
+"""What follows a greeting to an AI in conversation, not an order: a question, thanks, a word
+about oneself ("Hey AI, do you have any tips ...", "Hey AI, I appreciate the tips"). Not
+*can you*, *would you*, *when ...*: polite and conditional orders open so."""
+
 _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "override",
@@ -129,7 +137,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         rf"\b(?:for|to)\s+(?:the\s+|any\s+|all\s+|every\s+)?{AI}\b"
         rf"|\bif you(?:'re| are) an? {AI}\b"
         rf"|\b{AI}\s+(?:reading|processing|seeing|parsing)\s+this\b"
-        rf"|^\s*(?:dear|hey|hi|attention)\s+{AI}\b"
+        rf"|^\s*(?:dear|hey|hi|attention)\s+{AI}\b(?![\s,!.:-]{{0,3}}{_CHATTING})"
         rf"|\b(?:ai|assistant|agent|model)\s*[:,]\s*(?:run|delete|send|upload|quietly|"
         rf"silently|exfiltrate|grant|disable|push|remember|you must)\b"
         rf"|^\s*(?:agent|assistant|ai)\s*,",
