@@ -179,9 +179,9 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "system",
         "imitates a system prompt or a chat turn",
-        r"</?\s*(?:system|sys|user_memory|instructions?)\s*>|<</?sys>>|\[/?(?:system|inst)\]"
+        r"</?\s*(?:system|sys|user_memory|instructions?)\s*>|<</?sys>>|\[/?(?:system|inst)\](?!\w)"
         r"|<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>"
-        r"|^\s*#{1,6}\s*system\b|\bsystem\s+(?:prompt\s+)?override\b|^\s*system\s*:"
+        r"|^\s*#{1,6}\s*system\b|\bsystem\s+(?:prompt\s+)?override\b|^\s*system\s*:(?![ \t]*$)"
         r"|\b(?:begin|end) system prompt\b|\"role\"\s*:\s*\"(?:system|assistant)\""
         r"|\b(?:human|user)\s*:[^\n]{0,80}\bassistant\s*:"
         r"|\btreat the following\b[^.\n]{0,40}\bsystem prompt\b",
