@@ -197,13 +197,14 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "roleplay",
         "tells the agent to become something else",
-        r"\byou are now (?:an?|the|in|my|dan|called|named)\b|\byou are no longer\b"
+        r"\byou are now (?:an?|the|my|dan|called|named|in (?:[\w-]+ ){0,2}mode)\b"
+        r"|\byou are no longer\b"
         r"|\bpretend (?:you are|to be)\b"
         r"|\bact as (?:the |an? )?(?:system|admin|root|unrestricted|evil)"
         r"|\bfrom now on,? you (?:act|are|will|must)\b|\bjailbreak|\bdeveloper mode\b"
         r"|\bdan\b[^.\n]{0,30}\b(?:stands for|do anything now)\b|\bdan mode\b"
-        r"|\bswitch persona\b|\b(?:you|ai|assistant|model|bot)\b[^.\n]{0,30}"
-        r"\b(?:no|without(?: any)?) (?:rules|restrictions|guidelines)\b"
+        r"|\bswitch persona\b|\b(?:you|ai|assistant|model|bot)\s+(?:(?:have|has|are|with|that has|"
+        r"that have|who has)\s+)?(?:no|without(?: any)?)\s+(?:rules|restrictions|guidelines)\b"
         r"|\bsafety (?:filters|checks|guidelines) (?:are )?(?:off|disabled)\b",
     ),
     (
