@@ -197,7 +197,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "roleplay",
         "tells the agent to become something else",
-        r"\byou are now (?:an?|the|my|dan|called|named|in (?:[\w-]+ ){0,2}mode)\b"
+        r"\byou are now (?:an?|the|my|dan|called|named|going to|to|in (?:[\w-]+ ){0,2}mode)\b"
         r"|\byou are no longer\b"
         r"|\bpretend (?:you are|to be)\b"
         r"|\bact as (?:the |an? )?(?:system|admin|root|unrestricted|evil)"
