@@ -106,7 +106,8 @@ class Instruction:
 
 
 _CHATTING = (
-    r"(?:(?:do|does|have|has|what|how|why|is|are|did|thanks|thank you|it's)\b"
+    r"(?:(?:do you|(?:does|did|have|has|is|are) (?:you|it|this|that|there|anyone))\b"
+    r"|(?:what|how|why|thanks|thank you|it's)\b"
     r"|i (?:appreciate|know|just|was|am|have|had|think|feel|love|like|hope|wonder)\b)"
 )
 """What follows a greeting to an AI in conversation, not an order: a question, thanks, a word
