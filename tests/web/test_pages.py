@@ -19,7 +19,12 @@ def _open(page: Any, base: str, hash_: str = "#/") -> None:
     """Go to a page of the UI and wait until it has drawn (the app marks the body)."""
     page.evaluate("() => { if (document.body) delete document.body.dataset.painted; }")
     page.goto(f"{base}/{hash_}")
-    until(page, "document.body.dataset.painted !== undefined")
+    # (the page marks which route it drew: the one in the address bar, not one before it)
+    until(
+        page,
+        "document.body.dataset.painted !== undefined"
+        " && document.body.dataset.route === (location.hash || '#/')",
+    )
 
 
 def test_dashboard(page: Any, seeded: str) -> None:
@@ -145,6 +150,32 @@ def test_a_second_users_key_sees_none_of_the_first_users_memories(
         assert page.locator(".memory").count() == 0
 
 
+def test_a_page_still_loading_draws_nothing_over_the_one_asked_for_after_it(
+    page: Any, seeded: str
+) -> None:
+    """The dashboard's numbers arrive after the reader has gone on to a search: the search
+    stays on screen, and only the search marks the page painted."""
+    _open(page, seeded, "#/memories")
+    held: list[Any] = []
+    # (the dashboard waits for its numbers; Playwright tags its handler: a bound method won't do)
+    page.route("**/v1/stats", lambda route: held.append(route))  # noqa: PLW0108
+    page.evaluate("delete document.body.dataset.painted")
+    page.goto(f"{seeded}/#/")
+    for _ in range(400):  # (until the dashboard has asked for its numbers, and is held)
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the dashboard never asked for /v1/stats"
+    _open(page, seeded, "#/memories?q=port%208080")
+    with page.expect_response("**/v1/stats"):
+        held[0].continue_()
+    until(page, "document.body.dataset.superseded === '1'")
+    assert page.locator("main h1").inner_text() == "Memories"
+    assert page.locator("#total").count() == 0
+    assert "port 8080" in page.locator(".memory a.content").first.inner_text()
+    assert page.evaluate("document.body.dataset.route") == "#/memories?q=port%208080"
+
+
 def test_every_page_paints_on_ten_thousand_memories(page: Any, tmp_path: Path) -> None:
     """First paint of each page on a 10,000-memory store, printed (not asserted: timing
     depends on the machine); the pages must work at that size. ``in_page``: from the route's
@@ -177,7 +208,7 @@ def test_every_page_paints_on_ten_thousand_memories(page: Any, tmp_path: Path) -
                     "Degraded: no embedding model is configured (SALIENCE_EMBEDDER=none): "
                     "recall is full text only (fix: SALIENCE_EMBEDDER=minilm (bundled, "
                     "offline), then salience reindex)"
-                ]
+                ], page.locator("main").inner_text()[:2000]
         assert page.locator("#graph-info").inner_text().startswith("500 memories")
         memory_id = page.evaluate("document.getElementById('graph').graphNodes()[0].id")
         started = time.perf_counter()

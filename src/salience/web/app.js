@@ -9,6 +9,10 @@ let TYPES = ["observation", "insight", "decision", "heuristic", "procedure", "pr
 let PROFILES = [];
 let session = { authenticated: false, local: false };
 let flash = null;  // a write's outcome, shown on the page drawn after it
+// The route being drawn (a count): a page that was still loading when another was asked for
+// draws nothing over the newer one, and only the newest marks the page painted.
+let routing = 0;
+function drawn(mine) { return mine === routing; }
 
 // ---- small helpers ------------------------------------------------------------------------
 
@@ -157,9 +161,11 @@ function breakdownBars(parts) {
 // ---- pages ------------------------------------------------------------------------------------
 
 async function dashboard() {
+  const mine = routing;
   const [stats, activity, audit] = await Promise.all([
     api("GET", "/v1/stats"), api("GET", "/v1/activity?days=30"), api("GET", "/v1/audit?limit=15"),
   ]);
+  if (!drawn(mine)) return;
   const maxDay = Math.max(1, ...activity.days.map((d) => d.created));
   const counts = (title, values) => h("div", { class: "panel" }, h("h2", {}, title),
     h("table", {}, Object.entries(values).map(([k, v]) => h("tr", {}, h("td", {}, k), h("td", {}, String(v))))));
@@ -319,10 +325,12 @@ async function apiAs(method, path, body, headers) {
 }
 
 async function memory(id) {
+  const mine = routing;
   const [record, chain, derived, audit] = await Promise.all([
     api("GET", `/v1/memories/${encodeURIComponent(id)}`), api("GET", `/v1/memories/${encodeURIComponent(id)}/history`),
     api("GET", `/v1/memories/${encodeURIComponent(id)}/derived`), api("GET", `/v1/audit?${params({ memory_id: id, limit: 50 })}`),
   ]);
+  if (!drawn(mine)) return;
   const result = h("div", { id: "outcome" }, flash ? outcomeBox(flash, true) : null);
   flash = null;
   const act = async (call) => {
@@ -396,9 +404,10 @@ async function briefing(query) {
         b.manifest.map((e) => h("tr", {}, h("td", {}, h("a", { href: `#/memory/${e.id}` }, e.id.slice(-8))), h("td", {}, e.type), h("td", {}, num(e.score, 4)),
           h("td", { class: e.kept ? "kept" : "dropped" }, e.kept ? `kept in ${e.section} (${e.tokens} tokens)` : `dropped: ${e.reason}`)))));
   };
-  show(h("h1", {}, "Briefing preview"), form, h("p", { class: "muted" }, "Exactly the text that would be injected at session start."), h("div", { class: "columns" }, h("p", {}, "Loading…")));
-  try { main.querySelector(".columns").replaceChildren(...(await Promise.all([side(state.left), side(state.right)]))); }
-  catch (error) { main.querySelector(".columns").replaceChildren(failure(error)); }
+  const columns = h("div", { class: "columns" }, h("p", {}, "Loading…"));
+  show(h("h1", {}, "Briefing preview"), form, h("p", { class: "muted" }, "Exactly the text that would be injected at session start."), columns);
+  try { columns.replaceChildren(...(await Promise.all([side(state.left), side(state.right)]))); }
+  catch (error) { columns.replaceChildren(failure(error)); }
 }
 
 async function graph(query) {
@@ -530,9 +539,11 @@ function login() {
 // they were derived from changed since; confirm (still true) or forget each. Updates: a newer
 // memory found to change an older one; replace (a supersession) or dismiss each pair.
 async function quarantinePage() {
+  const mine = routing;
   const [held, stale, updates] = await Promise.all([api("GET", "/v1/quarantine"), api("GET", "/v1/stale"), api("GET", "/v1/updates")]);
   const ids = [...new Set(updates.flatMap((u) => [u.new_id, u.old_id]))];
   const texts = Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await api("GET", `/v1/memories/${encodeURIComponent(id)}`)).content])));
+  if (!drawn(mine)) return;
   const said = h("div", { id: "decided" });
   const tagged = (record, prefix) => (record.tags.find((t) => t.startsWith(prefix)) || "").slice(prefix.length);
   const decide = (record, verb, done, body) => async () => {
@@ -581,7 +592,9 @@ async function quarantinePage() {
 }
 
 async function recordPage() {
+  const mine = routing;
   const log = await api("GET", "/v1/briefings/log?limit=20");
+  if (!drawn(mine)) return;
   const result = h("div", { id: "eval-result" });
   const form = h("form", { class: "filters", onsubmit: async (event) => {
     event.preventDefault();
@@ -617,6 +630,7 @@ async function recordPage() {
 // ---- spaces: a team's shared memory, its members and their rights ------------------------------
 
 async function spacesPage(query) {
+  const mine = routing;
   SPACES = await api("GET", "/v1/spaces");
   const chosen = query.get("space") || (SPACES[0] && SPACES[0].name) || "";
   const said = h("div", { id: "outcome" }, flash ? outcomeBox(flash, true) : null);
@@ -653,7 +667,7 @@ async function spacesPage(query) {
       admin ? h("form", { class: "row", id: "grant", onsubmit: act(() => api("PUT", path(member.value), { right: right.value }), () => `granted ${member.value}`) },
         member, right, h("button", { class: "primary", type: "submit" }, "Grant")) : h("p", { class: "muted" }, `Your right here: ${space.right}. An admin changes who may read and write.`));
   }
-  show(...parts);
+  if (drawn(mine)) show(...parts);
 }
 
 // ---- routing ----------------------------------------------------------------------------------
@@ -666,6 +680,7 @@ async function route(hash, force) {
   const page = path.split("/")[1] || "";
   document.querySelectorAll("nav a").forEach((a) => a.classList.toggle("active", a.dataset.page === (page || "dashboard")));
   const started = performance.now();
+  const mine = ++routing;
   try {
     if (!session.authenticated) return login();
     if (page === "memories") await memories(query);
@@ -676,10 +691,15 @@ async function route(hash, force) {
     else if (page === "record") await recordPage();
     else if (page === "spaces") await spacesPage(query);
     else await dashboard();
+    if (!drawn(mine)) {  // (a newer route is drawing: it marks the page; this one is counted)
+      document.body.dataset.superseded = String(Number(document.body.dataset.superseded || 0) + 1);
+      return;
+    }
+    document.body.dataset.route = `#${target}`;
     document.body.dataset.painted = String(Math.round(performance.now() - started));
   } catch (error) {
     if (error.status === 401) { session = { authenticated: false }; return login(); }
-    show(failure(error));
+    if (drawn(mine)) show(failure(error));
   }
 }
 
