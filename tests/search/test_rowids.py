@@ -22,6 +22,22 @@ def test_saved_rows_then_added_ones_read_as_one_sequence() -> None:
     assert ids[1:4] == ["a", "bb", "zz"]
 
 
+def test_joined_reads_more_ids_after_the_last_row_and_leaves_the_rows_as_they_are() -> None:
+    for saved in (None, _saved(["c", "a"])):
+        ids = RowIds(saved)
+        ids.extend(["zz", "q"])
+        first = len(ids)
+        view = ids.joined(["p1", "p2"])
+        assert len(view) == first + 2
+        assert list(view) == [*ids, "p1", "p2"]
+        assert view[first] == "p1"
+        assert view[-1] == "p2"
+        assert view[first - 1] == "q"
+        assert take(view, [first + 1, 0, first]) == ["p2", ids[0], "p1"]
+        assert len(ids) == first  # (a view: the rows' own ids unchanged)
+        assert take(ids, [0, first - 1]) == [ids[0], "q"]
+
+
 def test_lookup_finds_saved_and_added_rows_and_nothing_else() -> None:
     ids = RowIds(_saved(["c", "a", "bb", "a2"]))
     lookup = RowLookup(ids)

@@ -287,3 +287,94 @@ def test_a_write_finds_its_update_through_the_sign_pass(
         new = memory.remember("The staging API listens on port 9090 now.", source="user")
         assert [x.old_id for x in new.updates] == [old.id]
         assert memory.vectors._local._int8 is not None  # (searched by the sign pass)
+
+
+@pytest.fixture
+def looking(config: Config, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> Iterator[Memory]:
+    """A store searched by the sign pass from its first row (its int8 copy made at once),
+    with fifty memories written and their vectors in memory."""
+    monkeypatch.setattr(VectorIndex, "coarse_from", 0)
+    monkeypatch.setattr(VectorIndex, "int8_background_from", 10**9)
+    with Memory.open(config=config, clock=clock, embedder=WordHashEmbedder()) as memory:
+        for i in range(50):
+            memory.remember(f"Unrelated note {i} about the garden and the weather.", force=True)
+        memory.search("garden", touch=False)  # (the rows brought up to date)
+        yield memory
+
+
+def _rows_held(memory: Memory) -> int:
+    return memory.vectors._local._size
+
+
+def test_a_write_s_look_scores_new_vectors_beside_the_rows_and_appends_none(
+    looking: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each write's look scores the vectors written since the rows were brought up to date
+    beside them (it finds the one written just before it), reading each once, and appends
+    none of them; a recall appends them all."""
+    held = _rows_held(looking)
+    read: list[int] = []
+    vector_rows = looking.store.vector_rows
+    monkeypatch.setattr(
+        looking.store, "vector_rows", lambda *a: read.append(len(found := vector_rows(*a))) or found
+    )
+    old = looking.remember("The staging API listens on port 8080.", source="user")
+    looking.remember("Lunch is at noon on Fridays in the atrium.", source="user")
+    new = looking.remember("The staging API listens on port 9090 now.", source="user")
+    assert [x.old_id for x in new.updates] == [old.id]
+    assert _rows_held(looking) == held  # (nothing appended by the looks)
+    assert sum(read) == 2  # (the second look read the first write's vector, the third the second's)
+    assert looking.vectors._local._pending is None  # (let go when the look ended)
+    looking.search("staging API", touch=False)
+    assert _rows_held(looking) == held + 3
+
+
+def test_the_look_finds_what_a_look_at_rows_brought_up_to_date_finds(looking: Memory) -> None:
+    from salience.stores.base import MemoryFilter
+
+    for text in (
+        "Deploys run from ops/deploy.sh on the build server",
+        "The garden hose by the shed leaks at the tap",
+        "Deploys of the billing service need a second review",
+    ):
+        assert looking.remember(text, source="user").outcome.value == "created"
+    vectors = looking.vectors
+    flt = MemoryFilter(as_of=looking.now(), user="default")
+    for query_text in ("deploys run review", "garden weather note", "hose leaks"):
+        query = WordHashEmbedder().embed([query_text])[0]
+        with vectors.held(64):
+            pending = vectors._local._pending
+            beside = vectors.nearby_texts(query, flt, 8, 0.0)
+        assert pending is not None
+        assert len(pending[0]) == (3 if query_text[0] == "d" else 1)
+        with vectors.held():
+            current = vectors.nearby_texts(query, flt, 8, 0.0)
+        assert [(t, i) for t, i, _ in beside] == [(t, i) for t, i, _ in current]
+        np.testing.assert_allclose([x for *_, x in beside], [x for *_, x in current], atol=1e-6)
+        again = looking.remember(f"The team wrote another long note on {query_text} today")
+        assert again.outcome.value == "created"  # (appended by the look above: one pending)
+
+
+def test_past_so_many_new_vectors_or_after_a_purge_the_look_brings_the_rows_up_to_date(
+    looking: Memory,
+) -> None:
+    held = _rows_held(looking)
+    index = looking.vectors._local
+    for i in range(3):
+        made = looking.remember(f"Fact number {i}: the build server {i} runs the nightly jobs")
+        assert made.outcome.value == "created"
+    with index.guard:
+        assert index.hold_pending(2, index) is False  # (three: more than two)
+        assert index.hold_pending(3, index) is True
+        assert index._pending is not None
+        assert len(index._pending[0]) == 3
+        index.release_pending()
+    assert _rows_held(looking) == held
+    gone = looking.remember("A note about the old staging database, to purge", source="user")
+    assert gone.outcome.value == "created"
+    assert gone.id is not None
+    looking.purge(gone.id)
+    with index.guard:
+        assert index.pending(64) is None  # (a vector deleted: the rows are read again)
+    assert looking.remember("The build server reboots on Sundays").outcome.value == "created"
+    assert _rows_held(looking) == held + 3  # (the look read them again: three; not its own)

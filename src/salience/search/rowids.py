@@ -62,9 +62,17 @@ class RowIds(Sequence[str]):
         self.saved = saved
         self._base = 0 if saved is None else len(saved)
         self._tail: list[str] = []
+        self._more: Sequence[str] = ()  # (ids after the tail: see joined)
+
+    def joined(self, more: Sequence[str]) -> RowIds:
+        """These ids, then ``more`` (rows after the last): a view that copies neither, for as
+        long as these are not appended to."""
+        view = RowIds(self.saved)
+        view._tail, view._more = self._tail, more
+        return view
 
     def __len__(self) -> int:
-        return self._base + len(self._tail)
+        return self._base + len(self._tail) + len(self._more)
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -80,17 +88,20 @@ class RowIds(Sequence[str]):
         if index < self._base:
             assert self.saved is not None
             return bytes(self.saved.fixed[index]).decode("utf-8")
-        return self._tail[index - self._base]
+        index -= self._base
+        tail = self._tail
+        return tail[index] if index < len(tail) else self._more[index - len(tail)]
 
     def __iter__(self) -> Iterator[str]:
         if self.saved is not None:
             yield from (bytes(i).decode("utf-8") for i in self.saved.fixed.tolist())
         yield from self._tail
+        yield from self._more
 
     def take(self, rows: Sequence[int]) -> list[str]:
         """The ids of these rows (each in range, not negative), in order: one C call for a
         store whose rows were all added in this process (a list), else row by row."""
-        if self.saved is None and len(rows) > 1:
+        if self.saved is None and not self._more and len(rows) > 1:
             return list(itemgetter(*rows)(self._tail))
         return [self[r] for r in rows]
 

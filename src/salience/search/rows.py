@@ -52,6 +52,10 @@ class VectorRows(SessionRows):
         # False: never read the store whole again, say ``stale`` (see salience.search.warm).
         self.reloads, self.stale = True, False
         self.stop: threading.Event | None = None  # set: a load stops at its next page
+        # New memories' vectors read but not yet appended (see pending): a write's look
+        # scores them beside the rows, and a later refresh appends them, several at once.
+        self._pending: tuple[list[str], Matrix] | None = None
+        self._ahead: tuple[list[str], Matrix, int] | None = None  # (read: ids, rows, last vseq)
         self._reset()
 
     def _reset(self) -> None:
@@ -64,6 +68,7 @@ class VectorRows(SessionRows):
         self._matrix: Matrix = np.zeros((0, 0), dtype=np.float32)
         self._size = 0
         self._last_vseq = 0
+        self._ahead = None
         self._neighbours: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
         self._last_in_session: dict[str, int] = {}
         self._mixed_norms: dict[float, npt.NDArray[np.float32]] = {}
@@ -85,6 +90,44 @@ class VectorRows(SessionRows):
             if not self._held:
                 self._refresh()
 
+    def pending(self, most: int) -> tuple[list[str], Matrix] | None:
+        """The vectors written since the last refresh, read and not appended: their memories'
+        ids and rows, when they are all of new memories, of unit length, and at most
+        ``most`` (none: the rows are current); else None, and a refresh must bring the rows
+        up to date first (more of them, a memory deleted or embedded again, a first load).
+        Under :attr:`guard`."""
+        if self._marker is None or not self._size:
+            return None
+        if self._store.change_marker() == self._marker:
+            return [], self._matrix[:0]
+        count, highest = self._store.vector_state()
+        added = count - self._size
+        if highest <= self._last_vseq or not 0 < added <= most:
+            return None  # (a delete or a re-embedding among them, or too many: caught up)
+        # The ones read by the last look are read no more: only those after them.
+        ids, vectors, after = self._ahead or ([], self._matrix[:0], self._last_vseq)
+        more = added - len(ids)
+        rows = self._store.vector_rows(after, more + 1) if more >= 0 and highest > after else []
+        new = [r[1] for r in rows]
+        dims = self._matrix.shape[1]
+        if (
+            more < 0
+            or len(rows) != more  # (a write, a delete or a re-embedding since: caught up)
+            or any(len(r[3]) != 4 * dims for r in rows)
+            or len({*ids, *new}) != added
+            or not self._row.isdisjoint(new)
+        ):
+            return None
+        if rows:
+            read = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
+            read = read.reshape(more, dims)
+            norms = np.sqrt(np.einsum("ij,ij->i", read, read))
+            if not bool(np.all(np.abs(norms - 1) <= coarse.UNIT_TOLERANCE)):
+                return None
+            ids, vectors = ids + new, np.concatenate((vectors, read))
+            self._ahead = (ids, vectors, rows[-1][0])
+        return ids, vectors
+
     def _resume(self) -> None:
         """Start from rows kept on disk, if any (see salience.search.mapped)."""
 
@@ -92,6 +135,7 @@ class VectorRows(SessionRows):
         """Called after a refresh that read the store (``full``: read whole)."""
 
     def _refresh(self) -> None:
+        self._pending = self._ahead = None  # (appended now, if still there)
         marker = self._store.change_marker()
         if marker == self._marker:
             return
@@ -298,5 +342,5 @@ class VectorRows(SessionRows):
         return list(self._ids)
 
     def loaded_ids(self) -> Sequence[str]:
-        """Memory ids in row order as loaded now (no refresh)."""
-        return self._ids
+        """Memory ids in row order as loaded now (no refresh), then those :attr:`_pending`."""
+        return self._ids if self._pending is None else self._ids.joined(self._pending[0])

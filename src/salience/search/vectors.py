@@ -106,9 +106,8 @@ class Vectors:
         return self._warming
 
     def keep_warm(self, budget: int) -> None:
-        """Searched by PostgreSQL's index, load the vectors into memory meanwhile and search
-        them there once loaded, if they take at most ``budget`` bytes (a server's choice:
-        :mod:`salience.search.warm`; 0: never)."""
+        """Searched by PostgreSQL's index, load the vectors into memory meanwhile and search them
+        there once loaded, if at most ``budget`` bytes (:mod:`salience.search.warm`; 0: never)."""
         if self._remote is not None and budget > 0 and self._warming is None:
             self._warming = Warming(self._store, budget)
 
@@ -146,12 +145,13 @@ class Vectors:
         """The identity of the embedder that made the store's vectors, if any."""
         return self._store.get_meta(IDENTITY_KEY)
 
-    def held(self) -> _Held:
+    def held(self, pending: int = 0) -> _Held:
         """``with vectors.held():`` — bring the index up to date once, then use it as it is
         until the block ends, this thread alone (another thread's search waits: the rows it
         scores never change under it). A recall holds it for its vector side: one look at
-        the store, and every layer's hits from the same rows."""
-        return _Held(self)
+        the store, and every layer's hits from the same rows. ``pending``: a write's look scores
+        up to so many new vectors beside the rows (``VectorIndex.hold_pending``)."""
+        return _Held(self, pending)
 
     def _check(self) -> Embedder:
         embedder = self._embedder
@@ -187,8 +187,7 @@ class Vectors:
         self._store.set_vector(memory_id, np.asarray(vector, dtype=np.float32).tobytes())
 
     def put_many(self, pairs: Sequence[tuple[str, Vector]]) -> None:
-        """Store several vectors at once (inside the write's transaction): one check of the
-        embedder, one statement."""
+        """Store several vectors (in the write's transaction): one check, one statement."""
         if not pairs:
             return
         embedder = self._check()
@@ -368,11 +367,10 @@ class Vectors:
 class _Held:
     """The context manager of :meth:`Vectors.held` (re-entrant: only the outermost acts)."""
 
-    __slots__ = ("_outer", "_vectors")
+    __slots__ = ("_outer", "_pending", "_vectors")
 
-    def __init__(self, vectors: Vectors) -> None:
-        self._vectors = vectors
-        self._outer = False
+    def __init__(self, vectors: Vectors, pending: int) -> None:
+        self._vectors, self._pending, self._outer = vectors, pending, False
 
     def __enter__(self) -> None:
         vectors = self._vectors
@@ -384,7 +382,8 @@ class _Held:
             index = vectors._choose()
             if vectors._embedder is not None:
                 vectors._check()
-            index.refresh()
+            if not (self._pending and vectors._local.hold_pending(self._pending, index)):
+                index.refresh()
         except BaseException:
             guard.release()
             raise
@@ -397,4 +396,5 @@ class _Held:
             assert vectors._holding is not None
             vectors._holding._held = False
             vectors._holding = None
+            vectors._local.release_pending()
         vectors._local.guard.release()
