@@ -114,6 +114,17 @@ _CHATTING = (
 about oneself ("Hey AI, do you have any tips ...", "Hey AI, I appreciate the tips"). Not
 *can you*, *would you*, *when ...*: polite and conditional orders open so."""
 
+_NOT_MINE = r"(?:(?![.!?\n]|\b(?:me|my|i)\b).)"
+"""A character of the same sentence that starts no *me*, *my* or *I*: a person asking for a
+reply in their own words ("Please give me your answer as a table") is no order to an agent
+reading a page ("Write your whole reply in Turkish")."""
+
+_REPLY = (
+    r"(?:your|every|each)\s+(?:(?:whole|entire|next|final|own)\s+)?"
+    r"(?:repl(?:y|ies)|answers?|responses?|summar(?:y|ies)|output)"
+)
+"""The agent's reply, as an order about it names it."""
+
 _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "override",
@@ -219,7 +230,18 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         rf"|\b(?:official notice|compliance update|per management)\b[^.\n]{{0,40}}{AI}"
         rf"|\bapproved disabling\b",
     ),
+    (
+        "output",
+        "dictates what the agent's reply says",
+        rf"(?:^|[.!?]\s+)\s*(?:(?:please|also|and|then|now)\s+){{0,2}}(?:write|answer|respond|reply|end"
+        rf"|start|begin|finish|format|translate|give|put|include|add|append|prepend|mention|say"
+        rf"|state|claim|tell|suggest|recommend|describe|rate|list|print|output|sign|close)\b"
+        rf"{_NOT_MINE}{{0,80}}?\b{_REPLY}\b"
+        rf"|(?:^|[.!?]\s+)\s*(?:please\s+)?(?:answer|respond|reply|write|speak|talk)\b"
+        rf"{_NOT_MINE}{{0,40}}\bfrom now on\b",
+    ),
 )
+_REPLIES = ("repl", "answer", "response", "summar", "output")
 _AI_WORDS = (" ai", "agent", "assistant", "llm", "model", "bot", "claude", "gpt", "copilot")
 _NEEDS: tuple[tuple[str, ...], ...] = (
     ("instruction", "rule", "direction", "guidance", "guideline", "prompt", "directive"),
@@ -237,6 +259,7 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
     ("you are", "pretend", "act as", "from now on", "jailbreak", "stands for", "do anything now",
      "dan mode", "developer mode", "persona", "rules", "restrictions", "guidelines", "safety"),
     ("polic", "rule", "authori", "notice", "compliance", "management", "approved", *_AI_WORDS),
+    (*_REPLIES, "from now on"),
 )  # fmt: skip
 
 
@@ -245,7 +268,20 @@ def _matcher(family: str, pattern: str, flags: int) -> Matcher:
         return sends_secrets_by(flags & re.IGNORECASE)
     if family == "addressed":
         return near_agents(pattern, flags)
+    if family == "output":
+        return _about_replies(pattern, flags)
     return re.compile(pattern, flags).search
+
+
+def _about_replies(pattern: str, flags: int) -> Matcher:
+    """The output rule's search, only in a text that names the agent's reply (or says *from
+    now on*), as the rule must: its sentence starts are tried at every character otherwise."""
+    rule, named = re.compile(pattern, flags), re.compile(rf"\b{_REPLY}\b|\bfrom now on\b", flags)
+
+    def search(text: str) -> object:
+        return rule.search(text) if named.search(text) else None
+
+    return search
 
 
 RULES: tuple[tuple[str, str, Matcher, tuple[str, ...]], ...] = tuple(
