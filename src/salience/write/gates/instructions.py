@@ -119,6 +119,12 @@ _NOT_MINE = r"(?:(?![.!?\n]|\b(?:me|my|i)\b).)"
 reply in their own words ("Please give me your answer as a table") is no order to an agent
 reading a page ("Write your whole reply in Turkish")."""
 
+_STARTS = (
+    r"(?:^[ \t]*(?:(?:[#*>|\u2022-]+|//|/\*|--|\"{3}|'{3}|<[a-z0-9]+[^>\n]{0,40}>|\d{1,2}[.)]"
+    r"|[a-z][a-z ]{0,20}:)[ \t]*)?|[.!?]\s+)"
+)
+"""Where a sentence starts: a line's start (after a comment's, a quote's or a list's mark, a
+tag, a field's label: *# ...*, *<p>...*, *Notes: ...*), or a sentence's end."""
 _REPLY = (
     r"(?:your|every|each)\s+(?:(?:whole|entire|next|final|own)\s+)?"
     r"(?:repl(?:y|ies)|answers?|responses?|summar(?:y|ies)|output)"
@@ -233,11 +239,11 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "output",
         "dictates what the agent's reply says",
-        rf"(?:^|[.!?]\s+)\s*(?:(?:please|also|and|then|now)\s+){{0,2}}(?:write|answer|respond|reply|end"
+        rf"{_STARTS}(?:(?:please|also|and|then|now)\s+){{0,2}}(?:write|answer|respond|reply|end"
         rf"|start|begin|finish|format|translate|give|put|include|add|append|prepend|mention|say"
         rf"|state|claim|tell|suggest|recommend|describe|rate|list|print|output|sign|close)\b"
         rf"{_NOT_MINE}{{0,80}}?\b{_REPLY}\b"
-        rf"|(?:^|[.!?]\s+)\s*(?:please\s+)?(?:answer|respond|reply|write|speak|talk)\b"
+        rf"|{_STARTS}(?:please\s+)?(?:answer|respond|reply|write|speak|talk)\b"
         rf"{_NOT_MINE}{{0,40}}\bfrom now on\b",
     ),
 )
