@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from subprocess import PIPE
 from typing import Any
@@ -161,12 +162,7 @@ def paired(
                         got = json.loads(_answer(servers[name], asked))
                         times[name][kind] += got[start - first :][: count - start]
     finally:
-        for server in servers.values():
-            assert server.stdin is not None
-            assert server.stdout is not None
-            server.stdin.close()
-            server.wait()
-            server.stdout.close()
+        _stop(servers.values())
     return times
 
 
@@ -264,6 +260,16 @@ def main() -> None:
                 done = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
                 runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
     report_rounds(args, runs)
+
+
+def _stop(servers: Iterable[subprocess.Popen[str]]) -> None:
+    """Close each ``--serve`` process's input, and wait for it to end."""
+    for server in servers:
+        assert server.stdin is not None
+        assert server.stdout is not None
+        server.stdin.close()
+        server.wait()
+        server.stdout.close()
 
 
 def _answer(server: subprocess.Popen[str], asked: str | None = None) -> str:
