@@ -176,7 +176,7 @@ def test_closest_keeps_the_fewest_differing_and_their_ties() -> None:
     assert signs.closest(distances, 50).tolist() == list(range(9))
     assert signs.wanted(1000, 8) == signs.FEWEST
     assert signs.wanted(10**7, 8) == 10**7 // signs.SHARE
-    assert signs.wanted(1000, 100) == 3200
+    assert signs.wanted(1000, 100) == 100 * signs.PER_WANTED
 
 
 @pytest.fixture
