@@ -1,4 +1,4 @@
-"""Text that addresses an agent as a command, and characters that hide text from a reader.
+"""Text that addresses an agent as a command.
 
 A memory is injected into the model's context at every session start, so a memory that
 reads as an order to the agent ("ignore previous instructions", "always run curl … | sh",
@@ -6,10 +6,8 @@ a system prompt or a tool call imitated) lets whoever wrote it steer the agent. 
 from a source below the user (an agent's inference, tool output, an import, a pack) is held
 in quarantine by the engine until a person approves it; this module only recognises it.
 
-:func:`hidden_characters` finds what no reader sees: Unicode tag characters (which can spell
-a whole hidden ASCII text), bidi overrides and isolates (which reorder what is shown), and
-runs of zero-width characters. :func:`reveal` removes them, spelling tag text out so it can
-be judged. :func:`find_instruction` reads the revealed text for the marks of an instruction
+:func:`find_instruction` reads the text as :func:`~salience.write.gates.hidden.reveal` shows
+it (what no reader sees removed, tag text spelled out) for the marks of an instruction
 aimed at an agent, by family (see :data:`RULES`); each rule names its family, so a person
 approving a held memory sees why it was held.
 
@@ -20,81 +18,13 @@ imperative too, against instruction texts in many styles): see ``bench/injection
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
 from salience.write.gates.exfiltration import sends_secrets_by
 from salience.write.gates.first_looks import AI, FOLDED, Matcher, near_agents, ruled_out
-
-TAGS = re.compile("[\U000e0000-\U000e007f]")
-FLAG_TAGS = re.compile("\U0001f3f4[\U000e0061-\U000e007a]{2,6}\U000e007f")
-"""Subdivision flags (England, Scotland, Wales) are the one legitimate use of tag characters."""
-BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u180e\ufeff"
-ZERO_RUN = re.compile(f"[{ZERO_WIDTH}]{{2,}}|[\u200b\u2060\u180e\ufeff]")
-"""Zero-width characters in runs (one joiner alone shapes Indic, Persian and emoji text)."""
-
-
-@dataclass(frozen=True)
-class Hidden:
-    """What a text hides: how many tag characters, bidi controls and zero-width characters."""
-
-    tags: int
-    bidi: int
-    zero_width: int
-
-    def __bool__(self) -> bool:
-        return bool(self.tags or self.bidi or self.zero_width)
-
-    def describe(self) -> str:
-        parts = [
-            f"{count} {name}"
-            for count, name in (
-                (self.tags, "tag characters"),
-                (self.bidi, "bidi controls"),
-                (self.zero_width, "zero-width characters"),
-            )
-            if count
-        ]
-        return ", ".join(parts)
-
-
-def hidden_characters(text: str) -> Hidden:
-    """The characters of ``text`` that hide text (see the module)."""
-    if text.isascii():
-        return Hidden(0, 0, 0)
-    unflagged = FLAG_TAGS.sub("", text)
-    zero = sum(len(m.group()) for m in ZERO_RUN.finditer(text))
-    return Hidden(len(TAGS.findall(unflagged)), len(BIDI.findall(text)), zero)
-
-
-def strip_hidden(text: str) -> str:
-    """``text`` without its hiding characters (subdivision flags and lone joiners kept)."""
-    if text.isascii():
-        return text
-    flags: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        flags.append(match.group())
-        return f"\x00{len(flags) - 1}\x00"
-
-    held = FLAG_TAGS.sub(keep, text)
-    clean = ZERO_RUN.sub("", BIDI.sub("", TAGS.sub("", held)))
-    return re.sub("\x00(\\d+)\x00", lambda m: flags[int(m.group(1))], clean)
-
-
-def reveal(text: str) -> str:
-    """``text`` as a reader should judge it: tag characters spelled out as the ASCII they
-    encode, other hiding characters dropped, compatibility forms folded (NFKC)."""
-    if text.isascii():
-        return text
-    spelled = TAGS.sub(
-        lambda m: chr(ord(m.group()) - 0xE0000) if 0x20 <= ord(m.group()) - 0xE0000 < 0x7F else "",
-        text,
-    )
-    return unicodedata.normalize("NFKC", ZERO_RUN.sub("", BIDI.sub("", spelled)))
+from salience.write.gates.hidden import hidden_characters, reveal
 
 
 @dataclass(frozen=True)

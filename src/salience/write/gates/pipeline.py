@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from salience.write.gates.instructions import hidden_characters, strip_hidden
+from salience.write.gates.hidden import hidden_characters, strip_hidden
 from salience.write.gates.redaction import has_private, redact
 from salience.write.gates.secrets import first_secret
 from salience.write.gates.signal import check_signal
