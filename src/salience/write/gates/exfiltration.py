@@ -34,7 +34,24 @@ none) to an outside address: curl's ``@file`` and ``-T``, wget's ``--post-file``
 PowerShell's ``-InFile``, netcat's ``<``, ``cat file |``, Python's ``requests.post(...,
 open(file))``. An action joined to an outside target, whatever words surround it."""
 
-
+_PRIVATE = (
+    r"(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+"
+    r"|172\.(?:1[6-9]|2\d|3[01])\.\d+\.\d+|\[::1\]"
+    r"|[\w.-]+\.(?:local|internal|lan|localhost|test|example))(?![\w.-])"
+)
+"""A host of one's own machine or network, or one reserved for examples: no outside address."""
+_FILE_SENT = (
+    r"(?:\bcurl\b[^\n]*?(?:\s-f\s*['\"]?[\w.-]*=@|\s--form\s+['\"]?[\w.-]*=@|\s-d\s*@"
+    r"|\s--data(?:-binary|-raw|-urlencode)?[ =]@|\s-t\s|\s--upload-file\s)"
+    r"|\bwget\b[^\n]*?--post-file|\binvoke-(?:webrequest|restmethod)\b[^\n]*?\s-infile\s)"
+)
+UPLOADS = rf"^(?=[^\n]*{_FILE_SENT})(?=[^\n]*https?://(?!{_PRIVATE})[\w-]+(?:\.[\w-]+)+)"
+"""A command line that sends a local file, whatever it holds, to an outside address: curl's
+``-F name=@file``, ``-d @file``, ``--data-binary @file``, ``-T``, wget's ``--post-file``,
+PowerShell's ``-InFile``, with an address that is not one's own machine or network
+(``localhost``, ``10.x``, ``192.168.x``, ``*.internal``, ...). Written in lower case: the
+rules read a text lower-cased (or case ignored). (:data:`_UPLOAD` holds such a line for a
+file of keys to any outside address, netcat and Python's included.)"""
 _COMMON_SECRET = r"(?:tokens?|passwords?|credentials|secrets?|transcript|environment variables)"
 """Words of everyday speech too ("share his secret recipe", "your email and password"):
 held only with both a verb of sending and a destination outside."""

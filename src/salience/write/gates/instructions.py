@@ -22,7 +22,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
-from salience.write.gates.exfiltration import sends_secrets_by
+from salience.write.gates.authority import AUTHORITY, OPENS
+from salience.write.gates.exfiltration import UPLOADS, sends_secrets_by
 from salience.write.gates.first_looks import AI, FOLDED, Matcher, near_agents, ruled_out
 from salience.write.gates.hidden import hidden_characters, reveal
 
@@ -73,6 +74,24 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "override",
+        "tells the agent to drop what it was asked",
+        r"\b(?:forget|ignore|disregard|discard|never mind|drop|skip)\s+(?:about\s+)?"
+        r"(?:what|whatever|everything|anything|all)\s+(?:that\s+)?"
+        r"(?:you(?:'ve| have)?\s+(?:were|been)\s+|the user\s+)"
+        r"(?:asked|told)\b"
+        r"|\bdo(?: not|n't) do what (?:the user|you were|you've been|you have been) "
+        r"(?:asked|told)\b"
+        r"|\b(?:whatever|anything|everything) you (?:were|have been|'ve been) (?:told|asked)\b"
+        r"[^.\n]{0,30}\b(?:no longer|doesn't|does not|don't|do not)\s+(?:matters?"
+        r"|appl(?:y|ies)|count)\b"
+        r"|\binstead of (?:answering|summari[sz]ing|completing|following|translating|replying to"
+        r"|responding to|doing)\s+(?:the|this|that|what)\s+(?:(?:user's|original|current)\s+)?"
+        r"(?:question|request|task|text|page|document|email|message|instructions?|assignment|user"
+        r"|you were)\b"
+        r"|\byour new (?:task|instructions?|assignment) (?:is|are|now)\b",
+    ),
+    (
+        "override",
         "declares the agent's instructions void",
         r"\b(?:previous|prior|earlier|original|safety) (?:instructions|rules|guidelines)"
         r"\b[^.\n]{0,25}\b(?:outdated|wrong|void|a test|no longer apply|do not apply)"
@@ -109,6 +128,11 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         "exfiltration",
         "sends secrets somewhere",
         "",  # see exfiltration.sends_secrets_by: a window around each secret, not one pattern
+    ),
+    (
+        "exfiltration",
+        "uploads a file to an outside address by command line",
+        UPLOADS,
     ),
     (
         "secrecy",
@@ -176,11 +200,17 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         rf"|{_STARTS}(?:please\s+)?(?:answer|respond|reply|write|speak|talk)\b"
         rf"{_NOT_MINE}{{0,40}}\bfrom now on\b",
     ),
+    (
+        "authority",
+        "dresses an order as an authority's message",
+        AUTHORITY,
+    ),
 )
 _REPLIES = ("repl", "answer", "response", "summar", "output")
 _AI_WORDS = (" ai", "agent", "assistant", "llm", "model", "bot", "claude", "gpt", "copilot")
 _NEEDS: tuple[tuple[str, ...], ...] = (
     ("instruction", "rule", "direction", "guidance", "guideline", "prompt", "directive"),
+    ("asked", "told", "instead of", "your new"),
     ("instructions", "rules", "guidelines"),
     _AI_WORDS,
     ("|", "base64", "sh <("),
@@ -188,6 +218,7 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
     ("key", "token", "password", "credential", "secret", ".env", "id_rsa", ".ssh", ".netrc",
      ".aws", "printenv", "environment variables", "dump", "customer", "transcript", "/etc/",
      "_history"),
+    ("curl", "wget", "invoke-webrequest", "invoke-restmethod"),
     ("user", "anyone", "owner", "them", "secret", "hid", "silently", "quietly", "permission",
      "confirmation", "log it", "mention it", "reveal"),
     ("<", "[", "system", "role", "assistant"),
@@ -196,6 +227,7 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
      "dan mode", "developer mode", "persona", "rules", "restrictions", "guidelines", "safety"),
     ("polic", "rule", "authori", "notice", "compliance", "management", "approved", *_AI_WORDS),
     (*_REPLIES, "from now on"),
+    OPENS,
 )  # fmt: skip
 
 
