@@ -24,7 +24,15 @@ from itertools import accumulate
 
 from salience.write.gates.authority import AUTHORITY, OPENS
 from salience.write.gates.exfiltration import UPLOADS, sends_secrets_by
-from salience.write.gates.first_looks import AI, FOLDED, Matcher, near_agents, ruled_out
+from salience.write.gates.first_looks import (
+    AI,
+    FOLDED,
+    Branches,
+    Matcher,
+    gated,
+    near_agents,
+    ruled_out,
+)
 from salience.write.gates.hidden import hidden_characters, reveal
 
 
@@ -61,6 +69,51 @@ _REPLY = (
     r"(?:repl(?:y|ies)|answers?|responses?|summar(?:y|ies)|output)"
 )
 """The agent's reply, as an order about it names it."""
+
+_DESTRUCTIVE: Branches = (
+    (("-rf", "-fr"), r"\brm\s+-(?:rf|fr)\s+(?:/(?:[a-z]+/?)?\*?(?=[\s\"'`;&|)]|$)|~|\$home)"),
+    (("--no-preserve-root",), r"--no-preserve-root"),
+    (("777",), r"\bchmod\s+(?:-r\s+)?777\s+(?:-r\s+)?/"),
+    (("-e", "-c"), r"\bnc\s+-[ec]\s"),
+    (("powershell",), r"\bpowershell\s+-enc"),
+    (("iex",), r"\biex\s*\("),
+    (("downloadstring(",), r"downloadstring\("),
+    (("os.system(",), r"\bos\.system\("),
+)
+"""The shell rule's commands that destroy or hand over control, each with what its matches
+hold: searched apart (:func:`~salience.write.gates.first_looks.gated`)."""
+_DESTRUCTIVE_RULE = "|".join(pattern for _, pattern in _DESTRUCTIVE)
+
+_SECRECY: Branches = (
+    (
+        ("telling", "asking", "informing", "notifying", "alerting"),
+        r"\b(?:without|before)\s+(?:telling|asking|informing|notifying|alerting)\s+"
+        r"(?:the\s+)?(?:user|anyone|them|owner)\b",
+    ),
+    (
+        ("user", "anyone", "owner"),
+        r"\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|notify|ask)\b[^.\n]{0,30}?"
+        r"\b(?:user|anyone|owner)\b",
+    ),
+    (
+        ("secret", "hidden"),
+        r"\b(?:keep|hide)\s+(?:this|it)\b[^.\n]{0,30}?\b(?:secret|hidden)\s+from\b",
+    ),
+    (("hide this",), r"\bhide this (?:memory|instruction|note)\b"),
+    (
+        ("silently", "quietly", "secretly"),
+        r"\b(?:silently|quietly|secretly)\s+(?:add|disable|delete|remove|change|install|"
+        r"run|grant|push|merge|upload|send|modify|exfiltrate)\b",
+    ),
+    (("without asking",), r"\bwithout asking (?:for\s+)?(?:permission|confirmation)\b"),
+    (("do not log it", "do not mention it"), r"\bdo not (?:log|mention) it\b"),
+    (("never reveal",), r"\bnever reveal\b"),
+    (("make the change silently",), r"\bmake the change silently\b"),
+)
+"""The secrecy rule's ways of keeping something from the user, each with what its matches
+hold (searched apart, as :data:`_DESTRUCTIVE`)."""
+_SECRECY_RULE = "|".join(pattern for _, pattern in _SECRECY)
+_GATED = {_DESTRUCTIVE_RULE: _DESTRUCTIVE, _SECRECY_RULE: _SECRECY}
 
 _RULES: tuple[tuple[str, str, str], ...] = (
     (
@@ -119,10 +172,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "shell",
         "runs a destructive or remote-control command",
-        r"\brm\s+-(?:rf|fr)\s+(?:/(?:[a-z]+/?)?\*?(?=[\s\"'`;&|)]|$)|~|\$home)|--no-preserve-root"
-        r"|\bchmod\s+(?:-r\s+)?777\s+"
-        r"(?:-r\s+)?/|\bnc\s+-[ec]\s|\bpowershell\s+-enc|\biex\s*\(|downloadstring\(|"
-        r"\bos\.system\(",
+        _DESTRUCTIVE_RULE,
     ),
     (
         "exfiltration",
@@ -137,16 +187,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "secrecy",
         "asks to keep something from the user",
-        r"\b(?:without|before)\s+(?:telling|asking|informing|notifying|alerting)\s+"
-        r"(?:the\s+)?(?:user|anyone|them|owner)\b"
-        r"|\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|notify|ask)\b[^.\n]{0,30}?"
-        r"\b(?:user|anyone|owner)\b"
-        r"|\b(?:keep|hide)\s+(?:this|it)\b[^.\n]{0,30}?\b(?:secret|hidden)\s+from\b"
-        r"|\bhide this (?:memory|instruction|note)\b"
-        r"|\b(?:silently|quietly|secretly)\s+(?:add|disable|delete|remove|change|install|"
-        r"run|grant|push|merge|upload|send|modify|exfiltrate)\b"
-        r"|\bwithout asking (?:for\s+)?(?:permission|confirmation)\b"
-        r"|\bdo not (?:log|mention) it\b|\bnever reveal\b|\bmake the change silently\b",
+        _SECRECY_RULE,
     ),
     (
         "system",
@@ -238,6 +279,8 @@ def _matcher(family: str, pattern: str, flags: int) -> Matcher:
         return near_agents(pattern, flags)
     if family == "output":
         return _about_replies(pattern, flags)
+    if pattern in _GATED:
+        return gated(_GATED[pattern], flags)
     return re.compile(pattern, flags).search
 
 
