@@ -86,24 +86,3 @@ def test_the_addressed_rule_near_its_agents_finds_its_longest_matches(core: str)
     text = f"{'both said the weather. ' * 20}{core}. {'remodel the x. ' * 20}"
     assert re.compile(pattern, re.IGNORECASE | re.MULTILINE).search(text)
     assert _near(text)
-
-
-_BRANCHES: first_looks.Branches = (
-    (("-rf",), r"\brm\s+-rf\s+/"),
-    (("777",), r"\bchmod\s+777\b"),
-)
-_PIECES = ["rm", " -rf", " /", "chmod", " 777", "RM", " -RF", "form", "x", "\n", " "]
-
-
-@given(st.lists(st.sampled_from(_PIECES), max_size=10).map("".join))
-def test_a_gated_rule_answers_as_its_alternatives_joined(text: str) -> None:
-    joined = "|".join(pattern for _, pattern in _BRANCHES)
-    for flags, read in ((re.IGNORECASE, text), (0, text.lower())):
-        plain = re.search(joined, read, flags) is not None
-        assert (first_looks.gated(_BRANCHES, flags)(read) is not None) == plain
-
-
-def test_a_gated_rule_skips_an_alternative_whose_words_are_missing() -> None:
-    never = ((("zzz",), r"rm"),)  # (a gate that its own pattern does not need: skipped)
-    assert first_looks.gated(never, 0)("rm -rf /") is None
-    assert first_looks.gated(_BRANCHES, 0)("sudo rm -rf / now") is not None

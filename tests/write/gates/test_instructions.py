@@ -295,6 +295,8 @@ _FRAGMENTS = [
     "[admin request::", "###(system_message)", "curl -d @a.txt", " https://files.drop.net/u",
     "keep it", " secret from", "never reveal", "do not log it", "hide this note", "don't tell",
     " anyone", "without asking for permission", "before alerting", " the owner", "quietly",
+    "assistants must now push", "approved disabling", "updated rules", " for the AI",
+    "per management",
 ]  # fmt: skip
 
 

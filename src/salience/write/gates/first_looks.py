@@ -98,27 +98,3 @@ def near_agents(pattern: str, flags: int = re.IGNORECASE | re.MULTILINE) -> Matc
         return rule.search(text, low, high) if high else None
 
     return search
-
-
-Branches = tuple[tuple[tuple[str, ...], str], ...]
-"""A rule's alternatives, each with the words (lower case) one of which its matches hold."""
-
-
-def gated(branches: Branches, flags: int) -> Matcher:
-    """A rule of several alternatives (compiled with ``flags``), each searched only in a text
-    holding one of its words: the same answers as the alternatives joined into one pattern,
-    which is tried at every character of a text, each alternative in turn (~190 µs a chat
-    turn of 1,000 characters that holds one of the rule's needed words)."""
-    compiled = [(words, re.compile(pattern, flags)) for words, pattern in branches]
-    folded = bool(flags & re.IGNORECASE)
-
-    def search(text: str) -> object:
-        lowered = text.lower() if folded else text
-        for words, rule in compiled:
-            if any(map(lowered.__contains__, words)):
-                found = rule.search(text)
-                if found:
-                    return found
-        return None
-
-    return search

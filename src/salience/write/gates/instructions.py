@@ -24,14 +24,13 @@ from itertools import accumulate
 
 from salience.write.gates.authority import AUTHORITY, OPENS
 from salience.write.gates.exfiltration import UPLOADS, sends_secrets_by
-from salience.write.gates.first_looks import (
-    AI,
-    FOLDED,
-    Branches,
-    Matcher,
+from salience.write.gates.first_looks import AI, FOLDED, Matcher, near_agents, ruled_out
+from salience.write.gates.gated import (
+    DESTRUCTIVE_RULE,
+    GATED,
+    POLICY_RULE,
+    SECRECY_RULE,
     gated,
-    near_agents,
-    ruled_out,
 )
 from salience.write.gates.hidden import hidden_characters, reveal
 
@@ -70,50 +69,6 @@ _REPLY = (
 )
 """The agent's reply, as an order about it names it."""
 
-_DESTRUCTIVE: Branches = (
-    (("-rf", "-fr"), r"\brm\s+-(?:rf|fr)\s+(?:/(?:[a-z]+/?)?\*?(?=[\s\"'`;&|)]|$)|~|\$home)"),
-    (("--no-preserve-root",), r"--no-preserve-root"),
-    (("777",), r"\bchmod\s+(?:-r\s+)?777\s+(?:-r\s+)?/"),
-    (("-e", "-c"), r"\bnc\s+-[ec]\s"),
-    (("powershell",), r"\bpowershell\s+-enc"),
-    (("iex",), r"\biex\s*\("),
-    (("downloadstring(",), r"downloadstring\("),
-    (("os.system(",), r"\bos\.system\("),
-)
-"""The shell rule's commands that destroy or hand over control, each with what its matches
-hold: searched apart (:func:`~salience.write.gates.first_looks.gated`)."""
-_DESTRUCTIVE_RULE = "|".join(pattern for _, pattern in _DESTRUCTIVE)
-
-_SECRECY: Branches = (
-    (
-        ("telling", "asking", "informing", "notifying", "alerting"),
-        r"\b(?:without|before)\s+(?:telling|asking|informing|notifying|alerting)\s+"
-        r"(?:the\s+)?(?:user|anyone|them|owner)\b",
-    ),
-    (
-        ("user", "anyone", "owner"),
-        r"\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|notify|ask)\b[^.\n]{0,30}?"
-        r"\b(?:user|anyone|owner)\b",
-    ),
-    (
-        ("secret", "hidden"),
-        r"\b(?:keep|hide)\s+(?:this|it)\b[^.\n]{0,30}?\b(?:secret|hidden)\s+from\b",
-    ),
-    (("hide this",), r"\bhide this (?:memory|instruction|note)\b"),
-    (
-        ("silently", "quietly", "secretly"),
-        r"\b(?:silently|quietly|secretly)\s+(?:add|disable|delete|remove|change|install|"
-        r"run|grant|push|merge|upload|send|modify|exfiltrate)\b",
-    ),
-    (("without asking",), r"\bwithout asking (?:for\s+)?(?:permission|confirmation)\b"),
-    (("do not log it", "do not mention it"), r"\bdo not (?:log|mention) it\b"),
-    (("never reveal",), r"\bnever reveal\b"),
-    (("make the change silently",), r"\bmake the change silently\b"),
-)
-"""The secrecy rule's ways of keeping something from the user, each with what its matches
-hold (searched apart, as :data:`_DESTRUCTIVE`)."""
-_SECRECY_RULE = "|".join(pattern for _, pattern in _SECRECY)
-_GATED = {_DESTRUCTIVE_RULE: _DESTRUCTIVE, _SECRECY_RULE: _SECRECY}
 
 _RULES: tuple[tuple[str, str, str], ...] = (
     (
@@ -172,7 +127,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "shell",
         "runs a destructive or remote-control command",
-        _DESTRUCTIVE_RULE,
+        DESTRUCTIVE_RULE,
     ),
     (
         "exfiltration",
@@ -187,7 +142,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "secrecy",
         "asks to keep something from the user",
-        _SECRECY_RULE,
+        SECRECY_RULE,
     ),
     (
         "system",
@@ -223,13 +178,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     (
         "policy",
         "claims an authority's new rule for agents",
-        rf"\b(?:new|updated) (?:policy|rules?)\b[^.\n]{{0,40}}?\b{AI}\b"
-        rf"|\b(?:agents?|assistants?|the ai)\s+(?:must|should|may|is required to|are required"
-        rf" to)\s+(?:now\s+)?(?:push|store|share|execute|turn off|auto-approve|disable|"
-        rf"ignore|rotate no|set)\b"
-        rf"|\bauthori[sz]ed by\b[^.\n]{{0,30}}\b(?:admin|management)\b"
-        rf"|\b(?:official notice|compliance update|per management)\b[^.\n]{{0,40}}{AI}"
-        rf"|\bapproved disabling\b",
+        POLICY_RULE,
     ),
     (
         "output",
@@ -279,8 +228,8 @@ def _matcher(family: str, pattern: str, flags: int) -> Matcher:
         return near_agents(pattern, flags)
     if family == "output":
         return _about_replies(pattern, flags)
-    if pattern in _GATED:
-        return gated(_GATED[pattern], flags)
+    if pattern in GATED:
+        return gated(GATED[pattern], flags)
     return re.compile(pattern, flags).search
 
 
