@@ -6,8 +6,8 @@ import pytest
 
 from salience.briefing.columns import Columns
 from salience.briefing.policies import BriefingRequest
-from salience.models import estimate_tokens
-from salience.profiles.base import ProfileSettings, Relevance
+from salience.models import Relevance, estimate_tokens
+from salience.profiles.base import ProfileSettings
 from salience.profiles.eidet import (
     PROFILE,
     briefing,

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from salience.briefing.policies import BriefingRequest
-from salience.profiles.base import ProfileSettings, Relevance
+from salience.models import Relevance
+from salience.profiles.base import ProfileSettings
 from salience.profiles.ilab import briefing, context_score, recency_score, search_score
 from salience.scores import ContextScore, SearchScore
 from tests.factory import NOW, record

@@ -6,7 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from salience.profiles.base import ProfileSettings, Relevance
+from salience.models import Relevance
+from salience.profiles.base import ProfileSettings
 from salience.profiles.rae import context_score, search_score
 from tests.factory import NOW, record
 

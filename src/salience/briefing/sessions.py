@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from salience.briefing.policies import one_line
-from salience.models import MemoryRecord, Session
+from salience.models import MemoryRecord
+
+if TYPE_CHECKING:
+    from salience.models import Session
 
 STALE_AFTER = timedelta(hours=24)
 RECENT_SUMMARIES = 5

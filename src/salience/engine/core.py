@@ -27,17 +27,7 @@ from salience.errors import (
     NotFoundError,
     ReadOnlyLayerError,
 )
-from salience.models import (
-    LOCAL_LAYER,
-    AllUsers,
-    AuditEntry,
-    MemoryRecord,
-    Status,
-    UpdateLink,
-    UserScope,
-    WriteResult,
-    relabel,
-)
+from salience.models import LOCAL_LAYER, AllUsers, MemoryRecord, Status, UserScope, relabel
 from salience.models.spaces import SPACE_PREFIX, current_reach
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
@@ -50,6 +40,7 @@ if TYPE_CHECKING:
 
     from salience.embeddings.arrays import Vector
     from salience.lifecycle.llm import Summarizer
+    from salience.models import UpdateLink, WriteResult
     from salience.search.vectors import Vectors
 
 
@@ -200,6 +191,8 @@ class EngineCore(Access):
     ) -> None:
         """Append one audit entry about ``owner``'s memory (joins the caller's transaction),
         naming the agent that made the change, if the request names one."""
+        from salience.models.store_records import AuditEntry
+
         agent = current_reach().agent
         if agent is not None:
             detail.setdefault("agent", agent)

@@ -11,9 +11,12 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
-from salience.models import Degraded
 from salience.stores.base import Store
+
+if TYPE_CHECKING:
+    from salience.models import Degraded
 
 _HEARD: ContextVar[list[Degraded] | None] = ContextVar("salience_degraded", default=None)
 
@@ -43,6 +46,8 @@ def _memories(n: int) -> str:
 
 
 def no_embedder() -> Degraded:
+    from salience.models.hits import Degraded
+
     return Degraded(
         "no_embedder",
         "no embedding model is configured (SALIENCE_EMBEDDER=none): recall is full text only",
@@ -51,6 +56,8 @@ def no_embedder() -> Degraded:
 
 
 def embedder_failed(why: str) -> Degraded:
+    from salience.models.hits import Degraded
+
     return Degraded(
         "embedder_failed",
         f"the query could not be embedded ({why}): this recall is full text only",
@@ -59,6 +66,8 @@ def embedder_failed(why: str) -> Degraded:
 
 
 def unavailable(layers: Mapping[str, str]) -> list[Degraded]:
+    from salience.models.hits import Degraded
+
     return [
         Degraded(
             "layer_unavailable",
@@ -70,6 +79,8 @@ def unavailable(layers: Mapping[str, str]) -> list[Degraded]:
 
 
 def layer_full_text(name: str) -> Degraded:
+    from salience.models.hits import Degraded
+
     return Degraded(
         "layer_full_text",
         f"layer {name!r} has no vectors of this embedding model: it is searched by full text",
@@ -79,6 +90,8 @@ def layer_full_text(name: str) -> Degraded:
 
 def gaps(without_vectors: int, without_text: int) -> list[Degraded]:
     """The notes for memories the vector or the full-text index lacks."""
+    from salience.models.hits import Degraded
+
     notes = []
     if without_vectors:
         notes.append(

@@ -28,14 +28,14 @@ from salience.briefing.manifest import Manifest, best_dropped
 from salience.engine.core import EngineCore
 from salience.engine.reading import person_reads
 from salience.ids import new_ulid
-from salience.models import Feedback, Hit, Trace, TraceHit, UserScope
-from salience.models.briefings import BriefedMemory, BriefingLog, BriefingLogEntry
+from salience.models import UserScope
 from salience.profiles.base import ProfileSettings
 from salience.stores.traces import BRIEFING, RECALL
 
 if TYPE_CHECKING:
     from salience.embeddings.arrays import Vector
-    from salience.models import Briefing
+    from salience.models import Briefing, Feedback, Hit, Trace
+    from salience.models.traces import BriefingLog
 
 SETTINGS: ContextVar[ProfileSettings | None] = ContextVar("salience_eval_settings", default=None)
 """Profile settings a search uses instead of the engine's (an evaluation's alternative)."""
@@ -80,6 +80,8 @@ class Recording(EngineCore):
     ) -> None:
         """Keep one recall (inside ``search``; nothing waits for the write): the trace, and a
         ``recalled`` link for each hit an earlier trace of the day surfaced."""
+        from salience.models.traces import Trace, TraceHit
+
         if not self._recording():
             return
         rows = tuple(
@@ -125,6 +127,8 @@ class Recording(EngineCore):
         trace_id = new_ulid(now)
 
         def write() -> None:  # (on the queue's thread: the briefing is answered already)
+            from salience.models.traces import Trace, TraceHit
+
             manifest = briefing.manifest
             kept = (
                 manifest.kept if isinstance(manifest, Manifest) else [e for e in manifest if e.kept]
@@ -173,6 +177,8 @@ class Recording(EngineCore):
         surfaced it, and to the briefing that opened the session if it gave the memory. The
         session: since the user's newest briefing, at most :data:`LINK_WINDOW` back (a
         briefing is given at session start: what follows the next one is another session's)."""
+        from salience.models.traces import Feedback
+
         since = now - LINK_WINDOW
         opened = self._store.traces(user, kind=BRIEFING, since=since, limit=1)
         if opened:
@@ -199,6 +205,8 @@ class Recording(EngineCore):
     @person_reads
     def briefing_log(self, *, user: UserScope = None, limit: int = 50) -> BriefingLog:
         """What each session was given, and what became of each memory in that session."""
+        from salience.models.traces import BriefedMemory, BriefingLog, BriefingLogEntry
+
         self._records.flush()
         scope = self._scope(user)
         given = self._store.traces(scope, kind=BRIEFING, limit=limit)

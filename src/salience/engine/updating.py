@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from salience.engine.record import Recording
 from salience.errors import ConflictError, NotFoundError
-from salience.models import Hit, MemoryRecord, Outcome, UpdateLink, UserScope, WriteResult
+from salience.models import MemoryRecord, Outcome, UserScope
 from salience.models.spaces import WRITE
 from salience.stores.base import MemoryFilter
 from salience.write.authority import decide, may, require
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from salience.briefing.policies import Candidates
     from salience.embeddings.arrays import Vector
+    from salience.models import Hit, UpdateLink, WriteResult
 
 CANDIDATES = 12
 """How many of the user's current memories nearest a new one are compared with it."""
@@ -69,6 +70,8 @@ class Updating(Recording):
     ) -> builtins.list[UpdateLink]:
         """The current memories of the same user and type that ``record`` (not yet stored)
         changes: the nearest by meaning (by words, with no embedder)."""
+        from salience.models.results import UpdateLink
+
         if self._config.updates == "off":
             return []
         from salience.write.updates import compare, is_document, names, sentences, stating
@@ -161,6 +164,8 @@ class Updating(Recording):
     def confirm_update(self, new_id: str, old_id: str, *, user: UserScope = None) -> WriteResult:
         """Confirm an open link: the older memory is superseded by the newer (it ends, the
         newer names it as its parent, what was built on it goes stale)."""
+        from salience.models.results import WriteResult
+
         scope = self._scope(user)
         with self._store.transaction():
             self._open_link(new_id, old_id, scope)

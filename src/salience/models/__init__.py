@@ -1,34 +1,22 @@
-"""The values salience passes around: memory records, write outcomes, stats (and, from
-:mod:`salience.models.hits`, search hits).
+"""The values salience passes around: memory records and briefings here; write outcomes
+(:mod:`.results`), search hits (:mod:`.hits`), traces (:mod:`.traces`), what a store keeps
+beside memories (:mod:`.store_records`), reports and evaluations, each imported on first use.
 
 All are frozen dataclasses. Embeddings are stored beside a record, never inside it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from datetime import date, datetime
+from dataclasses import dataclass, fields
+from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from salience.models.briefings import NOTES as NOTES
-from salience.models.briefings import BriefedMemory as BriefedMemory
 from salience.models.briefings import Briefing as Briefing
-from salience.models.briefings import BriefingLog as BriefingLog
-from salience.models.briefings import BriefingLogEntry as BriefingLogEntry
 from salience.models.briefings import BriefingSection as BriefingSection
-from salience.models.briefings import Feedback as Feedback
 from salience.models.briefings import ManifestEntry as ManifestEntry
-from salience.models.briefings import SessionStart as SessionStart
-from salience.models.briefings import Trace as Trace
-from salience.models.briefings import TraceHit as TraceHit
 from salience.models.briefings import estimate_tokens as estimate_tokens
-from salience.models.hits import Degraded as Degraded
-from salience.models.hits import Hit as Hit
-from salience.models.hits import Learned as Learned
-from salience.models.hits import Recalled as Recalled
-from salience.models.hits import Relevance as Relevance
-from salience.models.hits import Terms as Terms
 from salience.models.provenance import CEILING as CEILING
 from salience.models.provenance import PERSON as PERSON
 from salience.models.provenance import SOURCES as SOURCES
@@ -47,6 +35,12 @@ if TYPE_CHECKING:
     from salience.models.evaluation import Probe as Probe
     from salience.models.evaluation import Run as Run
     from salience.models.evaluation import Variant as Variant
+    from salience.models.hits import Degraded as Degraded
+    from salience.models.hits import Hit as Hit
+    from salience.models.hits import Learned as Learned
+    from salience.models.hits import Recalled as Recalled
+    from salience.models.hits import Relevance as Relevance
+    from salience.models.hits import Terms as Terms
     from salience.models.reports import PACK_FORMAT as PACK_FORMAT
     from salience.models.reports import ConsolidationReport as ConsolidationReport
     from salience.models.reports import CopyReport as CopyReport
@@ -59,10 +53,57 @@ if TYPE_CHECKING:
     from salience.models.reports import PackIdentity as PackIdentity
     from salience.models.reports import PackImport as PackImport
     from salience.models.reports import PackManifest as PackManifest
+    from salience.models.results import ImportResult as ImportResult
+    from salience.models.results import UpdateLink as UpdateLink
+    from salience.models.results import WriteResult as WriteResult
+    from salience.models.store_records import ApiKey as ApiKey
+    from salience.models.store_records import AuditEntry as AuditEntry
+    from salience.models.store_records import DayCount as DayCount
+    from salience.models.store_records import GraphEdge as GraphEdge
+    from salience.models.store_records import Job as Job
+    from salience.models.store_records import JobState as JobState
+    from salience.models.store_records import LayerMount as LayerMount
+    from salience.models.store_records import MemoryGraph as MemoryGraph
+    from salience.models.store_records import Session as Session
+    from salience.models.store_records import Stats as Stats
+    from salience.models.traces import BriefedMemory as BriefedMemory
+    from salience.models.traces import BriefingLog as BriefingLog
+    from salience.models.traces import BriefingLogEntry as BriefingLogEntry
+    from salience.models.traces import Feedback as Feedback
+    from salience.models.traces import SessionStart as SessionStart
+    from salience.models.traces import Trace as Trace
+    from salience.models.traces import TraceHit as TraceHit
 
-# Reports and evaluation values are read by a few verbs only: imported when first asked for
-# (a cold `salience briefing` no longer builds their classes).
+# Every value but a memory and a briefing is read by some verbs only: imported when first
+# asked for. Building a frozen dataclass costs ~1 ms on a slow CPU (Python 3.11 compiles each
+# of its methods), and a cold `salience briefing` builds none of these.
 _LAZY = {
+    "BriefedMemory": "traces",
+    "BriefingLog": "traces",
+    "BriefingLogEntry": "traces",
+    "Feedback": "traces",
+    "SessionStart": "traces",
+    "Trace": "traces",
+    "TraceHit": "traces",
+    "Degraded": "hits",
+    "Hit": "hits",
+    "Learned": "hits",
+    "Recalled": "hits",
+    "Relevance": "hits",
+    "Terms": "hits",
+    "ImportResult": "results",
+    "UpdateLink": "results",
+    "WriteResult": "results",
+    "ApiKey": "store_records",
+    "AuditEntry": "store_records",
+    "DayCount": "store_records",
+    "GraphEdge": "store_records",
+    "Job": "store_records",
+    "JobState": "store_records",
+    "LayerMount": "store_records",
+    "MemoryGraph": "store_records",
+    "Session": "store_records",
+    "Stats": "store_records",
     "EvalReport": "evaluation",
     "Metrics": "evaluation",
     "Moved": "evaluation",
@@ -170,126 +211,6 @@ class MemoryRecord:
         return self.status(now) is Status.CURRENT
 
 
-@dataclass(frozen=True)
-class UpdateLink:
-    """A newer memory found to change what an older one says (``why``: the shared subject,
-    the values that differ, the words of change), ``open`` until a person confirms it (a
-    supersession) or dismisses it; ``confirmed`` at once by the ``supersede`` policy."""
-
-    new_id: str
-    old_id: str
-    user: str
-    confidence: float
-    why: str
-    state: str
-    found_at: datetime
-    decided_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    """The outcome of one write, with the id concerned; ``reason`` and ``gate`` when rejected;
-    ``updates``: the older memories a new one was found to change."""
-
-    outcome: Outcome
-    id: str | None
-    reason: str | None = None
-    gate: str | None = None
-    record: MemoryRecord | None = None
-    notes: tuple[str, ...] = ()  # what the pipeline did on the way (redacted, gate bypassed)
-    updates: tuple[UpdateLink, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        """Whether the write was accepted (anything but ``rejected``)."""
-        return self.outcome is not Outcome.REJECTED
-
-
-@dataclass(frozen=True)
-class ImportResult:
-    """What an import did: how many records were created, replaced, or already identical,
-    and how many of them were given ids of the importer's own (``renamed``: their ids could
-    not be theirs; see :meth:`salience.Memory.import_`)."""
-
-    created: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    renamed: int = 0
-
-    @property
-    def total(self) -> int:
-        """Records read from the input."""
-        return self.created + self.updated + self.unchanged
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    """One change in the audit log: when, to which memory, what, by whom, and the details."""
-
-    at: datetime
-    memory_id: str | None
-    action: str
-    actor: str
-    detail: dict[str, Any] = field(default_factory=dict)
-    seq: int = 0
-    user: str | None = None  # whose memory (or write) it concerns; None: the store's own
-
-
-@dataclass(frozen=True)
-class DayCount:
-    """How many memories were created on one UTC day."""
-
-    day: date
-    created: int
-
-
-@dataclass(frozen=True)
-class GraphEdge:
-    """A link of :class:`MemoryGraph`: ``source`` mentions, supersedes or is derived from
-    ``target`` (``relation``: ``mentions``, ``supersedes``, ``derived_from``)."""
-
-    source: str
-    target: str
-    relation: str
-
-
-@dataclass(frozen=True)
-class MemoryGraph:
-    """Memories, the entities they name (node id ``entity:<name folded>`` -> the name as
-    first written), and the links between them that fall inside the graph."""
-
-    memories: tuple[MemoryRecord, ...]
-    entities: dict[str, str]
-    edges: tuple[GraphEdge, ...]
-
-
-@dataclass(frozen=True)
-class Stats:
-    """A summary of a store."""
-
-    path: str
-    schema: str
-    total: int
-    by_status: dict[str, int] = field(default_factory=dict)
-    by_type: dict[str, int] = field(default_factory=dict)
-    by_user: dict[str, int] = field(default_factory=dict)
-    by_project: dict[str, int] = field(default_factory=dict)
-    size_bytes: int = 0
-    erasure_pending: str | None = None  # since when a purge's scrub waits for readers
-
-
-@dataclass(frozen=True)
-class Session:
-    """A working session of one user (ilab): open until ended or stale."""
-
-    id: str
-    user: str
-    started_at: datetime
-    last_active_at: datetime
-    ended_at: datetime | None = None
-    summary_id: str | None = None
-
-
 DEFAULT_USER = "default"
 """The user every verb acts for when none is named (``SALIENCE_USER`` changes it)."""
 
@@ -318,16 +239,6 @@ LAYER_KINDS = ("shared", "base")
 (an imported knowledge pack)."""
 
 
-@dataclass(frozen=True)
-class LayerMount:
-    """A read-only store mounted beside the local one, under a name."""
-
-    name: str
-    kind: str
-    path: str
-    mounted_at: datetime
-
-
 FIELD_NAMES = tuple(f.name for f in fields(MemoryRecord))
 TIME_FIELDS = ("created_at", "updated_at", "last_accessed_at", "valid_until")
 LIST_FIELDS = ("tags", "entities", "derived_from")
@@ -339,53 +250,3 @@ def relabel(record: MemoryRecord, layer: str) -> MemoryRecord:
     copy.__dict__.update(record.__dict__)
     copy.__dict__["layer"] = layer
     return copy
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    """An API key of the HTTP server, as stored: its public id and the SHA-256 of its secret
-    (the key itself is shown once, when made, and never stored)."""
-
-    id: str
-    secret_hash: str
-    user: str
-    read_only: bool
-    admin: bool
-    created_at: datetime
-    revoked_at: datetime | None = None
-    label: str | None = None
-    source: str = "user"  # the highest source its writes may claim (salience.models)
-    agent: str | None = None  # the agent its writes name
-    spaces: tuple[tuple[str, str], ...] | None = None  # narrowed to these (space, right)
-
-
-class JobState(StrEnum):
-    """Where a job is: waiting its turn, running, or finished one way or the other."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
-
-
-@dataclass(frozen=True)
-class Job:
-    """Long work (an import, a consolidation, a reindex) run beside the requests that asked
-    for it: how far it is (``done`` of ``total``), and when finished its ``result`` (the
-    answer the verb gives, as the API shapes it) or its ``error`` (``kind``, ``message`` and
-    any ``field`` or ``line``: never stored or refused text). ``updated_at`` is the heartbeat
-    of the process running it (``owner``): one that stopped beating, or a process of this
-    host that no longer runs, means it died before the job finished."""
-
-    id: str
-    user: str
-    kind: str
-    state: JobState
-    created_at: datetime
-    updated_at: datetime
-    done: int = 0
-    total: int = 0
-    finished_at: datetime | None = None
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    owner: str = ""  # the process running it: "host:pid"

@@ -1,19 +1,11 @@
-"""What a briefing is and what is kept of it: the text injected at session start with the
-manifest that explains it, a session's start, and the traces and feedback that record which
-memories were given and used."""
+"""What a briefing is: the text injected at session start with the manifest that explains it
+(what is kept of it afterwards, traces and feedback, is in :mod:`salience.models.traces`)."""
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
-
-from salience.scores import ContextScore
-
-if TYPE_CHECKING:
-    from salience.models import MemoryRecord
 
 
 def estimate_tokens(text: str) -> int:
@@ -82,89 +74,3 @@ class Briefing:
     def kept_ids(self) -> list[str]:
         """Ids of the memories shown, in order of appearance."""
         return [i for s in self.sections for i in s.ids]
-
-
-@dataclass(frozen=True)
-class SessionStart:
-    """What starting a session returns."""
-
-    session_id: str
-    is_new: bool
-    summaries: tuple[MemoryRecord, ...] = ()
-    memories: tuple[tuple[MemoryRecord, ContextScore], ...] = ()
-    closed_session_id: str | None = None
-
-
-@dataclass(frozen=True)
-class BriefedMemory:
-    """One memory a briefing gave, and what became of it in that session."""
-
-    memory_id: str
-    section: str | None
-    feedback: tuple[str, ...]  # echo, fizzle, used, recalled, updated, ... in order
-
-
-@dataclass(frozen=True)
-class BriefingLogEntry:
-    """One briefing given: when, under which profile and budget, and what it gave."""
-
-    trace_id: str
-    at: datetime
-    profile: str
-    session_id: str | None
-    tokens: int | None
-    budget: int | None
-    memories: tuple[BriefedMemory, ...]
-
-
-@dataclass(frozen=True)
-class BriefingLog:
-    """Briefings newest first, and per memory how often it was briefed and how often that
-    helped (echoed, used or recalled again in the session)."""
-
-    entries: tuple[BriefingLogEntry, ...]
-    briefed: dict[str, int]
-    helped: dict[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class TraceHit:
-    """One memory of a trace: returned or kept (``reason`` None) at ``rank``, or dropped."""
-
-    memory_id: str
-    rank: int
-    score: float | None = None
-    reason: str | None = None
-    section: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """One recorded recall or briefing."""
-
-    id: str
-    user: str
-    at: datetime
-    kind: str
-    profile: str
-    query: str | None = None
-    session_id: str | None = None
-    tokens: int | None = None
-    budget: int | None = None
-    hits: tuple[TraceHit, ...] = ()
-
-    @property
-    def returned(self) -> builtins.list[str]:
-        """The ids returned (a recall) or kept (a briefing), in rank order."""
-        return [h.memory_id for h in sorted(self.hits, key=lambda h: h.rank) if h.reason is None]
-
-
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """What happened to a memory a trace surfaced: ``echo``, ``fizzle``, ``used``,
-    ``unused``, ``updated``, ``superseded`` or ``recalled`` (found again in the session)."""
-
-    trace_id: str
-    memory_id: str
-    kind: str
-    at: datetime

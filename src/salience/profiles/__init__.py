@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from salience.errors import ConfigError
-from salience.models import Relevance
 from salience.profiles import aide, eidet, ilab, rae, talome
 from salience.profiles import salience as own
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
@@ -36,7 +35,6 @@ __all__ = [
     "PROFILES",
     "Profile",
     "ProfileSettings",
-    "Relevance",
     "TypeSpec",
     "UnknownProfileError",
     "get_profile",

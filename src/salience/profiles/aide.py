@@ -26,7 +26,7 @@ from salience.briefing.policies import (
 from salience.briefing.ranking import by_key_then_id
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import Briefing, BriefingSection, MemoryRecord, Relevance, estimate_tokens
+from salience.models import Briefing, BriefingSection, MemoryRecord, estimate_tokens
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import clamp01, half_life_recency, log10_access, tag_boosts
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from salience.briefing.columns import Flags, Floats
     from salience.briefing.policies import Rows
+    from salience.models import Relevance
 else:
     np = lazy_module("numpy")
 

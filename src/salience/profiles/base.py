@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING
 from salience.briefing.columns import Columns
 from salience.briefing.policies import BriefingRequest, Candidates
 from salience.config import RAE_WEIGHT_DEFAULTS, Config
-from salience.models import Briefing, MemoryRecord, Relevance
+from salience.models import Briefing, MemoryRecord
 from salience.scores import ContextScore, SearchScore
 
 if TYPE_CHECKING:
     from salience.briefing.columns import Flags, Floats
+    from salience.models import Relevance
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ class TypeSpec:
 
 
 ContextScorer = Callable[[MemoryRecord, datetime, ProfileSettings], ContextScore]
-SearchScorer = Callable[[MemoryRecord, datetime, Relevance, ProfileSettings], SearchScore]
+SearchScorer = Callable[[MemoryRecord, datetime, "Relevance", ProfileSettings], SearchScore]
 RecallSelector = Callable[[Sequence[str], int], list[int]]  # (types, best first) -> positions
 ColumnScorer = Callable[[Columns, datetime, ProfileSettings], "Floats"]
 SearchColumnScorer = Callable[[Columns, datetime, Relevances, ProfileSettings], "Floats"]

@@ -25,7 +25,7 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import Briefing, BriefingSection, MemoryRecord, Relevance, estimate_tokens
+from salience.models import Briefing, BriefingSection, MemoryRecord, estimate_tokens
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import (
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from salience.briefing.columns import Flags, Floats
+    from salience.models import Relevance
 else:
     np = lazy_module("numpy")
 

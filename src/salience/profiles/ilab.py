@@ -24,7 +24,7 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import Briefing, MemoryRecord, Relevance
+from salience.models import Briefing, MemoryRecord
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import half_life_recency, revision_score, type_priority
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from salience.briefing.columns import Floats
+    from salience.models import Relevance
 else:
     np = lazy_module("numpy")
 

@@ -25,7 +25,7 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import Briefing, MemoryRecord, Relevance
+from salience.models import Briefing, MemoryRecord
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import half_life_recency, normalized_ln_usage
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from salience.briefing.columns import Floats
+    from salience.models import Relevance
 else:
     np = lazy_module("numpy")
 

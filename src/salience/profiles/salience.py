@@ -29,14 +29,7 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import (
-    NOTES,
-    Briefing,
-    BriefingSection,
-    MemoryRecord,
-    Relevance,
-    estimate_tokens,
-)
+from salience.models import NOTES, Briefing, BriefingSection, MemoryRecord, estimate_tokens
 from salience.profiles.base import Profile, ProfileSettings, RecallPlan, Relevances, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import feedback_ratio, log10_access, stretched_recency
@@ -47,6 +40,7 @@ if TYPE_CHECKING:
 
     from salience.briefing.columns import Flags, Floats
     from salience.briefing.policies import Rows
+    from salience.models import Relevance
 else:
     np = lazy_module("numpy")
 

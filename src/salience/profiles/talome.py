@@ -22,7 +22,7 @@ from salience.briefing.policies import (
 )
 from salience.clock import age_days
 from salience.lazy import lazy_module
-from salience.models import Briefing, MemoryRecord, Relevance
+from salience.models import Briefing, MemoryRecord
 from salience.profiles.base import Profile, ProfileSettings, TypeSpec
 from salience.profiles.scoring import arrays
 from salience.profiles.scoring.signals import linear_recency, ln_access
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from salience.briefing.columns import Floats
+    from salience.models import Relevance
 else:
     np = lazy_module("numpy")
 

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 from salience.config import DB_FILENAME
 from salience.errors import InvalidInputError, LayerError, ReadOnlyLayerError, StoreError
-from salience.models import LAYER_KINDS, LOCAL_LAYER, LayerMount, MemoryRecord, relabel
+from salience.models import LAYER_KINDS, LOCAL_LAYER, MemoryRecord, relabel
 from salience.stores.base import Store
 from salience.stores.registry import open_file
 
 if TYPE_CHECKING:
+    from salience.models import LayerMount
     from salience.search.vectors import Vectors
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -71,6 +72,8 @@ def new_mount(
     now: datetime,
 ) -> LayerMount:
     """Validate a mount request against the local store and the layers already mounted."""
+    from salience.models.store_records import LayerMount
+
     check_kind(kind)
     name = check_name(kind if name is None else name)
     file = store_file(path)

@@ -7,25 +7,25 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from salience.models import (
-    ApiKey,
-    AuditEntry,
-    Feedback,
-    Grant,
-    Job,
-    LayerMount,
-    MemoryRecord,
-    Session,
-    Space,
-    Stats,
-    Trace,
-    UpdateLink,
-)
+from salience.models import Grant, MemoryRecord, Space
 from salience.models.reading import ReadReplica
 from salience.stores.filters import MemoryFilter, Passing
 from salience.stores.indexes import Indexes
+
+if TYPE_CHECKING:
+    from salience.models import (
+        ApiKey,
+        AuditEntry,
+        Feedback,
+        Job,
+        LayerMount,
+        Session,
+        Stats,
+        Trace,
+        UpdateLink,
+    )
 
 __all__ = [  # (MemoryFilter is at home in salience.stores.filters, and named here too)
     "COLUMNS_KEY",

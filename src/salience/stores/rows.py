@@ -12,25 +12,18 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from salience.clock import format_time
-from salience.models import (
-    FIELD_NAMES,
-    LIST_FIELDS,
-    TIME_FIELDS,
-    ApiKey,
-    AuditEntry,
-    Job,
-    JobState,
-    MemoryRecord,
-    Session,
-)
+from salience.models import FIELD_NAMES, LIST_FIELDS, TIME_FIELDS, MemoryRecord
 from salience.stores.base import MemoryFilter, StagedRow
 from salience.stores.filters import Passing
 from salience.stores.reads import replica_read
 from salience.text import content_hash
 from salience.text_dates import day_words, resolve
+
+if TYPE_CHECKING:
+    from salience.models import ApiKey, AuditEntry, Job, Session
 
 COLUMNS = ", ".join(f"m.{name}" for name in FIELD_NAMES)
 INSERT_COLUMNS = (*FIELD_NAMES, "content_hash")
@@ -139,6 +132,8 @@ def filter_sql(flt: MemoryFilter, mark: str = "?") -> tuple[str, list[object]]:
 
 def session_of(row: Sequence[Any]) -> Session:
     """A session from (id, user, started_at, last_active_at, ended_at, summary_id)."""
+    from salience.models.store_records import Session
+
     ended = datetime.fromisoformat(row[4]) if row[4] else None
     return Session(
         row[0],
@@ -158,6 +153,8 @@ def audit_row(entry: AuditEntry) -> tuple[object, ...]:
 
 def audit_of(row: Sequence[Any]) -> AuditEntry:
     """An audit entry from (seq, at, memory_id, action, actor, detail, user)."""
+    from salience.models.store_records import AuditEntry
+
     at = datetime.fromisoformat(row[1])
     return AuditEntry(at, row[2], row[3], row[4], json.loads(row[5]), int(row[0]), row[6])
 
@@ -182,6 +179,8 @@ def key_row(key: ApiKey) -> tuple[object, ...]:
 
 def key_of(row: Sequence[Any]) -> ApiKey:
     """An API key record from a row in the api_keys table's column order."""
+    from salience.models.store_records import ApiKey
+
     revoked = datetime.fromisoformat(row[6]) if row[6] else None
     created = datetime.fromisoformat(row[5])
     narrowed = None if row[10] is None else tuple((s, r) for s, r in json.loads(row[10]))
@@ -226,6 +225,8 @@ def job_row(job: Job) -> tuple[object, ...]:
 
 def job_of(row: Sequence[Any]) -> Job:
     """A job from a row in :data:`JOB_COLUMNS` order."""
+    from salience.models.store_records import Job, JobState
+
     return Job(
         id=row[0],
         user=row[1],

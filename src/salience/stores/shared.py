@@ -13,9 +13,9 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from salience.clock import format_time
-from salience.models import ApiKey, AuditEntry, Job, LayerMount, Session
 from salience.stores.reads import replica_read
 from salience.stores.rows import (
     JOB_COLUMNS,
@@ -28,6 +28,9 @@ from salience.stores.rows import (
     session_of,
 )
 from salience.stores.spaces import SpaceRows
+
+if TYPE_CHECKING:
+    from salience.models import ApiKey, AuditEntry, Job, LayerMount, Session
 
 _AUDIT = 'seq, at, memory_id, action, actor, detail, "user"'
 _KEY = (
@@ -125,6 +128,10 @@ class SharedRows(SpaceRows):
     def layers(self) -> builtins.list[LayerMount]:
         """The read-only stores mounted beside this one, by name."""
         rows = self._trace_rows("SELECT name, kind, path, mounted_at FROM layers ORDER BY name", ())
+        if not rows:
+            return []  # (most stores: the class is not even built)
+        from salience.models.store_records import LayerMount
+
         return [LayerMount(r[0], r[1], r[2], datetime.fromisoformat(r[3])) for r in rows]
 
     def mount_layer(self, mount: LayerMount) -> None:

@@ -16,11 +16,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from salience.clock import format_time
-from salience.models.briefings import Feedback, Trace, TraceHit
 from salience.stores.reads import replica_read
+
+if TYPE_CHECKING:
+    from salience.models.traces import Feedback, Trace, TraceHit
 
 RECALL = "recall"
 BRIEFING = "briefing"
@@ -129,6 +131,8 @@ class TraceRows(ABC):
         limit: int | None = None,
     ) -> builtins.list[Trace]:
         """Traces newest first (of one user with ``user``), with their hits."""
+        from salience.models.traces import TraceHit
+
         where, params = ["1 = 1"], []
         for column, value in (("owner", user), ("kind", kind), ("session_id", session_id)):
             if value is not None:
@@ -183,6 +187,8 @@ class TraceRows(ABC):
 
     def feedback_of(self, trace_ids: Sequence[str]) -> builtins.list[Feedback]:
         """The feedback linked to these traces, oldest first."""
+        from salience.models.traces import Feedback
+
         found: builtins.list[Feedback] = []
         ids = list(trace_ids)
         for start in range(0, len(ids), 500):
@@ -244,6 +250,8 @@ def _trace_row(t: Trace) -> tuple[object, ...]:
 
 
 def _trace(row: Sequence[Any]) -> Trace:
+    from salience.models.traces import Trace
+
     return Trace(
         str(row[0]),
         str(row[1]),

@@ -11,10 +11,13 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from salience.clock import format_time, parse_time
-from salience.models import UpdateLink
 from salience.stores.traces import TraceRows
+
+if TYPE_CHECKING:
+    from salience.models import UpdateLink
 
 UPDATE_LINKS = """
 CREATE TABLE memory_updates (
@@ -102,6 +105,10 @@ class UpdateRows(TraceRows):
             "ORDER BY found_at DESC, new_id DESC",
             params,
         )
+        if not rows:
+            return []  # (a briefing that finds none does not build the class)
+        from salience.models.results import UpdateLink
+
         return [
             UpdateLink(
                 str(r[0]),

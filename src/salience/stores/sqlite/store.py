@@ -14,15 +14,18 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from salience.clock import format_time
-from salience.models import MemoryRecord, Stats
+from salience.models import MemoryRecord
 from salience.stores.base import RowChanges
 from salience.stores.reads import looked
 from salience.stores.shared import SharedRows
 from salience.stores.sqlite.jobs import JobRows
 from salience.stores.sqlite.rows import COLUMNS, counters, from_row
+
+if TYPE_CHECKING:
+    from salience.models import Stats
 
 
 class SQLiteStore(JobRows, SharedRows):
@@ -223,6 +226,8 @@ class SQLiteStore(JobRows, SharedRows):
     def stats(self, as_of: datetime, user: str | None = None) -> Stats:
         """Counts by status, type, user and project (of one user's memories with ``user``),
         and the file's size."""
+        from salience.models.store_records import Stats
+
         now = format_time(as_of)
         mine, who = ("user = ?", [user]) if user is not None else ("1", [])
         status_sql = (
