@@ -24,8 +24,6 @@ from salience.models.provenance import TRUST as TRUST
 from salience.models.provenance import channel as channel
 from salience.models.provenance import is_person as is_person
 from salience.models.provenance import standing as standing
-from salience.models.spaces import Grant as Grant
-from salience.models.spaces import Space as Space
 from salience.models.spaces import space_of as space_of
 
 if TYPE_CHECKING:
@@ -59,12 +57,14 @@ if TYPE_CHECKING:
     from salience.models.store_records import ApiKey as ApiKey
     from salience.models.store_records import AuditEntry as AuditEntry
     from salience.models.store_records import DayCount as DayCount
+    from salience.models.store_records import Grant as Grant
     from salience.models.store_records import GraphEdge as GraphEdge
     from salience.models.store_records import Job as Job
     from salience.models.store_records import JobState as JobState
     from salience.models.store_records import LayerMount as LayerMount
     from salience.models.store_records import MemoryGraph as MemoryGraph
     from salience.models.store_records import Session as Session
+    from salience.models.store_records import Space as Space
     from salience.models.store_records import Stats as Stats
     from salience.models.traces import BriefedMemory as BriefedMemory
     from salience.models.traces import BriefingLog as BriefingLog
@@ -104,6 +104,8 @@ _LAZY = {
     "MemoryGraph": "store_records",
     "Session": "store_records",
     "Stats": "store_records",
+    "Grant": "store_records",
+    "Space": "store_records",
     "EvalReport": "evaluation",
     "Metrics": "evaluation",
     "Moved": "evaluation",

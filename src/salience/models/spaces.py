@@ -19,7 +19,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
 
 SPACE_PREFIX = "space:"
 """The owner name of a space's memories: ``space:<name>``. No user may be named so."""
@@ -104,29 +103,6 @@ def parse_narrowing(items: Iterator[str] | tuple[str, ...] | list[str]) -> dict[
             raise ValueError(f"space {name!r} is named twice")
         out[name] = check_right(right)
     return out
-
-
-@dataclass(frozen=True)
-class Space:
-    """A space of the store: its name, who made it, and whether a member's contributions
-    stay (their author's name erased) when that member is erased."""
-
-    name: str
-    created_at: datetime
-    created_by: str
-    keep_contributions: bool = False
-    right: str | None = None  # the asking user's right on it, where listed for a user
-
-
-@dataclass(frozen=True)
-class Grant:
-    """A user's right on a space, and who gave it when."""
-
-    space: str
-    user: str
-    right: str
-    granted_at: datetime
-    granted_by: str
 
 
 @dataclass(frozen=True)

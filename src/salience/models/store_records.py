@@ -1,5 +1,5 @@
 """What a store keeps beside memories, and its reports: the audit log, counts by day, the
-memory graph, stats, sessions, mounted layers, API keys and jobs.
+memory graph, stats, sessions, mounted layers, API keys, jobs, spaces and their grants.
 
 Read by the verbs that ask for them (:mod:`salience.models` imports this module on first use):
 a cold ``salience briefing`` builds none of these classes.
@@ -142,3 +142,26 @@ class Job:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     owner: str = ""  # the process running it: "host:pid"
+
+
+@dataclass(frozen=True)
+class Space:
+    """A space of the store: its name, who made it, and whether a member's contributions
+    stay (their author's name erased) when that member is erased."""
+
+    name: str
+    created_at: datetime
+    created_by: str
+    keep_contributions: bool = False
+    right: str | None = None  # the asking user's right on it, where listed for a user
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A user's right on a space, and who gave it when."""
+
+    space: str
+    user: str
+    right: str
+    granted_at: datetime
+    granted_by: str

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from salience.models import Grant, MemoryRecord, Space
+from salience.models import MemoryRecord
 from salience.models.reading import ReadReplica
 from salience.stores.filters import MemoryFilter, Passing
 from salience.stores.indexes import Indexes
@@ -19,9 +19,11 @@ if TYPE_CHECKING:
         ApiKey,
         AuditEntry,
         Feedback,
+        Grant,
         Job,
         LayerMount,
         Session,
+        Space,
         Stats,
         Trace,
         UpdateLink,

@@ -20,7 +20,6 @@ from salience.stores.base import MemoryFilter, StagedRow
 from salience.stores.filters import Passing
 from salience.stores.reads import replica_read
 from salience.text import content_hash
-from salience.text_dates import day_words, resolve
 
 if TYPE_CHECKING:
     from salience.models import ApiKey, AuditEntry, Job, Session
@@ -40,12 +39,16 @@ def date_words(moment: datetime) -> str:
     English names whatever the locale (``strftime`` would follow it, and the index would then
     depend on the machine that wrote it).
     """
+    from salience.text_dates import day_words  # (its patterns: not a briefing's)
+
     return day_words(moment.date())
 
 
 def dated_text(record: MemoryRecord) -> str:
     """What the index's date column holds for a record: its creation date in words, then the
     dates its content speaks of ("yesterday", "last Friday"), resolved against it."""
+    from salience.text_dates import resolve
+
     return " ".join((date_words(record.created_at), *resolve(record.content, record.created_at)))
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from salience.clock import format_time, parse_time
-from salience.models import Grant, Space
 from salience.models.spaces import SPACE_PREFIX
 from salience.stores.updates import UpdateRows
+
+if TYPE_CHECKING:
+    from salience.models import Grant, Space
 
 SPACES = """
 ALTER TABLE memories ADD COLUMN author TEXT;
@@ -46,10 +49,14 @@ _GRANT = 'space, "user", "right", granted_at, granted_by'
 
 
 def _space(row: Sequence[object], right: str | None = None) -> Space:
+    from salience.models.store_records import Space
+
     return Space(str(row[0]), parse_time(str(row[1])), str(row[2]), bool(row[3]), right)
 
 
 def _grant(row: Sequence[object]) -> Grant:
+    from salience.models.store_records import Grant
+
     return Grant(str(row[0]), str(row[1]), str(row[2]), parse_time(str(row[3])), str(row[4]))
 
 
