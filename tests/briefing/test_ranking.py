@@ -138,3 +138,40 @@ def test_by_key_then_id_reads_ids_where_at_says(keys: list[int], data: st.DataOb
         best_first(values, names, limit, at).tolist()
         == best_first(values, names[at], limit).tolist()
     )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_by_key_then_id_is_lexsort_on_thousands_of_ties_and_nans(seed: int) -> None:
+    """Beyond numpy's small-array insertion sort (stable by luck), the keys' sort is not
+    stable: runs of equal keys, NaN's among them, and repeated ids still come in lexsort's
+    order (key, id, position)."""
+    import numpy as np
+
+    from salience.briefing.ranking import by_key_then_id
+
+    rng = np.random.default_rng(seed)
+    keys = rng.choice(np.array([0.25, -1.0, 3.0, np.nan, 7.5]), size=3000)
+    keys = np.where(rng.random(3000) < 0.7, rng.random(3000), keys)  # 30 % in ties
+    names = rng.choice(np.array(["a", "b", "zz", "c9"]), size=3000)
+    assert by_key_then_id(keys, names).tolist() == np.lexsort((names, keys)).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.integers(-3, 3), max_size=12), data=st.data())
+def test_in_key_order_says_whether_the_sort_would_leave_the_rows_as_they_are(
+    keys: list[int], data: st.DataObject
+) -> None:
+    import numpy as np
+
+    from salience.briefing.ranking import by_key_then_id, in_key_order
+
+    ids = data.draw(
+        st.lists(st.text("xy9", min_size=1, max_size=3), min_size=len(keys), max_size=len(keys))
+    )
+    keys = sorted(keys) if data.draw(st.booleans()) else keys  # (often in order)
+    codes, names = np.array(keys, dtype=np.int64), np.array(ids, dtype=np.str_)
+    unmoved = by_key_then_id(codes, names).tolist() == list(range(len(keys)))
+    if in_key_order(codes, names):
+        assert unmoved
+    elif len(set(ids)) == len(ids):  # (an id repeated at one key: said out of order, sorted)
+        assert not unmoved

@@ -325,3 +325,29 @@ def test_a_look_reads_nothing_when_nothing_was_committed_but_sees_its_own_transa
         engine.store.insert(record("written inside the open transaction"))
         assert len(snapshot.refresh()) == 2
     assert (spy.whole, spy.catch_up) == (0, 1)
+
+
+@pytest.mark.parametrize(
+    "ages",
+    [
+        [5.0, 4.0, 3.0, 1.0],  # written in time order: the rows reversed, as views
+        [5.0, 4.0, 4.0, 4.0, 1.0],  # the same moment thrice: by id
+        [1.0, 5.0, 3.0, 4.0],  # an older memory imported later: sorted
+    ],
+    ids=str,
+)
+def test_a_view_is_newest_first_however_the_rows_were_written(
+    engine: Memory, ages: list[float]
+) -> None:
+    store = engine.store
+    records = [record(f"fact {i}", age=age) for i, age in enumerate(ages)]
+    with granted("test"):
+        for written in records:
+            store.insert(written)
+    expected = [r.id for r in sorted(records, key=lambda r: (r.created_at, r.id), reverse=True)]
+    assert ColumnSnapshot(store, Vocabularies()).view("default").ids.tolist() == expected
+    other = record("another user's fact", age=2.0, user="bo")
+    with granted("test"):
+        store.insert(other)  # (two users now: the rows picked out, then sorted)
+    assert ColumnSnapshot(store, Vocabularies()).view("default").ids.tolist() == expected
+    assert ColumnSnapshot(store, Vocabularies()).view("bo").ids.tolist() == [other.id]

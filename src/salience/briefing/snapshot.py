@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from salience.briefing import persisted
-from salience.briefing.columns import Columns, Vocabularies
+from salience.briefing.columns import Columns, Vocabularies, first_copies
 from salience.briefing.growing import Room
 from salience.briefing.passing import answerable, first_passing, matching, positions
 from salience.briefing.policies import Candidates
-from salience.briefing.ranking import by_key_then_id
+from salience.briefing.ranking import by_key_then_id, in_key_order
 from salience.errors import StoreError
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, relabel
@@ -272,10 +272,15 @@ class ColumnSnapshot:
             owners = np.isin(columns.user, [users.lookup(u) for u in key])
         else:
             owners = columns.user == users.lookup(user)
-        mine = np.flatnonzero(owners & ~columns.forgotten)
-        newest = by_key_then_id(columns.created[mine], columns.ids, mine)[::-1]
-        order: npt.NDArray[np.intp] = mine[newest]
-        view = columns.take(order, lazy=True)
+        shown = owners & ~columns.forgotten
+        if shown.all() and in_key_order(columns.created, columns.ids):
+            # (written in time order, as usual: the rows reversed, views, not copies: 4-8 ms)
+            view = columns.take(slice(None, None, -1), lazy=True)
+        else:
+            mine = np.flatnonzero(shown)
+            newest = by_key_then_id(columns.created[mine], columns.ids, mine)[::-1]
+            order: npt.NDArray[np.intp] = mine[newest]
+            view = columns.take(order, lazy=True)
         self._room.lent()
         self._views[key] = (self._version, view)
         return view
@@ -287,22 +292,6 @@ def _seq(row: tuple[int, MemoryRecord]) -> int:
 
 class Vanished(StoreError):
     """A memory chosen for a briefing was deleted before it could be read; try again."""
-
-
-def _first_copies(parts: list[Columns]) -> list[Columns]:
-    """The parts without a memory an earlier part holds already (a pack exported from this
-    store and mounted beside it holds the same ids): local first, each memory briefed once."""
-    if len(parts) < 2:
-        return parts
-    kept = [parts[0]]
-    seen = parts[0].ids
-    for part in parts[1:]:
-        again = np.isin(part.ids, seen)
-        if again.any():
-            part = part.take(~again)
-        kept.append(part)
-        seen = np.concatenate([seen, part.ids])
-    return kept
 
 
 class BriefingSource:
@@ -334,7 +323,7 @@ class BriefingSource:
         forgotten, local first, each part newest first."""
         with self._lock:
             snapshots, parts = self._views(user, layers, spaces)
-        parts = _first_copies(parts)
+        parts = first_copies(parts)
         columns = parts[0]
         for part in parts[1:]:
             columns = columns.extended(part)

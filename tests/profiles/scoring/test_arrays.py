@@ -107,11 +107,22 @@ def test_the_function_chosen_gives_math_pows_values() -> None:
 
 
 @pytest.mark.parametrize(
-    "values", [[0, 0, 0], [7], [3, 0, 3, 12, 0], [2**40, 2**40], [5, 4]], ids=str
+    "values",
+    [
+        [0, 0, 0],
+        [7],
+        [3, 0, 3, 12, 0],
+        [2**40, 2**40],
+        [5, 4],
+        [-2, 5, -2],  # (below zero: not counted, sorted)
+        [0, 10**6, 3],  # (far apart: sorted)
+        [4096, 1, 4096, 0],  # (at the counting's edge)
+    ],
+    ids=str,
 )
 def test_by_value_is_the_function_of_each_value(values: list[int]) -> None:
     def log_access(count: int) -> float:
-        return math.log10(1 + count)
+        return math.log10(1 + abs(count))
 
     found = arrays.by_value(log_access, np.array(values, dtype=np.int64))
     assert found.tolist() == [log_access(v) for v in values]

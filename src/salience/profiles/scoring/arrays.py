@@ -52,8 +52,18 @@ def ages_days(moments: Ints, now_us: int) -> Floats:
 
 def by_value(func: Callable[[int], float], values: Ints) -> Floats:
     """``func`` of each integer, computed once per distinct value."""
-    if len(values) and values.min() == values.max():  # (one value: most recalls' counts)
-        return np.full(len(values), func(int(values[0])), dtype=np.float64)
+    if not len(values):
+        return np.zeros(0, dtype=np.float64)
+    low, high = int(values.min()), int(values.max())
+    if low == high:  # (one value: most recalls' counts)
+        return np.full(len(values), func(low), dtype=np.float64)
+    if low >= 0 and high <= max(len(values), 4096):
+        # Counts: the values seen found by counting, not sorting (~0.5 ms, not ~6, at 100k).
+        seen = np.flatnonzero(np.bincount(values, minlength=high + 1)).tolist()
+        lookup = np.zeros(high + 1, dtype=np.float64)
+        lookup[seen] = [func(v) for v in seen]
+        counted: Floats = lookup[values]
+        return counted
     distinct, inverse = np.unique(values, return_inverse=True)
     table = np.array([func(int(v)) for v in distinct.tolist()], dtype=np.float64)
     result: Floats = table[inverse]
