@@ -206,3 +206,36 @@ def test_a_name_no_row_uses_is_not_saved(tmp_path: Path) -> None:
     assert loaded is not None
     assert decoded(loaded.columns) == decoded(columns)
     assert set(persisted._CODED) == {f.name for f in fields(Vocabularies)}
+
+
+def test_the_count_aside_is_the_stores_and_inside_a_transaction_sees_its_writes(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    from salience.stores.grant import granted
+
+    with Memory.open(config=Config(home=tmp_path), clock=clock, embedder=None) as memory:
+        fill(memory, 6)
+        store = memory.store
+        assert persisted.CountAside(store).result() == 6
+        with store.transaction(), granted("test"):
+            store.insert(record("one more, not committed yet"))
+            assert persisted.CountAside(store).result() == 7  # (asked on this thread)
+        assert persisted.CountAside(store).result() == 7
+
+
+def test_a_count_that_fails_aside_raises_for_the_caller(
+    tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from salience.errors import StoreError
+
+    with Memory.open(config=Config(home=tmp_path), clock=clock, embedder=None) as memory:
+        fill(memory, 6)
+
+        def broken() -> int:
+            raise StoreError("the disk went away")
+
+        monkeypatch.setattr(memory.store, "count_rows", broken)
+        counting = persisted.CountAside(memory.store)
+        counting.wait()  # (waits, says nothing)
+        with pytest.raises(StoreError, match="disk went away"):
+            counting.result()

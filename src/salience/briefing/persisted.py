@@ -16,6 +16,7 @@ vocabularies, ``several``), then the arrays.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +28,8 @@ from salience.stores.arrays import Stored
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from salience.stores.base import Store
 else:
     np = lazy_module("numpy")
 
@@ -90,6 +93,42 @@ def _kept(columns: Columns, vocabulary: str) -> list[str]:
         codes = np.asarray(getattr(columns, name))
         used[codes[(codes >= 0) & (codes < len(names))]] = True
     return [name if used[i] else f"\0{i}" for i, name in enumerate(names)]
+
+
+class CountAside:
+    """``store.count_rows()``, asked at once on a thread of its own (with its own connection:
+    the count reads a whole index, 5-10 ms at 100,000 memories, outside the interpreter's
+    lock, beside loading the columns and NumPy). Inside a transaction of the calling thread's
+    it is asked on that thread, by :meth:`result` (another would not see what it wrote)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._found: list[int] = []
+        self._failed: list[Exception] = []
+        self._worker: threading.Thread | None = None
+        if not store.in_transaction():
+            self._worker = threading.Thread(target=self._count, name="salience-count")
+            self._worker.start()
+
+    def _count(self) -> None:
+        try:
+            self._found.append(self._store.count_rows())
+        except Exception as exc:  # (raised by result(), on the caller's thread)
+            self._failed.append(exc)
+
+    def result(self) -> int:
+        """The count (waited for), or what asking for it raised."""
+        if self._worker is None:
+            return self._store.count_rows()
+        self.wait()
+        if self._failed:
+            raise self._failed[0]
+        return self._found[0]
+
+    def wait(self) -> None:
+        """Until the count is done (its connection idle again), whatever it found."""
+        if self._worker is not None:
+            self._worker.join()
 
 
 def load(path: Path, store_key: str, vocab: Vocabularies) -> Saved | None:

@@ -137,24 +137,28 @@ class ColumnSnapshot:
         key = self.store.get_meta(COLUMNS_KEY)
         if key is None or any(getattr(self._vocab, f).names for f in VOCABULARY_FIELDS):
             return  # never saved here, or codes already given out: start from the store
-        saved = persisted.load(self._saved, key, self._vocab)
-        if saved is None:
-            return
-        self._marker = self.store.change_marker()
-        changes = self.store.row_changes(saved.last_seq, saved.last_change)
-        if (
-            changes is None
-            or changes.last_seq < saved.last_seq
-            or changes.last_change < saved.last_change
-        ):
-            return  # the log no longer reaches back, or the store went back in time
-        self._columns = saved.columns
-        self._last_seq, self._last_change = saved.last_seq, saved.last_change
-        self._apply(changes)
-        self._version += 1
-        self._unsaved = len(changes.rows) + len(changes.deleted)
-        if len(self._columns) != self.store.count_rows():
-            self._columns = None  # not what the store holds after all: read it whole
+        counted = persisted.CountAside(self.store)  # (beside loading the columns)
+        try:
+            saved = persisted.load(self._saved, key, self._vocab)
+            if saved is None:
+                return
+            self._marker = self.store.change_marker()
+            changes = self.store.row_changes(saved.last_seq, saved.last_change)
+            if (
+                changes is None
+                or changes.last_seq < saved.last_seq
+                or changes.last_change < saved.last_change
+            ):
+                return  # the log no longer reaches back, or the store went back in time
+            self._columns = saved.columns
+            self._last_seq, self._last_change = saved.last_seq, saved.last_change
+            self._apply(changes)
+            self._version += 1
+            self._unsaved = len(changes.rows) + len(changes.deleted)
+            if len(self._columns) != counted.result():
+                self._columns = None  # not what the store holds after all: read it whole
+        finally:
+            counted.wait()
 
     def _save(self) -> None:
         """Keep the columns for the next process (best effort: a failure costs it a read)."""
