@@ -157,6 +157,12 @@ class CachedEmbedder:
     def identity(self) -> str:
         return self.model.identity
 
+    def missing(self, texts: Sequence[str]) -> int:
+        """How many of ``texts`` the cache does not hold (each would be embedded)."""
+        return sum(
+            hashlib.sha256(t.encode()).hexdigest()[:32] not in self._vectors for t in set(texts)
+        )
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not self.loading:
             return self.model.embed(texts)

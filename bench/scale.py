@@ -377,6 +377,14 @@ def fill_real(memory: Memory, rows: list[tuple[str, str]], cache: Path) -> float
     with store.transaction():
         store.set_meta(IDENTITY_KEY, model.identity)
         store.set_meta(DIMENSIONS_KEY, str(model.dimensions))
+    unseen = cached.missing([r.content for r in records])
+    if unseen >= 1000:  # (a first run on a machine: say why it is slow)
+        print(
+            f"embedding {unseen:,} of {len(records):,} turns with MiniLM, not yet cached in "
+            f"{cached.path} (once: 100,000 took ~35 min on 2 cores)",
+            file=sys.stderr,
+            flush=True,
+        )
     with store.bulk_load():
         for start in range(0, len(records), BATCH_ROWS):
             chunk = records[start : start + BATCH_ROWS]

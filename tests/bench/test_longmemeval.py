@@ -135,3 +135,34 @@ def test_the_halves_depend_on_the_question_id_alone() -> None:
     assert {q["question_id"] for q in held} == {
         f"q{i}" for i in range(40) if longmemeval.split(f"q{i}") == "held"
     }
+
+
+class _Counting:
+    """An embedder that counts the texts it embeds."""
+
+    name, dimensions, identity = "counting", 2, "counting-2"
+
+    def __init__(self) -> None:
+        self.embedded = 0
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        self.embedded += len(texts)
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+
+def test_the_cache_says_how_many_texts_it_would_embed(tmp_path: Path) -> None:
+    model = _Counting()
+    cached = longmemeval.CachedEmbedder(model, tmp_path / "vectors.npz")  # type: ignore[arg-type]
+    assert cached.missing(["a", "b", "a"]) == 2  # (a text twice is embedded once)
+    cached.loading = True
+    cached.embed(["a"])
+    assert cached.missing(["a", "b"]) == 1
+    cached.save()
+    again = longmemeval.CachedEmbedder(model, tmp_path / "vectors.npz")  # type: ignore[arg-type]
+    assert again.missing(["a", "b"]) == 1
+    again.loading = True
+    again.embed(["a", "b"])
+    assert model.embedded == 2  # ("a" came from the file)
+    assert again.missing(["a", "b"]) == 0
