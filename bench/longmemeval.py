@@ -159,14 +159,12 @@ class CachedEmbedder:
 
     def missing(self, texts: Sequence[str]) -> int:
         """How many of ``texts`` the cache does not hold (each would be embedded)."""
-        return sum(
-            hashlib.sha256(t.encode()).hexdigest()[:32] not in self._vectors for t in set(texts)
-        )
+        return sum(_key(t) not in self._vectors for t in set(texts))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not self.loading:
             return self.model.embed(texts)
-        keys = [hashlib.sha256(t.encode()).hexdigest()[:32] for t in texts]
+        keys = [_key(t) for t in texts]
         wanted = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._vectors}
         if wanted:
             made = self.model.embed(list(wanted.values()))
@@ -401,6 +399,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         },
         "machine": machine(),
     }
+
+
+def _key(text: str) -> str:
+    """Where the cache keeps a text's vector: its SHA-256, the first 128 bits in hex."""
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _cache_path(cache: str, model: Embedder) -> Path | None:
