@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import sqlite3
 import threading
@@ -62,13 +63,52 @@ def test_the_copy_takes_its_filter_from_the_callers_columns_when_they_can_say(
         assert found == fts5(store, monkeypatch)("maria dinner", flt, 50, False)
 
 
-def test_a_store_written_between_every_search_loads_no_copy(store: SQLiteStore) -> None:
+def test_a_store_written_between_every_search_loads_a_copy_at_the_second(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent that writes, then recalls, never searches twice in one state: its process's
+    second search loads a copy all the same, and the copy follows the writes after it."""
     flt = MemoryFilter(as_of=NOW)
-    for i in range(4):
-        store.search_rows("maria", flt, 5)
-        store.insert(record(f"maria wrote {i}"))
+    store.search_rows("maria", flt, 5)
+    store.insert(record("maria wrote 0"))
     store._text_copy.wait()
-    assert store._text_copy.loads == 0
+    assert store._text_copy.loads == 0  # (one search: a command's, perhaps)
+    store.search_rows("maria", flt, 5)
+    store._text_copy.wait()
+    assert store._text_copy.loads == 1
+    ask = fts5(store, monkeypatch)
+    for i in range(1, 4):
+        store.insert(record(f"maria wrote {i}"))
+        statements = asked(store)
+        found = store.search_rows("maria", flt, 300)
+        store._conn.set_trace_callback(None)
+        assert not any("memory_fts MATCH" in s for s in statements)  # the copy, caught up
+        assert found == ask("maria", flt, 300, False)
+    assert (store._text_copy.loads, store._text_copy.catches) == (1, 3)
+
+
+def test_a_catch_up_merges_about_what_it_adds(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows written since the copy was read are kept in parts, each more than twice the
+    size of the next (a binary counter's): a catch-up merges the new rows' tokens with the
+    few parts about their size, not with every token added since, and the copy answers as
+    FTS5 all along."""
+    loaded(store)
+    flt = MemoryFilter(as_of=NOW)
+    ask = fts5(store, monkeypatch)
+    per_row = 0
+    for i in range(64):
+        store.insert(record(f"zebra maria {i}"))
+        assert store.search_rows("zebra maria", flt, 300) == ask("zebra maria", flt, 300, False)
+        index = store._text_copy._index
+        assert index is not None
+        sizes = [len(part.docs) for part in index.parts[1:]]
+        per_row = per_row or sizes[0]  # (a row's tokens, its date's too)
+        assert sum(sizes) == per_row * (i + 1) == index.added_instances()
+        assert all(a > 2 * b for a, b in itertools.pairwise(sizes)), (i, sizes)
+    assert 2 < len(index.parts) <= 1 + 7  # (not one part merged again at every write)
+    assert (store._text_copy.loads, store._text_copy.catches) == (1, 64)
 
 
 @pytest.mark.parametrize("change", ["insert", "same length", "other process"])

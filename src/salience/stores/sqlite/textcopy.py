@@ -1,18 +1,25 @@
 """A store's in-memory copy of its full-text index: loaded when wanted, then kept current.
 
-A copy (:class:`~salience.stores.sqlite.textindex.TextIndex`) is loaded on a thread of its own
-once a store has been searched twice in one state of its index, while FTS5 answers. From
-then on a search that finds the index in another state (a write, by any process) catches the
-copy up in its own read transaction: the rows added or changed since, and those deleted, are
-read from the store's change log (``memory_changes``, migration 0007); the changed rows'
-text is read back from ``memory_fts`` and split into tokens by FTS5's own tokenizer (a TEMP
-FTS5 table of the same columns), so their instances are FTS5's; their old instances are
-left out. The copy's token count must then equal FTS5's own (its averages record), or it is
-dropped. A deletion (a purge, an erasure) drops the copy too, in this process at once and in
-others at their next search, rather than masking the deleted rows: their words do not stay in
-memory. A change log pruned past the copy, a store without one, a read-only connection, or
-more tokens added since than a quarter of the copy (or 10,000: each catch-up merges them
-again): the copy is dropped and loaded again. At 19,000 LoCoMo turns a search right after a
+A copy (:class:`~salience.stores.sqlite.textindex.TextIndex`) is loaded on a thread of its
+own at a process's second search, while FTS5 answers (a command that searches once loads
+none). From then on a search that finds the index in another state (a write, by any process)
+catches the copy up in its own read transaction: the rows added or changed since, and those
+deleted, are read from the store's change log (``memory_changes``, migration 0007); the
+changed rows' text is read back from ``memory_fts`` and split into tokens by FTS5's own
+tokenizer (a TEMP FTS5 table of the same columns), so their instances are FTS5's; their old
+instances are left out. The copy's token count must then equal FTS5's own (its averages
+record), or it is dropped. A deletion (a purge, an erasure) drops the copy too, in this
+process at once and in others at their next search, rather than masking the deleted rows:
+their words do not stay in memory. A change log pruned past the copy, a store without one, a
+read-only connection, or more tokens added since than a quarter of the copy: the copy is
+dropped, and loaded again at the second search in one state. A catch-up adds the new rows'
+tokens as a part of their own, merged with the part before it while that one is at most
+twice its size (:meth:`~salience.stores.sqlite.textindex.TextIndex.caught_up`), so a
+catch-up costs about what it adds. (Until 2026-12-02 each merged every token added since the
+copy was read, and past 10,000 of them the copy was dropped: on 15,000 LongMemEval turns, of
+~170 tokens each, every ~60 writes; a copy of them takes ~4 s to load. And the first copy
+loaded at the second search in one state too, which an agent that writes before each recall
+never makes: FTS5 answered its every search.) At 19,000 LoCoMo turns a search right after a
 write took 1.05 ms with the catch-up (0.51 ms the next; FTS5 4.4 ms); at 663, 0.69 and 0.29.
 """
 
@@ -27,7 +34,6 @@ from salience.stores.sqlite.rows import counters
 from salience.stores.sqlite.textindex import COLUMN_NUMBER, COLUMNS, TextIndex
 
 _MOST_CHANGED = 5_000  # rows changed since the copy beyond which a new copy is loaded instead
-_MOST_ADDED = 10_000  # token instances added since (each catch-up merges them all again)
 
 
 class TextCopy:
@@ -38,6 +44,7 @@ class TextCopy:
         self._lock = threading.Lock()
         self._index: TextIndex | None = None
         self._seen: bytes | None = None  # the state the last search without a copy saw
+        self._missed = 0  # searches that found no copy
         self._thread: threading.Thread | None = None
         self._stopped = False
         self.loads = 0
@@ -49,8 +56,8 @@ class TextCopy:
     ) -> TextIndex | None:
         """The copy of the index in state ``marker`` (``averages``: its averages record), or
         None (then FTS5 answers). A copy of an earlier state is caught up on ``conn`` (in
-        the caller's read transaction); without one, the second search in one state starts
-        loading a copy."""
+        the caller's read transaction); without one, the process's second search starts
+        loading its first copy, and the second search in one state a copy after that."""
         with self._lock:
             index = self._index
         if index is not None and index.marker == marker:
@@ -74,7 +81,9 @@ class TextCopy:
             if self._index is index:
                 self._index = None  # (it cannot follow: a new one is loaded)
             again, self._seen = self._seen == marker, marker
-            if again and self._thread is None and not self._stopped:
+            self._missed += 1
+            first = self.loads == 0 and self._missed >= 2  # (it searches more than once)
+            if (again or first) and self._thread is None and not self._stopped:
                 self.loads += 1
                 self._thread = threading.Thread(target=self._load, name="salience-text-copy")
                 self._thread.daemon = True
@@ -130,7 +139,7 @@ def catch_up(
     if gone:  # (deleted: purged or erased. Their words leave memory with this copy)
         return None
     caught = index.caught_up(marker, averages, position, present, gone)
-    grown = caught.added_instances() > min(len(caught.parts[0].docs) / 4, _MOST_ADDED)
+    grown = caught.added_instances() > len(caught.parts[0].docs) / 4
     return None if grown or not caught.consistent() else caught
 
 

@@ -100,8 +100,7 @@ class Instances:
     ) -> Instances:
         """These instances (made ``named``) and more, their terms given one by one: each
         term's instances in the order they came, these first (only the new names are coded
-        one by one; the rest is NumPy: a catch-up after each of many writes merged every
-        instance added since the copy was read, ~0.8 ms on LoCoMo after 150 writes)."""
+        one by one; the rest is NumPy). A catch-up makes the new rows' part so."""
         codes = dict(self._codes)
         added = np.fromiter(
             (codes.setdefault(name, len(codes)) for name in names), dtype=np.int64, count=len(names)
@@ -112,6 +111,24 @@ class Instances:
             np.concatenate([self.docs, docs]),
             np.concatenate([self.columns, columns]),
             np.concatenate([self.offsets, offsets]),
+            named=True,
+            codes=codes,
+        )
+
+    def merged(self, other: Instances) -> Instances:
+        """These instances and ``other``'s, both made ``named``, as one part: each term's
+        instances these first (a catch-up's parts merge so, :meth:`TextIndex.caught_up`)."""
+        codes = dict(self._codes)
+        names = list(other._codes)
+        remap = np.fromiter(
+            (codes.setdefault(name, len(codes)) for name in names), dtype=np.int64, count=len(names)
+        )
+        return Instances(
+            list(codes),
+            np.concatenate([self._term_ids, remap[other._term_ids]]),
+            np.concatenate([self.docs, other.docs]),
+            np.concatenate([self.columns, other.columns]),
+            np.concatenate([self.offsets, other.offsets]),
             named=True,
             codes=codes,
         )
@@ -148,7 +165,7 @@ class TextIndex:
         position: tuple[int, int] | None,
         rows: npt.NDArray[np.int64],
         lengths: npt.NDArray[np.float64],
-        parts: tuple[Instances, Instances | None],
+        parts: tuple[Instances, ...],
         alive: npt.NDArray[np.bool_] | None = None,
         added: dict[int, int] | None = None,
         base: int | None = None,
@@ -158,7 +175,9 @@ class TextIndex:
         self.position = position  # (highest row number, highest change number) when read
         self.rows = rows  # each row's row number (rowid): those read ascending, then added
         self.lengths = lengths  # each row's tokens, all columns
-        self.parts = parts  # the instances read whole, and those of the rows added since
+        # The instances read whole, then those of the rows added since in parts, larger first
+        # (each catch-up adds one; two of about one size merge: see caught_up).
+        self.parts = parts
         self.alive = alive  # None: every row; else False for rows replaced or deleted since
         self.added = added or {}  # row number -> row, for the rows added since
         self.base = len(rows) if base is None else base  # the rows read (sorted), first
@@ -169,8 +188,7 @@ class TextIndex:
         total = self.rows.nbytes + self.lengths.nbytes
         total += 0 if self.alive is None else self.alive.nbytes
         for part in self.parts:
-            if part is not None:
-                total += part.docs.nbytes + part.columns.nbytes + part.offsets.nbytes
+            total += part.docs.nbytes + part.columns.nbytes + part.offsets.nbytes
         return int(total)
 
     def consistent(self) -> bool:
@@ -221,7 +239,7 @@ class TextIndex:
         rows, dense = np.unique(all_docs, return_inverse=True)
         instances = Instances(list(ids), term_ids, dense.astype(np.int32), all_columns, all_offsets)
         lengths = np.bincount(instances.docs, minlength=len(rows)).astype(np.float64)
-        return cls(marker, averages, position, rows, lengths, (instances, None))
+        return cls(marker, averages, position, rows, lengths, (instances,))
 
     def caught_up(
         self,
@@ -256,21 +274,25 @@ class TextIndex:
                 docs.append(start + k)
                 columns.append(column)
                 offsets.append(offset)
-        earlier = self.parts[1]
         arrays = (
             np.array(docs, dtype=np.int32),
             np.array(columns, dtype=np.int8),
             np.array(offsets, dtype=np.int32),
         )
-        # (the rows added before: merged, the new ones after)
-        since = (earlier if earlier is not None else _nothing_named()).extended(names, *arrays)
+        # The new rows' instances are a part of their own, merged with the part before it
+        # while that one is at most twice its size: a catch-up merges about as many instances
+        # as it adds, not all those added since the copy was read (a binary counter's carries).
+        parts = [*self.parts[1:], _nothing_named().extended(names, *arrays)]
+        while len(parts) > 1 and len(parts[-2].docs) <= 2 * len(parts[-1].docs):
+            last = parts.pop()
+            parts[-1] = parts[-1].merged(last)
         return TextIndex(
             marker,
             averages,
             position,
             np.concatenate([self.rows, np.array(list(present), dtype=np.int64)]),
             np.concatenate([self.lengths, np.array(lengths, dtype=np.float64)]),
-            (self.parts[0], since),
+            (self.parts[0], *parts),
             np.concatenate([alive, np.ones(len(present), dtype=np.bool_)]),
             added,
             self.base,
@@ -293,8 +315,7 @@ class TextIndex:
 
     def added_instances(self) -> int:
         """How many token instances the rows added since the index was read hold."""
-        since = self.parts[1]
-        return 0 if since is None else len(since.docs)
+        return sum(len(part.docs) for part in self.parts[1:])
 
     def _row_of(self, rowid: int) -> int | None:
         """The row holding this row number now (added since, or read), if any."""
@@ -353,7 +374,7 @@ class TextIndex:
         self, token: str
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int32]] | None:
         """A token's instances in rows that hold it now (None: none)."""
-        found = [got for part in self.parts if part is not None if (got := part.of(token))]
+        found = [got for part in self.parts if (got := part.of(token))]
         if not found:
             return None
         if len(found) == 1:
