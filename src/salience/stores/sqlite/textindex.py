@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from salience.lazy import lazy_module
 from salience.stores.fts_terms import varints
+from salience.stores.sqlite.instances import Instances, nothing_named
 from salience.stores.sqlite.rows import counters
 
 if TYPE_CHECKING:
@@ -57,101 +58,6 @@ def state(conn: sqlite3.Connection) -> tuple[bytes, list[int]]:
     blocks = {int(i): bytes(block or b"") for i, block in conn.execute(_STATE)}
     averages = blocks.get(1, b"")
     return averages + b"/" + blocks.get(10, b""), varints(averages)
-
-
-class Instances:
-    """Token instances grouped by term: each term's span in three parallel arrays."""
-
-    def __init__(
-        self,
-        vocabulary: Sequence[str],
-        term_ids: npt.NDArray[np.int64],
-        docs: npt.NDArray[np.int32],
-        columns: npt.NDArray[np.int8],
-        offsets: npt.NDArray[np.int32],
-        *,
-        named: bool = False,
-        codes: dict[str, int] | None = None,
-    ) -> None:
-        """Instances of the terms ``vocabulary[term_ids]``; ``named`` keeps the vocabulary
-        and each instance's term, to merge these with more later (:meth:`extended`: the rows
-        added since a copy was read, a few; a whole index's would cost memory for nothing)."""
-        order = np.argsort(term_ids, kind="stable")
-        ordered = term_ids[order]
-        starts = np.searchsorted(ordered, np.arange(len(vocabulary) + 1))
-        self.terms: dict[str, tuple[int, int]] = {}
-        self._codes: dict[str, int] = {}
-        if named:  # (spans found from the codes when asked: no dict of them to rebuild)
-            self._codes = codes if codes is not None else {n: i for i, n in enumerate(vocabulary)}
-        else:
-            held = np.flatnonzero(starts[1:] > starts[:-1])  # (the terms with instances)
-            spans = zip(starts[held].tolist(), starts[held + 1].tolist(), strict=True)
-            self.terms = dict(zip([vocabulary[i] for i in held.tolist()], spans, strict=True))
-        self._starts = starts.tolist() if named else []
-        self._term_ids = ordered if named else ordered[:0]
-        self.docs, self.columns, self.offsets = docs[order], columns[order], offsets[order]
-
-    def extended(
-        self,
-        names: Sequence[str],
-        docs: npt.NDArray[np.int32],
-        columns: npt.NDArray[np.int8],
-        offsets: npt.NDArray[np.int32],
-    ) -> Instances:
-        """These instances (made ``named``) and more, their terms given one by one: each
-        term's instances in the order they came, these first (only the new names are coded
-        one by one; the rest is NumPy). A catch-up makes the new rows' part so."""
-        codes = dict(self._codes)
-        added = np.fromiter(
-            (codes.setdefault(name, len(codes)) for name in names), dtype=np.int64, count=len(names)
-        )
-        return Instances(
-            list(codes),
-            np.concatenate([self._term_ids, added]),
-            np.concatenate([self.docs, docs]),
-            np.concatenate([self.columns, columns]),
-            np.concatenate([self.offsets, offsets]),
-            named=True,
-            codes=codes,
-        )
-
-    def merged(self, other: Instances) -> Instances:
-        """These instances and ``other``'s, both made ``named``, as one part: each term's
-        instances these first (a catch-up's parts merge so, :meth:`TextIndex.caught_up`)."""
-        codes = dict(self._codes)
-        names = list(other._codes)
-        remap = np.fromiter(
-            (codes.setdefault(name, len(codes)) for name in names), dtype=np.int64, count=len(names)
-        )
-        return Instances(
-            list(codes),
-            np.concatenate([self._term_ids, remap[other._term_ids]]),
-            np.concatenate([self.docs, other.docs]),
-            np.concatenate([self.columns, other.columns]),
-            np.concatenate([self.offsets, other.offsets]),
-            named=True,
-            codes=codes,
-        )
-
-    def of(
-        self, token: str
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int8], npt.NDArray[np.int32]] | None:
-        code = self._codes.get(token)
-        span = (
-            self.terms.get(token) if code is None else (self._starts[code], self._starts[code + 1])
-        )
-        if span is None or span[0] == span[1]:
-            return None
-        start, stop = span
-        return self.docs[start:stop], self.columns[start:stop], self.offsets[start:stop]
-
-
-def _nothing_named() -> Instances:
-    """No instances, made to be :meth:`Instances.extended`."""
-    none = np.zeros(0, dtype=np.int64)
-    return Instances(
-        (), none, none.astype(np.int32), none.astype(np.int8), none.astype(np.int32), named=True
-    )
 
 
 class TextIndex:
@@ -282,7 +188,7 @@ class TextIndex:
         # The new rows' instances are a part of their own, merged with the part before it
         # while that one is at most twice its size: a catch-up merges about as many instances
         # as it adds, not all those added since the copy was read (a binary counter's carries).
-        parts = [*self.parts[1:], _nothing_named().extended(names, *arrays)]
+        parts = [*self.parts[1:], nothing_named().extended(names, *arrays)]
         while len(parts) > 1 and len(parts[-2].docs) <= 2 * len(parts[-1].docs):
             last = parts.pop()
             parts[-1] = parts[-1].merged(last)
