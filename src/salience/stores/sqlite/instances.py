@@ -58,34 +58,33 @@ class Instances:
         """These instances (made ``named``) and more, their terms given one by one: each
         term's instances in the order they came, these first (only the new names are coded
         one by one; the rest is NumPy). A catch-up makes the new rows' part so."""
-        codes = dict(self._codes)
-        added = np.fromiter(
-            (codes.setdefault(name, len(codes)) for name in names), dtype=np.int64, count=len(names)
-        )
-        return Instances(
-            list(codes),
-            np.concatenate([self._term_ids, added]),
-            np.concatenate([self.docs, docs]),
-            np.concatenate([self.columns, columns]),
-            np.concatenate([self.offsets, offsets]),
-            named=True,
-            codes=codes,
-        )
+        return self._joined(names, np.arange(len(names)), docs, columns, offsets)
 
     def merged(self, other: Instances) -> Instances:
         """These instances and ``other``'s, both made ``named``, as one part: each term's
         instances these first (a catch-up's parts merge so, :meth:`TextIndex.caught_up`)."""
-        codes = dict(self._codes)
         names = list(other._codes)
-        remap = np.fromiter(
+        return self._joined(names, other._term_ids, other.docs, other.columns, other.offsets)
+
+    def _joined(
+        self,
+        names: Sequence[str],
+        terms: npt.NDArray[np.int64],
+        docs: npt.NDArray[np.int32],
+        columns: npt.NDArray[np.int8],
+        offsets: npt.NDArray[np.int32],
+    ) -> Instances:
+        """These instances, then more whose terms are ``names[terms]``."""
+        codes = dict(self._codes)
+        coded = np.fromiter(
             (codes.setdefault(name, len(codes)) for name in names), dtype=np.int64, count=len(names)
         )
         return Instances(
             list(codes),
-            np.concatenate([self._term_ids, remap[other._term_ids]]),
-            np.concatenate([self.docs, other.docs]),
-            np.concatenate([self.columns, other.columns]),
-            np.concatenate([self.offsets, other.offsets]),
+            np.concatenate([self._term_ids, coded[terms]]),
+            np.concatenate([self.docs, docs]),
+            np.concatenate([self.columns, columns]),
+            np.concatenate([self.offsets, offsets]),
             named=True,
             codes=codes,
         )
