@@ -8,6 +8,9 @@ Sets:
 - **our corpus, held-out split** (``bench/injection_corpus.py texts("held")``): orders,
   wrappers, carriers and benign sentences the fit never saw (the split was frozen before
   the first fit), by family and by carrier;
+- **the second held-out split** (``bench/injection_held2.py``, 2026-12-02): parts and
+  carriers written anew after the first split had been read too often, frozen before it
+  was first measured;
 - ``tests/data/injection/``: ``instructions.jsonl`` and ``benign.jsonl`` were written while
   the rules were (in sample for the rules, and in the fit); ``held_out.jsonl`` was written
   after the rules were frozen and is in no fit;
@@ -33,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import injection_corpus
+import injection_held2
 from common import machine, print_table, write_results
 from injection_fit import chat_half, chat_turns
 from salience.write.gates import learned
@@ -124,6 +128,25 @@ def write_cost(size: int, runs: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+def _by_family(
+    split: str, corpus: list[dict[str, str]]
+) -> tuple[dict[str, tuple[str, list[str]]], dict[str, list[str]]]:
+    """A held-out split's sets (each family, every order, the benign texts) and its orders
+    by carrier."""
+    by_family: dict[str, list[str]] = defaultdict(list)
+    by_carrier: dict[str, list[str]] = defaultdict(list)
+    for item in corpus:
+        by_family[item["family"]].append(item["text"])
+        if item["label"] == "instruction":
+            by_carrier[item["carrier"]].append(item["text"])
+    orders = [t for family, texts in by_family.items() if family != "benign" for t in texts]
+    sets = {f"{split}: {f}": ("instruction", by_family[f])
+            for f in injection_corpus.FAMILIES if f != "benign"}  # fmt: skip
+    sets[f"{split}: every order"] = ("instruction", orders)
+    sets[f"{split}: benign"] = ("benign", by_family["benign"])
+    return sets, dict(sorted(by_carrier.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--locomo", type=Path)
@@ -135,19 +158,16 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, object] = {"machine": machine(), "model": learned.model().about}
 
-    corpus = injection_corpus.texts("held", args.count)
-    by_family: dict[str, list[str]] = defaultdict(list)
-    by_carrier: dict[str, list[str]] = defaultdict(list)
-    for item in corpus:
-        by_family[item["family"]].append(item["text"])
-        if item["label"] == "instruction":
-            by_carrier[item["carrier"]].append(item["text"])
-    orders = [t for family, texts in by_family.items() if family != "benign" for t in texts]
-    sets: dict[str, tuple[str, list[str]]] = {
-        **{f"corpus held out: {f}": ("instruction", by_family[f])
-           for f in injection_corpus.FAMILIES if f != "benign"},
-        "corpus held out: every order": ("instruction", orders),
-        "corpus held out: benign": ("benign", by_family["benign"]),
+    sets: dict[str, tuple[str, list[str]]] = {}
+    by_carrier: dict[str, list[str]] = {}
+    for split, corpus in (
+        ("corpus held out", injection_corpus.texts("held", args.count)),
+        ("second held out", injection_held2.texts(args.count)),
+    ):
+        found, carriers = _by_family(split, corpus)
+        sets |= found
+        by_carrier |= {f"{split}: {carrier}": texts for carrier, texts in carriers.items()}
+    sets |= {
         "tests/data instructions (in sample)": (
             "instruction", [r["text"] for r in _jsonl("instructions.jsonl")]),
         "tests/data benign procedures (in sample)": (
@@ -177,7 +197,7 @@ def main() -> None:
         }  # fmt: skip
     print_table(rows)
 
-    rows = [["carrier (held out)", "orders", "rules", "rules + learned"]]
+    rows = [["carrier", "orders", "rules", "rules + learned"]]
     results["carriers"] = {}
     for carrier, texts in sorted(by_carrier.items()):
         held = _held(texts)
