@@ -27,10 +27,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 
-from injection_corpus import FIRST, INSTRUCTION_WORDS, NOUNS, _cap, _email, _name, _place, _slips
+from injection_corpus import (
+    FIRST,
+    INSTRUCTION_WORDS,
+    NOUNS,
+    Carrier,
+    _cap,
+    _email,
+    _name,
+    _place,
+    _slips,
+)
 from injection_corpus import fill as _fill
 
 FAMILIES = ("plain", "wrapper", "override", "action", "benign")
@@ -237,12 +245,6 @@ BENIGN_CODE = (
 )
 
 # --- carriers of kinds the first corpus does not have --------------------------------------
-
-
-@dataclass(frozen=True)
-class Carrier:
-    kind: str
-    make: Callable[[random.Random, list[str], str], str]
 
 
 def _ticket(rng: random.Random, body: list[str], insert: str) -> str:
