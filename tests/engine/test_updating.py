@@ -240,3 +240,14 @@ def test_a_purge_leaves_no_word_of_the_link_behind(memory: Memory, clock: FakeCl
 def test_an_unknown_state_is_refused(memory: Memory) -> None:
     with pytest.raises(Exception, match="unknown state 'later'"):
         memory.updates(state="later")
+
+
+def test_writes_in_one_transaction_look_at_each_other(memory: Memory, clock: FakeClock) -> None:
+    """Inside a transaction of the caller's, a write's look sees the memories written before
+    it in that transaction, not yet committed (a look on another connection would not)."""
+    with memory.store.transaction():
+        old = memory.remember(OLD)
+        clock.advance(days=1)
+        new = memory.remember(NEW)
+    assert [(x.old_id, x.state) for x in new.updates] == [(old.id, "open")]
+    assert [(x.new_id, x.old_id) for x in memory.updates()] == [(new.id, old.id)]
