@@ -46,7 +46,7 @@ def _search(memory: Memory, user: str, query: str, k: int = 8) -> list[tuple[str
 
 
 def _kept(memory: Memory) -> set[tuple[str, ...]]:
-    return set(memory.vectors._tenants._kept)
+    return set(memory.vectors._tenants._copies._kept)
 
 
 def test_a_small_tenant_gets_the_same_hits_from_its_own_index(
@@ -105,7 +105,7 @@ def test_copies_past_the_budget_are_given_up_oldest_first(
         for i in range(3):
             filled.remember(f"{user} keeps the {TOPICS[i]} notes", user=user)
     index = filled.vectors._tenants
-    index._budget = 1  # (each copy is more: only the newest stays)
+    index._copies._budget = 1  # (each copy is more: only the newest stays)
     for user in ("cy", "di", SMALL_USER):
         _search(filled, user, "notes")
         assert _kept(filled) == {(user,)}

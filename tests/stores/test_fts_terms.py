@@ -160,3 +160,40 @@ def test_the_count_cache_stays_bounded(memory: Memory, monkeypatch: pytest.Monke
         memory.store.search(f"harbour word{i}", flt, 20, dated=True)
     assert len(memory.store._term_counts._counts) <= 5
     assert len(memory.store.search("harbour ferry", flt, 20, dated=True)) == 2
+
+
+def test_rows_matching_is_what_fts5_counts_for_each_word(tmp_path: Path) -> None:
+    """The n of a word's idf: its rows, in the text columns unless dated, whether found in
+    the vocabulary (a word of one token not among the dates) or counted by FTS5."""
+    from tests.factory import record
+
+    store = SQLiteStore(tmp_path / "s.db")
+    try:
+        texts = [
+            "maria went to the beach",
+            "john's car; maria's car",
+            "maria maria",
+            "april showers",
+            "a car in april",
+            "nothing here",
+        ]
+        for i, text in enumerate(texts):
+            entities = ("Maria",) if i % 2 else ()
+            store.insert(
+                record(text, age=i * 40, title="car trip" if i == 5 else None, entities=entities)
+            )
+        conn = store._conn
+        terms = TermCounts(conn)
+        words = ["maria", "car", "april", "john's", "maria's", "2026", "zebra", "trip"]
+        phrases = terms.phrases(words)
+        assert phrases is not None
+        for word, tokens in zip(words, phrases, strict=True):
+            for dated in (False, True):
+                phrase = '"' + word + '"'
+                expression = phrase if dated else f"{fts_terms.TEXT_COLUMNS} : {phrase}"
+                want = conn.execute(
+                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (expression,)
+                ).fetchone()[0]
+                assert terms.rows_matching(word, tokens, dated) == want, (word, dated)
+    finally:
+        store.close()

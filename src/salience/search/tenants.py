@@ -21,13 +21,11 @@ store-wide index, as before: it is as fast for them.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from salience.search.index import VectorIndex
-from salience.stores.tenancy import FROM, RECHECK, small
+from salience.stores.tenancy import FROM, TenantCopies, key_of, small
 
 if TYPE_CHECKING:
     from salience.stores.base import Store
@@ -63,72 +61,36 @@ class TenantIndexes:
 
     def __init__(self, store: Store, budget: int = BUDGET_BYTES) -> None:
         self._store = store
-        self._budget = budget
-        self._lock = threading.Lock()
-        self._kept: OrderedDict[tuple[str, ...], VectorIndex] = OrderedDict()
-        self._large: OrderedDict[tuple[str, ...], int] = OrderedDict()  # -> searches left
+        self._copies: TenantCopies[VectorIndex] = TenantCopies(budget, VectorIndex.held_bytes)
 
     def index_for(self, owners: Sequence[str], total: int) -> VectorIndex | None:
         """The exact index of ``owners``' vectors, up to date, if they are a small part of a
         large store (``total`` vectors); None: search the store-wide index."""
         if total < FROM or not owners:
             return None
-        key = tuple(sorted(set(owners)))
-        with self._lock:
-            index = self._kept.get(key)
-            if index is not None:
-                self._kept.move_to_end(key)
-            elif self._still_large(key):
-                return None
+        key = key_of(owners)
+        index, large = self._copies.find(key)
+        if large:
+            return None
         if index is None:
             count, _ = self._store.owner_vector_state(key)
             if not small(count, total):
-                with self._lock:
-                    self._large[key] = RECHECK
-                    while len(self._large) > 4096:
-                        self._large.popitem(last=False)
+                self._copies.large(key)
                 return None
             index = VectorIndex(_Owned(self._store, key))  # type: ignore[arg-type]
         index.refresh()
         size = len(index.loaded_ids())
         if not small(size, total):  # (it grew past the bound: the store-wide index again)
-            with self._lock:
-                self._kept.pop(key, None)
-                self._large[key] = RECHECK
+            self._copies.large(key)
             return None
-        with self._lock:
-            self._kept[key] = index
-            self._kept.move_to_end(key)
-            self._fit()
+        self._copies.keep(key, index)
         return index
 
     def kept(self, owners: Sequence[str] | None) -> VectorIndex | None:
         """The index of ``owners`` as the last search left it, if one is kept (no look at
         the store: for the rest of the recall that searched it)."""
-        if not owners:
-            return None
-        with self._lock:
-            return self._kept.get(tuple(sorted(set(owners))))
-
-    def _still_large(self, key: tuple[str, ...]) -> bool:
-        left = self._large.get(key)
-        if left is None:
-            return False
-        if left <= 1:
-            del self._large[key]
-            return False
-        self._large[key] = left - 1
-        return True
-
-    def _fit(self) -> None:
-        """Give up the least recently used copies past the budget (the newest stays)."""
-        held = sum(index.held_bytes() for index in self._kept.values())
-        while held > self._budget and len(self._kept) > 1:
-            _, dropped = self._kept.popitem(last=False)
-            held -= dropped.held_bytes()
+        return self._copies.kept(owners)
 
     def clear(self) -> None:
         """Forget every copy (an erasure: they may hold its vectors)."""
-        with self._lock:
-            self._kept.clear()
-            self._large.clear()
+        self._copies.clear()

@@ -17,10 +17,13 @@ make TEMP tables (a read-only layer) keeps every word.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 
 _REUSE_WITHIN = 0.01  # a count taken at N rows is used until the table differs by this much
 MIN_ROWS = 10_000  # a word in fewer rows is always searched for
 _CACHE_LIMIT = 50_000  # counts kept at most (queries may bring any word): then start afresh
+TEXT_COLUMNS = "{content title tags entities}"  # every column of memory_fts but the dates'
+LAST_COLUMN = "dated"
 _TOKENS: dict[str, tuple[str, ...]] = {}  # word -> its tokens (the tokenizer never changes)
 
 
@@ -47,6 +50,10 @@ class TermCounts:
                 self._conn.execute(
                     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.salience_index_terms "
                     "USING fts5vocab(main, memory_fts, 'row')"
+                )
+                self._conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.salience_index_columns "
+                    "USING fts5vocab(main, memory_fts, 'col')"
                 )
                 self._usable = True
             except sqlite3.Error:
@@ -110,6 +117,44 @@ class TermCounts:
                 known[word] = _TOKENS[word] = tuple(t for _, t in sorted(tokens.get(i, [])))
         return [known[word] or () for word in words]
 
+    def rows_matching(self, word: str, tokens: Sequence[str], dated: bool) -> int | None:
+        """How many rows of ``memory_fts`` the query word ``word`` (its ``tokens``, as
+        :meth:`phrases` gives them) matches, in every column if ``dated``, else in all but
+        the last (the dates'): the n of the idf FTS5's ``bm25`` gives it. A word of one token
+        not found among the dates is counted by the index's vocabulary (one entry), any other
+        by FTS5 itself (every row holding it is read); None if this connection cannot say."""
+        if not self._prepare():
+            return None
+        try:
+            if len(tokens) == 1:
+                columns = dict(
+                    self._conn.execute(
+                        "SELECT col, doc FROM temp.salience_index_columns WHERE term = ?",
+                        (tokens[0],),
+                    ).fetchall()
+                )
+                if not columns:
+                    return 0
+                if dated or LAST_COLUMN not in columns:
+                    if len(columns) == 1:
+                        return int(next(iter(columns.values())))
+                    return self._rows_now(tokens[0])
+            phrase = '"' + word.replace('"', '""') + '"'
+            expression = phrase if dated else f"{TEXT_COLUMNS} : {phrase}"
+            row = self._conn.execute(
+                "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (expression,)
+            ).fetchone()
+            return int(row[0])
+        except sqlite3.OperationalError:
+            self._usable = None  # (as in weightless: made again next time)
+            return None
+
+    def _rows_now(self, token: str) -> int:
+        row = self._conn.execute(
+            "SELECT doc FROM temp.salience_index_terms WHERE term = ?", (token,)
+        ).fetchone()
+        return 0 if row is None else int(row[0])
+
     def _weightless(self, words: list[str], total: int) -> set[str]:
         self._conn.executemany(
             "INSERT INTO temp.salience_words (rowid, word) VALUES (?, ?)", list(enumerate(words))
@@ -134,10 +179,7 @@ class TermCounts:
         known = self._counts.get(token)
         if known is not None and abs(total - known[1]) <= _REUSE_WITHIN * known[1]:
             return known[0]
-        row = self._conn.execute(
-            "SELECT doc FROM temp.salience_index_terms WHERE term = ?", (token,)
-        ).fetchone()
-        count = 0 if row is None else int(row[0])
+        count = self._rows_now(token)
         if len(self._counts) >= _CACHE_LIMIT:
             self._counts.clear()
         self._counts[token] = (count, total)

@@ -70,11 +70,12 @@ def loaded(store: SQLiteStore) -> TextIndex:
 
 
 def fts5(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """What FTS5 itself answers (the copy set aside)."""
+    """What FTS5 itself answers (the copies set aside: the store's, the tenants')."""
 
     def ask(query: str, flt: MemoryFilter, limit: int, dated: bool) -> Any:
         with monkeypatch.context() as m:
             m.setattr(store._text_copy, "current", lambda *args: None)
+            m.setattr(store._owner_texts, "ranked", lambda *args: None)
             return store.search_rows(query, flt, limit, dated=dated)
 
     return ask

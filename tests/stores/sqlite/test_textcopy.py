@@ -196,7 +196,7 @@ def test_a_copy_that_cannot_follow_is_loaded_again(
     elif why == "index alone":  # (FTS5 changed with no memory written: totals differ)
         raw.execute("DELETE FROM memory_fts WHERE rowid = ?", (seq,))
     else:
-        monkeypatch.setattr(textcopy, "_tokens", _read_only)
+        monkeypatch.setattr(textcopy, "tokens_of", _read_only)
         store.insert(record("zebra crossing"))
     raw.commit()
     raw.close()

@@ -36,6 +36,7 @@ from salience.stores.fts_terms import TermCounts
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
 from salience.stores.reads import OneLook
 from salience.stores.sqlite.files import check_existing, prepare_file, split_statements
+from salience.stores.sqlite.ownertext import OwnerTexts
 from salience.stores.sqlite.rows import from_row
 from salience.stores.sqlite.textcopy import TextCopy
 from salience.stores.sqlite.transaction import Transaction
@@ -70,6 +71,7 @@ class Connection:
         self._change_log = True  # a read-only store may predate it (see _setup_read_only)
         self._counted = True  # row_counts (0013): likewise
         self._text_copy = TextCopy(self._connect)  # a small store's full-text index, in memory
+        self._owner_texts = OwnerTexts(self._connect)  # small tenants' full text, in memory
         if read_only or not create:
             check_existing(self._path, busy_timeout_ms)
         else:
@@ -332,6 +334,7 @@ class Connection:
         """Close every connection (idempotent)."""
         self._closed = True
         self._text_copy.close()
+        self._owner_texts.close()
         with self._lock:
             self._writer.close()
         with self._watch_lock:

@@ -71,3 +71,4 @@ class ErasingRows(MemoryRows):
         finally:
             self._writer.execute("PRAGMA secure_delete = FAST")
             self._text_copy.drop()  # (nor in this process's copy of the full-text index)
+            self._owner_texts.drop()  # (nor in a tenant's)

@@ -1,21 +1,20 @@
-"""Full-text search of the memory rows: FTS5, or a small store's copy of its index in memory
-(:mod:`salience.stores.sqlite.textindex`), the filter answered by a query or by the caller."""
+"""Full-text search of the memory rows: FTS5, a small store's copy of its index in memory
+(:mod:`salience.stores.sqlite.textindex`) or a small tenant's copy of its rows in a large one
+(:mod:`salience.stores.sqlite.ownertext`), the filter answered by a query or by the caller."""
 
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from salience.stores.filters import MemoryFilter, Passing
 from salience.stores.sqlite.connection import Connection
+from salience.stores.sqlite.ownertext import Ranked
 from salience.stores.sqlite.rows import filter_sql, fts_match_expression
 from salience.stores.sqlite.textindex import KEPT_UP_TO
 from salience.stores.sqlite.textindex import state as index_state
 from salience.text import query_terms
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
 
 JOIN_ALL_UP_TO = 20_000
 """Stores up to this many rows join every full-text match (see ``FullText._fts``)."""
@@ -46,14 +45,23 @@ class FullText(Connection):
             return []
         with self._errors():
             total = self._term_counts.total_rows()
-        if total is not None and total <= KEPT_UP_TO and not self._writing():
+        if total is not None and not self._writing():
             # (a write's own rows are in no copy: never inside one)
-            if passing is None:
-                kept = self._at_one_moment(
-                    lambda: self._fts_kept(select, self._kept_ranked(query, dated), flt, limit)
+            if total <= KEPT_UP_TO:
+                kept = self._from_copy(
+                    select, lambda: self._kept_ranked(query, dated), flt, limit, passing
+                )
+            elif flt.user is not None:
+                owners = (flt.user, *flt.spaces)
+                kept = self._from_copy(
+                    select,
+                    lambda: self._owned_ranked(owners, query, dated),
+                    flt,
+                    limit,
+                    passing,
                 )
             else:
-                kept = self._fts_passing(select, query, flt, limit, dated, passing)
+                kept = None
             if kept is not None:
                 return kept
         leave_out: set[str] = set()
@@ -93,14 +101,23 @@ class FullText(Connection):
             candidates = matched  # one more pass over every match settles it
         return rows
 
-    def _fts_passing(
-        self, select: str, query: str, flt: MemoryFilter, limit: int, dated: bool, passing: Passing
+    def _from_copy(
+        self,
+        select: str,
+        rank: Callable[[], Ranked | None],
+        flt: MemoryFilter,
+        limit: int,
+        passing: Passing | None,
     ) -> builtins.list[Any] | None:
-        """:meth:`_fts` (``m.seq, m.id``) from the in-memory copy of the index, the filter
-        answered by ``passing`` (after the copy is read: it may read the store itself), else
-        by a query; None if there is no current copy. The copy is asked for once: a second
-        look in one state would start loading one at a process's first search."""
-        ranked = self._at_one_moment(lambda: self._kept_ranked(query, dated))
+        """:meth:`_fts` from an in-memory copy (the store's, or a tenant's), whose ``rank``
+        gives the rows matching, best first, and their scores (None: no current copy). The
+        filter is answered by ``passing`` (``select`` is then ``m.seq, m.id``; it is asked
+        after the copy is read, as it may read the store itself), else by a query. The copy
+        is asked for once: a second look in one state would start loading one at a
+        process's first search."""
+        if passing is None:
+            return self._at_one_moment(lambda: self._fts_kept(select, rank(), flt, limit))
+        ranked = self._at_one_moment(rank)
         if ranked is None:
             return None
         seqs, scores = ranked
@@ -110,9 +127,33 @@ class FullText(Connection):
         chosen, ids = known
         return list(zip(seqs[chosen].tolist(), ids, scores[chosen].tolist(), strict=True))
 
-    def _kept_ranked(
-        self, query: str, dated: bool
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]] | None:
+    def _phrases(
+        self, query: str, dated: bool, total: int
+    ) -> tuple[builtins.list[str], builtins.list[tuple[str, ...]]] | None:
+        """The query's words searched for (without ``dated``'s weightless ones, in a store
+        of ``total`` rows) and their tokens as FTS5 indexes them; None if a word has none
+        (FTS5 says what it matches) or this connection cannot say."""
+        words = query_terms(query)
+        leave_out = self._term_counts.weightless(words, total) if dated else ()
+        terms = [term for term in words if term not in leave_out]
+        phrases = self._term_counts.phrases(terms)
+        if phrases is None or not all(phrases):
+            return None
+        return terms, phrases
+
+    def _owned_ranked(self, owners: tuple[str, ...], query: str, dated: bool) -> Ranked | None:
+        """The rows of ``owners`` matching ``query``, best first, and their scores, from the
+        owners' own copy if they are a small tenant of this store and have one (read in the
+        caller's read transaction); else None (then FTS5 answers)."""
+        return self._owner_texts.ranked(
+            self._conn,
+            owners,
+            lambda rows: self._phrases(query, dated, rows),
+            dated,
+            self._term_counts,
+        )
+
+    def _kept_ranked(self, query: str, dated: bool) -> Ranked | None:
         """Every row matching ``query`` in the in-memory copy of the index, best first, and
         their scores (read in the caller's read transaction); None if there is no current
         copy (then FTS5 answers)."""
@@ -122,18 +163,15 @@ class FullText(Connection):
         index = self._text_copy.current(marker, self._conn, averages)
         if index is None:
             return None
-        words = query_terms(query)
-        leave_out = self._term_counts.weightless(words, averages[0]) if dated else ()
-        terms = [term for term in words if term not in leave_out]
-        phrases = self._term_counts.phrases(terms)
-        if phrases is None or not all(phrases):
-            return None  # (a word FTS5 reads as no token at all: FTS5 says what it matches)
-        return index.ranked(phrases, dated)
+        found = self._phrases(query, dated, averages[0])
+        if found is None:
+            return None
+        return index.ranked(found[1], dated)
 
     def _fts_kept(
         self,
         select: str,
-        ranked: tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]] | None,
+        ranked: Ranked | None,
         flt: MemoryFilter,
         limit: int,
     ) -> builtins.list[Any] | None:

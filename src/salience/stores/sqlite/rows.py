@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection
 
+from salience.stores.fts_terms import TEXT_COLUMNS
 from salience.stores.rows import (
     COLUMNS,
     INDEXED_FIELDS,
@@ -30,7 +31,6 @@ __all__ = [
     "fts_match_expression",
     "to_row",
 ]
-_TEXT_COLUMNS = "{content title tags entities}"
 
 
 def fts_match_expression(
@@ -46,7 +46,7 @@ def fts_match_expression(
     if not terms:
         return None
     expression = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
-    return expression if dated else f"{_TEXT_COLUMNS} : ({expression})"
+    return expression if dated else f"{TEXT_COLUMNS} : ({expression})"
 
 
 def counters(conn: sqlite3.Connection) -> tuple[int, int] | None:

@@ -28,28 +28,80 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from salience.stores.sqlite.rows import counters
 from salience.stores.sqlite.textindex import COLUMN_NUMBER, COLUMNS, TextIndex
 
+_C = TypeVar("_C")
 _MOST_CHANGED = 5_000  # rows changed since the copy beyond which a new copy is loaded instead
 
 
-class TextCopy:
-    """A store's current :class:`TextIndex`, loaded on a thread of its own when wanted."""
+class Loading:
+    """Copies read on a thread of their own, one at a time, each on a connection of its own,
+    while searches go on (FTS5 answers them meanwhile)."""
 
     def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
         self._connect = connect
         self._lock = threading.Lock()
-        self._index: TextIndex | None = None
-        self._seen: bytes | None = None  # the state the last search without a copy saw
-        self._missed = 0  # searches that found no copy
         self._thread: threading.Thread | None = None
         self._stopped = False
         self.loads = 0
         self.catches = 0  # copies caught up with writes
-        self.failure: Exception | None = None
+        self.failure: Exception | None = None  # (the last load's, if it failed)
+
+    def _start(
+        self,
+        read: Callable[[sqlite3.Connection], _C | None],
+        done: Callable[[_C], None],
+        name: str,
+    ) -> None:
+        """Read a copy by ``read``, unless a load is under way or the copies were closed
+        (call under ``self._lock``); ``done`` takes it, under the lock, unless they were
+        closed meanwhile."""
+        if self._thread is not None or self._stopped:
+            return
+
+        def run() -> None:
+            copy: _C | None = None
+            try:
+                conn = self._connect()
+                try:
+                    copy = read(conn)
+                finally:
+                    conn.close()
+            except Exception as exc:  # (FTS5 answers meanwhile; a later search tries again)
+                self.failure = exc
+            with self._lock:
+                if copy is not None and not self._stopped:
+                    done(copy)
+                self._thread = None
+
+        self.loads += 1
+        self._thread = threading.Thread(target=run, name=name, daemon=True)
+        self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until a load under way has ended."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def _stop(self) -> None:
+        """Start no more loads, and wait for one under way."""
+        with self._lock:
+            self._stopped = True
+        self.wait()
+
+
+class TextCopy(Loading):
+    """A store's current :class:`TextIndex`, loaded on a thread of its own when wanted."""
+
+    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+        super().__init__(connect)
+        self._index: TextIndex | None = None
+        self._seen: bytes | None = None  # the state the last search without a copy saw
+        self._missed = 0  # searches that found no copy
 
     def current(
         self, marker: bytes, conn: sqlite3.Connection, averages: Sequence[int]
@@ -62,7 +114,7 @@ class TextCopy:
             index = self._index
         if index is not None and index.marker == marker:
             now = counters(conn)  # (rows written since with no new text: never read again)
-            if now is None or index.position is None or not _later(now, index.position):
+            if now is None or index.position is None or not later(now, index.position):
                 return index
             moved = index.moved(now)
             with self._lock:
@@ -83,45 +135,26 @@ class TextCopy:
             again, self._seen = self._seen == marker, marker
             self._missed += 1
             first = self.loads == 0 and self._missed >= 2  # (it searches more than once)
-            if (again or first) and self._thread is None and not self._stopped:
-                self.loads += 1
-                self._thread = threading.Thread(target=self._load, name="salience-text-copy")
-                self._thread.daemon = True
-                self._thread.start()
+            if again or first:
+                self._start(self._read, self._loaded, "salience-text-copy")
         return None
 
-    def _load(self) -> None:
-        index: TextIndex | None = None
-        try:
-            conn = self._connect()
-            try:
-                index = TextIndex.load(conn, lambda: self._stopped)
-            finally:
-                conn.close()
-        except Exception as exc:  # (FTS5 answers meanwhile; the next state tries again)
-            self.failure = exc
-        with self._lock:
-            if index is not None and not self._stopped:
-                self._index = index
-            self._thread = None
+    def _read(self, conn: sqlite3.Connection) -> TextIndex | None:
+        return TextIndex.load(conn, lambda: self._stopped)
+
+    def _loaded(self, index: TextIndex) -> None:
+        self._index = index
 
     def drop(self) -> None:
         """Keep no copy (rows were deleted: their words go with it; a new one loads later)."""
         with self._lock:
             self._index = None
 
-    def wait(self, timeout: float | None = None) -> None:
-        """Until a load under way has ended."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-
     def close(self) -> None:
         """Stop a load (between reads) and wait for it; keep no copy."""
-        with self._lock:
-            self._stopped = True
-            self._index = None
-        self.wait()
+        self.drop()
+        self._stop()
+        self.drop()
 
 
 def catch_up(
@@ -130,7 +163,7 @@ def catch_up(
     """``index`` brought to the state ``marker`` that ``conn``'s read transaction sees, or
     None if it cannot be (see the module docstring)."""
     try:
-        written = _written_since(conn, index)
+        written = written_since(conn, index)
     except sqlite3.OperationalError:  # (a read-only connection makes no TEMP table)
         return None
     if written is None:
@@ -143,15 +176,17 @@ def catch_up(
     return None if grown or not caught.consistent() else caught
 
 
-def _written_since(
-    conn: sqlite3.Connection, index: TextIndex
+def written_since(
+    conn: sqlite3.Connection, index: TextIndex, owners: Sequence[str] = ()
 ) -> tuple[dict[int, list[tuple[str, int, int]]], list[int], tuple[int, int]] | None:
     """The rows added or changed since the index was read, as their tokens now, the rows
-    deleted since, and where the counters stand; None if the change log cannot say."""
+    deleted since, and where the counters stand; None if the change log cannot say. With
+    ``owners`` (a tenant's copy), only their rows: one the copy holds that is no longer
+    theirs, or no longer indexed, counts as deleted."""
     now = counters(conn)
     if index.position is None or now is None:
         return None
-    if now != index.position and not _later(now, index.position):
+    if now != index.position and not later(now, index.position):
         return None  # (this transaction sees an earlier state than the copy's)
     (seq, change), (last_seq, last_change) = index.position, now
     oldest = conn.execute("SELECT min(cseq) FROM memory_changes").fetchone()[0]
@@ -160,28 +195,42 @@ def _written_since(
     changed = {
         int(r[0]) for r in conn.execute("SELECT mseq FROM memory_changes WHERE cseq > ?", (change,))
     }
-    if len(changed) + last_seq - seq > _MOST_CHANGED:
+    columns = ", ".join(f"f.{name}" for name in COLUMNS)
+    if owners:
+        marks = ", ".join("?" for _ in owners)
+        source = (
+            f"memories m JOIN memory_fts f ON f.rowid = m.seq WHERE m.user IN ({marks}) AND m.seq"
+        )
+        new_rows = int(
+            conn.execute(
+                f"SELECT count(*) FROM memories m WHERE m.user IN ({marks}) AND m.seq > ?",
+                (*owners, seq),
+            ).fetchone()[0]
+        )
+    else:
+        source, new_rows = "memory_fts f WHERE f.rowid", last_seq - seq
+    if len(changed) + new_rows > _MOST_CHANGED:
         return None
-    columns = ", ".join(COLUMNS)
-    texts = conn.execute(f"SELECT rowid, {columns} FROM memory_fts WHERE rowid > ?", (seq,))
+    texts = conn.execute(f"SELECT f.rowid, {columns} FROM {source} > ?", (*owners, seq))
     found = texts.fetchall()
     earlier = sorted(s for s in changed if s <= seq)
     for start in range(0, len(earlier), 500):
         chunk = earlier[start : start + 500]
         marks = ", ".join("?" for _ in chunk)
-        sql = f"SELECT rowid, {columns} FROM memory_fts WHERE rowid IN ({marks})"
-        found += conn.execute(sql, chunk).fetchall()
-    present = _tokens(conn, found)
-    return present, [s for s in earlier if s not in present], (last_seq, last_change)
+        sql = f"SELECT f.rowid, {columns} FROM {source} IN ({marks})"
+        found += conn.execute(sql, (*owners, *chunk)).fetchall()
+    present = tokens_of(conn, found)
+    gone = [s for s in earlier if s not in present and (not owners or index.holds(s))]
+    return present, gone, (last_seq, last_change)
 
 
-def _later(now: tuple[int, int], then: tuple[int, int]) -> bool:
+def later(now: tuple[int, int], then: tuple[int, int]) -> bool:
     """Whether counters read now are later than ``then``: the change number only grows (the
     highest row number falls when the newest row is deleted, which is a change)."""
     return now[1] > then[1] or (now[1] == then[1] and now[0] > then[0])
 
 
-def _tokens(
+def tokens_of(
     conn: sqlite3.Connection, texts: Sequence[tuple[Any, ...]]
 ) -> dict[int, list[tuple[str, int, int]]]:
     """Each row's (term, column, offset) as ``memory_fts`` indexes its text."""

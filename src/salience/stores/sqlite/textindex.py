@@ -152,6 +152,38 @@ class TextIndex:
         lengths = np.bincount(instances.docs, minlength=len(rows)).astype(np.float64)
         return cls(marker, averages, position, rows, lengths, (instances,))
 
+    @classmethod
+    def of_rows(
+        cls,
+        marker: bytes,
+        averages: Sequence[int],
+        position: tuple[int, int] | None,
+        present: dict[int, list[tuple[str, int, int]]],
+    ) -> TextIndex:
+        """A copy of some rows alone (a tenant's: :mod:`~salience.stores.sqlite.ownertext`),
+        each row's (term, column, offset) given, as FTS5's tokenizer splits its text."""
+        rows = np.array(sorted(present), dtype=np.int64)
+        codes: dict[str, int] = {}
+        term_ids: list[int] = []
+        docs: list[int] = []
+        columns: list[int] = []
+        offsets: list[int] = []
+        for doc, rowid in enumerate(rows.tolist()):
+            for name, column, offset in present[rowid]:
+                term_ids.append(codes.setdefault(name, len(codes)))
+                docs.append(doc)
+                columns.append(column)
+                offsets.append(offset)
+        instances = Instances(
+            list(codes),
+            np.array(term_ids, dtype=np.int64),
+            np.array(docs, dtype=np.int32),
+            np.array(columns, dtype=np.int8),
+            np.array(offsets, dtype=np.int32),
+        )
+        lengths = np.bincount(instances.docs, minlength=len(rows)).astype(np.float64)
+        return cls(marker, averages, position, rows, lengths, (instances,))
+
     def caught_up(
         self,
         marker: bytes,
@@ -228,6 +260,14 @@ class TextIndex:
         """How many token instances the rows added since the index was read hold."""
         return sum(len(part.docs) for part in self.parts[1:])
 
+    def holds(self, rowid: int) -> bool:
+        """Whether this row number's row is in the copy now."""
+        return self._row_of(rowid) is not None
+
+    def live_rows(self) -> int:
+        """How many rows the copy holds now."""
+        return len(self.rows) if self.alive is None else int(np.count_nonzero(self.alive))
+
     def _row_of(self, rowid: int) -> int | None:
         """The row holding this row number now (added since, or read), if any."""
         row = self.added.get(rowid)
@@ -240,16 +280,27 @@ class TextIndex:
         return None
 
     def ranked(
-        self, phrases: Sequence[Sequence[str]], dated: bool
+        self,
+        phrases: Sequence[Sequence[str]],
+        dated: bool,
+        *,
+        averages: Sequence[int] | None = None,
+        counts: Callable[[int], int] | None = None,
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The rows matching any phrase (OR) and their bm25 scores, best first, ties by row
         number: what ``ORDER BY rank, rowid`` gives, as positive scores. ``dated``: every
-        column matches, else the first :data:`TEXT_COLUMNS`."""
+        column matches, else the first :data:`TEXT_COLUMNS`. A copy of some of the store's
+        rows (a tenant's: :mod:`~salience.stores.sqlite.ownertext`) is given the store's
+        ``averages`` record and ``counts``, how many of the store's rows the phrase at a
+        position matches (the idf's n), as FTS5 weighs the store's: asked only of phrases
+        found in the copy (the others add nothing to its rows' scores)."""
         weights = np.array(WEIGHTS)
-        total_rows = self.averages[0] if self.averages else 0
+        if averages is None:
+            averages = self.averages
+        total_rows = averages[0] if averages else 0
         found: list[tuple[float, npt.NDArray[np.float64]]] = []
         hit = np.zeros(len(self.rows), dtype=np.bool_)
-        for tokens in phrases:
+        for at, tokens in enumerate(phrases):
             starts = self._starts(tokens)
             if starts is None:
                 continue  # (no row has it: it adds nothing)
@@ -264,12 +315,14 @@ class TextIndex:
             count = int(np.count_nonzero(matched))
             if not count:
                 continue
+            if counts is not None:
+                count = counts(at)
             idf = math.log((total_rows - count + 0.5) / (count + 0.5))
             found.append((idf if idf > 0.0 else 1e-6, frequency))
             hit |= matched
         candidates = np.flatnonzero(hit)
         scores = np.zeros(len(candidates))
-        average = float(sum(self.averages[1:])) / float(total_rows) if total_rows else 1.0
+        average = float(sum(averages[1:])) / float(total_rows) if total_rows else 1.0
         norm = K1 * (1 - B + B * self.lengths[candidates] / average)  # (as FTS5, per row)
         for idf, frequency in found:  # in the query's order, as FTS5 adds them
             f = frequency[candidates]
