@@ -112,6 +112,19 @@ def matching(
     return list(compress(zip(seqs.tolist(), memory_ids, strict=True), keep.tolist()))
 
 
+def owned(columns: Columns, owners: Sequence[str]) -> dict[str, int] | None:
+    """Each id of the rows ``owners`` hold, and its row number, when they are a small tenant
+    of the store (:func:`~salience.stores.tenancy.small`): what :func:`matching` needs of a
+    store too large for a dict of all its ids, for a filter naming those owners (no other
+    row passes it); None for a larger tenant."""
+    from salience.stores.tenancy import small
+
+    rows = np.flatnonzero(_any_of(columns.user, [columns.vocab.users.lookup(o) for o in owners]))
+    if not small(len(rows), len(columns)):
+        return None
+    return dict(zip(columns.ids[rows].tolist(), columns.seqs[rows].tolist(), strict=True))
+
+
 def first_passing(
     columns: Columns, seqs: npt.NDArray[np.int64], flt: MemoryFilter, limit: int
 ) -> tuple[list[int], list[str]] | None:

@@ -22,6 +22,7 @@ from salience.briefing.growing import Room
 from salience.briefing.passing import answerable, first_passing, matching, positions
 from salience.briefing.policies import Candidates
 from salience.briefing.ranking import by_key_then_id, in_key_order
+from salience.briefing.tenant_ids import TenantIds
 from salience.errors import StoreError
 from salience.lazy import lazy_module
 from salience.models import MemoryRecord, relabel
@@ -91,6 +92,7 @@ class ColumnSnapshot:
         self._views: dict[tuple[str, ...], tuple[int, Columns]] = {}
         self._seq_of: dict[str, int] = {}  # id -> row number, for the columns below
         self._seq_for: Columns | None = None  # (kept up to date by _apply; else rebuilt)
+        self._tenant_ids = TenantIds()  # (a large store's: kept up to date by _apply)
         self._lock = threading.Lock()
 
     def refresh(self) -> Columns:
@@ -190,15 +192,15 @@ class ColumnSnapshot:
         columns = self._columns
         index = self._seq_of if self._seq_for is columns else None
         self._seq_for = None
+        before = columns
+        gone_ids: list[str] = []
         if changes.deleted:
             # Purged or erased, perhaps by another process: their words leave this one's
             # caches too (salience.text).
             forget_cached_texts()
             gone = np.isin(columns.seqs, np.array(changes.deleted, dtype=np.int64))
             if gone.any():
-                if index is not None:
-                    for memory_id in columns.ids[gone].tolist():
-                        index.pop(memory_id, None)
+                gone_ids = columns.ids[gone].tolist()
                 columns = columns.take(~gone)  # (a copy: views of the old arrays are safe)
                 self._room.fresh()
         at, found = positions(columns, [seq for seq, _ in changes.rows])
@@ -213,7 +215,10 @@ class ColumnSnapshot:
                 columns = columns.take(np.argsort(columns.seqs, kind="stable"))
                 self._room.fresh()
         self._columns = columns
+        self._tenant_ids.follow(before, columns, gone_ids, changes.rows)
         if index is not None:
+            for memory_id in gone_ids:
+                index.pop(memory_id, None)
             index.update((record.id, seq) for seq, record in changes.rows)
             self._seq_for = columns
         self._last_seq = max(self._last_seq, changes.last_seq)
@@ -227,11 +232,13 @@ class ColumnSnapshot:
         when the store must answer, or the store is too large for a dict of its ids
         (:data:`SEQ_INDEX_UP_TO`)."""
         with self._lock:
-            if not answerable(flt) or len(self._columns or ()) > SEQ_INDEX_UP_TO:
-                return None  # (before a refresh a large store's would cost it a query)
+            if not answerable(flt):
+                return None
+            if len(self._columns or ()) > SEQ_INDEX_UP_TO:
+                return self._tenant_ids.matching(self._refresh, memory_ids, flt)
             columns = self._refresh()
             if len(columns) > SEQ_INDEX_UP_TO:
-                return None
+                return self._tenant_ids.matching(self._refresh, memory_ids, flt)
             if self._seq_for is not columns:
                 self._seq_of = dict(zip(columns.ids.tolist(), columns.seqs.tolist(), strict=True))
                 self._seq_for = columns
