@@ -15,8 +15,13 @@ measured only where it exists). Each store is then vacuumed and analysed, as aut
 leaves a table after inserts.
 
     python bench/tenants.py [--store postgresql://...] [--sizes 100000,500000,2000000]
-                            [--queries 200] [--rounds 3] [--out bench/results/tenants.json]
+                            [--queries 200] [--rounds 3] [--write-before]
+                            [--out bench/results/tenants.json]
     python bench/scale.py --tenants ...   (the same)
+
+``--write-before``: the tenant writes a memory before each recall (not timed), in both stores:
+an agent that writes, then recalls, so that no search sees the store as the one before it
+did (the copies catch up, counts are taken again). The stores grow by a memory a question.
 
 ``--keep`` (with ``--store``) leaves the stores on the server and, run again, measures the
 stores it kept instead of filling them anew (the same rows: the texts and vectors are made
@@ -126,7 +131,13 @@ def _users(count: int) -> list[str]:
 
 
 def one_size(
-    url: str, size: int, queries: int, rounds: int, hnsw: bool, keep: bool = False
+    url: str,
+    size: int,
+    queries: int,
+    rounds: int,
+    hnsw: bool,
+    keep: bool = False,
+    write_before: bool = False,
 ) -> dict[str, Any]:
     maker = TextMaker(seed=23)
     embedder = MiniLMEmbedder()
@@ -136,7 +147,13 @@ def one_size(
     questions = [maker.query() for _ in range(queries)]
     known = dict(zip(questions, embedder.embed(questions), strict=True))
     mine = _lines(own, [TENANT] * OWN)
-    result: dict[str, Any] = {"size": size, "tenants": TENANTS, "own": OWN, "hnsw": hnsw}
+    result: dict[str, Any] = {
+        "size": size,
+        "tenants": TENANTS,
+        "own": OWN,
+        "hnsw": hnsw,
+        "write_before": write_before,
+    }
     with (
         tempfile.TemporaryDirectory() as tmp,
         store_in(url, f"tenants_{size}", keep) as big_url,
@@ -162,9 +179,12 @@ def one_size(
             for memory in engines.values():  # (warm: copies loaded, plans cached)
                 for text in questions[:20]:
                     memory.search(text, 10, touch=False, user=TENANT)
-            for _ in range(rounds):
-                for text in questions:
+            for round_ in range(rounds):
+                for n, text in enumerate(questions):
                     for name in ("alone", "many"):
+                        if write_before:  # (not timed: the tenant writes, then recalls)
+                            note = f"{maker.sentence()} (written {round_}-{n})"
+                            engines[name].remember(note, user=TENANT)
                         t0 = time.perf_counter()
                         engines[name].search(text, 10, touch=False, user=TENANT)
                         times[name].append((time.perf_counter() - t0) * 1000)
@@ -250,6 +270,11 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="with --store: keep the stores, and measure stores an earlier run kept",
     )
+    parser.add_argument(
+        "--write-before",
+        action="store_true",
+        help="the tenant writes a memory before each recall (not timed), in both stores",
+    )
     parser.add_argument("--out", default="bench/results/tenants.json")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -258,7 +283,9 @@ def main(argv: list[str] | None = None) -> None:
     with server as url:
         for size in sizes:
             hnsw = args.sqlite or size <= args.hnsw_up_to  # (SQLite: no HNSW, none needed)
-            results.append(one_size(url, size, args.queries, args.rounds, hnsw, args.keep))
+            results.append(
+                one_size(url, size, args.queries, args.rounds, hnsw, args.keep, args.write_before)
+            )
             print(json.dumps(results[-1]), flush=True)
     table = [["memories", "tenant of 1,000", "p50 ms", "p95 ms", "x alone p50", "x alone p95"]]
     for r in results:
@@ -276,7 +303,8 @@ def main(argv: list[str] | None = None) -> None:
                     f"{row['p95_ms'] / r['alone']['p95_ms']:.2f}",
                 ]
             )
-    print(f"\nrecall beyond the query embedding, {args.queries} questions x {args.rounds}")
+    written = ", a memory written before each" if args.write_before else ""
+    print(f"\nrecall beyond the query embedding, {args.queries} questions x {args.rounds}{written}")
     print_table(table, right_align_from=2)
     store = "sqlite" if args.sqlite else "postgresql"
     write_results(args.out, {"machine": machine(), "store": store, "results": results})

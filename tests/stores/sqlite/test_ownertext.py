@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from salience.stores import tenancy
 from salience.stores.base import MemoryFilter
 from salience.stores.sqlite import SQLiteStore, fulltext, ownertext
 from tests.factory import NOW, record
@@ -115,7 +116,7 @@ def test_a_user_and_a_space_they_read_are_one_tenant(
 
 
 def test_the_copy_loads_at_the_second_search_and_not_for_a_large_tenant(
-    store: SQLiteStore,
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     flt = MemoryFilter(as_of=NOW, user=TENANT)
     store.search_rows("maria", flt, 5)
@@ -125,13 +126,16 @@ def test_the_copy_loads_at_the_second_search_and_not_for_a_large_tenant(
     store._owner_texts.wait()
     assert store._owner_texts.loads == 1
     big = SQLiteStore(store.location)  # (a second process: the tenant is half the store)
+    monkeypatch.setattr(tenancy, "RECHECK", 3)  # (counted again every third search)
+    counted = asked(big)
     try:
         for i in range(400):
             big.insert(record(f"maria number {i}", user="user-big"))
-        for _ in range(4):
+        for _ in range(8):
             big.search_rows("maria", MemoryFilter(as_of=NOW, user="user-big"), 5)
             big._owner_texts.wait()
         assert big._owner_texts.loads == 0
+        assert sum("SELECT 1 FROM memories WHERE user IN" in s for s in counted) == 3  # (1, 4, 7)
         assert big._owner_texts.kept(("user-big",)) is None
     finally:
         big.close()

@@ -66,6 +66,8 @@ class Connection:
         self._closed = False
         self._depth = 0
         self._vector_writes = 0
+        # owners -> the store's (vectors, highest vseq) and theirs, when last counted
+        self._owner_states: dict[tuple[str, ...], tuple[int, int, int, int]] = {}
         self._checkpointed_at = 0  # the writer's total_changes at its last checkpoint
         self._owner = 0
         self._change_log = True  # a read-only store may predate it (see _setup_read_only)

@@ -184,6 +184,8 @@ class OwnerTexts(Loading):
             ).fetchone()
             if not small(int(row[0]), total):
                 self._copies.large(key)
+                with self._lock:
+                    self._asked.pop(key, None)  # (counted again, not loaded, when next asked)
             return
 
         def loaded(index: TextIndex) -> None:

@@ -150,27 +150,64 @@ class SQLiteStore(JobRows, SharedRows):
         return cast("builtins.list[tuple[int, str, str | None, bytes]]", rows)
 
     def owner_vector_state(self, owners: Sequence[str]) -> tuple[int, int]:
-        """(number of vectors, highest vseq) of the memories of ``owners``."""
+        """(number of vectors, highest vseq) of the memories of ``owners``: counted whole the
+        first time, then from the store's vectors written since (a write before a tenant's
+        each recall: 0.47 ms for 1,000 rows at 500,000 against a few µs), unless one written
+        before was deleted or embedded again (then counted whole: the store's count fell
+        short of what was written since by as many)."""
+        key = tuple(owners)
         marks = ", ".join("?" for _ in owners)
-        with self._errors():
+
+        def read() -> tuple[int, int]:
+            count, top = self.vector_state()
+            known = self._owner_states.get(key) if self._counted else None
+            if known is not None and top >= known[1]:
+                then_count, then_top, mine, mine_top = known
+                new, new_mine, new_top = self._conn.execute(
+                    "SELECT count(*), coalesce(sum(m.user IN "
+                    f"({marks})), 0), coalesce(max(CASE WHEN m.user IN ({marks}) THEN v.vseq "
+                    "END), 0) FROM memory_vectors v LEFT JOIN memories m ON m.id = v.memory_id "
+                    "WHERE v.vseq > ?",
+                    (*owners, *owners, then_top),
+                ).fetchone()
+                if count - then_count == new:  # (no vector written before was deleted)
+                    state = (mine + int(new_mine), max(mine_top, int(new_top)))
+                    self._owner_states[key] = (count, top, *state)
+                    return state
             row = self._conn.execute(
                 "SELECT count(*), coalesce(max(v.vseq), 0) FROM memories m "
                 f"JOIN memory_vectors v ON v.memory_id = m.id WHERE m.user IN ({marks})",
                 tuple(owners),
             ).fetchone()
-        return int(row[0]), int(row[1])
+            if len(self._owner_states) >= 4096:
+                self._owner_states.clear()
+            self._owner_states[key] = (count, top, int(row[0]), int(row[1]))
+            return int(row[0]), int(row[1])
+
+        return self._at_one_moment(read)
 
     def owner_vector_rows(
         self, owners: Sequence[str], after: int, limit: int | None = None
     ) -> builtins.list[tuple[int, str, str | None, bytes]]:
-        """:meth:`vector_rows` of the memories of ``owners`` alone."""
+        """:meth:`vector_rows` of the memories of ``owners`` alone: read by the owners' rows,
+        or, when the store's vectors written since ``after`` are fewer than twice the
+        owners' (a tenant's copy catching up), by those."""
         marks = ", ".join("?" for _ in owners)
+        known = self._owner_states.get(tuple(owners))
+        by_vseq = after > 0 and known is not None and known[1] - after <= 2 * known[2] + 64
+        source = (
+            "memory_vectors v CROSS JOIN memories m ON m.id = v.memory_id WHERE v.vseq > ? "
+            f"AND m.user IN ({marks})"
+            if by_vseq
+            else "memories m JOIN memory_vectors v ON v.memory_id = m.id "
+            f"WHERE m.user IN ({marks}) AND v.vseq > ?"
+        )
+        params = (after, *owners) if by_vseq else (*owners, after)
         with self._errors():
             rows = self._conn.execute(
-                "SELECT v.vseq, v.memory_id, m.session_id, v.vector FROM memories m "
-                f"JOIN memory_vectors v ON v.memory_id = m.id WHERE m.user IN ({marks}) "
-                "AND v.vseq > ? ORDER BY v.vseq LIMIT ?",
-                (*owners, after, -1 if limit is None else limit),
+                f"SELECT v.vseq, v.memory_id, m.session_id, v.vector FROM {source} "
+                "ORDER BY v.vseq LIMIT ?",
+                (*params, -1 if limit is None else limit),
             ).fetchall()
         return cast("builtins.list[tuple[int, str, str | None, bytes]]", rows)
 
