@@ -156,19 +156,12 @@ class TermCounts:
         return 0 if row is None else int(row[0])
 
     def _weightless(self, words: list[str], total: int) -> set[str]:
-        self._conn.executemany(
-            "INSERT INTO temp.salience_words (rowid, word) VALUES (?, ?)", list(enumerate(words))
-        )
-        try:
-            found = self._conn.execute("SELECT doc, term FROM temp.salience_word_tokens").fetchall()
-        finally:
-            self._conn.execute("DELETE FROM temp.salience_words")
-        tokens: dict[int, set[str]] = {}
-        for doc, term in found:
-            tokens.setdefault(int(doc), set()).add(str(term))
+        found = self.phrases(words)  # (each word's tokens are read once a process)
+        if found is None:
+            raise sqlite3.OperationalError("the words' tokens could not be read")
         out = set()
-        for i, word in enumerate(words):
-            only = tokens.get(i, set())
+        for word, tokens in zip(words, found, strict=True):
+            only = set(tokens)
             if len(only) == 1:
                 rows = self._rows_with(next(iter(only)), total)
                 if rows >= MIN_ROWS and 2 * rows >= total:
