@@ -35,7 +35,7 @@ class TenantIds:
     def __init__(self) -> None:
         self._ids: dict[tuple[str, ...], dict[str, int]] = {}
         self._for: Columns | None = None
-        self._large: TenantCopies[None] = TenantCopies(0, lambda _: 0)
+        self._large: TenantCopies[None] = TenantCopies(0, lambda _: 0)  # (its large ones alone)
 
     def matching(
         self, refresh: Callable[[], Columns], memory_ids: Sequence[str], flt: MemoryFilter
