@@ -16,7 +16,6 @@ from salience.config import Config
 from salience.embeddings import Embedder, load_embedder
 from salience.engine.access import Access
 from salience.engine.degraded import IndexWatch
-from salience.engine.dependents import dependents
 from salience.engine.reading import person_reads
 from salience.engine.touches import Touches
 from salience.errors import (
@@ -32,7 +31,6 @@ from salience.models.spaces import SPACE_PREFIX, current_reach
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
 from salience.stores.base import Store
-from salience.write.authority import Authority, decide
 from salience.write.records import WRITABLE_FIELDS, validate_field
 
 if TYPE_CHECKING:
@@ -42,6 +40,7 @@ if TYPE_CHECKING:
     from salience.lifecycle.llm import Summarizer
     from salience.models import UpdateLink, WriteResult
     from salience.search.vectors import Vectors
+    from salience.write.authority import Authority
 
 
 RECORD_EVERY_S = 1.0
@@ -66,9 +65,8 @@ class EngineCore(Access):
         llm: Summarizer | Literal["config"] | None = "config",
     ) -> None:
         self._store = store
-        self._authority = Authority(store)  # the one way a memory row changes
-        # Columns read on the first briefing (or loaded from beside a SQLite file).
-        self._briefings = BriefingSource(store, saved_columns(store))
+        self._gate: Authority | None = None  # (made on first write: see _authority)
+        self._briefings = BriefingSource(store, saved_columns(store))  # (or read on first use)
         self._llm = llm  # loaded from the config on first use: only consolidation needs it
         self._config = config or Config.from_env()
         self._clock = clock
@@ -269,6 +267,16 @@ class EngineCore(Access):
                 raise layer.refuse(memory_id, verb)
         raise NotFoundError(memory_id)
 
+    @property
+    def _authority(self) -> Authority:
+        """The one way a memory row changes (made on the first write: a briefing needs none)."""
+        gate = self._gate
+        if gate is None:  # (two threads may both make one: it holds only the store)
+            from salience.write.authority import Authority
+
+            gate = self._gate = Authority(self._store)
+        return gate
+
     def _stale_after(
         self, changed: MemoryRecord, how: str, records: builtins.list[MemoryRecord] | None = None
     ) -> int:
@@ -276,6 +284,9 @@ class EngineCore(Access):
         ``changed`` (transitively: :mod:`~salience.engine.dependents`), or each of
         ``records``, stale, saying how its source changed (``superseded``, ``updated``,
         ``forgotten``, ``purged``); each once, audited. How many were marked."""
+        from salience.engine.dependents import dependents
+        from salience.write.authority import decide
+
         now = self.now()
         if records is None:
             records = [d.record for d in dependents(self._store, changed, now)]

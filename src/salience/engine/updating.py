@@ -25,7 +25,6 @@ from salience.errors import ConflictError, NotFoundError
 from salience.models import MemoryRecord, Outcome, UserScope
 from salience.models.spaces import WRITE
 from salience.stores.base import MemoryFilter
-from salience.write.authority import decide, may, require
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -138,6 +137,8 @@ class Updating(Recording):
             if link.old_id not in current:
                 continue  # (changed or gone since it was found)
             if self._config.updates == "supersede" and link.confidence >= ACT_AT:
+                from salience.write.authority import may
+
                 old = self._store.get(link.old_id)
                 if old is not None and may("update", old):
                     self._succeed(old, record, now)
@@ -165,6 +166,7 @@ class Updating(Recording):
         """Confirm an open link: the older memory is superseded by the newer (it ends, the
         newer names it as its parent, what was built on it goes stale)."""
         from salience.models.results import WriteResult
+        from salience.write.authority import require
 
         scope = self._scope(user)
         with self._store.transaction():
@@ -192,6 +194,8 @@ class Updating(Recording):
 
     def _succeed(self, old: MemoryRecord, new: MemoryRecord, now: datetime) -> MemoryRecord:
         """``new`` takes ``old``'s place: the supersession of a confirmed update."""
+        from salience.write.authority import decide
+
         ended = decide("supersede", old, replace(old, valid_until=now))
         follows = decide("succeed", new, replace(new, parent_id=old.id, updated_at=now))
         self._authority.write(ended, follows)

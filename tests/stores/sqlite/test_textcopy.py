@@ -291,7 +291,7 @@ def test_a_failed_load_leaves_fts5_answering(store: SQLiteStore) -> None:
     def broken() -> sqlite3.Connection:
         raise sqlite3.OperationalError("disk I/O error")
 
-    store._text_copy = TextCopy(broken)
+    store._copies = (TextCopy(broken), store._owner_texts)
     flt = MemoryFilter(as_of=NOW)
     first = [store.search_rows("maria", flt, 5) for _ in range(3)]
     store._text_copy.wait()

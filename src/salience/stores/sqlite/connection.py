@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from salience.errors import (
     InvalidInputError,
@@ -36,10 +36,12 @@ from salience.stores.fts_terms import TermCounts
 from salience.stores.migrations import MIGRATION_NAMES, MIGRATIONS, READABLE_WITHOUT
 from salience.stores.reads import OneLook
 from salience.stores.sqlite.files import check_existing, prepare_file, split_statements
-from salience.stores.sqlite.ownertext import OwnerTexts
 from salience.stores.sqlite.rows import from_row
-from salience.stores.sqlite.textcopy import TextCopy
 from salience.stores.sqlite.transaction import Transaction
+
+if TYPE_CHECKING:
+    from salience.stores.sqlite.ownertext import OwnerTexts
+    from salience.stores.sqlite.textcopy import TextCopy
 
 _T = TypeVar("_T")
 PAGE_SIZE = 2048
@@ -72,8 +74,7 @@ class Connection:
         self._owner = 0
         self._change_log = True  # a read-only store may predate it (see _setup_read_only)
         self._counted = True  # row_counts (0013): likewise
-        self._text_copy = TextCopy(self._connect)  # a small store's full-text index, in memory
-        self._owner_texts = OwnerTexts(self._connect)  # small tenants' full text, in memory
+        self._copies: tuple[TextCopy, OwnerTexts] | None = None  # (FullText's, made on use)
         if read_only or not create:
             check_existing(self._path, busy_timeout_ms)
         else:
@@ -335,8 +336,8 @@ class Connection:
     def close(self) -> None:
         """Close every connection (idempotent)."""
         self._closed = True
-        self._text_copy.close()
-        self._owner_texts.close()
+        for copy in self._copies or ():
+            copy.close()
         with self._lock:
             self._writer.close()
         with self._watch_lock:

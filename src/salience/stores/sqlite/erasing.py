@@ -70,5 +70,5 @@ class ErasingRows(MemoryRows):
             yield
         finally:
             self._writer.execute("PRAGMA secure_delete = FAST")
-            self._text_copy.drop()  # (nor in this process's copy of the full-text index)
-            self._owner_texts.drop()  # (nor in a tenant's)
+            for copy in self._copies or ():  # (nor in this process's copies of the full-text
+                copy.drop()  # index, the store's or a tenant's: none made yet, none to drop)

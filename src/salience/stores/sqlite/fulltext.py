@@ -5,23 +5,52 @@
 from __future__ import annotations
 
 import builtins
+import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from salience.stores.filters import MemoryFilter, Passing
 from salience.stores.sqlite.connection import Connection
-from salience.stores.sqlite.ownertext import Ranked
 from salience.stores.sqlite.rows import filter_sql, fts_match_expression
 from salience.stores.sqlite.textindex import KEPT_UP_TO
 from salience.stores.sqlite.textindex import state as index_state
 from salience.text import query_terms
 
+if TYPE_CHECKING:
+    from salience.stores.sqlite.ownertext import OwnerTexts, Ranked
+    from salience.stores.sqlite.textcopy import TextCopy
+
+_MADE = threading.Lock()  # (the in-memory copies of a store are made once)
 JOIN_ALL_UP_TO = 20_000
 """Stores up to this many rows join every full-text match (see ``FullText._fts``)."""
 
 
 class FullText(Connection):
     """The full-text half of :class:`~salience.stores.sqlite.memories.MemoryRows`."""
+
+    @property
+    def _text_copy(self) -> TextCopy:
+        """A small store's full-text index, in memory (:mod:`salience.stores.sqlite.textcopy`)."""
+        return self._text_copies()[0]
+
+    @property
+    def _owner_texts(self) -> OwnerTexts:
+        """Small tenants' full text, in memory (:mod:`salience.stores.sqlite.ownertext`)."""
+        return self._text_copies()[1]
+
+    def _text_copies(self) -> tuple[TextCopy, OwnerTexts]:
+        """Both, made on the first full-text search (a process that only briefs never
+        imports their modules)."""
+        copies = self._copies
+        if copies is None:
+            from salience.stores.sqlite.ownertext import OwnerTexts
+            from salience.stores.sqlite.textcopy import TextCopy
+
+            with _MADE:
+                if self._copies is None:
+                    self._copies = (TextCopy(self._connect), OwnerTexts(self._connect))
+                copies = self._copies
+        return copies
 
     def _fts(
         self,
