@@ -251,3 +251,21 @@ def test_writes_in_one_transaction_look_at_each_other(memory: Memory, clock: Fak
         new = memory.remember(NEW)
     assert [(x.old_id, x.state) for x in new.updates] == [(old.id, "open")]
     assert [(x.new_id, x.old_id) for x in memory.updates()] == [(new.id, old.id)]
+
+
+def test_a_write_reads_the_stores_marker_once_before_its_lock(
+    memory: Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedder's check and the look for updates share one look at the store (nothing
+    is committed between them): a write reads SQLite's change marker twice, once before its
+    lock and once inside it, where it read it four times."""
+    store = memory.store
+    if not hasattr(store, "data_version"):
+        pytest.skip("SQLite's change marker")
+    memory.remember(OLD)
+    clock.advance(days=1)
+    reads: list[int] = []
+    version = store.data_version
+    monkeypatch.setattr(store, "data_version", lambda: reads.append(1) or version())
+    assert memory.remember(NEW).updates != ()  # (it looked, and found the older one)
+    assert len(reads) == 2

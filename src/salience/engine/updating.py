@@ -25,6 +25,7 @@ from salience.errors import ConflictError, NotFoundError
 from salience.models import MemoryRecord, Outcome, UserScope
 from salience.models.spaces import WRITE
 from salience.stores.base import MemoryFilter
+from salience.stores.reads import OneLook
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -63,6 +64,15 @@ MARK = " (updates an older memory)"
 
 class Updating(Recording):
     """Finding updates as memories are written, and the verbs that list and decide them."""
+
+    def _embedded_and_looked(
+        self, record: MemoryRecord, held: bool, now: datetime
+    ) -> tuple[Vector | None, list[UpdateLink]]:
+        """A new memory's vector and the older memories it updates (none if held), with
+        one look at the store's change marker: nothing is committed between them."""
+        with OneLook():
+            vector = self._embed_one(record.content)
+            return vector, [] if held else self._updates_found(record, vector, now)
 
     def _updates_found(
         self, record: MemoryRecord, vector: Vector | None, now: datetime

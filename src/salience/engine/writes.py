@@ -118,8 +118,7 @@ class Writes(Updating, Scrubbing):
         record = decision.after or record
         notes += decision.notes
         held = quarantine.is_held(record)
-        vector = self._embed_one(record.content)
-        found = [] if held else self._updates_found(record, vector, now)  # (before the lock)
+        vector, found = self._embedded_and_looked(record, held, now)  # (before the lock)
         with self._store.transaction():
             result = None if held else self._deduplicate(record, rules, now, vector)
             if result is not None and result.outcome is Outcome.CREATED:  # (not merged)
