@@ -3,19 +3,10 @@ when nothing written before went, else whole; read by vseq or by the owners' row
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
-import numpy as np
-
 from salience.stores.sqlite import SQLiteStore
-from tests.factory import record
-
-OWNERS = ("ana", "space:team")
-
-
-def _vector(rng: random.Random) -> bytes:
-    return np.array([rng.random() for _ in range(4)], dtype=np.float32).tobytes()
+from tests.stores.churn import OWNERS, churn
 
 
 def _truth(store: SQLiteStore) -> tuple[tuple[int, int], list[tuple[int, str]]]:
@@ -30,25 +21,10 @@ def _truth(store: SQLiteStore) -> tuple[tuple[int, int], list[tuple[int, str]]]:
 def test_a_tenants_vector_state_and_rows_follow_every_change(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "v.db")
     other = SQLiteStore(tmp_path / "v.db")  # (another process)
-    rng = random.Random(3)
-    users = ["ana", "bo", "space:team", "cy"]
-    ids: list[str] = []
     whole = 0
     counted = store._conn.set_trace_callback
     try:
-        for step in range(60):
-            writer = other if step % 3 == 0 else store
-            made = record(f"memory {step}", user=users[step % 4])
-            writer.insert(made)
-            writer.set_vector(made.id, _vector(rng))
-            ids.append(made.id)
-            there = {r.id for r in store.iter_all()}
-            if step % 7 == 6 and ids[step - 4] in there:  # (embedded again: a new vseq)
-                writer.set_vector(ids[step - 4], _vector(rng))
-            if step % 11 == 10 and ids[step - 2] in there:
-                writer.delete(ids[step - 2])
-            if step == 40:
-                writer.erase_user("space:team")
+        for step in churn(store, other, 60, erase_at=40):
             statements: list[str] = []
             counted(statements.append)
             state = store.owner_vector_state(OWNERS)

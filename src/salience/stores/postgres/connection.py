@@ -68,6 +68,8 @@ class Connection:
         self._writers = 0  # threads of this process inside a write transaction now
         self._writers_lock = threading.Lock()
         self._vector_writes = 0
+        # owners -> the store's (vectors, highest vseq) and theirs, when last counted
+        self._owner_states: dict[tuple[str, ...], tuple[int, int, int, int]] = {}
         self._hnsw_dims: int | None = None
         try:  # one plain connection first: its error says why (refused, no such database...)
             first = psycopg.connect(url, autocommit=True, connect_timeout=10)

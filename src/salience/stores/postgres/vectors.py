@@ -218,13 +218,45 @@ class VectorRows(MemoryRows):
         return [(int(r[0]), str(r[1]), r[2], vector_bytes(bytes(r[3]))) for r in rows]
 
     def owner_vector_state(self, owners: Sequence[str]) -> tuple[int, int]:
-        """(number of vectors, highest vseq) of the memories of ``owners``."""
+        """(number of vectors, highest vseq) of the memories of ``owners``: counted whole the
+        first time, then from the store's vectors written since, in one statement (one
+        snapshot), as on SQLite: writers take turns under the store's lock, so vseq grows in
+        commit order. Counted whole again when the store's count moved by other than the
+        vectors written since (one written before was deleted or embedded again)."""
+        key = tuple(owners)
+        known = self._owner_states.get(key)
+        if known is None:
+            return self._owner_state_whole(key)
+        then_count, then_top, mine, mine_top = known
         row = self._rows(
-            "SELECT count(*), coalesce(max(v.vseq), 0) FROM memories m "
-            'JOIN memory_vectors v ON v.memory_id = m.id WHERE m."user" = ANY(%s)',
-            (list(owners),),
+            "SELECT (SELECT n FROM row_counts WHERE name = 'vectors'), "
+            "(SELECT coalesce(max(vseq), 0) FROM memory_vectors), count(*), "
+            'count(*) FILTER (WHERE m."user" = ANY(%s)), '
+            'coalesce(max(v.vseq) FILTER (WHERE m."user" = ANY(%s)), 0) '
+            "FROM memory_vectors v LEFT JOIN memories m ON m.id = v.memory_id WHERE v.vseq > %s",
+            (list(key), list(key), then_top),
         )[0]
-        return int(row[0]), int(row[1])
+        count, top, new, new_mine, new_top = (int(x) for x in row)
+        if top < then_top or count - then_count != new:
+            return self._owner_state_whole(key)
+        state = (mine + new_mine, max(mine_top, new_top))
+        self._owner_states[key] = (count, top, *state)
+        return state
+
+    def _owner_state_whole(self, key: tuple[str, ...]) -> tuple[int, int]:
+        """:meth:`owner_vector_state` counted from the owners' rows, with the store's own."""
+        row = self._rows(
+            "SELECT (SELECT n FROM row_counts WHERE name = 'vectors'), "
+            "(SELECT coalesce(max(vseq), 0) FROM memory_vectors), count(*), "
+            "coalesce(max(v.vseq), 0) FROM memories m JOIN memory_vectors v "
+            'ON v.memory_id = m.id WHERE m."user" = ANY(%s)',
+            (list(key),),
+        )[0]
+        count, top, mine, mine_top = (int(x) for x in row)
+        if len(self._owner_states) >= 4096:
+            self._owner_states.clear()
+        self._owner_states[key] = (count, top, mine, mine_top)
+        return mine, mine_top
 
     def owner_vector_rows(
         self, owners: Sequence[str], after: int, limit: int | None = None
