@@ -55,25 +55,23 @@ class PostgresStore(VectorRows, SharedRows):
         since, read at one moment; None when the change log no longer reaches back that far."""
 
         def read() -> RowChanges | None:
-            last_seq, last_change = self._counters()
-            oldest = self._rows("SELECT min(cseq) FROM memory_changes")[0][0]
+            # (two statements, not five: each is a round trip to the server)
+            last_seq, last_change, oldest, mseqs = self._rows(
+                "SELECT (SELECT coalesce(max(seq), 0) FROM memories), "
+                "(SELECT coalesce(max(cseq), 0) FROM memory_changes), "
+                "(SELECT min(cseq) FROM memory_changes), "
+                "ARRAY(SELECT mseq FROM memory_changes WHERE cseq > %s)",
+                (after_change,),
+            )[0]
             if oldest is not None and oldest > after_change + 1:
                 return None  # pruned past the reader
-            changed = sorted(
-                {
-                    int(r[0])
-                    for r in self._rows(
-                        "SELECT mseq FROM memory_changes WHERE cseq > %s", (after_change,)
-                    )
-                }
-            )
-            rows = self._numbered("m.seq > %s", (after_seq,))
+            changed = sorted({int(seq) for seq in mseqs})
             earlier = [seq for seq in changed if seq <= after_seq]
-            if earlier:
-                rows += self._numbered("m.seq = ANY(%s)", (earlier,))
+            found = self._numbered("m.seq > %s OR m.seq = ANY(%s)", (after_seq, earlier))
+            rows = [r for r in found if r[0] > after_seq] + [r for r in found if r[0] <= after_seq]
             present = {seq for seq, _ in rows}
             deleted = [seq for seq in changed if seq not in present]
-            return RowChanges(rows, deleted, last_seq, last_change)
+            return RowChanges(rows, deleted, int(last_seq), int(last_change))
 
         return self._at_one_moment(read)
 
