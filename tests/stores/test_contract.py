@@ -557,3 +557,33 @@ def test_indexed_counts_the_full_text_rows_and_the_vectors(store: Store) -> None
     assert store.indexed() == (1, 0)
     assert store.repair_text() == 0  # (nothing lacking: nothing added)
     assert [r.id for r, _ in store.search("scanner", CURRENT, 5)] == [b.id]
+
+
+def test_grants_and_layers_are_kept_until_the_store_changes(store: Store, other: Store) -> None:
+    """A recall asks for its caller's grants and for the mounted layers each time: they are
+    answered from what was read while the store's change marker holds, and read again after
+    any commit, this process's or another's (``other``)."""
+    from salience.models.store_records import Grant, Space
+
+    store.add_space(Space("space:team", NOW, "ana"))
+    store.set_grant(Grant("space:team", "bo", "read", NOW, "ana"))
+    first = store.grants(user="bo")
+    assert [(g.space, g.right) for g in first] == [("space:team", "read")]
+    assert store.layers() == []
+    asked: list[str] = []
+    read = store._trace_rows
+    store._trace_rows = lambda sql, params: asked.append(sql) or read(sql, params)  # type: ignore[method-assign]
+    assert store.grants(user="bo") == first
+    assert store.layers() == []
+    assert asked == []  # (nothing committed since: kept)
+    other.set_grant(Grant("space:team", "bo", "write", NOW, "ana"))  # (another process)
+    assert [g.right for g in store.grants(user="bo")] == ["write"]
+    other.mount_layer(LayerMount("team", "shared", "/srv/team.db", NOW))
+    assert [m.name for m in store.layers()] == ["team"]
+    store.drop_grant("space:team", "bo")  # (this process)
+    assert store.grants(user="bo") == []
+    assert store.grants(space="space:team") == []
+    with store.transaction():  # (inside a write: its own writes are read)
+        store.set_grant(Grant("space:team", "cy", "read", NOW, "ana"))
+        assert [g.user for g in store.grants(space="space:team")] == ["cy"]
+    assert [g.user for g in store.grants(space="space:team")] == ["cy"]

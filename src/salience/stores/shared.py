@@ -126,7 +126,11 @@ class SharedRows(SpaceRows):
                 )
 
     def layers(self) -> builtins.list[LayerMount]:
-        """The read-only stores mounted beside this one, by name."""
+        """The read-only stores mounted beside this one, by name (kept while the store's
+        change marker holds)."""
+        return self._kept(("layers",), self._mounted_layers)
+
+    def _mounted_layers(self) -> builtins.list[LayerMount]:
         rows = self._trace_rows("SELECT name, kind, path, mounted_at FROM layers ORDER BY name", ())
         if not rows:
             return []  # (most stores: the class is not even built)

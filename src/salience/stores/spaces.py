@@ -10,8 +10,9 @@ deleted by the engine, through the write authority, in the same transaction.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from salience.clock import format_time, parse_time
 from salience.models.spaces import SPACE_PREFIX
@@ -45,6 +46,9 @@ CREATE INDEX space_grants_user ON space_grants ("user");
 """
 
 _SPACE = "name, created_at, created_by, keep_contributions"
+_T = TypeVar("_T")
+KEPT = 256
+"""The most answers :meth:`SpaceRows._kept` holds (past it, it starts again)."""
 _GRANT = 'space, "user", "right", granted_at, granted_by'
 
 
@@ -62,6 +66,34 @@ def _grant(row: Sequence[object]) -> Grant:
 
 class SpaceRows(UpdateRows):
     """Spaces and grants (a store's trace primitives run the SQL)."""
+
+    _memo: dict[tuple[object, ...], tuple[object, Any]] | None = None
+
+    @abstractmethod
+    def change_marker(self) -> tuple[int, int]:
+        """Differs after any commit of any process (the store's)."""
+
+    @abstractmethod
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside the store's write transaction."""
+
+    def _kept(self, key: tuple[object, ...], read: Callable[[], builtins.list[_T]]) -> list[_T]:
+        """``read()``, kept while the store's change marker holds: a recall asks for its
+        caller's grants and for the mounted layers each time, on PostgreSQL a round trip
+        each, though they change seldom. Inside a write transaction, read (its own writes
+        are in no marker yet). A copy of the list each time."""
+        if self.in_transaction():
+            return read()
+        marker = self.change_marker()
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        found = memo.get(key)
+        if found is None or found[0] != marker:
+            if len(memo) >= KEPT:
+                memo.clear()
+            found = memo[key] = (marker, read())
+        return list(found[1])
 
     def add_space(self, space: Space) -> bool:
         """Add a space; False if one of that name exists (nothing changes)."""
@@ -133,7 +165,10 @@ class SpaceRows(UpdateRows):
         if user is not None:
             sql += ' AND "user" = ?'
             params.append(user)
-        return [_grant(r) for r in self._trace_rows(sql + ' ORDER BY space, "user"', params)]
+        sql += ' ORDER BY space, "user"'
+        return self._kept(
+            ("grants", space, user), lambda: [_grant(r) for r in self._trace_rows(sql, params)]
+        )
 
     def drop_grants_of(self, user: str) -> int:
         """Take every right of ``user`` away (an erasure); how many there were."""
