@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from salience.write.gates import learned
 from salience.write.gates.instructions import find_by_rules, find_instruction
@@ -101,6 +104,21 @@ def test_the_fast_score_is_the_score_of_the_features() -> None:
         assert judge.score_parsed(parsed, before) == pytest.approx(
             judge.score(parsed.features(before))
         )
+
+
+_WORD_OR_MARK = re.compile(r"[^\W\d_][\w']*|[^\w\s]{1,3}")
+
+
+@given(st.text(alphabet="aibxIZ_'-.,!?;: \n\t\x1cé", max_size=40))
+@example("I'd say a b c x's _i __ -- !!! ...")
+def test_plain_ascii_is_read_as_words_and_marks_with_no_lone_letter_but_a_and_i(
+    segment: str,
+) -> None:
+    """The lower-cased ASCII reading spells its letter classes out: the same tokens as
+    Unicode's classes with lone letters dropped after."""
+    found = _WORD_OR_MARK.findall(segment.lower())
+    expected = [t for t in found if len(t) > 1 or t in "ai" or not t[0].isalpha()]
+    assert tokens(segment) == expected
 
 
 def test_a_repeated_mark_counts_once() -> None:
