@@ -7,7 +7,8 @@ What it is fitted on, all in the *train* split only:
 
 - the corpus of ``bench/injection_corpus.py`` (written by us; its train split and its
   composed texts): each injected text's order segments are the instructions, every other
-  segment benign;
+  segment benign; with ``--fresh N``, also ``bench/injection_fresh.py``'s v5 texts (the same
+  acts in other sentence shapes and carriers: tried 2026-12-02, not kept, docs/benchmarks.md);
 - ``tests/data/injection/instructions.jsonl`` and ``benign.jsonl`` (written by us);
 - real chat as benign: the LoCoMo and LongMemEval dev turns whose CRC-32 is even (the odd
   half is never seen: ``bench/injection.py`` reports false holds on it apart).
@@ -39,6 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import injection_corpus
+import injection_fresh
 from injection_second import Vectors, fit_second
 from salience.embeddings.minilm import shared
 from salience.write.gates import learned, sentences
@@ -68,17 +70,19 @@ def chat_turns(locomo: Path | None, longmemeval: Path | None) -> dict[str, list[
     return sets
 
 
-def fingerprint(count: int, composed: int, extra: int = 0) -> str:
+def fingerprint(count: int, composed: int, extra: int = 0, fresh: int = 0) -> str:
     """The SHA-256 of the corpus texts a fit with these sizes reads (the model file keeps it,
     so a test can tell a corpus changed without a new fit)."""
-    made = corpus_texts(count, composed, extra)
+    made = corpus_texts(count, composed, extra, fresh)
     return hashlib.sha256("\x00".join(m["text"] for m in made).encode("utf-8")).hexdigest()
 
 
-def corpus_texts(count: int, composed: int, extra: int) -> list[dict[str, str]]:
-    """The corpus texts a fit reads: the train split, the composed (v2) and extra (v3) texts."""
+def corpus_texts(count: int, composed: int, extra: int, fresh: int = 0) -> list[dict[str, str]]:
+    """The corpus texts a fit reads: the train split, the composed (v2), extra (v3, v4) and
+    fresh (v5, ``bench/injection_fresh.py``) texts."""
     made = injection_corpus.texts("train", count) + injection_corpus.composed(composed)
-    return made + (injection_corpus.extra(extra) if extra else [])
+    made += injection_corpus.extra(extra) if extra else []
+    return made + (injection_fresh.texts(fresh) if fresh else [])
 
 
 def chat_half(text: str) -> str:
@@ -169,6 +173,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--count", type=int, default=8000, help="corpus texts (train split)")
     parser.add_argument("--composed", type=int, default=8000, help="v2 texts (train only)")
     parser.add_argument("--extra", type=int, default=8000, help="v3 texts (train only)")
+    parser.add_argument("--fresh", type=int, default=0, help="v5 texts (train only; tried)")
     parser.add_argument("--l2", type=float, default=1e-4)
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--chat-fp", type=float, default=0.0002)
@@ -189,7 +194,7 @@ def main() -> None:
     args = _arguments()
     started = time.perf_counter()
 
-    corpus = corpus_texts(args.count, args.composed, args.extra)
+    corpus = corpus_texts(args.count, args.composed, args.extra, args.fresh)
     ours = [*corpus]
     ours += [{"text": r["text"], "label": "instruction", "payload": r["text"]}
              for r in jsonl("instructions.jsonl")]  # fmt: skip
@@ -253,12 +258,14 @@ def main() -> None:
         "fitted by": "bench/injection_fit.py",
         "corpus": f"bench/injection_corpus.py texts('train', {args.count}) + "
         f"composed({args.composed}) + extra({args.extra}) + "
+        f"bench/injection_fresh.py texts({args.fresh}) + "
         "tests/data/injection/instructions.jsonl + benign.jsonl",
         "chat": "LoCoMo and LongMemEval dev turns with an even CRC-32 (benign)",
         "count": args.count,
         "composed": args.composed,
         "extra": args.extra,
-        "corpus sha256": fingerprint(args.count, args.composed, args.extra),
+        "fresh": args.fresh,
+        "corpus sha256": fingerprint(args.count, args.composed, args.extra, args.fresh),
         "l2": args.l2,
         "steps": args.steps,
         "threshold at": {

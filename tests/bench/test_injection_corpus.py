@@ -70,4 +70,5 @@ def test_the_shipped_model_was_fitted_on_this_corpus() -> None:
         int(about["count"]),
         int(about["composed"]),  # type: ignore[call-overload]
         int(about.get("extra", 0)),  # type: ignore[call-overload]
+        int(about.get("fresh", 0)),  # type: ignore[call-overload]
     ), "the corpus changed: refit with bench/injection_fit.py"
