@@ -120,13 +120,19 @@ def segments(text: str) -> list[str]:
 
 
 class Parsed(NamedTuple):
-    """One segment as the model reads it: its distinct words and marks (in order), its
-    distinct pairs of neighbours, its other features, and the kinds of its words."""
+    """One segment as the model reads it: its distinct words and marks (in order), every
+    token in order (its pairs of neighbours are made from them when asked for), its other
+    features, and the kinds of its words."""
 
     tokens: tuple[str, ...]
-    pairs: tuple[str, ...]
+    found: tuple[str, ...]
     rest: tuple[str, ...]
     kinds: frozenset[str]
+
+    @property
+    def pairs(self) -> tuple[str, ...]:
+        """The ``b:`` features: each distinct pair of neighbouring tokens (``<s>`` first)."""
+        return tuple(dict.fromkeys([f"b:{a} {b}" for a, b in pairwise(("<s>", *self.found))]))
 
     def features(self, before: frozenset[str] = frozenset()) -> list[str]:
         """Every feature, as the fit counts them: ``w:`` each distinct word, ``c:`` letter
@@ -165,7 +171,6 @@ def parse(segment: str) -> Parsed:
     """``segment`` read (see :class:`Parsed`)."""
     found = tokens(segment)
     distinct = tuple(dict.fromkeys(found))
-    pairs = tuple(dict.fromkeys([f"b:{a} {b}" for a, b in pairwise(("<s>", *found))]))
     present: set[str] = set()
     for token in distinct:
         kinds = kinds_of(token)
@@ -180,7 +185,7 @@ def parse(segment: str) -> Parsed:
                 present.add("imperative")
             break
     every = frozenset(present)
-    return Parsed(distinct, pairs, (*rest, *_kind_features(every)), every)
+    return Parsed(distinct, tuple(found), (*rest, *_kind_features(every)), every)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -220,14 +225,32 @@ class Model:
     """Each token's ``w:`` and ``c:`` weights summed, as tokens are met (a cache)."""
     sentences: SentenceModel | None = field(default=None, compare=False, repr=False)
     """The second reading of suspicious segments (:mod:`salience.write.gates.sentences`)."""
+    pair_bound: dict[str, float] = field(init=False, compare=False, repr=False)
+    """For each token, the highest positive weight of a ``b:`` pair it opens (``<s>``: the
+    segment's first token): what the pairs of a segment can add at most."""
+
+    def __post_init__(self) -> None:
+        bound: dict[str, float] = {}
+        for feature, weight in self.weights.items():
+            if weight > 0 and feature.startswith("b:"):
+                left = feature[2:].split(" ", 1)[0]
+                bound[left] = max(weight, bound.get(left, 0.0))
+        object.__setattr__(self, "pair_bound", bound)
 
     def score(self, found: list[str]) -> float:
         """The score of a segment with these features."""
         get = self.weights.get
         return self.bias + sum(get(f, 0.0) for f in found)
 
-    def score_parsed(self, parsed: Parsed, before: frozenset[str]) -> float:
-        """The score of a read segment: the same as :meth:`score` of its features, faster."""
+    def score_parsed(
+        self, parsed: Parsed, before: frozenset[str], floor: float | None = None
+    ) -> float:
+        """The score of a read segment: the same as :meth:`score` of its features, faster.
+
+        With ``floor``, a segment whose score cannot reach it is given a bound of its score,
+        below ``floor``, and its pairs of neighbours are never made: each pair adds at most
+        what :attr:`pair_bound` says of its first token (most segments of a long benign text
+        end there)."""
         get, known = self.weights.get, self.token_weights
         tokens = list(map(known.get, parsed.tokens))
         if None in tokens:
@@ -239,11 +262,15 @@ class Model:
         total: float = (
             self.bias
             + sum(cast("list[float]", tokens))
-            + sum(map(get, parsed.pairs, zero))
             + sum(map(get, parsed.rest, zero))
             + sum(map(get, _prior(before), zero))
         )
-        return total
+        if floor is not None and parsed.found:
+            bound = self.pair_bound
+            most = sum(map(bound.get, parsed.found, zero)) - bound.get(parsed.found[-1], 0.0)
+            if total + bound.get("<s>", 0.0) + most < floor:
+                return total + bound.get("<s>", 0.0) + most
+        return total + sum(map(get, parsed.pairs, zero))
 
     def drivers(self, found: list[str], count: int = 4) -> list[str]:
         """The readable features (words, word pairs) among ``found`` that pushed a segment
@@ -311,13 +338,14 @@ def find_order(text: str, judge: Model | None = None, embed: Embed | None = None
     bundled MiniLM) and held if the second score reaches its threshold. The text is read
     after privacy redaction: a private span is never stored, and never embedded."""
     judge = judge or model()
-    scored = [(judge.score_parsed(p, b), s, p, b) for s, p, b in read(redact(text))]
-    if not scored:
+    second = judge.sentences
+    floor = judge.threshold if second is None else min(judge.threshold, second.floor)
+    scored = [(judge.score_parsed(p, b, floor), s, p, b) for s, p, b in read(redact(text))]
+    if not scored:  # (below: a score under ``floor`` may be a bound; no such segment counts)
         return None
     value, _, parsed, before = max(scored, key=lambda x: x[0])
     if value >= judge.threshold:
         return Finding(value, tuple(judge.drivers(parsed.features(before))))
-    second = judge.sentences
     if second is None or value < second.floor:
         return None
     from salience.write.gates import sentences
