@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib.resources import files
-from itertools import pairwise, repeat
+from itertools import islice, pairwise, repeat
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from salience.text import holds_text
@@ -212,6 +212,11 @@ def read(text: str) -> list[tuple[str, Parsed, frozenset[str]]]:
     return out
 
 
+_SLACK = 1e-9
+"""How far below the floor a bound must be to stand for a score: the bound and the score are
+sums of the same weights in other orders, which may round apart."""
+
+
 @dataclass(frozen=True)
 class Model:
     """Weights of features, a bias and the threshold a segment's score must reach."""
@@ -266,10 +271,11 @@ class Model:
             + sum(map(get, _prior(before), zero))
         )
         if floor is not None and parsed.found:
-            bound = self.pair_bound
-            most = sum(map(bound.get, parsed.found, zero)) - bound.get(parsed.found[-1], 0.0)
-            if total + bound.get("<s>", 0.0) + most < floor:
-                return total + bound.get("<s>", 0.0) + most
+            bound, found = self.pair_bound, parsed.found
+            most = total + bound.get("<s>", 0.0)
+            most += sum(map(bound.get, islice(found, len(found) - 1), zero))
+            if most < floor - _SLACK:
+                return most
         return total + sum(map(get, parsed.pairs, zero))
 
     def drivers(self, found: list[str], count: int = 4) -> list[str]:
