@@ -17,6 +17,10 @@ BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u180e\ufeff"
 ZERO_RUN = re.compile(f"[{ZERO_WIDTH}]{{2,}}|[\u200b\u2060\u180e\ufeff]")
 """Zero-width characters in runs (one joiner alone shapes Indic, Persian and emoji text)."""
+_ANY = re.compile(f"[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069{ZERO_WIDTH}]")
+"""Any character of the kinds above: a text without one hides nothing (one search, where
+counting each kind reads a long text four times: ~25 against ~140 µs for 4,000 characters)."""
+_FLAG_OR_TAG = re.compile(f"({FLAG_TAGS.pattern})|{TAGS.pattern}")
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,7 @@ class Hidden:
 
 def hidden_characters(text: str) -> Hidden:
     """The characters of ``text`` that hide text (see the module)."""
-    if text.isascii():
+    if text.isascii() or not _ANY.search(text):
         return Hidden(0, 0, 0)
     unflagged = FLAG_TAGS.sub("", text)
     zero = sum(len(m.group()) for m in ZERO_RUN.finditer(text))
@@ -54,17 +58,10 @@ def hidden_characters(text: str) -> Hidden:
 
 def strip_hidden(text: str) -> str:
     """``text`` without its hiding characters (subdivision flags and lone joiners kept)."""
-    if text.isascii():
+    if text.isascii() or not _ANY.search(text):
         return text
-    flags: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        flags.append(match.group())
-        return f"\x00{len(flags) - 1}\x00"
-
-    held = FLAG_TAGS.sub(keep, text)
-    clean = ZERO_RUN.sub("", BIDI.sub("", TAGS.sub("", held)))
-    return re.sub("\x00(\\d+)\x00", lambda m: flags[int(m.group(1))], clean)
+    unflagged = _FLAG_OR_TAG.sub(lambda m: m.group(1) or "", text)  # (a flag is kept whole)
+    return ZERO_RUN.sub("", BIDI.sub("", unflagged))
 
 
 def reveal(text: str) -> str:
@@ -72,6 +69,8 @@ def reveal(text: str) -> str:
     encode, other hiding characters dropped, compatibility forms folded (NFKC)."""
     if text.isascii():
         return text
+    if not _ANY.search(text):
+        return unicodedata.normalize("NFKC", text)
     spelled = TAGS.sub(
         lambda m: chr(ord(m.group()) - 0xE0000) if 0x20 <= ord(m.group()) - 0xE0000 < 0x7F else "",
         text,
