@@ -52,9 +52,11 @@ FAST := not (postgres or browser or process or fuzz or slow or real)
 test-fast: $(STAMP)
 	$(VENV)/bin/pytest -q -x -n 2 -m "$(FAST)"
 
-# A longer, random schemathesis run against the HTTP API than the one in `make test`.
+# A longer, random schemathesis run against the HTTP API than the one in `make test`, and
+# 20,000 random texts through the write gates.
 fuzz: $(STAMP)
 	FUZZ_EXAMPLES=200 FUZZ_RANDOM=1 $(VENV)/bin/pytest -q tests/server/test_fuzz.py
+	GATES_FUZZ_EXAMPLES=20000 $(VENV)/bin/pytest -q tests/write/gates/test_pipeline.py
 
 bench: $(STAMP)
 	$(PY) bench/bench_store.py
