@@ -1,6 +1,6 @@
-"""A filter answered from the columns gives the store's answers: every filter the columns can
-answer, on a store of varied memories, before and after it changes; the others are left to
-the store."""
+"""A filter answered from the columns (or from a record at hand) gives the store's answers:
+every filter the columns can answer, on a store of varied memories, before and after it
+changes; the others are left to the store."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from salience.briefing import snapshot
 from salience.briefing.columns import Vocabularies
-from salience.briefing.passing import answerable
+from salience.briefing.passing import answerable, passes
 from salience.briefing.snapshot import ColumnSnapshot
 from salience.stores.base import MemoryFilter
 from salience.stores.grant import granted
@@ -89,6 +89,7 @@ def store(tmp_path: Path) -> SQLiteStore:
 
 
 def _check(store: SQLiteStore, snapshot: ColumnSnapshot, every: int = 1) -> None:
+    held = {r.id: r for _, r in store.all_rows().rows}
     seq_of = {r.id: seq for seq, r in store.all_rows().rows}
     ids = list(reversed(seq_of))
     seqs = np.array([seq_of[i] for i in ids], dtype=np.int64)
@@ -96,6 +97,7 @@ def _check(store: SQLiteStore, snapshot: ColumnSnapshot, every: int = 1) -> None
     for flt in asked:
         expected = store.matching(ids, flt)
         assert snapshot.matching(ids, flt) == expected, flt
+        assert [i for i in ids if passes(held[i], flt)] == [i for _, i in expected], flt
         answered += bool(expected)
         for limit in (1, 100):
             answer = snapshot.passing(seqs, flt, limit)

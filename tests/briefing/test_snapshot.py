@@ -4,6 +4,7 @@ up incrementally holds exactly what a fresh read of the store gives."""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ import pytest
 from salience import Config, Memory
 from salience.briefing.columns import ARRAY_FIELDS, Columns, Vocabularies
 from salience.briefing.policies import BriefingRequest, Candidates
-from salience.briefing.snapshot import ColumnSnapshot, Vanished
+from salience.briefing.snapshot import ColumnSnapshot
+from salience.briefing.source import Vanished
 from salience.engine.updating import ACT_AT, without_older
 from salience.profiles import PROFILES, ProfileSettings
 from salience.stores.base import MemoryFilter
@@ -351,3 +353,89 @@ def test_a_view_is_newest_first_however_the_rows_were_written(
         store.insert(other)  # (two users now: the rows picked out, then sorted)
     assert ColumnSnapshot(store, Vocabularies()).view("default").ids.tolist() == expected
     assert ColumnSnapshot(store, Vocabularies()).view("bo").ids.tolist() == [other.id]
+
+
+def _reads(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the store's reads of records (one entry, the ids asked, per read)."""
+    asked: list[int] = []
+    get_many = store.get_many
+
+    def counted(memory_ids: Any, flt: MemoryFilter) -> Any:
+        asked.append(len(memory_ids))
+        return get_many(memory_ids, flt)
+
+    monkeypatch.setattr(store, "get_many", counted)
+    return asked
+
+
+def test_the_records_kept_are_the_store_s_after_every_kind_of_write(
+    config: Config, engine: Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.briefing.test_passing import filters
+
+    ids = [engine.remember(f"fact number {i} about the deploy").id for i in range(8)]
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    snapshot.refresh()
+    store: SQLiteStore = engine.store  # type: ignore[assignment]
+    asked = _reads(store, monkeypatch)
+    current = MemoryFilter(as_of=clock.now)
+    assert snapshot.records(ids, current) == store.get_many(ids, current)  # (read: kept)
+    asked.clear()
+    assert snapshot.records(ids[::-1], current) == store.get_many(ids[::-1], current)
+    assert asked == [8]  # the store's read is the comparison's alone
+    clock.advance(hours=1)
+    engine.update(ids[0], content="fact number 0, rewritten", importance=0.9)
+    engine.forget(ids[1], "wrong")
+    engine.supersede(ids[2], "fact number 2, superseded")
+    engine.feedback(ids[4], used=True)
+    store.touch([ids[5]], clock.now)
+    with Memory.open(config=config, embedder=None) as other:
+        other.update(ids[6], content="fact number 6, rewritten by another process")
+    every = MemoryFilter(as_of=clock.now, include_forgotten=True, include_superseded=True)
+    for flt in [current, every, *filters()[::7]]:
+        asked.clear()
+        assert snapshot.records(ids, flt) == store.get_many(ids, flt), flt
+        assert asked == [8]  # (kept, changed as the store was: the comparison's read alone)
+    contents = {r.id: r.content for r in snapshot.records(ids, every)}
+    assert contents[ids[0]] == "fact number 0, rewritten"
+    assert contents[ids[6]] == "fact number 6, rewritten by another process"
+    engine.purge(ids[3])  # (a deletion: every record kept is forgotten, words included)
+    assert [r.id for r in snapshot.records(ids, every)] == [i for i in ids if i != ids[3]]
+
+
+@pytest.mark.sqlite_only
+def test_records_inside_a_transaction_are_the_store_s_and_none_of_them_is_kept(
+    engine: Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = engine.remember("the first memory").id
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    snapshot.refresh()
+    current = MemoryFilter(as_of=clock.now)
+    store: SQLiteStore = engine.store  # type: ignore[assignment]
+    assert [r.content for r in snapshot.records([first], current)] == ["the first memory"]
+
+    def rolled_back() -> None:
+        with store.transaction(), granted("test"):
+            store.replace(replace(store.get(first), content="never committed"))  # type: ignore[type-var]
+            snapshot.refresh()  # (the open transaction's change is read)
+            assert snapshot.records([first], current) == store.get_many([first], current)
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError):
+        rolled_back()
+    assert [r.content for r in snapshot.records([first], current)] == ["the first memory"]
+
+
+def test_a_store_with_a_read_replica_has_its_records_read_each_time(
+    engine: Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = engine.remember("the first memory").id
+    store: SQLiteStore = engine.store  # type: ignore[assignment]
+    monkeypatch.setattr(store, "read_replica", object)
+    snapshot = ColumnSnapshot(store, Vocabularies())
+    snapshot.refresh()
+    asked = _reads(store, monkeypatch)
+    current = MemoryFilter(as_of=clock.now)
+    for _ in range(2):
+        assert [r.id for r in snapshot.records([first], current)] == [first]
+    assert asked == [1, 1]  # (a replica may be behind the change log read from the primary)

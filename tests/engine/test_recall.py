@@ -254,7 +254,7 @@ def test_recall_answers_its_filter_from_the_columns_as_the_store_would(
 
     by_columns = recalled()
     assert len(asked_store) == 2  # the tag filter's vector hits and its 50 best alone
-    from salience.briefing.snapshot import BriefingSource
+    from salience.briefing.source import BriefingSource
 
     monkeypatch.setattr(BriefingSource, "matching", lambda *a: None)
     monkeypatch.setattr(BriefingSource, "passing", lambda *a: None)

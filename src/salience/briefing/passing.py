@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from salience.briefing.columns import micros
 from salience.lazy import lazy_module
+from salience.models import MemoryRecord
 from salience.stores.filters import MemoryFilter
 
 if TYPE_CHECKING:
@@ -73,6 +74,29 @@ def rows_passing(columns: Columns, rows: npt.NDArray[np.intp], flt: MemoryFilter
     elif not flt.include_superseded:
         keep &= forgotten | live
     return keep
+
+
+def passes(record: MemoryRecord, flt: MemoryFilter) -> bool:
+    """Whether ``record`` passes ``flt`` (one :func:`answerable`) as :func:`rows_passing` has
+    it: for a record at hand, such as one a snapshot keeps (:mod:`salience.briefing.records`)."""
+    kind = record.type
+    named = (
+        (flt.user is None or record.user == flt.user or record.user in flt.spaces)
+        and (flt.agent is None or record.agent == flt.agent)
+        and (flt.project is None or record.project == flt.project)
+        and (flt.type is None or kind == flt.type)
+        and (not flt.types or kind in flt.types)
+        and kind not in flt.types_exclude
+        and (record.enabled or not flt.enabled_only)
+    )
+    forgotten = record.forget_reason is not None
+    until = record.valid_until
+    live = until is None or until > flt.as_of  # (as exact as micros: datetimes hold them)
+    if not flt.include_forgotten and not flt.include_superseded:
+        return named and not forgotten and live
+    if not flt.include_forgotten:
+        return named and not forgotten
+    return named and (forgotten or live or flt.include_superseded)
 
 
 def _any_of(codes: Ints, wanted: list[int]) -> Flags:

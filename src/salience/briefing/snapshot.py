@@ -12,16 +12,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import fields
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from salience.briefing import persisted
-from salience.briefing.columns import Columns, Vocabularies, first_copies
+from salience.briefing.columns import Columns, Vocabularies
 from salience.briefing.growing import Room
-from salience.briefing.passing import answerable, first_passing, matching, positions
-from salience.briefing.policies import Candidates
+from salience.briefing.passing import answerable, first_passing, matching, passes, positions
 from salience.briefing.ranking import by_key_then_id, in_key_order
+from salience.briefing.records import Records
 from salience.briefing.tenant_ids import TenantIds
 from salience.errors import StoreError
 from salience.lazy import lazy_module
@@ -49,25 +48,6 @@ SAVE_FROM = 2000
 VOCABULARY_FIELDS = tuple(f.name for f in fields(Vocabularies))
 
 
-def saved_columns(store: Store) -> Path | None:
-    """Where a store's columns are kept between processes: beside its SQLite file (a
-    PostgreSQL store's, an in-memory one's or a read-only one's: nowhere)."""
-    location = store.location
-    if store.read_only or "://" in location or location in ("", ":memory:"):
-        return None
-    return Path(location + ".columns")
-
-
-class Mounted(Protocol):
-    """What a briefing needs of a mounted layer: its name and its (read-only) store."""
-
-    @property
-    def name(self) -> str: ...  # the layer's name, carried in its memories' ``layer``
-
-    @property
-    def store(self) -> Store: ...  # the layer's store
-
-
 class ColumnSnapshot:
     """One store's memories (every user, forgotten ones too) as :class:`Columns`.
 
@@ -93,6 +73,9 @@ class ColumnSnapshot:
         self._seq_of: dict[str, int] = {}  # id -> row number, for the columns below
         self._seq_for: Columns | None = None  # (kept up to date by _apply; else rebuilt)
         self._tenant_ids = TenantIds()  # (a large store's: kept up to date by _apply)
+        # The records read lately, kept up to date by _apply; none kept for a store with a
+        # read replica (what it gives may be older than the change log read from the primary).
+        self._records = Records() if store.read_replica() is None else None
         self._lock = threading.Lock()
 
     def refresh(self) -> Columns:
@@ -124,6 +107,8 @@ class ColumnSnapshot:
         return self._columns
 
     def _read_whole(self) -> None:
+        if self._records is not None:
+            self._records.clear()
         self._marker = self.store.change_marker()
         everything = self.store.all_rows()
         self._columns = self._build(everything.rows)
@@ -216,6 +201,10 @@ class ColumnSnapshot:
                 self._room.fresh()
         self._columns = columns
         self._tenant_ids.follow(before, columns, gone_ids, changes.rows)
+        if self._records is not None and self.store.in_transaction():
+            self._records.clear()  # (what it changed may yet be rolled back)
+        elif self._records is not None:
+            self._records.changed([record for _, record in changes.rows], gone_ids)
         if index is not None:
             for memory_id in gone_ids:
                 index.pop(memory_id, None)
@@ -223,6 +212,22 @@ class ColumnSnapshot:
             self._seq_for = columns
         self._last_seq = max(self._last_seq, changes.last_seq)
         self._last_change = max(self._last_change, changes.last_change)
+
+    def records(self, memory_ids: Sequence[str], flt: MemoryFilter) -> list[MemoryRecord]:
+        """:meth:`Store.get_many <salience.stores.base.Store.get_many>` as the store is now,
+        from the records this snapshot keeps current (:mod:`salience.briefing.records`) when
+        it keeps them all and the filter is one it can answer; else read (and kept)."""
+        with self._lock:
+            kept = self._records
+            if kept is None or self._columns is None or self.store.in_transaction():
+                return self.store.get_many(memory_ids, flt)  # (nothing followed: nothing kept)
+            self._refresh()  # (what changed since is replaced, what went is dropped)
+            found, missing = kept.found(memory_ids)
+            if not missing and answerable(flt):
+                return [found[i] for i in memory_ids if passes(found[i], flt)]
+            read = self.store.get_many(memory_ids, flt)
+            kept.put(read)
+            return read
 
     def matching(
         self, memory_ids: Sequence[str], flt: MemoryFilter
@@ -232,17 +237,22 @@ class ColumnSnapshot:
         when the store must answer, or the store is too large for a dict of its ids
         (:data:`SEQ_INDEX_UP_TO`)."""
         with self._lock:
-            if not answerable(flt):
-                return None
-            if len(self._columns or ()) > SEQ_INDEX_UP_TO:
-                return self._tenant_ids.matching(self._refresh, memory_ids, flt)
-            columns = self._refresh()
-            if len(columns) > SEQ_INDEX_UP_TO:
-                return self._tenant_ids.matching(self._refresh, memory_ids, flt)
-            if self._seq_for is not columns:
-                self._seq_of = dict(zip(columns.ids.tolist(), columns.seqs.tolist(), strict=True))
-                self._seq_for = columns
-            return matching(columns, self._seq_of, memory_ids, flt)
+            return self._matching(memory_ids, flt)
+
+    def _matching(
+        self, memory_ids: Sequence[str], flt: MemoryFilter
+    ) -> list[tuple[int, str]] | None:
+        if not answerable(flt):
+            return None
+        if len(self._columns or ()) > SEQ_INDEX_UP_TO:
+            return self._tenant_ids.matching(self._refresh, memory_ids, flt)
+        columns = self._refresh()
+        if len(columns) > SEQ_INDEX_UP_TO:
+            return self._tenant_ids.matching(self._refresh, memory_ids, flt)
+        if self._seq_for is not columns:
+            self._seq_of = dict(zip(columns.ids.tolist(), columns.seqs.tolist(), strict=True))
+            self._seq_for = columns
+        return matching(columns, self._seq_of, memory_ids, flt)
 
     def passing(
         self, seqs: npt.NDArray[np.int64], flt: MemoryFilter, limit: int
@@ -299,101 +309,3 @@ class ColumnSnapshot:
 
 def _seq(row: tuple[int, MemoryRecord]) -> int:
     return row[0]
-
-
-class Vanished(StoreError):
-    """A memory chosen for a briefing was deleted before it could be read; try again."""
-
-
-class BriefingSource:
-    """The candidates of a user's briefing: the local store's and every mounted layer's
-    memories as one set of columns, records fetched from their own store when shown."""
-
-    def __init__(self, store: Store, saved: Path | None = None) -> None:
-        self._vocab = Vocabularies()
-        self._local = ColumnSnapshot(store, self._vocab, saved=saved)
-        self._layers: dict[str, ColumnSnapshot] = {}
-        # Snapshots share one vocabulary: one thread at a time brings them up to date (the
-        # columns they lend out are never changed afterwards, so using them needs no lock).
-        self._lock = threading.Lock()
-
-    def discard_saved(self) -> int:
-        """:meth:`ColumnSnapshot.discard_saved` of the local store's columns."""
-        return self._local.discard_saved()
-
-    def local(self, user: str | None) -> Columns:
-        """The local store's memories that are not forgotten: ``user``'s newest first, or
-        every user's (None) in row order."""
-        with self._lock:
-            return self._local.view(user) if user is not None else self._local.everyone()
-
-    def candidates(
-        self, user: str, layers: Sequence[Mounted], now: datetime, spaces: tuple[str, ...] = ()
-    ) -> Candidates:
-        """Every memory of ``user`` (and of the spaces it reads: owner names) that is not
-        forgotten, local first, each part newest first."""
-        with self._lock:
-            snapshots, parts = self._views(user, layers, spaces)
-        parts = first_copies(parts)
-        columns = parts[0]
-        for part in parts[1:]:
-            columns = columns.extended(part)
-        starts = np.cumsum([0] + [len(p) for p in parts])
-        every = MemoryFilter(as_of=now, include_superseded=True, include_forgotten=True)
-
-        def fetch(rows: list[int]) -> list[MemoryRecord]:
-            found: dict[int, MemoryRecord] = {}
-            for index, (snapshot, part) in enumerate(zip(snapshots, parts, strict=True)):
-                mine = [r for r in rows if starts[index] <= r < starts[index + 1]]
-                ids = [str(part.ids[r - starts[index]]) for r in mine]
-                records = {r.id: r for r in snapshot.store.get_many(ids, every)}
-                for row, memory_id in zip(mine, ids, strict=True):
-                    if memory_id not in records:
-                        raise Vanished(f"memory {memory_id} was deleted during the briefing")
-                    record = records[memory_id]
-                    found[row] = record if index == 0 else relabel(record, snapshot.layer)
-            return [found[row] for row in rows]
-
-        return Candidates(columns, fetch)
-
-    def _views(
-        self, user: str, layers: Sequence[Mounted], spaces: tuple[str, ...] = ()
-    ) -> tuple[list[ColumnSnapshot], list[Columns]]:
-        """The snapshots of the local store and of ``layers`` (made on first use), and each
-        one's view for ``user`` (call under ``self._lock``)."""
-        for name in [
-            n for n, s in self._layers.items() if s.store not in {x.store for x in layers}
-        ]:
-            del self._layers[name]
-        snapshots = [self._local, *(self._snapshot(layer) for layer in layers)]
-        return snapshots, [self._local.view(user, spaces), *(s.view(user) for s in snapshots[1:])]
-
-    def _snapshot(self, layer: Mounted) -> ColumnSnapshot:
-        """``layer``'s snapshot, made on first use (call under ``self._lock``)."""
-        snapshot = self._layers.get(layer.name)
-        if snapshot is None or snapshot.store is not layer.store:
-            snapshot = self._layers[layer.name] = ColumnSnapshot(
-                layer.store, self._vocab, layer.name
-            )
-        return snapshot
-
-    def matching(
-        self, memory_ids: Sequence[str], flt: MemoryFilter
-    ) -> list[tuple[int, str]] | None:
-        """:meth:`ColumnSnapshot.matching` of the local store."""
-        with self._lock:
-            return self._local.matching(memory_ids, flt)
-
-    def passing(
-        self, seqs: npt.NDArray[np.int64], flt: MemoryFilter, limit: int
-    ) -> tuple[list[int], list[str]] | None:
-        """:meth:`ColumnSnapshot.passing` of the local store."""
-        with self._lock:
-            return self._local.passing(seqs, flt, limit)
-
-    def rows(
-        self, layer: Mounted | None, seqs: Sequence[int]
-    ) -> tuple[Columns, npt.NDArray[np.intp]]:
-        """:meth:`ColumnSnapshot.rows` of the local store (None) or of a mounted layer."""
-        with self._lock:
-            return (self._local if layer is None else self._snapshot(layer)).rows(seqs)

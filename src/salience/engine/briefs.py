@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, Self
 
 from salience import telemetry
 from salience.briefing.policies import BriefingRequest
-from salience.briefing.snapshot import Vanished
+from salience.briefing.source import Vanished
 from salience.clock import Clock, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from salience import telemetry
-from salience.briefing.snapshot import BriefingSource, saved_columns
+from salience.briefing.source import BriefingSource, saved_columns
 from salience.clock import Clock, as_utc, system_clock
 from salience.config import Config
 from salience.embeddings import Embedder, load_embedder

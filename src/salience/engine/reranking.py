@@ -142,9 +142,8 @@ class Reranking(Updating):
             ids = [pool.ids[r] for r in rows if pool.source[r] == index]
             if not ids:
                 continue
-            if layer is None:
-                records = self._store.get_many(ids, flt)
-            else:
-                records = layer.records(layer.store.get_many(ids, flt))
+            records = self._briefings.records(layer, ids, flt)  # (kept current: no query)
+            if layer is not None:
+                records = layer.records(records)
             found.update(((index, r.id), r) for r in records)
         return [found.get((pool.source[r], pool.ids[r])) for r in rows]

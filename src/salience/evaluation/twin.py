@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from salience.briefing.snapshot import saved_columns
+from salience.briefing.source import saved_columns
 from salience.engine.memory import Memory
 from salience.scratch import private, scratch
 from salience.stores.base import Store
