@@ -439,3 +439,21 @@ def test_a_store_with_a_read_replica_has_its_records_read_each_time(
     for _ in range(2):
         assert [r.id for r in snapshot.records([first], current)] == [first]
     assert asked == [1, 1]  # (a replica may be behind the change log read from the primary)
+
+
+def test_a_whole_read_keeps_the_newest_records_it_read(
+    engine: Memory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from salience.briefing import records
+
+    monkeypatch.setattr(records.Records.__init__, "__defaults__", (3,))  # (keeps three)
+    ids = [engine.remember(f"fact number {i} about the deploy").id for i in range(5)]
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    snapshot.refresh()  # (the first look reads every row)
+    store: SQLiteStore = engine.store  # type: ignore[assignment]
+    asked = _reads(store, monkeypatch)
+    current = MemoryFilter(as_of=clock.now)
+    assert [r.id for r in snapshot.records(ids[2:], current)] == ids[2:]
+    assert asked == []  # (the newest three: kept from the whole read)
+    assert [r.id for r in snapshot.records(ids[:2], current)] == ids[:2]
+    assert asked == [2]

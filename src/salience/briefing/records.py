@@ -3,10 +3,11 @@
 A recall reads the records of its ten hits, a briefing those it shows: on a LoCoMo
 conversation the query took ~0.3 ms of a recall's ~3.4 (docs/benchmarks.md), and the same
 memories come back recall after recall. A :class:`~salience.briefing.snapshot.ColumnSnapshot`
-keeps the last :data:`RECORDS_KEPT` it read in :class:`Records` and follows the store's
-change log for them as it does for its columns: a changed row's record replaces the one
-kept, a deleted row's goes, and anything it cannot follow (a whole read, the uncommitted rows
-of a transaction) empties it. An erasure empties every one of them
+keeps the newest :data:`RECORDS_KEPT` it read in :class:`Records` (its first look's, which
+reads every row: a small store is kept whole, and those a recall read) and follows the
+store's change log for them as it does for its columns: a changed row's record replaces the
+one kept, a deleted row's goes, and what it cannot follow (the uncommitted rows of a
+transaction) empties it. An erasure empties every one of them
 (:func:`salience.text.forget_cached_texts`).
 """
 

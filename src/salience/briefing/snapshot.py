@@ -107,10 +107,12 @@ class ColumnSnapshot:
         return self._columns
 
     def _read_whole(self) -> None:
-        if self._records is not None:
-            self._records.clear()
         self._marker = self.store.change_marker()
         everything = self.store.all_rows()
+        if self._records is not None:  # (the newest it read, unless they may be rolled back)
+            self._records.clear()
+            if not self.store.in_transaction():
+                self._records.changed([record for _, record in everything.rows], ())
         self._columns = self._build(everything.rows)
         self._room.fresh()
         self._last_seq, self._last_change = everything.last_seq, everything.last_change
