@@ -1,10 +1,11 @@
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from salience.lazy import lazy_module
+from salience.lazy import lazy_module, once
 
 
 def test_a_lazy_module_runs_only_when_first_used(
@@ -38,3 +39,25 @@ def test_importing_the_package_and_the_cli_leaves_the_rest_for_later() -> None:
     code = f"import sys, salience.cli; print(sorted(set({later!r}) & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"  # (a lazy module is listed, its insides are not)
+
+
+def test_a_value_read_once_is_worked_out_at_its_first_read_and_kept() -> None:
+    calls: list[int] = []
+
+    @dataclass(frozen=True)
+    class Box:
+        size: int
+
+        @once
+        def doubled(self) -> int:
+            """Twice the size."""
+            calls.append(self.size)
+            return self.size * 2
+
+    box, other = Box(3), Box(5)
+    assert calls == []  # (nothing is worked out before it is read)
+    assert box.doubled == box.doubled == 6
+    assert other.doubled == 10
+    assert calls == [3, 5]  # (once per object, each its own)
+    assert isinstance(Box.doubled, once)
+    assert Box.doubled.__doc__ == "Twice the size."

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from salience.lazy import once
 from salience.write import update_sentences
 from salience.write.update_sentences import TOKEN, kind_of, sentences
+from salience.write.update_words import DETERMINERS, DIGITS, JOINING
 
 _PIECES = st.lists(
     st.sampled_from(
@@ -188,3 +190,105 @@ def test_the_reading_s_shortcuts_change_nothing(text: str) -> None:
         whole = [(s.stems, s.values) for s in update_sentences.sentences(text)]
     update_sentences.sentences.cache_clear()
     assert quick == whole
+
+
+_SAYING = st.lists(
+    st.sampled_from(
+        [
+            *"not no never none nor don't can't won't isn't no longer longer Not NO n't "
+            "now Now instead instead of also too another as well in progress pending deciding "
+            "not sure yet to finished ended up booked went with settled on opted "
+            "sister sisters sister's Mom mom's kids children landlord boss's coworkers "
+            "I my we our the a to at it it's is 7pm Monday CI Zq x9y sure idea".split(),
+            "don\u2019t",
+            "mom\u2019s",
+            ",",
+            ".",
+        ]
+    ),
+    max_size=20,
+).map(" ".join)
+"""Texts of the words the properties below look for, and of words around them."""
+
+
+def _whole_people(s: update_sentences.Sentence) -> frozenset[str]:
+    return update_sentences._PEOPLE.intersection(map(update_sentences.stem, s.words))
+
+
+def _whole_negations(s: update_sentences.Sentence) -> tuple[int, ...]:
+    words, after = s.words, (*s.words[1:], "")
+    idioms = update_sentences.IDIOMS
+    return tuple(
+        i
+        for i, w in enumerate(words)
+        if (w in update_sentences.NEGATIONS or w.endswith(("n't", "n\u2019t")))
+        and after[i] not in idioms.get(w if w in update_sentences.NEGATIONS else "n't", ())
+    ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
+
+
+def _whole_replacing(s: update_sentences.Sentence) -> frozenset[str]:
+    words, found = s.words, set()
+    for i in range(len(words) - 2):
+        if words[i] == "instead" and words[i + 1] == "of":
+            for word in [w for w in words[i + 2 : i + 6] if w not in DETERMINERS][:3]:
+                if word in JOINING:
+                    break
+                found |= {update_sentences.stem(word), word.rstrip(".,:/-"), DIGITS.get(word, word)}
+    return frozenset(found)
+
+
+def _whole_placed(s: update_sentences.Sentence, phrases: tuple[str, ...]) -> list[str]:
+    return [p for p in phrases if f" {p} " in s._joined]
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SAYING)
+def test_a_sentence_s_sayings_are_read_as_when_every_word_is_looked_at(text: str) -> None:
+    """The shortcuts of the properties a pair of sentences reads (no word that opens a phrase
+    of change, of adding, of what is open or settled; no word that says no; a person's stem
+    read from the subject) find what reading every word finds."""
+    from salience.write.update_words import ADDING, CHANGE, MINE, PENDING, SETTLED
+
+    update_sentences.sentences.cache_clear()
+    for s in sentences(text):
+        assert s.people == _whole_people(s)
+        assert s.negations == _whole_negations(s)
+        assert s.personal == any(w in MINE for w in s.words)
+        assert [p for p, _ in s.settled] == _whole_placed(s, SETTLED)
+        assert len(s.pending) == len(_whole_placed(s, PENDING))
+        assert s.adding == bool(_whole_placed(s, ADDING))
+        if s.words[:1] != ("now",):
+            assert list(s.change) == _whole_placed(s, CHANGE)
+        assert s.replacing == _whole_replacing(s)
+
+
+def test_a_person_no_subject_holds_is_still_read() -> None:
+    """:attr:`Sentence.people` reads a person from the subject's stems, and every word's stem
+    when a word that never names a subject stems to a person (none does today: if one did,
+    it would be read so)."""
+    assert not update_sentences._PEOPLE_UNSAID
+    words = ("my", "sister", "moved")
+    unsaid = update_sentences.Sentence(words, words, ("", "", "mov"), frozenset({"mov"}), "", "")
+    assert unsaid.people == frozenset()  # (the subject holds no person)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(update_sentences, "_PEOPLE_UNSAID", frozenset({"sister"}))
+        again = update_sentences.Sentence(words, words, ("", "", "mov"), frozenset({"mov"}), "", "")
+        assert again.people == frozenset({"sister"})
+
+
+def test_a_sentence_reads_each_property_once() -> None:
+    """A property is worked out at its first read and kept (`salience.lazy.once`)."""
+    calls = []
+    original = update_sentences._values
+
+    def counted(*args: object) -> dict[str, int]:
+        calls.append(args)
+        return original(*args)  # type: ignore[arg-type]
+
+    update_sentences.sentences.cache_clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(update_sentences, "_values", counted)
+        (read,) = sentences("I moved to Berlin on Monday.")
+        assert read.values == read.values == {"berlin": 3, "monday": 5}
+    assert len(calls) == 1
+    assert isinstance(update_sentences.Sentence.values, once)

@@ -9,6 +9,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from salience.lazy import once
 from salience.text import STOPWORDS, holds_text
 from salience.write.statements import statements
 from salience.write.update_words import (
@@ -69,12 +70,12 @@ class Sentence:
     speaker: str  # the label its line opened with ("melanie" of "Melanie: ..."), or ""
     text: str  # the sentence as written
 
-    @functools.cached_property
+    @once
     def values(self) -> dict[str, int]:
         """Each value, at its position."""
         return _values(self.raw, self.words)
 
-    @functools.cached_property
+    @once
     def topic(self) -> str:
         """What it is about, by its first word that says: the first stem that is no light
         verb and no value ("gym" of "The gym opens at 6 am"), or ""."""
@@ -84,20 +85,30 @@ class Sentence:
             "",
         )
 
-    @functools.cached_property
+    @once
     def personal(self) -> bool:
         """Whether it speaks of the speaker (I, my, we)."""
-        return any(w in MINE for w in self.words)
+        return not MINE.isdisjoint(self.words)
 
-    @functools.cached_property
+    @once
     def people(self) -> frozenset[str]:
-        return _PEOPLE.intersection(map(stem, self.words))
+        """The people it names ("my sister", "our landlord"), as stems: those among its
+        subject's stems, and the stem of any word no subject holds that is one
+        (:data:`_PEOPLE_UNSAID`: none today). Every other word's stem is no person's: too
+        short, or opening with a digit."""
+        found = self.subject & _PEOPLE
+        if _PEOPLE_UNSAID and not _PEOPLE_UNSAID.isdisjoint(self.words):
+            found |= _PEOPLE.intersection(map(stem, self.words))
+        return found
 
-    @functools.cached_property
+    @once
     def negations(self) -> tuple[int, ...]:
         """The positions of the words that say no (not in a saying that denies nothing: "I had
         no idea", "I'm not sure", "I can't wait")."""
-        words, after = self.words, (*self.words[1:], "")
+        words, joined = self.words, self._joined
+        if NEGATIONS.isdisjoint(words) and "n't" not in joined and "n\u2019t" not in joined:
+            return ()  # (most sentences: no word says no)
+        after = (*words[1:], "")
         return tuple(
             i
             for i, w in enumerate(words)
@@ -105,12 +116,14 @@ class Sentence:
             and after[i] not in IDIOMS.get(w if w in NEGATIONS else "n't", ())
         ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
 
-    @functools.cached_property
+    @once
     def replacing(self) -> frozenset[str]:
         """What it says it replaced: the words after "instead of" (up to three, to the next
         joining word), as stems and as values."""
         words = self.words
         found: set[str] = set()
+        if "instead" not in words:
+            return frozenset()  # (most sentences)
         for i in range(len(words) - 2):
             if words[i] == "instead" and words[i + 1] == "of":
                 for word in [w for w in words[i + 2 : i + 6] if w not in DETERMINERS][:3]:
@@ -119,27 +132,34 @@ class Sentence:
                     found |= {stem(word), word.rstrip(".,:/-"), DIGITS.get(word, word)}
         return frozenset(found)
 
-    @functools.cached_property
+    @once
     def change(self) -> tuple[str, ...]:
         """Its words of change ("now" opening an order or a turn to another part is none:
         "Now combine the two lists")."""
         joined, words = self._joined, self.words
+        if _CHANGE_FIRST.isdisjoint(words):
+            return ()  # (no phrase of change opens with any of its words)
         if words[:1] == ("now",) and words[1:2] and words[1] not in MINE:
             joined = joined[4:]
         return tuple(c for c in CHANGE if f" {c} " in joined)
 
-    @functools.cached_property
+    @once
     def pending(self) -> tuple[int, ...]:
         """Where it says something is not settled yet ("in progress", "deciding")."""
-        return tuple(i for _, i in self._placed(PENDING))
+        return tuple(i for _, i in self._placed(PENDING, _PENDING_FIRST))
 
-    @functools.cached_property
+    @once
     def settled(self) -> tuple[tuple[str, int], ...]:
         """Its words that say something was settled ("finished", "ended up"), and where."""
-        return self._placed(SETTLED)
+        return self._placed(SETTLED, _SETTLED_FIRST)
 
-    def _placed(self, phrases: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
-        """Each of ``phrases`` it says, at the position of its first word."""
+    def _placed(
+        self, phrases: tuple[str, ...], firsts: frozenset[str]
+    ) -> tuple[tuple[str, int], ...]:
+        """Each of ``phrases`` (``firsts``: their first words) it says, at the position of its
+        first word."""
+        if firsts.isdisjoint(self.words):
+            return ()  # (none can be said: most sentences)
         out = []
         for phrase in phrases:
             if f" {phrase} " in self._joined:
@@ -150,7 +170,7 @@ class Sentence:
                         break
         return tuple(out)
 
-    @functools.cached_property
+    @once
     def clauses(self) -> tuple[int, ...]:
         """Which clause each word is in (see :data:`_CLAUSES`)."""
         out: list[int] = []
@@ -158,11 +178,13 @@ class Sentence:
             out += [at] * len(TOKEN.findall(part))
         return tuple(out) if len(out) == len(self.words) else (0,) * len(self.words)
 
-    @functools.cached_property
+    @once
     def adding(self) -> bool:
+        if _ADDING_FIRST.isdisjoint(self.words):
+            return False
         return any(f" {a} " in self._joined for a in ADDING)
 
-    @functools.cached_property
+    @once
     def _joined(self) -> str:
         return " " + " ".join(self.words) + " "
 
@@ -353,3 +375,18 @@ def sentences(text: str) -> tuple[Sentence, ...]:
 LIGHT_STEMS = frozenset(map(stem, LIGHT))
 """The light verbs (:data:`~salience.write.update_words.LIGHT`) as :func:`stem` gives them."""
 _PEOPLE = frozenset(map(stem, PEOPLE))
+_PEOPLE_UNSAID = frozenset(w for w in SKIPPED if stem(w) in _PEOPLE)
+"""Words that never name a subject whose stem is a person's (none today): a sentence that
+holds one reads every word's stem for :attr:`Sentence.people`."""
+
+
+def _firsts(phrases: tuple[str, ...]) -> frozenset[str]:
+    """The first word of each phrase: a sentence holding none of them says none of them (a
+    phrase is found between spaces in its words joined by spaces)."""
+    return frozenset(phrase.split(" ", 1)[0] for phrase in phrases)
+
+
+_CHANGE_FIRST = _firsts(CHANGE)
+_ADDING_FIRST = _firsts(ADDING)
+_PENDING_FIRST = _firsts(PENDING)
+_SETTLED_FIRST = _firsts(SETTLED)

@@ -233,9 +233,10 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
         return None
     gone, came, kinds = differing
     changed = bool(kinds)  # (a value for one of its sort)
-    said_no = [i for i in n.negations if n.near_in_clause(i, shared)]
-    was_no = [i for i in o.negations if o.near_in_clause(i, shared)]
-    flipped = bool(said_no) != bool(was_no) and (short or len(strong) >= LONG_SHARED)
+    flipped = (short or len(strong) >= LONG_SHARED) and (  # (the "no"s read only then)
+        any(n.near_in_clause(i, shared) for i in n.negations)
+        != any(o.near_in_clause(i, shared) for i in o.negations)
+    )
     swapped = bool(n.change) and bool(n.subject - o.subject) and bool(o.subject - n.subject)
     settled = _settled(n, o, shared)
     if not (changed or flipped or settled or (n.change and (came or (swapped and short)))):
