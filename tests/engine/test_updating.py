@@ -86,6 +86,24 @@ def test_a_document_is_neither_updated_nor_an_update(
     assert not [text for text in read if guide in text]
 
 
+def test_documents_nearer_than_the_older_memory_take_none_of_its_places(
+    memory: Memory, clock: FakeClock
+) -> None:
+    """The nearest memories that are documents are skipped, not counted: the twelve compared
+    are the nearest that may be updated."""
+    old = memory.remember(OLD)
+    for n in range(CANDIDATES + 2):  # (each nearer to the new one than the older fact is)
+        memory.remember(" ".join([NEW] * 16) + f" Copy {n}.")
+    clock.advance(days=1)
+    new = memory.remember(NEW)
+    assert new.record is not None
+    vector = WordHashEmbedder().embed([new.record.content])[0]
+    nearer = memory.vectors.search(vector, MemoryFilter(as_of=memory.now()), CANDIDATES + 3)
+    assert old.id not in [h.record.id for h in nearer[: CANDIDATES + 2]]  # (documents first)
+    assert [x.old_id for x in new.updates] == [old.id]
+    assert "8080 -> 9090" in new.updates[0].why
+
+
 def test_a_memory_further_off_that_names_the_same_one_is_compared(
     memory: Memory, clock: FakeClock
 ) -> None:

@@ -344,11 +344,11 @@ def test_the_look_finds_what_a_look_at_rows_brought_up_to_date_finds(looking: Me
         query = WordHashEmbedder().embed([query_text])[0]
         with vectors.held(64):
             pending = vectors._local._pending
-            beside = vectors.nearby_texts(query, flt, 8, 0.0)
+            beside = vectors.nearby_texts(query, flt, 8, 0.0, lambda text: False)
         assert pending is not None
         assert len(pending[0]) == (3 if query_text[0] == "d" else 1)
         with vectors.held():
-            current = vectors.nearby_texts(query, flt, 8, 0.0)
+            current = vectors.nearby_texts(query, flt, 8, 0.0, lambda text: False)
         assert [(t, i) for t, i, _ in beside] == [(t, i) for t, i, _ in current]
         np.testing.assert_allclose([x for *_, x in beside], [x for *_, x in current], atol=1e-6)
         again = looking.remember(f"The team wrote another long note on {query_text} today")

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from salience.models import Hit, UpdateLink, WriteResult
 
 CANDIDATES = 12
-"""How many of the user's current memories nearest a new one are compared with it."""
+"""How many of the user's current memories nearest a new one are compared with it, documents
+aside (:func:`~salience.write.updates.is_document`: never updated, they take no candidate's
+place; on LongMemEval's dev conversations 45 % of the turns are)."""
 NEAREST = 0.3
 """The cosine similarity below which a memory is not a candidate."""
 NAMED = 2
@@ -101,6 +103,7 @@ class Updating(Recording):
                     flt,
                     CANDIDATES + NAMED_FROM if named else CANDIDATES,
                     NAMED_NEAREST if named else NEAREST,
+                    skip=is_document,  # (never updated: no document takes a candidate's place)
                 )
             candidates = [(i, text) for text, i, x in found[:CANDIDATES] if x >= NEAREST]
             rest = found[len(candidates) :] if named else []

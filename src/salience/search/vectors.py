@@ -58,11 +58,8 @@ class Vectors:
         self._store = store
         self._embedder = embedder
         self._local = VectorIndex(store, ann, saved_vectors(store.location))
-        self._remote = (
-            None
-            if pgvector_from is None
-            else PgvectorSearch(store, pgvector_from, self._local.guard)
-        )
+        at = pgvector_from
+        self._remote = None if at is None else PgvectorSearch(store, at, self._local.guard)
         self._warming: Warming | None = None
         self.keep_warm(warm_bytes)
         self._holding: VectorIndex | PgvectorSearch | None = None
@@ -237,18 +234,17 @@ class Vectors:
             return self._search(query, flt, k, min_similarity, neighbour_weight, floor_query, fetch)
 
     def nearby_texts(
-        self, query: Vector, flt: MemoryFilter, k: int, min_similarity: float
+        self, query: Vector, flt: MemoryFilter, k: int, least: float, skip: Callable[[str], bool]
     ) -> list[tuple[str, str, float]]:
         """:meth:`search` by :meth:`VectorIndex.nearby`, as (text, id, similarity): no record
-        is built (a write's look for the memories it may update reads their text alone)."""
+        is built (a write's look for the memories it may update reads their text alone).
+        ``skip``: the texts that are no hit (looked past, as those ``flt`` leaves out are)."""
         with self._local.guard:
             self._choose()
-            return self._search(query, flt, k, min_similarity, 0.0, None, self._store.texts, True)
+            return self._search(query, flt, k, least, 0.0, None, self._store.texts, True, skip)
 
-    def _records(
-        self, memory_ids: Sequence[str], flt: MemoryFilter
-    ) -> list[tuple[MemoryRecord, str]]:
-        return [(record, record.id) for record in self._store.get_many(memory_ids, flt)]
+    def _records(self, ids: Sequence[str], flt: MemoryFilter) -> list[tuple[MemoryRecord, str]]:
+        return [(record, record.id) for record in self._store.get_many(ids, flt)]
 
     def _search(
         self,
@@ -260,6 +256,7 @@ class Vectors:
         floor_query: Vector | None,
         fetch: Callable[[Sequence[str], MemoryFilter], Sequence[tuple[_Found, str]]],
         nearby: bool = False,
+        skip: Callable[[_Found], bool] | None = None,
     ) -> list[tuple[_Found, str, float]]:
         """``fetch``: the store's (found, id) for the ids that pass ``flt``, in their order."""
         self._check()
@@ -284,6 +281,8 @@ class Vectors:
             rows, scores = rows[keep], scores[keep]
             found_ids = take(ids, rows.tolist())
             matched = fetch(found_ids, flt)
+            if skip is not None:  # (no hit: looked past, as those the filter leaves out are)
+                matched = [m for m in matched if not skip(m[0])]
             # Look deeper only when the store's filter removed hits: rows below the
             # similarity floor stay below it however deep one looks.
             if len(matched) >= k or found < wanted or len(rows) < found or wanted >= len(ids):
