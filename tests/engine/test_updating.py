@@ -104,6 +104,25 @@ def test_documents_nearer_than_the_older_memory_take_none_of_its_places(
     assert "8080 -> 9090" in new.updates[0].why
 
 
+def test_without_an_embedder_the_look_goes_by_words_and_reads_no_document(
+    config: Config, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from salience.write import updates
+
+    read: list[str] = []
+    reading = updates.sentences
+    monkeypatch.setattr(updates, "sentences", lambda text: read.append(text) or reading(text))
+    guide = " ".join(f"Step {i} of the guide covers the staging API port." for i in range(12))
+    with Memory.open(config=config, clock=clock, embedder=None) as memory:
+        old = memory.remember(OLD)
+        memory.remember(f"{OLD} {guide}")  # (found by its words too, and never read)
+        clock.advance(days=1)
+        new = memory.remember(NEW)
+    assert [x.old_id for x in new.updates] == [old.id]
+    assert read  # (the fact was read)
+    assert not [text for text in read if guide in text]
+
+
 def test_a_memory_further_off_that_names_the_same_one_is_compared(
     memory: Memory, clock: FakeClock
 ) -> None:

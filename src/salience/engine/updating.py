@@ -110,11 +110,9 @@ class Updating(Recording):
             candidates += [(i, text) for text, i, _ in rest if named.said(text)][:NAMED]
         else:
             found_text = self._store.search(record.content[:500], flt, CANDIDATES)
-            candidates = [(r.id, r.content) for r, _ in found_text]
+            candidates = [(r.id, r.content) for r, _ in found_text if not is_document(r.content)]
         links = []
-        for old_id, text in candidates:
-            if is_document(text):
-                continue  # (nor is one updated: left unread)
+        for old_id, text in candidates:  # (no document: none is updated, none is read)
             update = compare(read, sentences(text), old_id)
             if update is not None and update.confidence >= LINK_AT:
                 links.append(
