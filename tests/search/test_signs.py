@@ -264,6 +264,62 @@ def test_nearby_is_the_float32_top_k_of_the_rows_it_kept(clustered: Memory, floo
             assert sum(scored) == len(kept)  # (one gather and one product)
 
 
+@pytest.mark.usefixtures("small_blocks")
+def test_a_deeper_round_scores_only_the_rows_it_adds_and_answers_as_a_first(
+    clustered: Memory,
+) -> None:
+    """A look that goes deeper (a filter or a skip left too few) keeps the rows the round
+    before scored, scores only the rows it adds, and answers exactly what a first round of
+    that depth answers."""
+    near = VectorIndex(clustered.store)
+    near.coarse_from = 0
+    near.refresh()
+    for trial in range(6):
+        query = _unit_rows(1, seed=20 + trial)[0]
+        best = near.nearby(query)
+        best(8)  # (the int8 copy and the signs made)
+        int8 = near._int8
+        assert int8 is not None
+        distances = int8.differing(signs.bits(query), len(near.ids()))
+        for shallow, deep in ((8, 40), (40, 100)):
+            before = signs.closest(distances, signs.wanted(len(distances), shallow))
+            after = signs.closest(distances, signs.wanted(len(distances), deep))
+            assert len(after) > len(before)  # (the deeper round adds rows)
+            with rescoring(near) as scored:
+                rows, scores = best(deep)
+            assert scored == [len(after) - len(np.intersect1d(before, after))]
+            fresh_rows, fresh_scores = near.nearby(query)(deep)
+            assert rows.tolist() == fresh_rows.tolist()
+            assert np.array_equal(scores, fresh_scores)
+
+
+@given(
+    st.lists(st.integers(0, 300), max_size=60, unique=True),
+    st.lists(st.integers(0, 300), max_size=60, unique=True),
+)
+@settings(max_examples=200, deadline=None)
+def test_rescored_takes_what_was_scored_and_scores_the_rest(
+    earlier: list[int], rows: list[int]
+) -> None:
+    values = np.random.default_rng(len(earlier)).standard_normal((301, 8)).astype(np.float32)
+    query = values[0]
+    asked: list[list[int]] = []
+
+    def score(r: np.ndarray, q: np.ndarray, weight: float) -> np.ndarray:
+        asked.append(r.tolist())
+        return np.einsum("ij,j->i", values[r], q)
+
+    kept = np.array(sorted(earlier), dtype=np.intp)
+    wanted = np.array(sorted(rows), dtype=np.intp)
+    before = (kept, np.einsum("ij,j->i", values[kept], query))
+    got = signs.rescored(wanted, before, score, query)
+    assert np.array_equal(got, np.einsum("ij,j->i", values[wanted], query))
+    assert asked == [sorted(set(rows) - set(earlier))]
+    asked.clear()
+    assert np.array_equal(signs.rescored(wanted, None, score, query), got)
+    assert asked == [sorted(rows)]
+
+
 def test_below_the_first_pass_nearby_is_exact(clustered: Memory) -> None:
     index = VectorIndex(clustered.store)
     query = _unit_rows(1, seed=12)[0]
@@ -353,6 +409,35 @@ def test_the_look_finds_what_a_look_at_rows_brought_up_to_date_finds(looking: Me
         np.testing.assert_allclose([x for *_, x in beside], [x for *_, x in current], atol=1e-6)
         again = looking.remember(f"The team wrote another long note on {query_text} today")
         assert again.outcome.value == "created"  # (appended by the look above: one pending)
+
+
+def test_a_look_past_skipped_texts_fetches_each_text_once(
+    looking: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write's look past what it skips (documents) goes deeper round by round, and each
+    round fetches only the texts no round before it did; it finds what a look at every text
+    finds."""
+    from salience.stores.base import MemoryFilter
+
+    facts = [
+        "The garden shed key hangs by the back door",
+        "The staging API listens on port 8080",
+        "Weather alerts go to the ops channel",
+    ]
+    for text in facts:
+        assert looking.remember(text, source="user").outcome.value == "created"
+    asked: list[str] = []
+    texts = looking.store.texts
+    monkeypatch.setattr(looking.store, "texts", lambda ids, f: asked.extend(ids) or texts(ids, f))
+    query = WordHashEmbedder().embed(["garden weather note about the key"])[0]
+    flt = MemoryFilter(as_of=looking.now(), user="default")
+    with looking.vectors.held(64):
+        found = looking.vectors.nearby_texts(query, flt, 3, 0.0, lambda t: t.startswith("Unr"))
+    assert len(asked) > 3  # (the nearest were skipped: it looked deeper)
+    assert len(asked) == len(set(asked))
+    every = WordHashEmbedder().embed(facts) @ query
+    want = [facts[i] for i in np.argsort(-every) if every[i] > 0][:3]
+    assert [text for text, _, _ in found] == want
 
 
 def test_past_so_many_new_vectors_or_after_a_purge_the_look_brings_the_rows_up_to_date(

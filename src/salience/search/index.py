@@ -87,9 +87,12 @@ class VectorIndex(MappedRows):
             extra = np.einsum("ij,j->i", pending[1], query)
         extra_rows = np.arange(size, size + (0 if extra is None else len(extra)), dtype=np.intp)
 
+        kept: list[tuple[npt.NDArray[np.intp], Matrix]] = []  # (the last rows scored)
+
         def best(k: int) -> tuple[npt.NDArray[np.intp], Matrix]:
             rows = signs.closest(distances, signs.wanted(size, k))
-            scores = self._rescore(rows, query, 0.0)
+            scores = signs.rescored(rows, kept[0] if kept else None, self._rescore, query)
+            kept[:] = [(rows, scores)]
             if extra is not None:
                 rows, scores = np.concatenate((rows, extra_rows)), np.concatenate((scores, extra))
             top = np.lexsort((rows, -scores))[:k]

@@ -30,7 +30,7 @@ which a pass must read back from memory after the embedding (1.1 ms against NumP
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     Words = npt.NDArray[np.uint64]
     Counts = npt.NDArray[np.uint16]
     Rows = npt.NDArray[np.intp]
+    Scores = npt.NDArray[np.float32]
 else:
     np = lazy_module("numpy")
 
@@ -165,6 +166,26 @@ def closest(distances: Counts, count: int) -> Rows:
         if len(rows) >= count:
             return rows[distances[rows] <= _cut(distances[rows], count)]
     return np.flatnonzero(distances <= _cut(distances, count))
+
+
+def rescored(
+    rows: Rows,
+    before: tuple[Rows, Scores] | None,
+    score: Callable[[Rows, Scores, float], Scores],
+    query: Scores,
+) -> Scores:
+    """``score(rows, query, 0)`` (float32, each row scored alone) for the rows :func:`closest`
+    kept, those a shallower round kept (``before``: its rows, ascending, and their scores)
+    taken from it: a deeper look keeps those rows and more."""
+    if before is None or not len(before[0]):
+        return score(rows, query, 0.0)
+    at = np.searchsorted(before[0], rows)
+    known = at < len(before[0])
+    known[known] = before[0][at[known]] == rows[known]
+    scores = np.empty(len(rows), dtype=np.float32)
+    scores[known] = before[1][at[known]]
+    scores[~known] = score(rows[~known], query, 0.0)
+    return scores
 
 
 def _cut(distances: Counts, count: int) -> int:

@@ -17,6 +17,7 @@ from salience.embeddings.arrays import Matrix, Vector
 from salience.errors import EmbedderError
 from salience.models import MemoryRecord
 from salience.search.ann import ApproximateIndex
+from salience.search.fetched import Fetched
 from salience.search.index import VectorIndex
 from salience.search.pgvector import PgvectorSearch
 from salience.search.rowids import take
@@ -270,6 +271,7 @@ class Vectors:
         # wrote meanwhile), so never use one taken before ranked().
         ids = index.loaded_ids()
         wanted = k
+        fetched = Fetched(fetch, flt, skip)  # (a deeper round fetches only the ids it adds)
         while True:
             rows, scores = best(wanted)
             found = len(rows)
@@ -280,9 +282,7 @@ class Vectors:
                 keep &= (floor >= min_similarity) & (floor > 0)
             rows, scores = rows[keep], scores[keep]
             found_ids = take(ids, rows.tolist())
-            matched = fetch(found_ids, flt)
-            if skip is not None:  # (no hit: looked past, as those the filter leaves out are)
-                matched = [m for m in matched if not skip(m[0])]
+            matched = fetched(found_ids)  # (skipped: no hit, looked past as the filtered)
             # Look deeper only when the store's filter removed hits: rows below the
             # similarity floor stay below it however deep one looks.
             if len(matched) >= k or found < wanted or len(rows) < found or wanted >= len(ids):
