@@ -30,12 +30,23 @@ class Fetched(Generic[_Found]):
         self._fetch = fetch
         self._flt = flt
         self._skip = skip
+        self._first: tuple[Sequence[str], Sequence[tuple[_Found, str]]] | None = None
         self._hits: dict[str, _Found] = {}
         self._asked: set[str] = set()  # (every id fetched: a hit, or no hit)
 
-    def __call__(self, ids: Sequence[str]) -> list[tuple[_Found, str]]:
+    def __call__(self, ids: Sequence[str]) -> Sequence[tuple[_Found, str]]:
         """(found, id) of the ``ids`` that pass the filter and are not skipped, in order."""
-        asked, hits, skip = self._asked, self._hits, self._skip
+        skip = self._skip
+        if self._first is None and not self._asked:  # (the first round: most searches' only)
+            found = self._fetch(ids, self._flt)
+            matched = found if skip is None else [m for m in found if not skip(m[0])]
+            self._first = (ids, matched)
+            return matched
+        asked, hits = self._asked, self._hits
+        if self._first is not None:  # (a second round: what the first fetched, kept)
+            asked.update(self._first[0])
+            hits.update((i, item) for item, i in self._first[1])
+            self._first = None
         new = [i for i in ids if i not in asked]
         if new:
             for item, memory_id in self._fetch(new, self._flt):
