@@ -9,7 +9,7 @@ import pytest
 
 from salience import Config, Memory
 from salience.engine.updating import ACT_AT, CANDIDATES
-from salience.errors import ConflictError, ForbiddenError, NotFoundError
+from salience.errors import ConflictError, ForbiddenError, NotFoundError, StoreError
 from salience.models import Status, channel
 from salience.stores.base import MemoryFilter
 from tests.both_stores import stored_bytes
@@ -288,6 +288,33 @@ def test_writes_in_one_transaction_look_at_each_other(memory: Memory, clock: Fak
         new = memory.remember(NEW)
     assert [(x.old_id, x.state) for x in new.updates] == [(old.id, "open")]
     assert [(x.new_id, x.old_id) for x in memory.updates()] == [(new.id, old.id)]
+
+
+def test_a_look_that_fails_fails_its_write_and_stores_nothing(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory.remember(OLD)
+    before = len(memory.list(limit=None))
+
+    def broken(*args: object) -> None:
+        raise StoreError("the vectors could not be read")
+
+    monkeypatch.setattr(memory, "_updates_found", broken)
+    with pytest.raises(StoreError, match="could not be read"):
+        memory.remember(NEW)
+    assert len(memory.list(limit=None)) == before
+    assert memory.updates() == []
+
+
+def test_a_duplicate_keeps_nothing_its_look_found(memory: Memory, clock: FakeClock) -> None:
+    """A write found to be a duplicate (the same text as a current memory) stores nothing:
+    not the links its look found either."""
+    old_id, new_id = _pair(memory, clock)
+    clock.advance(days=1)
+    again = memory.remember(NEW, source="user")
+    assert again.outcome.value == "duplicate"
+    assert again.updates == ()
+    assert [(x.new_id, x.old_id) for x in memory.updates(state="all")] == [(new_id, old_id)]
 
 
 def test_a_write_reads_the_stores_marker_once_before_its_lock(
