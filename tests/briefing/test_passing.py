@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from salience.briefing import snapshot
+from salience.briefing import passing, snapshot
 from salience.briefing.columns import Vocabularies
 from salience.briefing.passing import answerable, passes
 from salience.briefing.snapshot import ColumnSnapshot
@@ -97,6 +97,10 @@ def _check(store: SQLiteStore, snapshot: ColumnSnapshot, every: int = 1) -> None
     for flt in asked:
         expected = store.matching(ids, flt)
         assert snapshot.matching(ids, flt) == expected, flt
+        ahead = snapshot.ahead(flt)
+        assert ahead is not None
+        assert ahead(ids, flt) == expected, flt
+        assert ahead(ids[::-2], replace(flt)) == [p for p in expected if p[1] in ids[::-2]][::-1]
         assert [i for i in ids if passes(held[i], flt)] == [i for _, i in expected], flt
         answered += bool(expected)
         for limit in (1, 100):
@@ -145,8 +149,13 @@ def test_what_the_columns_do_not_hold_is_left_to_the_store(store: SQLiteStore) -
         assert not answerable(flt)
         assert snapshot.matching(ids, flt) is None
         assert snapshot.passing(seqs, flt, 10) is None
+        assert snapshot.ahead(flt) is None
     current = MemoryFilter(as_of=NOW)
     assert snapshot.matching([*ids, "01UNKNOWN"], current) is None  # (written since: ask)
+    ahead = snapshot.ahead(current)
+    assert ahead is not None
+    assert ahead([*ids, "01UNKNOWN"], current) is None
+    assert ahead(ids, MemoryFilter(as_of=NOW, user="ana")) is None  # (made for another filter)
     assert snapshot.passing(np.array([10**9], dtype=np.int64), current, 10) is None
 
 
@@ -163,3 +172,24 @@ def test_a_store_over_the_bound_keeps_no_index_of_ids_and_leaves_matching_to_it(
     assert columns.matching(ids, MemoryFilter(as_of=NOW)) == store.matching(
         ids, MemoryFilter(as_of=NOW)
     )
+
+
+def test_what_passed_a_moment_ago_leaves_what_was_written_since_to_the_store(
+    store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    columns = ColumnSnapshot(store, Vocabularies())
+    flt = MemoryFilter(as_of=NOW, user="ana")
+    ahead = columns.ahead(flt)
+    assert ahead is not None
+    new = record("written after the look", user="ana")
+    with granted("test"):
+        store.insert(new)
+    ids = [r.id for _, r in store.all_rows().rows]
+    assert new.id in ids
+    assert store.matching([new.id], flt)  # (it passes the filter)
+    assert ahead(ids, flt) is None  # (not held then: the columns or the store answer)
+    held = [i for i in ids if i != new.id]
+    assert ahead(held, flt) == store.matching(held, flt)
+    monkeypatch.setattr(passing, "AHEAD_UP_TO", 60)  # (the store now holds 61)
+    monkeypatch.setattr(snapshot, "AHEAD_UP_TO", 60)
+    assert columns.ahead(flt) is None

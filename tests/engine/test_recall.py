@@ -252,12 +252,23 @@ def test_recall_answers_its_filter_from_the_columns_as_the_store_would(
             out.append([(h.record.id, h.score, h.explanation) for h in hits])
         return out
 
+    from salience.briefing.source import BriefingSource
+
+    ahead = BriefingSource.ahead
+    answered: list[object] = []
+
+    def told(self: BriefingSource, flt: MemoryFilter) -> object:
+        answered.append(ahead(self, flt))
+        return answered[-1]
+
+    monkeypatch.setattr(BriefingSource, "ahead", told)
     by_columns = recalled()
     assert len(asked_store) == 2  # the tag filter's vector hits and its 50 best alone
-    from salience.briefing.source import BriefingSource
+    assert sum(a is not None for a in answered) == 4  # (made on the worker: not for tags)
 
     monkeypatch.setattr(BriefingSource, "matching", lambda *a: None)
     monkeypatch.setattr(BriefingSource, "passing", lambda *a: None)
+    monkeypatch.setattr(BriefingSource, "ahead", lambda *a: None)
     monkeypatch.setattr("salience.engine.reranking.rows_passing", lambda *a: None)
     asked_store.clear()
     by_store = recalled()

@@ -473,8 +473,9 @@ def test_a_memory_gone_since_it_was_found_is_left_out(
     gone_first, gone_later = before[0], before[1]
     matching, reading = filled._matching, filled._pool_records  # (columns, else the store)
 
-    def still_there(ids: list[str], flt: object) -> list[tuple[int, str]]:
-        return [(seq, i) for seq, i in matching(ids, flt) if i != gone_first]  # type: ignore[arg-type]
+    def still_there(ids: list[str], flt: object, ahead: object = None) -> list[tuple[int, str]]:
+        found = matching(ids, flt, ahead)  # type: ignore[arg-type]
+        return [(seq, i) for seq, i in found if i != gone_first]
 
     def read(*args: object) -> list[object]:
         return [r if r is None or r.id != gone_later else None for r in reading(*args)]  # type: ignore[arg-type]

@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING
 from salience.briefing import persisted
 from salience.briefing.columns import Columns, Vocabularies
 from salience.briefing.growing import Room
-from salience.briefing.passing import answerable, first_passing, matching, passes, positions
+from salience.briefing.passing import (
+    AHEAD_UP_TO,
+    Ahead,
+    ahead,
+    answerable,
+    first_passing,
+    matching,
+    passes,
+    positions,
+)
 from salience.briefing.ranking import by_key_then_id, in_key_order
 from salience.briefing.records import Records
 from salience.briefing.tenant_ids import TenantIds
@@ -255,6 +264,14 @@ class ColumnSnapshot:
             self._seq_of = dict(zip(columns.ids.tolist(), columns.seqs.tolist(), strict=True))
             self._seq_for = columns
         return matching(columns, self._seq_of, memory_ids, flt)
+
+    def ahead(self, flt: MemoryFilter) -> Ahead | None:
+        """:func:`~salience.briefing.passing.ahead` as the store is now (None: the store or
+        :meth:`matching` must answer)."""
+        with self._lock:
+            if not answerable(flt) or len(self._columns or ()) > AHEAD_UP_TO:
+                return None
+            return ahead(self._refresh(), flt)
 
     def passing(
         self, seqs: npt.NDArray[np.int64], flt: MemoryFilter, limit: int

@@ -20,6 +20,8 @@ from salience.stores.base import MemoryFilter, Store
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from salience.briefing.passing import Ahead
 else:
     np = lazy_module("numpy")
 
@@ -125,6 +127,11 @@ class BriefingSource:
         """:meth:`ColumnSnapshot.matching` of the local store."""
         with self._lock:
             return self._local.matching(memory_ids, flt)
+
+    def ahead(self, flt: MemoryFilter) -> Ahead | None:
+        """:meth:`ColumnSnapshot.ahead` of the local store."""
+        with self._lock:
+            return self._local.ahead(flt)
 
     def passing(
         self, seqs: npt.NDArray[np.int64], flt: MemoryFilter, limit: int

@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from salience import telemetry
@@ -34,8 +35,12 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from salience.briefing.columns import Flags
+    from salience.briefing.passing import Ahead
     from salience.embeddings.arrays import Vector
     from salience.search.vectors import Vectors
+
+    # the full-text hits, the feedback's examples, the vector side's filter (if answered)
+    Lexical = tuple[Found, list[Vector], Ahead | None]
 else:
     np = lazy_module("numpy")
 
@@ -180,31 +185,48 @@ class Recall(Reranking):
         elif self._embedder is not None and not FULL_TEXT_ONLY.get():  # (vectors: the yardstick)
             without_vectors, without_text = self._indexes.gaps()
             notes += degraded.gaps(without_vectors if hybrid else 0, without_text)
-
-        def vector_hits(lexical: Callable[[], Found]) -> tuple[Found, list[tuple[int, Vectors]]]:
-            try:
-                return self._vector_hits(query, flt, plan, limit, layers, lexical, notes)
-            except EmbedderError as exc:  # (found by full text, and said)
-                notes.append(degraded.embedder_failed(str(exc)))
-                return Found(), []
-
         if not hybrid or self._embedder is None:
             lexical = full_text()
-        elif self._store.in_transaction() or self._waits_for_full_text(query, plan):
-            # (a worker would wait on this thread's own lock, or this thread on the worker)
-            lexical = full_text()
-            vector, sources = vector_hits(lambda: lexical)
         else:
-            # Full-text search runs in a worker (on a connection of its own) while this thread
-            # embeds the query and scans the vectors: SQLite, onnxruntime and NumPy release
-            # the GIL (a small store's copy of its index holds it, for less time than FTS5
-            # took: docs/benchmarks.md). With feedback, the vector scan waits for the
-            # full-text hits; they are usually found before the query is embedded.
-            pending = self._worker().submit(telemetry.carried(full_text))
-            try:
-                vector, sources = vector_hits(pending.result)
-            finally:
-                lexical = pending.result()
+            searched = self._vector_sources(layers, notes)
+            feedback = plan.feedback_weight > 0 and plan.feedback_count > 0 and bool(searched)
+
+            def text_and_examples(ahead: bool = True) -> Lexical:
+                # What the vector side waits for when it has feedback is found on the worker
+                # while this thread embeds the query (docs/benchmarks.md): the full-text hits,
+                # the feedback's examples (the stored vectors of the best of them) and which
+                # memories pass the filter (a small store's: Ahead; not made on this thread,
+                # where it costs what it saves).
+                found = full_text()
+                if not feedback:
+                    return found, [], None
+                passing = self._briefings.ahead(flt) if ahead else None
+                return found, self._examples(found, plan, searched, flt), passing
+
+            def vector_hits(lexical: Callable[[], Lexical]) -> Found:
+                try:
+                    return self._vector_hits(query, flt, plan, limit, searched, lexical)
+                except EmbedderError as exc:  # (found by full text, and said)
+                    notes.append(degraded.embedder_failed(str(exc)))
+                    return Found()
+
+            if self._store.in_transaction() or self._waits_for_full_text(query, plan):
+                # (a worker would wait on this thread's own lock, or this thread on the worker)
+                done = text_and_examples(ahead=False)
+                vector = vector_hits(lambda: done)
+                lexical = done[0]
+            else:
+                # Full-text search runs in a worker (on a connection of its own) while this
+                # thread embeds the query and scans the vectors: SQLite, onnxruntime and NumPy
+                # release the GIL (a small store's copy of its index holds it, for less time
+                # than FTS5 took: docs/benchmarks.md). With feedback, the vector scan waits
+                # for the full-text hits; they are usually found before the query is embedded.
+                pending = self._worker().submit(telemetry.carried(text_and_examples))
+                try:
+                    vector = vector_hits(pending.result)
+                finally:
+                    lexical = pending.result()[0]
+            sources = searched
         with telemetry.span("recall.fusion", full_text=len(lexical), vectors=len(vector)) as stage:
             pool = self._fused(plan, lexical, vector, sources, flt, layers)
             stage.set(candidates=len(pool))
@@ -279,20 +301,12 @@ class Recall(Reranking):
                 hits.append(hit(pool, row, record, len(hits) + 1, rules, now, settings))
         return hits
 
-    def _vector_hits(
-        self,
-        query: str,
-        flt: MemoryFilter,
-        plan: RecallPlan,
-        limit: int,
-        layers: Sequence[Layer],
-        lexical: Callable[[], Found],
-        notes: builtins.list[Degraded],
-    ) -> tuple[Found, builtins.list[tuple[int, Vectors]]]:
-        """Vector hits from the local store and every layer with vectors of this embedder
-        (a layer embedded by another model is searched by full text only, and ``notes`` says
-        so), and those sources (by their index: 0 the local store, then the layers).
-        ``lexical`` gives the full-text hits, for the plan's feedback (called only then)."""
+    def _vector_sources(
+        self, layers: Sequence[Layer], notes: builtins.list[Degraded]
+    ) -> builtins.list[tuple[int, Vectors]]:
+        """The vectors a recall searches, by their index (0: the local store, then the
+        layers): the local store's if it has any, and every layer's of this embedder (a
+        layer embedded by another model is searched by full text only, and ``notes`` says so)."""
         sources: builtins.list[tuple[int, Vectors]] = []
         if self.vectors.count():
             sources.append((0, self.vectors))
@@ -302,8 +316,24 @@ class Recall(Reranking):
                 sources.append((index, vectors))
             else:
                 notes.append(degraded.layer_full_text(mounted.mount.name))
+        return sources
+
+    def _vector_hits(
+        self,
+        query: str,
+        flt: MemoryFilter,
+        plan: RecallPlan,
+        limit: int,
+        sources: Sequence[tuple[int, Vectors]],
+        lexical: Callable[[], Lexical],
+    ) -> Found:
+        """Vector hits from ``sources`` (:meth:`_vector_sources`). ``lexical`` gives the
+        full-text hits, the stored vectors of the best of them (:meth:`_examples`) and which
+        memories of a small store pass the filter (:class:`~salience.briefing.passing.Ahead`),
+        for the plan's feedback (called only then, before the index is held: the worker that
+        gathers them takes its guard)."""
         if not sources:
-            return Found(), []
+            return Found()
         known = QUERY_VECTORS.get()
         asked = known.get(query) if known is not None else None
         if asked is None:
@@ -311,10 +341,14 @@ class Recall(Reranking):
                 embedded = self.vectors.embed([query])  # (before holding the index: the slow part)
             assert embedded is not None
             asked = embedded[0]
-        query_vector = asked
+        query_vector, ahead = asked, None
+        if plan.feedback_weight > 0 and plan.feedback_count > 0:
+            from salience.embeddings.arrays import moved_toward
+
+            _, examples, ahead = lexical()
+            query_vector = moved_toward(asked, examples, plan.feedback_weight)
+        matching = self._matching if ahead is None else partial(self._matching, ahead=ahead)
         with self.vectors.held(), telemetry.span("recall.vectors", sources=len(sources)) as stage:
-            if plan.feedback_weight > 0 and plan.feedback_count > 0:
-                query_vector = self._feedback(asked, lexical(), plan, sources, flt)
             found = Found()
             for index, vectors in sources:
                 rows = vectors.search_rows(
@@ -324,23 +358,22 @@ class Recall(Reranking):
                     min_similarity=plan.vector_min,
                     neighbour_weight=plan.neighbour_weight,
                     floor_query=None if query_vector is asked else asked,
-                    matching=self._matching if index == 0 else None,
+                    matching=matching if index == 0 else None,
                 )
                 found.add(index, rows)
             stage.set(found=len(found))
-            return found, sources
+            return found
 
-    def _feedback(
+    def _examples(
         self,
-        query_vector: Vector,
         lexical: Found,
         plan: RecallPlan,
         sources: Sequence[tuple[int, Vectors]],
         flt: MemoryFilter,
-    ) -> Vector:
-        """The query vector moved toward the stored vectors of its best full-text hits."""
-        from salience.embeddings.arrays import moved_toward
-
+    ) -> builtins.list[Vector]:
+        """The stored vectors of the best full-text hits (the plan's ``feedback_count``, by
+        score, ties in the order found) that have one: what relevance feedback moves the
+        query toward."""
         by_score = np.argsort(-np.array(lexical.scores, dtype=np.float64), kind="stable")
         best = by_score[: plan.feedback_count].tolist()  # (ties in the order found)
         keys = [(lexical.source[i], lexical.ids[i]) for i in best]
@@ -351,5 +384,4 @@ class Recall(Reranking):
             if ids:
                 rows, known = vectors.gathered(ids, owners)
                 stored.update(((source, i), rows[n]) for n, i in enumerate(ids) if known[n])
-        examples = [stored[key] for key in keys if key in stored]
-        return moved_toward(query_vector, examples, plan.feedback_weight)
+        return [stored[key] for key in keys if key in stored]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from salience.briefing.columns import Columns
+    from salience.briefing.passing import Ahead
     from salience.search.rerank import Floats
 else:
     np = lazy_module("numpy")
@@ -98,11 +99,14 @@ class Reranking(Updating):
         return out
 
     def _matching(
-        self, memory_ids: Sequence[str], flt: MemoryFilter
+        self, memory_ids: Sequence[str], flt: MemoryFilter, ahead: Ahead | None = None
     ) -> builtins.list[tuple[int, str]]:
         """:meth:`Store.matching <salience.stores.base.Store.matching>` of the local store,
         answered from the briefing's columns when they can (:mod:`salience.briefing.passing`:
-        the same answers, without a query)."""
+        the same answers, without a query); by ``ahead`` first, if given and it can."""
+        found = None if ahead is None else ahead(memory_ids, flt)
+        if found is not None:
+            return found
         found = self._briefings.matching(memory_ids, flt)
         return self._store.matching(memory_ids, flt) if found is None else found
 
