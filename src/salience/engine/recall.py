@@ -189,7 +189,7 @@ class Recall(Reranking):
             lexical = full_text()
         else:
             searched = self._vector_sources(layers, notes)
-            feedback = plan.feedback_weight > 0 and plan.feedback_count > 0 and bool(searched)
+            feedback = plan.feeds_back and bool(searched)
 
             def text_and_examples(ahead: bool = True) -> Lexical:
                 # What the vector side waits for when it has feedback is found on the worker
@@ -268,8 +268,7 @@ class Recall(Reranking):
         is known (an evaluation's) and the plan's feedback moves it toward those hits. Then
         they are found on this thread: a worker's hand-off cost ~0.12 ms of 1.6 (LoCoMo)."""
         known = QUERY_VECTORS.get()
-        feedback = plan.feedback_weight > 0 and plan.feedback_count > 0
-        return feedback and known is not None and query in known
+        return plan.feeds_back and known is not None and query in known
 
     def _rank_pool(
         self,
@@ -342,7 +341,7 @@ class Recall(Reranking):
             assert embedded is not None
             asked = embedded[0]
         query_vector, ahead = asked, None
-        if plan.feedback_weight > 0 and plan.feedback_count > 0:
+        if plan.feeds_back:
             from salience.embeddings.arrays import moved_toward
 
             _, examples, ahead = lexical()

@@ -85,6 +85,11 @@ class RecallPlan:
         """Vector candidates for ``limit`` results (0: none)."""
         return max(self.vector_factor * limit, self.pool) if self.vector_factor else 0
 
+    @property
+    def feeds_back(self) -> bool:
+        """Whether the query vector is moved toward its best full-text hits' vectors."""
+        return self.feedback_weight > 0 and self.feedback_count > 0
+
 
 @dataclass(frozen=True)
 class Relevances:
