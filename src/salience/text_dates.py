@@ -15,8 +15,11 @@ gives the year and month; a year ("last year") the year alone.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, datetime, timedelta
+
+from salience.text import holds_text
 
 MONTHS = (
     "January",
@@ -124,8 +127,17 @@ def _weekday(anchor: date, name: str, forward: bool) -> date:
 def resolve(text: str, anchor: datetime | date) -> list[str]:
     """Calendar words for each relative time expression in ``text`` said at ``anchor``, in
     order of appearance, without repeats."""
-    lowered = text.lower()
     day = anchor.date() if isinstance(anchor, datetime) else anchor
+    return list((_read if len(text) > CACHED_UP_TO else _resolved)(text, day))
+
+
+CACHED_UP_TO = 1000
+"""Texts up to this long (a recall's query: it asks twice, for its full-text search, then
+for its learned fusion) are resolved once per day they are said on."""
+
+
+def _read(text: str, day: date) -> tuple[str, ...]:
+    lowered = text.lower()
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
     for kind, pattern, needles in _PATTERNS:
@@ -139,7 +151,10 @@ def resolve(text: str, anchor: datetime | date) -> list[str]:
             if words:
                 taken.append((start, end))
                 found.append((start, words))
-    return list(dict.fromkeys(words for _, words in sorted(found)))
+    return tuple(dict.fromkeys(words for _, words in sorted(found)))
+
+
+_resolved = holds_text(functools.lru_cache(maxsize=256)(_read))
 
 
 def _words(kind: str, match: re.Match[str], day: date) -> str | None:

@@ -12,7 +12,7 @@ empty string (a column codes none, the store compares it) gets None, and the sto
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
@@ -196,6 +196,17 @@ class Ahead:
             elif memory_id not in failed:
                 return None
         return out
+
+    def row_numbers(
+        self, memory_ids: Iterable[str], flt: MemoryFilter, failed: int, unknown: int
+    ) -> npt.NDArray[np.int64] | None:
+        """Each id's row number if it passed, else ``failed`` (``unknown``: an id not held
+        then), for :class:`~salience.search.ahead_rows.RowsAhead`; None for another filter."""
+        if flt != self._flt:
+            return None
+        passing, out = self._passing, self._failed
+        said = (passing.get(i, failed if i in out else unknown) for i in memory_ids)
+        return np.fromiter(said, np.int64)
 
 
 def ahead(columns: Columns, flt: MemoryFilter) -> Ahead | None:

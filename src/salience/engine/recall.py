@@ -37,10 +37,12 @@ if TYPE_CHECKING:
     from salience.briefing.columns import Flags
     from salience.briefing.passing import Ahead
     from salience.embeddings.arrays import Vector
+    from salience.search.ahead_rows import RowsAhead
     from salience.search.vectors import Vectors
 
-    # the full-text hits, the feedback's examples, the vector side's filter (if answered)
-    Lexical = tuple[Found, list[Vector], Ahead | None]
+    # the full-text hits, the feedback's examples, the vector side's filter (if answered),
+    # by id and by row of the index
+    Lexical = tuple[Found, list[Vector], Ahead | None, RowsAhead | None]
 else:
     np = lazy_module("numpy")
 
@@ -199,9 +201,10 @@ class Recall(Reranking):
                 # where it costs what it saves).
                 found = full_text()
                 if not feedback:
-                    return found, [], None
+                    return found, [], None, None
                 passing = self._briefings.ahead(flt) if ahead else None
-                return found, self._examples(found, plan, searched, flt), passing
+                rows = None if passing is None else self.vectors.rows_ahead(passing, flt)
+                return found, self._examples(found, plan, searched, flt), passing, rows
 
             def vector_hits(lexical: Callable[[], Lexical]) -> Found:
                 try:
@@ -340,11 +343,11 @@ class Recall(Reranking):
                 embedded = self.vectors.embed([query])  # (before holding the index: the slow part)
             assert embedded is not None
             asked = embedded[0]
-        query_vector, ahead = asked, None
+        query_vector, ahead, by_rows = asked, None, None
         if plan.feeds_back:
             from salience.embeddings.arrays import moved_toward
 
-            _, examples, ahead = lexical()
+            _, examples, ahead, by_rows = lexical()
             query_vector = moved_toward(asked, examples, plan.feedback_weight)
         matching = self._matching if ahead is None else partial(self._matching, ahead=ahead)
         with self.vectors.held(), telemetry.span("recall.vectors", sources=len(sources)) as stage:
@@ -358,6 +361,7 @@ class Recall(Reranking):
                     neighbour_weight=plan.neighbour_weight,
                     floor_query=None if query_vector is asked else asked,
                     matching=matching if index == 0 else None,
+                    by_rows=by_rows if index == 0 else None,
                 )
                 found.add(index, rows)
             stage.set(found=len(found))

@@ -94,7 +94,7 @@ def rescored(
     for the hits alone. ``vectors`` gives the stored vectors of a pool's rows (for the ``hop``
     signal)."""
     rows = np.array([b for b, p in zip(best, present, strict=True) if p], np.intp)
-    pool, columns = pool.taken(rows), columns.take(rows)
+    pool, columns = pool.taken(rows), columns.take(rows, lazy=True)  # (the pool's own copy)
     r = pool.relevance
     found = rerank.Candidates(
         r.lexical,

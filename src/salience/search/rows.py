@@ -341,6 +341,11 @@ class VectorRows(SessionRows):
         self.refresh()
         return list(self._ids)
 
+    def row_ids(self) -> RowIds:
+        """The rows' ids as loaded now, without those pending: the same object, appended to,
+        until the rows are read whole again (no refresh)."""
+        return self._ids
+
     def loaded_ids(self) -> Sequence[str]:
         """Memory ids in row order as loaded now (no refresh), then those :attr:`_pending`."""
         return self._ids if self._pending is None else self._ids.joined(self._pending[0])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -16,8 +16,10 @@ from salience.embeddings import Embedder
 from salience.embeddings.arrays import Matrix, Vector
 from salience.errors import EmbedderError
 from salience.models import MemoryRecord
+from salience.search.ahead_rows import RowsAhead, kept, rows_ahead
 from salience.search.ann import ApproximateIndex
 from salience.search.fetched import Fetched
+from salience.search.held import Held
 from salience.search.index import VectorIndex
 from salience.search.pgvector import PgvectorSearch
 from salience.search.rowids import take
@@ -25,6 +27,9 @@ from salience.search.saved import saved_vectors
 from salience.search.tenants import TenantIndexes
 from salience.search.warm import Warming
 from salience.stores.base import MemoryFilter, Store
+
+if TYPE_CHECKING:
+    from salience.briefing.passing import Ahead
 
 _Found = TypeVar("_Found")
 IDENTITY_KEY = "embedder"
@@ -143,13 +148,13 @@ class Vectors:
         """The identity of the embedder that made the store's vectors, if any."""
         return self._store.get_meta(IDENTITY_KEY)
 
-    def held(self, pending: int = 0) -> _Held:
+    def held(self, pending: int = 0) -> Held:
         """``with vectors.held():`` — bring the index up to date once, then use it as it is
         until the block ends, this thread alone (another thread's search waits: the rows it
         scores never change under it). A recall holds it for its vector side: one look at
         the store, and every layer's hits from the same rows. ``pending``: a write's look scores
         up to so many new vectors beside the rows (``VectorIndex.hold_pending``)."""
-        return _Held(self, pending)
+        return Held(self, pending)
 
     def _check(self) -> Embedder:
         embedder = self._embedder
@@ -226,13 +231,27 @@ class Vectors:
         neighbour_weight: float = 0.0,
         floor_query: Vector | None = None,
         matching: Callable[[Sequence[str], MemoryFilter], Sequence[tuple[int, str]]] | None = None,
+        by_rows: RowsAhead | None = None,
     ) -> list[tuple[int, str, float]]:
         """:meth:`search` as (row number in the store, id, similarity): no record is built.
-        ``matching``: what answers the filter for :meth:`Store.matching` (the same answers)."""
+        ``matching``: what answers the filter for :meth:`Store.matching` (the same answers);
+        ``by_rows``: what it answered for the index's rows a moment ago (:meth:`rows_ahead`)."""
         with self._local.guard:
             self._choose()
             fetch = matching or self._store.matching
-            return self._search(query, flt, k, min_similarity, neighbour_weight, floor_query, fetch)
+            return self._search(
+                query, flt, k, min_similarity, neighbour_weight, floor_query, fetch, by_rows=by_rows
+            )
+
+    def rows_ahead(self, ahead: Ahead, flt: MemoryFilter) -> RowsAhead | None:
+        """``ahead``'s answers for the rows of the index a search of ``flt`` would use now
+        (:mod:`salience.search.ahead_rows`); None where it would not use the rows in memory."""
+        with self._local.guard:
+            index = self._choose()  # (a search that takes a tenant's own index answers by id)
+            if not isinstance(index, VectorIndex):
+                return None
+            index.refresh()  # (what a search would read first: here, beside the embedding)
+            return rows_ahead(index, ahead, flt)
 
     def nearby_texts(
         self, query: Vector, flt: MemoryFilter, k: int, least: float, skip: Callable[[str], bool]
@@ -258,8 +277,10 @@ class Vectors:
         fetch: Callable[[Sequence[str], MemoryFilter], Sequence[tuple[_Found, str]]],
         nearby: bool = False,
         skip: Callable[[_Found], bool] | None = None,
+        by_rows: RowsAhead | None = None,
     ) -> list[tuple[_Found, str, float]]:
-        """``fetch``: the store's (found, id) for the ids that pass ``flt``, in their order."""
+        """``fetch``: the store's (found, id) for the ids that pass ``flt``, in their order;
+        ``by_rows``: its answers by row, where they hold (then ``_Found`` is a row number)."""
         self._check()
         index = self._index
         if flt.user is not None:  # (a small tenant of a large store: its own index)
@@ -281,6 +302,13 @@ class Vectors:
                 floor = index.scores_of(rows, floor_query, neighbour_weight)
                 keep &= (floor >= min_similarity) & (floor > 0)
             rows, scores = rows[keep], scores[keep]
+            seqs = None if by_rows is None else by_rows.seqs(index, rows, flt)
+            if seqs is not None:  # (the same test as below, the filter answered by row)
+                enough = int((seqs >= 0).sum()) >= k
+                if enough or found < wanted or len(rows) < found or wanted >= len(ids):
+                    return kept(ids, rows, scores, seqs, k)  # type: ignore[return-value]
+                wanted *= 4 if skip is None else 2
+                continue
             found_ids = take(ids, rows.tolist())
             matched = fetched(found_ids)  # (skipped: no hit, looked past as the filtered)
             # Look deeper only when the store's filter removed hits: rows below the
@@ -361,39 +389,3 @@ class Vectors:
             if progress is not None:
                 progress(done, total)
         return done
-
-
-class _Held:
-    """The context manager of :meth:`Vectors.held` (re-entrant: only the outermost acts)."""
-
-    __slots__ = ("_outer", "_pending", "_vectors")
-
-    def __init__(self, vectors: Vectors, pending: int) -> None:
-        self._vectors, self._pending, self._outer = vectors, pending, False
-
-    def __enter__(self) -> None:
-        vectors = self._vectors
-        guard = vectors._local.guard  # (the one guard of both indexes)
-        guard.acquire()
-        if vectors._holding is not None:  # (only this thread can have set it: it holds the guard)
-            return
-        try:
-            index = vectors._choose()
-            if vectors._embedder is not None:
-                vectors._check()
-            if not (self._pending and vectors._local.hold_pending(self._pending, index)):
-                index.refresh()
-        except BaseException:
-            guard.release()
-            raise
-        index._held = self._outer = True
-        vectors._holding = index
-
-    def __exit__(self, *exc: object) -> None:
-        vectors = self._vectors
-        if self._outer:
-            assert vectors._holding is not None
-            vectors._holding._held = False
-            vectors._holding = None
-            vectors._local.release_pending()
-        vectors._local.guard.release()
