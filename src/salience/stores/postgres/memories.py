@@ -303,7 +303,8 @@ class MemoryRows(Connection, RowReads):
         tested = "" if own else f" AND {where}"
         sql = (
             f"SELECT {select}, s.score FROM ("
-            " SELECT m.seq, sum(q.idf * f.freq * %s / (f.freq + %s * (%s + %s * m.doc_len)))"
+            " SELECT m.seq, sum(q.idf * f.freq * %s / (f.freq + %s * (%s + %s * m.doc_len))"
+            "  ORDER BY q.lexeme)"  # (one order of the terms, whatever the plan: the same sum)
             f" AS score FROM {rows}"
             " CROSS JOIN LATERAL ("
             "  SELECT u.lexeme, sum(CASE WHEN w = 'A' THEN 2.0 ELSE 1.0 END) AS freq"
