@@ -71,3 +71,22 @@ def test_phrases_in_order_without_repeats_or_overlaps() -> None:
 )
 def test_text_without_relative_time_gives_nothing(text: str) -> None:
     assert resolve(text, MONDAY) == []
+
+
+def test_a_short_text_is_read_once_a_day_and_an_erasure_forgets_it() -> None:
+    from salience import text_dates
+    from salience.text import forget_cached_texts
+
+    said = "we met last friday and again yesterday"
+    anchor = datetime(2024, 5, 8, 9, 30, tzinfo=UTC)
+    first = resolve(said, anchor)
+    assert first == ["2024 May 3 Friday", "2024 May 7 Tuesday"]
+    first.append("changed by the caller")  # (each call gets a list of its own)
+    assert resolve(said, anchor) == ["2024 May 3 Friday", "2024 May 7 Tuesday"]
+    assert resolve(said, date(2024, 5, 9)) == ["2024 May 3 Friday", "2024 May 8 Wednesday"]
+    assert text_dates._resolved.cache_info().currsize >= 2  # (one a day it was said on)
+    forget_cached_texts()
+    assert text_dates._resolved.cache_info().currsize == 0
+    long = "note " * text_dates.CACHED_UP_TO + said  # (a long text: read, never kept)
+    assert resolve(long, anchor) == ["2024 May 3 Friday", "2024 May 7 Tuesday"]
+    assert text_dates._resolved.cache_info().currsize == 0

@@ -154,7 +154,10 @@ def _read(text: str, day: date) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words for _, words in sorted(found)))
 
 
-_resolved = holds_text(functools.lru_cache(maxsize=256)(_read))
+@holds_text
+@functools.lru_cache(maxsize=256)
+def _resolved(text: str, day: date) -> tuple[str, ...]:
+    return _read(text, day)
 
 
 def _words(kind: str, match: re.Match[str], day: date) -> str | None:
