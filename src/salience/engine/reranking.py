@@ -82,6 +82,13 @@ class Reranking(Updating):
     ) -> Floats | None:
         """The stored vectors of a pool's rows, one row each (NaN where none is known: a
         memory without a vector, or a layer embedded by another model); None if none is."""
+        if not any(pool.source):  # (the usual: every row the local store's, one gather)
+            found, known = self.vectors.gathered(pool.ids, owners_of(flt))
+            if not known.any():
+                return None
+            whole: Floats = found.astype(np.float64)
+            whole[~known] = np.nan
+            return whole
         out: Floats | None = None
         for index, layer in enumerate((None, *layers)):
             at = [n for n, s in enumerate(pool.source) if s == index]

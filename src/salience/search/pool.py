@@ -272,7 +272,9 @@ def spread(
     context = np.maximum(padded[before], padded[after])
     value = (fused + weight * context) / (1 + weight)
     lifted = (context > fused) if weight > 0 else np.zeros(n, dtype=np.bool_)
-    reasons: list[str | None] = [NEIGHBOUR if x else None for x in lifted.tolist()]
+    reasons: list[str | None] = [None] * n  # (a few rows are lifted: those are named)
+    for i in np.flatnonzero(lifted).tolist():
+        reasons[i] = NEIGHBOUR
     if reply_weight and asks is not None:
         question = np.append(asks(pool), False)[before]
         reply = reply_weight * padded[before]

@@ -210,7 +210,7 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
     out = np.zeros((n, len(SIGNALS)), dtype=np.float64)
     if not n:
         return out
-    column = {name: i for i, name in enumerate(SIGNALS)}
+    column = _columns(SIGNALS)
     vector_hit = ~np.isnan(found.vector)
     own = np.where(np.isnan(found.own), found.fused, found.own)
     context = np.zeros(n)
@@ -250,6 +250,12 @@ def signals(query: str, found: Candidates, context_weight: float) -> Floats:
     for name, value in values.items():
         out[:, column[name]] = value
     return out
+
+
+@cache
+def _columns(signals: tuple[str, ...]) -> dict[str, int]:
+    """Each signal's column (a fit may try other signals for a while: asked of the tuple)."""
+    return {name: i for i, name in enumerate(signals)}
 
 
 def features(raw: Floats) -> Floats:
