@@ -117,6 +117,7 @@ NO_TEXT = {
     "search/coarse.py:_numkong": "a check of the int8 kernels, once",
     "search/signs.py:_compact": "a check of the sign kernels, once",
     "search/rerank.py:_factors": "feature and signal names",
+    "search/rerank.py:_columns": "signal names",
     "search/rerank.py:load": "the shipped model",
     "write/gates/secrets.py:_tables": "the scanner's tables",
     "write/gates/learned.py:_splitter": "which separators a text holds",
