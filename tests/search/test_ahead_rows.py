@@ -13,6 +13,7 @@ from salience.briefing.passing import Ahead
 from salience.search import ahead_rows
 from salience.search.ahead_rows import RowsAhead
 from salience.search.fetched import Fetched
+from salience.search.rowids import RowIds, SavedIds
 from salience.stores.base import MemoryFilter
 
 WORDS = "garden tomato water rose ferry harbour pier gull noon dawn".split()
@@ -175,3 +176,19 @@ def test_the_rows_of_a_filter_list_each_rows_number_or_why_not(memory: Memory) -
     owner = {r.id: r.user for r in memory.list(user="bob", limit=None)}
     assert [int(s) != ahead_rows.FAILED for s in seqs] == [i in owner for i in ids]
     assert (seqs != ahead_rows.UNKNOWN).all()
+
+
+def test_rows_read_from_the_saved_file_are_answered_by_id(memory: Memory) -> None:
+    """An index resumed from the file beside the store holds its ids as bytes: reading every
+    one to answer by row would cost the worker more than it saves."""
+    _fill(memory, count=10)
+    flt = MemoryFilter(as_of=memory.now(), user="ann")
+    ahead = _ahead(memory, flt)
+
+    class Resumed:
+        def row_ids(self) -> RowIds:
+            fixed = np.array([b"a", b"b"], dtype="S1")
+            return RowIds(SavedIds(fixed, np.argsort(fixed, kind="stable")))
+
+    assert ahead_rows.rows_ahead(Resumed(), ahead, flt) is None  # type: ignore[arg-type]
+    assert ahead_rows.rows_ahead(memory.vectors._local, ahead, flt) is not None

@@ -168,6 +168,10 @@ AHEAD_UP_TO = 5000
 while the query embeds: ~0.1 ms at a LoCoMo conversation's 663 rows)."""
 
 
+NOT_PASSED = -(1 << 62)
+""":class:`Ahead`'s answer for an id that did not pass (no row number is ever this low)."""
+
+
 class Ahead:
     """:func:`matching` for one filter, answered from which rows passed it a moment before
     (:func:`ahead`): a recall's vector side asks of a few hundred ids after its query is
@@ -175,10 +179,10 @@ class Ahead:
     conv-41, cold; a dict lookup an id here). An id not held then gets None: the store or
     the columns answer (written since)."""
 
-    __slots__ = ("_failed", "_flt", "_passing")
+    __slots__ = ("_answers", "_flt")
 
-    def __init__(self, flt: MemoryFilter, passing: dict[str, int], failed: frozenset[str]):
-        self._flt, self._passing, self._failed = flt, passing, failed
+    def __init__(self, flt: MemoryFilter, answers: dict[str, int]):
+        self._flt, self._answers = flt, answers  # (each id's row number, or NOT_PASSED)
 
     def __call__(
         self, memory_ids: Sequence[str], flt: MemoryFilter
@@ -188,25 +192,24 @@ class Ahead:
         if flt != self._flt:
             return None
         out: list[tuple[int, str]] = []
-        passing, failed = self._passing, self._failed
+        answer = self._answers.get
         for memory_id in memory_ids:
-            seq = passing.get(memory_id)
-            if seq is not None:
-                out.append((seq, memory_id))
-            elif memory_id not in failed:
+            seq = answer(memory_id)
+            if seq is None:
                 return None
+            if seq != NOT_PASSED:
+                out.append((seq, memory_id))
         return out
 
     def row_numbers(
-        self, memory_ids: Iterable[str], flt: MemoryFilter, failed: int, unknown: int
+        self, memory_ids: Iterable[str], flt: MemoryFilter, unknown: int
     ) -> npt.NDArray[np.int64] | None:
-        """Each id's row number if it passed, else ``failed`` (``unknown``: an id not held
-        then), for :class:`~salience.search.ahead_rows.RowsAhead`; None for another filter."""
+        """Each id's row number if it passed, else :data:`NOT_PASSED` (``unknown``: an id
+        not held then), in one pass in C, for :class:`~salience.search.ahead_rows.RowsAhead`;
+        None for another filter."""
         if flt != self._flt:
             return None
-        passing, out = self._passing, self._failed
-        said = (passing.get(i, failed if i in out else unknown) for i in memory_ids)
-        return np.fromiter(said, np.int64)
+        return np.fromiter(map(self._answers.get, memory_ids, repeat(unknown)), np.int64)
 
 
 def ahead(columns: Columns, flt: MemoryFilter) -> Ahead | None:
@@ -218,7 +221,5 @@ def ahead(columns: Columns, flt: MemoryFilter) -> Ahead | None:
     keep = rows_passing(columns, np.arange(len(columns)), flt)
     if keep is None:
         return None
-    ids: list[str] = columns.ids.tolist()
-    seqs: list[int] = columns.seqs.tolist()
-    passing = dict(compress(zip(ids, seqs, strict=True), keep.tolist()))
-    return Ahead(flt, passing, frozenset(compress(ids, (~keep).tolist())))
+    answers = np.where(keep, columns.seqs, NOT_PASSED).tolist()
+    return Ahead(flt, dict(zip(columns.ids.tolist(), answers, strict=True)))

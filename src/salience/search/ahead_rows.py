@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from salience.briefing.passing import NOT_PASSED
 from salience.lazy import lazy_module
 from salience.search.rowids import take
 
@@ -29,9 +30,9 @@ if TYPE_CHECKING:
 else:
     np = lazy_module("numpy")
 
-FAILED = -1
+FAILED = NOT_PASSED
 """A row whose memory the filter leaves out."""
-UNKNOWN = -2
+UNKNOWN = NOT_PASSED + 1
 """A row whose memory the ``Ahead`` did not hold (written since the columns were read)."""
 
 
@@ -63,8 +64,16 @@ def rows_ahead(index: VectorIndex, ahead: Ahead, flt: MemoryFilter) -> RowsAhead
     """``ahead``'s answers for every row of ``index`` as loaded now (no refresh: rows
     appended later are answered by id); None for another filter than ``ahead``'s."""
     ids = index.row_ids()
-    seqs = ahead.row_numbers(ids, flt, FAILED, UNKNOWN)
+    if ids.saved is not None:  # (rows read from the file beside the store: each id decoded)
+        return None
+    seqs = ahead.row_numbers(ids, flt, UNKNOWN)
     return None if seqs is None else RowsAhead(index, flt, ids, seqs)
+
+
+def passed(seqs: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Which of :meth:`RowsAhead.seqs`' entries passed the filter."""
+    found: npt.NDArray[np.bool_] = seqs > UNKNOWN
+    return found
 
 
 def kept(
@@ -75,6 +84,6 @@ def kept(
     k: int,
 ) -> list[tuple[int, str, float]]:
     """The first ``k`` of ``rows`` that passed, as (row number in the store, id, score)."""
-    passed = np.flatnonzero(seqs >= 0)[:k]
-    found = take(ids, rows[passed].tolist())
-    return list(zip(seqs[passed].tolist(), found, scores[passed].tolist(), strict=True))
+    chosen = np.flatnonzero(passed(seqs))[:k]
+    found = take(ids, rows[chosen].tolist())
+    return list(zip(seqs[chosen].tolist(), found, scores[chosen].tolist(), strict=True))

@@ -16,7 +16,7 @@ from salience.embeddings import Embedder
 from salience.embeddings.arrays import Matrix, Vector
 from salience.errors import EmbedderError
 from salience.models import MemoryRecord
-from salience.search.ahead_rows import RowsAhead, kept, rows_ahead
+from salience.search.ahead_rows import RowsAhead, kept, passed, rows_ahead
 from salience.search.ann import ApproximateIndex
 from salience.search.fetched import Fetched
 from salience.search.held import Held
@@ -304,7 +304,7 @@ class Vectors:
             rows, scores = rows[keep], scores[keep]
             seqs = None if by_rows is None else by_rows.seqs(index, rows, flt)
             if seqs is not None:  # (the same test as below, the filter answered by row)
-                enough = int((seqs >= 0).sum()) >= k
+                enough = int(passed(seqs).sum()) >= k
                 if enough or found < wanted or len(rows) < found or wanted >= len(ids):
                     return kept(ids, rows, scores, seqs, k)  # type: ignore[return-value]
                 wanted *= 4 if skip is None else 2
