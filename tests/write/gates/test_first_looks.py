@@ -86,3 +86,37 @@ def test_the_addressed_rule_near_its_agents_finds_its_longest_matches(core: str)
     text = f"{'both said the weather. ' * 20}{core}. {'remodel the x. ' * 20}"
     assert re.compile(pattern, re.IGNORECASE | re.MULTILINE).search(text)
     assert _near(text)
+
+
+_WORDY = st.lists(
+    st.sampled_from(
+        ["ai", "a.i.", "agent", "agents", "assistants", "llm", "language models", "model", "bots",
+         "claude", "chatgpt", "gpt", "copilot", "coding agents", "ai assistants", "ai models",
+         "remodel", "said", "abot", "x", "_", "9", "-", ".", " ", "\n", "é", "authorized by",
+         "authorised by", "official notice", "compliance update", "per management",
+         "approved disabling", "unapproved disabling", "s"]
+    ),
+    max_size=16,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(_WORDY)
+def test_words_for_an_agent_are_found_where_the_written_pattern_finds_them(text: str) -> None:
+    """The pattern that opens with the class of the words' first letters (searched in C)
+    finds the same words, from the same places, as the one written with ``\\b`` first, and
+    so does the policy rule's guard; read case ignored too, as the addressed rule's windows
+    are found in a text not lower-cased."""
+    written = re.compile(first_looks.AI_WRITTEN, re.MULTILINE)
+    assert [m.span() for m in first_looks.AI_WORD.finditer(text)] == [
+        m.span() for m in written.finditer(text)
+    ]
+    flags = re.IGNORECASE | re.MULTILINE
+    upper = text.upper()
+    assert [m.span() for m in re.compile(first_looks.AI_WORD.pattern, flags).finditer(upper)] == [
+        m.span() for m in re.compile(first_looks.AI_WRITTEN, flags).finditer(upper)
+    ]
+    policy = re.compile(first_looks.POLICY_WRITTEN)
+    assert [m.span() for m in first_looks._POLICY_OPENS.finditer(text)] == [
+        m.span() for m in policy.finditer(text)
+    ]

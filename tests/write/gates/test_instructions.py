@@ -343,3 +343,17 @@ def test_the_first_looks_and_the_lowered_reading_answer_as_the_plain_rules(
     text = text.upper() if upper else text
     found = find_by_rules(text)
     assert (found.family if found else None) == _plainly(text)
+
+
+def test_a_long_text_s_lines_are_each_read_once_however_many_hold_a_needed_word() -> None:
+    """Lines picked for a rule with the lines beside them: pieces that overlap or meet are
+    one piece (a long answer whose every line says "AI" was read three times over), pieces
+    apart stay apart."""
+    lines = [f"line {i} about ai" if i < 6 else f"line {i} bare" for i in range(12)]
+    lines[10] = "line 10 about ai"
+    lowered = "\n".join(lines).lower()
+    starts = list(accumulate(map(len, lowered.split("\n")), instructions._next, initial=0))
+    read = instructions._lines_with(lines, ("ai",), lowered, starts)
+    pieces = read.split("\n\x00\n")
+    assert pieces == ["\n".join(lines[0:7]), "\n".join(lines[9:12])]
+    assert all(read.count(line) == 1 for line in lines if line in read)

@@ -186,6 +186,26 @@ def test_a_text_is_cut_where_it_holds_a_cut_s_character() -> None:
     ]
 
 
+_CUT_PIECES = ["word", "Two", ".", "!", "?", ";", ",", ":", '"', "|", "<", ">", "<b>",
+               " ", "  ", "\n", "\n\n", "\t", "\x0b", "\u2028", "\xa0", "x" * 25, '", "',
+               " | "]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_CUT_PIECES), max_size=30).map("".join))
+@example('"a" ,\n "b"')  # (a field cut across a line break)
+@example(". |x")  # (a sentence's cut, then a cell's)
+@example(" <" + "a" * 20 + ">")  # (the longest tag)
+def test_the_cuts_from_their_first_character_are_the_cuts_as_written(text: str) -> None:
+    """The splitter opens with the class of its cuts' first characters (searched in C) and
+    reads the rest of each cut: the same cuts, from the same places, as the cuts written
+    plainly, whichever of their characters a text holds."""
+    for holds in [(a, b, c) for a in (False, True) for b in (False, True) for c in (False, True)]:
+        fast = learned._splitter(holds)
+        written = learned._cuts_as_written(holds)
+        assert [m.span() for m in fast.finditer(text)] == [m.span() for m in written.finditer(text)]
+        assert fast.split(text) == written.split(text)
+
+
 def test_no_benign_procedure_or_memory_we_wrote_is_held() -> None:
     """The issue's bar is 1 % of benign procedures; these 107 were in the fit, so none may be
     held ("The user wants weekly summaries ...", "Important: ... must never be deployed ...":

@@ -22,11 +22,49 @@ AI = (
 )
 """A word for an AI agent, as the rules write it."""
 
-AI_WORD = re.compile(rf"\b{AI}(?:\b|(?!\w))", re.MULTILINE)
-_POLICY_OPENS = re.compile(
+AI_WRITTEN = rf"\b{AI}(?:\b|(?!\w))"
+"""A word for an AI agent as a whole word, as written (what :data:`AI_WORD` finds)."""
+_AI_BY_FIRST = (
+    ("a", r"i|\.i\.|gents?|ssistants?|i (?:agents?|assistants?|models?)"),
+    ("l", r"lms?|anguage models?"),
+    ("m", r"odels?"),
+    ("b", r"ots?"),
+    ("c", r"laude|hatgpt|opilot|oding agents?"),
+    ("g", r"pt"),
+)
+""":data:`AI`'s words by their first letter, each letter's in :data:`AI`'s order."""
+
+
+def _by_first(parts: tuple[tuple[str, str], ...], after: str) -> str:
+    """Words that start a word (``\\b`` before them), as a pattern that opens with the class
+    of their first letters and reads the rest of each word after a lookbehind for its
+    letter: SRE searches for a pattern's opening class in C and tries the words only where it
+    finds one, where ``\\b(?:...)`` is tried at every character (a long chat turn with no
+    such word read in a fifth of the time). ``after``: what follows the word."""
+    first = "".join(letter for letter, _ in parts)
+    words = "|".join(f"(?<={letter})(?:{rest})" for letter, rest in parts)
+    return rf"[{first}](?<!\w[{first}])(?:{words}){after}"
+
+
+AI_WORD = re.compile(_by_first(_AI_BY_FIRST, r"(?:\b|(?!\w))"), re.MULTILINE)
+""":data:`AI_WRITTEN`, found faster: the same matches, from the same places."""
+POLICY_WRITTEN = (
     r"\bauthori[sz]ed by\b|\b(?:official notice|compliance update|per management)\b"
     r"|\bapproved disabling\b"
 )
+_POLICY_OPENS = re.compile(
+    _by_first(
+        (
+            ("a", r"uthori[sz]ed by|pproved disabling"),
+            ("o", r"fficial notice"),
+            ("c", r"ompliance update"),
+            ("p", r"er management"),
+        ),
+        r"\b",
+    )
+)
+"""Words the policy rule's branches without a word for an agent open with
+(:data:`POLICY_WRITTEN`, found faster)."""
 _SYSTEM_HOLDS = re.compile(r"sys|user_memory|instruction|inst\]|<\||assistant")
 _TOOL_HOLDS = re.compile(
     r"tool_|function_call|invoke|\"(?:args|arguments|parameters|input)\"|tool result"

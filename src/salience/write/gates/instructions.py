@@ -303,9 +303,11 @@ the longest texts (bench/injection.py)."""
 def _lines_with(lines: list[str], needs: tuple[str, ...], lowered: str, starts: list[int]) -> str:
     """The lines holding one of ``needs``, each with the nearest line that is not blank before
     and after it (a match holds a needed word and crosses a line break only through spaces),
-    pieces apart (a NUL line: no rule joins two pieces). ``lowered``: the lines' text
-    lower-cased, ``starts``: where each of its lines starts (each needed word is looked for in
-    it, not every line for every word)."""
+    pieces apart (a NUL line: no rule joins two pieces); lines that overlap or meet are one
+    piece (each line read once: where most lines hold a needed word, a piece a line read
+    each line three times). ``lowered``: the lines' text lower-cased, ``starts``: where each
+    of its lines starts (each needed word is looked for in it, not every line for every
+    word)."""
     holding: set[int] = set()
     for word in needs:
         at = lowered.find(word)
@@ -313,15 +315,18 @@ def _lines_with(lines: list[str], needs: tuple[str, ...], lowered: str, starts: 
             line = bisect_right(starts, at) - 1
             holding.add(line)
             at = lowered.find(word, starts[line + 1])  # (the next line: this one is held)
-    picked = []
+    pieces: list[list[int]] = []  # (each piece's first and last line)
     for i in sorted(holding):
         start, end = i - 1, i + 1
         while start > 0 and not lines[start].strip():
             start -= 1
         while end < len(lines) - 1 and not lines[end].strip():
             end += 1
-        picked.append("\n".join(lines[max(start, 0) : end + 1]))
-    return "\n\x00\n".join(picked)
+        if pieces and start <= pieces[-1][1] + 1:
+            pieces[-1][1] = max(pieces[-1][1], end)
+        else:
+            pieces.append([max(start, 0), end])
+    return "\n\x00\n".join("\n".join(lines[start : end + 1]) for start, end in pieces)
 
 
 def find_instruction(text: str) -> Instruction | None:
