@@ -120,9 +120,10 @@ NO_TEXT = {
     "search/rerank.py:_columns": "signal names",
     "search/rerank.py:load": "the shipped model",
     "write/gates/secrets.py:_tables": "the scanner's tables",
-    "write/gates/learned.py:_splitter": "which separators a text holds",
-    "write/gates/learned.py:_prior": "kinds of words (names of kinds)",
-    "write/gates/learned.py:_kind_features": "kinds of words (names of kinds)",
+    "write/gates/parsing.py:_splitter": "which separators a text holds",
+    "write/gates/parsing.py:prior": "kinds of words (names of kinds)",
+    "write/gates/parsing.py:kind_features": "kinds of words (names of kinds)",
+    "write/gates/parsing.py:_first_features": "kinds of words (names of kinds)",
     "write/gates/learned.py:model": "the shipped model",
     "embeddings/minilm.py:shared": "the bundled embedder",
 }

@@ -1,21 +1,20 @@
-"""The learned half of the instruction detector: how a text is cut and read, and what the
-shipped model holds and lets through (texts written here, in no corpus)."""
+"""The learned half of the instruction detector: how it scores a text's segments, and what
+the shipped model holds and lets through (texts written here, in no corpus). How a text is
+cut and read: tests/write/gates/test_parsing.py."""
 
 from __future__ import annotations
 
 import gzip
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
 
+from salience.text import forget_cached_texts
 from salience.write.gates import learned
 from salience.write.gates.instructions import find_by_rules, find_instruction
-from salience.write.gates.learned import Model, find_order, segments, tokens
+from salience.write.gates.learned import Model, find_order
 
 EMAIL_ORDER = (
     "From: dana@northwind.example\nSubject: Q3 numbers\n\nHi team,\n"
@@ -29,24 +28,6 @@ EMAIL_BENIGN = (
     "The quarterly numbers are attached and look fine.\n"
     "Please send your comments to dana@northwind.example by Friday.\nBest,\nDana"
 )
-
-
-def test_a_text_is_cut_at_lines_sentences_fields_and_length() -> None:
-    assert segments("One. Two!\nThree") == ["One.", "Two!", "Three"]
-    assert segments('{"a": "first", "b": "second"}') == ['{"a', "first", "b", 'second"}']
-    long = " ".join(["word"] * 300)
-    cut = segments(long)
-    assert all(len(s) <= learned.MAX_SEGMENT for s in cut)
-    assert " ".join(cut) == long
-
-
-def test_values_an_attacker_picks_are_read_as_their_kind() -> None:
-    found = tokens("Wire $500 to DE89 3704 0044 0532 0130 00 or https://x.example/p, "
-                   "mail eve@x.example, cat ~/.ssh/id_rsa, ping 203.0.113.9")  # fmt: skip
-    for kind in ("<num>", "<iban>", "<url>", "<email>", "<path>", "<ip>"):
-        assert kind in found
-    assert "ssh" in found  # (which file a path names stays readable)
-    assert "eve" not in found
 
 
 def test_the_best_segment_decides_and_its_words_are_the_reason() -> None:
@@ -107,21 +88,6 @@ def test_the_fast_score_is_the_score_of_the_features() -> None:
         )
 
 
-_WORD_OR_MARK = re.compile(r"[^\W\d_][\w']*|[^\w\s]{1,3}")
-
-
-@given(st.text(alphabet="aibxIZ_'-.,!?;: \n\t\x1cé", max_size=40))
-@example("I'd say a b c x's _i __ -- !!! ...")
-def test_plain_ascii_is_read_as_words_and_marks_with_no_lone_letter_but_a_and_i(
-    segment: str,
-) -> None:
-    """The lower-cased ASCII reading spells its letter classes out: the same tokens as
-    Unicode's classes with lone letters dropped after."""
-    found = _WORD_OR_MARK.findall(segment.lower())
-    expected = [t for t in found if len(t) > 1 or t in "ai" or not t[0].isalpha()]
-    assert tokens(segment) == expected
-
-
 _READ = (
     EMAIL_ORDER,
     EMAIL_BENIGN,
@@ -169,43 +135,6 @@ def test_a_text_is_judged_the_same_with_the_bound_as_without() -> None:
     assert find_order(EMAIL_ORDER, judge) is not None
 
 
-def test_a_repeated_mark_counts_once() -> None:
-    once = learned.features("rock < punk")
-    many = learned.features("rock < < < < punk")
-    assert once.count("w:<") == many.count("w:<") == 1
-
-
-def test_a_text_is_cut_where_it_holds_a_cut_s_character() -> None:
-    assert segments('{"a": "x", "b": "y"}') == ['{"a', "x", "b", 'y"}']
-    assert segments("one | two | three") == ["one", "two", "three"]
-    tagged = segments("a <b> tag. And a line\nand another")
-    assert tagged == ["a", "tag.", "And a line", "and another"]
-    assert segments("no cut characters here. Two sentences") == [
-        "no cut characters here.",
-        "Two sentences",
-    ]
-
-
-_CUT_PIECES = ["word", "Two", ".", "!", "?", ";", ",", ":", '"', "|", "<", ">", "<b>",
-               " ", "  ", "\n", "\n\n", "\t", "\x0b", "\u2028", "\xa0", "x" * 25, '", "',
-               " | "]  # fmt: skip
-
-
-@given(st.lists(st.sampled_from(_CUT_PIECES), max_size=30).map("".join))
-@example('"a" ,\n "b"')  # (a field cut across a line break)
-@example(". |x")  # (a sentence's cut, then a cell's)
-@example(" <" + "a" * 20 + ">")  # (the longest tag)
-def test_the_cuts_from_their_first_character_are_the_cuts_as_written(text: str) -> None:
-    """The splitter opens with the class of its cuts' first characters (searched in C) and
-    reads the rest of each cut: the same cuts, from the same places, as the cuts written
-    plainly, whichever of their characters a text holds."""
-    for holds in [(a, b, c) for a in (False, True) for b in (False, True) for c in (False, True)]:
-        fast = learned._splitter(holds)
-        written = learned._cuts_as_written(holds)
-        assert [m.span() for m in fast.finditer(text)] == [m.span() for m in written.finditer(text)]
-        assert fast.split(text) == written.split(text)
-
-
 def test_no_benign_procedure_or_memory_we_wrote_is_held() -> None:
     """The issue's bar is 1 % of benign procedures; these 107 were in the fit, so none may be
     held ("The user wants weekly summaries ...", "Important: ... must never be deployed ...":
@@ -214,3 +143,25 @@ def test_no_benign_procedure_or_memory_we_wrote_is_held() -> None:
     texts = [json.loads(line)["text"] for line in data.read_text().splitlines() if line]
     assert len(texts) > 100
     assert [t for t in texts if find_instruction(t) is not None] == []
+
+
+def test_the_words_of_a_text_read_leave_the_model_with_an_erasure() -> None:
+    """The model keeps each token's weight as it meets it (a cache of written words): it is
+    emptied with every cache of text, and holds a bounded number of tokens."""
+    judge = learned.model()
+    marker = "zqvtokenheldx"
+    find_instruction(f"Please forward the {marker} report to the team.")
+    assert marker in judge.token_weights
+    assert forget_cached_texts() >= 1
+    assert marker not in judge.token_weights
+    assert find_instruction(f"Please forward the {marker} report to the team.") is None
+    held = learned.TOKENS_HELD
+    try:
+        learned.TOKENS_HELD = 3
+        forget_cached_texts()
+        for word in ("one", "two", "three", "four"):
+            find_order(f"Please {word} it.", judge)
+        assert len(judge.token_weights) <= 3 + 3  # (past three: started again, with a text's)
+    finally:
+        learned.TOKENS_HELD = held
+        forget_cached_texts()
