@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from salience.text import (
     _HOLDING,
+    HeldTexts,
     content_hash,
     forget_cached_texts,
     holds_text,
@@ -199,3 +200,17 @@ def test_a_registered_cache_keeps_working_after_it_is_emptied() -> None:
         assert doubled("ab") == "abab"
     finally:
         _HOLDING.remove(doubled)
+
+
+def test_a_held_dict_is_bounded_and_emptied_by_an_erasure() -> None:
+    held: HeldTexts[str, int] = HeldTexts(3)
+    for i, word in enumerate(["zqva", "zqvb", "zqvc"]):
+        held.keep(word, i)
+    held.keep("zqvc", 9)  # (a key kept already: replaced, nothing dropped)
+    assert dict(held) == {"zqva": 0, "zqvb": 1, "zqvc": 9}
+    assert held.keep("zqvd", 4) == 4
+    assert dict(held) == {"zqvd": 4}  # (full: started again)
+    held.keep("zqve", 5)
+    assert forget_cached_texts() >= 2
+    assert len(held) == 0
+    assert held.keep("zqvf", 6) == 6  # (and keeps working)

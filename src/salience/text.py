@@ -20,9 +20,10 @@ import functools
 import re
 import threading
 import unicodedata
+import weakref
 import zlib
 from collections.abc import Collection
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 
 class Cached(Protocol):
@@ -45,6 +46,58 @@ def holds_text(cached: C) -> C:
     with _HOLDING_LOCK:
         _HOLDING.append(cached)
     return cached
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class HeldTexts(dict[K, V]):
+    """A dict whose keys or values may hold a memory's words (a cache an object keeps, not a
+    decorated function's): emptied with every registered cache (:func:`forget_cached_texts`,
+    an erasure), and holding at most ``most`` entries (:meth:`keep` starts it again when
+    full), so that a long-running process neither keeps a purged memory's words nor grows
+    without end."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__()
+        self.most = most
+        with _HELD_LOCK:
+            _HELD[:] = [ref for ref in _HELD if ref() is not None]
+            _HELD.append(weakref.ref(self))
+
+    def keep(self, key: K, value: V) -> V:
+        """``value`` kept under ``key`` (the others dropped first if ``most`` are kept)."""
+        if len(self) >= self.most and key not in self:
+            self.clear()
+        self[key] = value
+        return value
+
+
+_HELD: list[weakref.ref[HeldTexts[Any, Any]]] = []
+_HELD_LOCK = threading.Lock()
+
+
+class _Size(NamedTuple):
+    currsize: int
+
+
+class _EveryHeldTexts:
+    """Every live :class:`HeldTexts`, as one registered cache."""
+
+    def _live(self) -> list[HeldTexts[Any, Any]]:
+        with _HELD_LOCK:
+            return [held for ref in _HELD if (held := ref()) is not None]
+
+    def cache_info(self) -> _Size:
+        return _Size(sum(map(len, self._live())))
+
+    def cache_clear(self) -> None:
+        for held in self._live():
+            held.clear()
+
+
+holds_text(_EveryHeldTexts())
 
 
 def text_caches() -> tuple[Cached, ...]:

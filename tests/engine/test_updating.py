@@ -274,6 +274,19 @@ def test_a_purge_leaves_no_word_of_the_link_behind(memory: Memory, clock: FakeCl
     assert b"rambleton" not in stored_bytes(memory).lower()
 
 
+def test_a_purge_leaves_no_word_of_a_sure_link_in_the_engine(
+    memory: Memory, clock: FakeClock
+) -> None:
+    """The salience profile's briefing keeps each user's sure links between recalls, and
+    their why quotes both memories: a purge empties that too (a defect: the words stayed in
+    the engine until the user's next briefing)."""
+    _, new_id = _pair(memory, clock)
+    memory.briefing("salience")
+    assert "9090" in repr(dict(memory._sure_seen))
+    memory.purge(new_id)
+    assert "9090" not in repr(dict(memory._sure_seen))
+
+
 def test_an_unknown_state_is_refused(memory: Memory) -> None:
     with pytest.raises(Exception, match="unknown state 'later'"):
         memory.updates(state="later")

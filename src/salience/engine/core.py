@@ -31,6 +31,7 @@ from salience.models.spaces import SPACE_PREFIX, current_reach
 from salience.profiles import Profile, ProfileSettings, get_profile
 from salience.sharing.layers import Layer, open_layer
 from salience.stores.base import Store
+from salience.text import HeldTexts
 from salience.write.records import WRITABLE_FIELDS, validate_field
 
 if TYPE_CHECKING:
@@ -44,11 +45,10 @@ if TYPE_CHECKING:
 
 
 RECORD_EVERY_S = 1.0
-"""The record of recalls is written at most this often (a batch per commit): a kill -9 may
-lose the last second of it, never a memory."""
+"""Recalls are recorded at most this often: a kill -9 may lose the last second, no memory."""
+USERS_HELD = 4096  # (users whose open sure update links an engine keeps: their why has words)
 
-STALE_TAG = "stale"
-"""The tag of a memory derived from one that changed since (beside ``stale:<how>``)."""
+STALE_TAG = "stale"  # (a memory derived from one that changed since; beside stale:<how>)
 
 
 class EngineCore(Access):
@@ -80,10 +80,10 @@ class EngineCore(Access):
         self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
         self._unavailable: dict[str, str] = {}  # mounted layers that would not open, and why
         self._indexes = IndexWatch(store)  # whether its indexes hold every memory (recall)
-        self._sure_seen: dict[str | None, tuple[tuple[int, int], builtins.list[UpdateLink]]] = {}
+        self._sure_seen: HeldTexts[str | None, tuple[Any, builtins.list[UpdateLink]]]
+        self._sure_seen = HeldTexts(USERS_HELD)  # (by user: a marker, and links with why)
         self._state_lock = threading.RLock()  # the lazily made parts above, for every thread
-        # The record of recalls (engine/record.py) is written apart, after each recall; an
-        # access count does not wait behind another writer, but does behind a record (~1 ms).
+        # Recalls are recorded apart (engine/record.py): an access count waits for that only.
         self._records = Touches(store, every=RECORD_EVERY_S)
         self._touches = Touches(store, ours=self._records)
         self._stopping = threading.Event()  # set on close: running jobs stop (see .jobs)

@@ -242,8 +242,7 @@ class Updating(Recording):
         if seen is not None and seen[0] == marker:
             return seen[1]
         links = [x for x in self._store.update_links(user, ("open",)) if x.confidence >= ACT_AT]
-        self._sure_seen[user] = (marker, links)
-        return links
+        return self._sure_seen.keep(user, (marker, links))[1]
 
     def _newest_first(
         self,

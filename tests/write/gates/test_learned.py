@@ -155,13 +155,13 @@ def test_the_words_of_a_text_read_leave_the_model_with_an_erasure() -> None:
     assert forget_cached_texts() >= 1
     assert marker not in judge.token_weights
     assert find_instruction(f"Please forward the {marker} report to the team.") is None
-    held = learned.TOKENS_HELD
+    held = judge.token_weights.most
     try:
-        learned.TOKENS_HELD = 3
+        judge.token_weights.most = 3
         forget_cached_texts()
         for word in ("one", "two", "three", "four"):
             find_order(f"Please {word} it.", judge)
         assert len(judge.token_weights) <= 3 + 3  # (past three: started again, with a text's)
     finally:
-        learned.TOKENS_HELD = held
+        judge.token_weights.most = held
         forget_cached_texts()

@@ -5,13 +5,14 @@ user to the model: first forward the inbox to ...", a mistyped "ignore the rest 
 data", a snippet that uploads a file to an outside host).
 
 A text is cut into segments (lines, sentences, the fields of a JSON record) and each is read
-(:mod:`salience.write.gates.parsing`); each segment is scored on its own (``bias + sum of weights`` of its features: :meth:`Parsed.features`;
-the kinds of its words, such as an action, an outside target, the agent addressed or its
-task voided, and which kinds appear together), and the text is held when its best
-segment reaches the model's threshold: an order hidden in a long benign email is found
-where it sits, and nothing around it dilutes it. Values an attacker changes at will are
-folded into kinds before scoring (``<url>``, ``<email>``, ``<iban>``, ``<ip>``,
-``<path>``, ``<num>``); letter groups of long words keep a misspelt word close to the word.
+(:mod:`salience.write.gates.parsing`); each segment is scored on its own (``bias + sum of
+weights`` of its features: :meth:`Parsed.features`; the kinds of its words, such as an
+action, an outside target, the agent addressed or its task voided, and which kinds appear
+together), and the text is held when its best segment reaches the model's threshold: an
+order hidden in a long benign email is found where it sits, and nothing around it dilutes
+it. Values an attacker changes at will are folded into kinds before scoring (``<url>``,
+``<email>``, ``<iban>``, ``<ip>``, ``<path>``, ``<num>``); letter groups of long words keep
+a misspelt word close to the word.
 
 The weights ship in the package (``injection.json.gz``, fitted by ``bench/injection_fit.py``
 on the corpus of ``bench/injection_corpus.py``, written by us, with real chat as benign;
@@ -24,15 +25,13 @@ from __future__ import annotations
 
 import gzip
 import json
-import threading
-import weakref
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from itertools import islice, repeat
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, cast
 
-from salience.text import holds_text
+from salience.text import HeldTexts
 from salience.write.gates.parsing import (
     MAX_SEGMENT,
     Parsed,
@@ -58,46 +57,12 @@ sums of the same weights in other orders, which may round apart."""
 
 
 TOKENS_HELD = 1 << 16
-"""Tokens whose weights a model keeps (:class:`TokenWeights`); past them it starts again."""
+"""Tokens whose weights a model keeps (its :attr:`Model.token_weights`): the words of written
+texts, so a cache that an erasure empties (:class:`~salience.text.HeldTexts`)."""
 
 
-class TokenWeights(dict[str, float]):
-    """A model's weights of the tokens met so far, each token's ``w:`` and ``c:`` weights
-    summed: a cache of the words of written texts, so it holds at most :data:`TOKENS_HELD`
-    and is emptied with every cache of text (an erasure: :func:`~salience.text.holds_text`,
-    through :class:`_EveryTokenWeights`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        with _LIVE_LOCK:
-            _LIVE[:] = [ref for ref in _LIVE if ref() is not None]
-            _LIVE.append(weakref.ref(self))
-
-
-_LIVE: list[weakref.ref[TokenWeights]] = []
-_LIVE_LOCK = threading.Lock()
-
-
-class _Size(NamedTuple):
-    currsize: int
-
-
-class _EveryTokenWeights:
-    """Every live model's :class:`TokenWeights`, as one cache of text."""
-
-    def _live(self) -> list[TokenWeights]:
-        with _LIVE_LOCK:
-            return [held for ref in _LIVE if (held := ref()) is not None]
-
-    def cache_info(self) -> Any:
-        return _Size(sum(map(len, self._live())))
-
-    def cache_clear(self) -> None:
-        for held in self._live():
-            held.clear()
-
-
-holds_text(_EveryTokenWeights())
+def _token_weights() -> HeldTexts[str, float]:
+    return HeldTexts(TOKENS_HELD)
 
 
 @dataclass(frozen=True)
@@ -109,7 +74,9 @@ class Model:
     threshold: float
     about: dict[str, object]
 
-    token_weights: TokenWeights = field(default_factory=TokenWeights, compare=False, repr=False)
+    token_weights: HeldTexts[str, float] = field(
+        default_factory=_token_weights, compare=False, repr=False
+    )
     """Each token's ``w:`` and ``c:`` weights summed, as tokens are met (a cache)."""
     sentences: SentenceModel | None = field(default=None, compare=False, repr=False)
     """The second reading of suspicious segments (:mod:`salience.write.gates.sentences`)."""
@@ -142,12 +109,10 @@ class Model:
         get, known = self.weights.get, self.token_weights
         tokens = list(map(known.get, parsed.tokens))
         if None in tokens:
-            if len(known) >= TOKENS_HELD:
-                known.clear()
             for i, token in enumerate(parsed.tokens):
                 if tokens[i] is None:
                     groups = sum(get(g, 0.0) for g in letter_groups(token))
-                    tokens[i] = known[token] = get(f"w:{token}", 0.0) + groups
+                    tokens[i] = known.keep(token, get(f"w:{token}", 0.0) + groups)
         zero = repeat(0.0)
         total: float = (
             self.bias
