@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import re
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from salience.write import statements as module
@@ -66,3 +68,18 @@ def test_a_line_with_no_end_inside_is_one_sentence(text: str) -> None:
     for line in text.splitlines():
         if module._ENDS.search(line) is None:
             assert module._SENTENCE.split(line) == [line]
+
+
+@given(st.lists(st.sampled_from(["a", "Dr.", "Mrs.", "vs.", "St.", " ", "  ", ".", "!", "?", "\n",
+                                  "\n\n", "\t", "\u00a0", "\u2028", "x.", "Prof. X"]),
+                max_size=25).map("".join))  # fmt: skip
+@settings(max_examples=500, deadline=None)
+@example("Dr. Lee came.  Then\n\nhe left. vs. them")
+def test_sentences_are_cut_where_the_pattern_as_written_cuts_them(text: str) -> None:
+    """The cut that opens with whitespace (searched for in C) finds the same cuts, from the
+    same places, as the pattern as written."""
+    written = re.compile(module.SENTENCE_AS_WRITTEN)
+    assert [m.span() for m in module._SENTENCE.finditer(text)] == [
+        m.span() for m in written.finditer(text)
+    ]
+    assert module._SENTENCE.split(text) == written.split(text)

@@ -16,11 +16,18 @@ from collections.abc import Iterator
 
 from salience.text import label
 
-_SENTENCE = re.compile(
+SENTENCE_AS_WRITTEN = (
     r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)"
     r"(?<!\bvs\.)\s+|\n+"
 )
 """A sentence ends at ".", "!" or "?", not after a title ("Dr. Smith", "Mrs. Lee")."""
+_SENTENCE = re.compile(
+    r"\s(?:(?<=[.!?]\s)(?<!\bDr\.\s)(?<!\bMr\.\s)(?<!\bMs\.\s)(?<!\bMrs\.\s)(?<!\bSt\.\s)"
+    r"(?<!\bProf\.\s)(?<!\bvs\.\s)\s*|(?<=\n)\n*)"
+)
+""":data:`SENTENCE_AS_WRITTEN` read from its first character (whitespace, which the pattern
+opens with, so that SRE searches for it in C rather than trying the lookbehinds at every
+character): the same cuts, from the same places, in less than half the time."""
 _ENDS = re.compile(r"[.!?]\s")
 """Where a sentence may end inside a line (most lines hold one sentence: not split)."""
 _BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
