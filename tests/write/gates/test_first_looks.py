@@ -120,3 +120,24 @@ def test_words_for_an_agent_are_found_where_the_written_pattern_finds_them(text:
     assert [m.span() for m in first_looks._POLICY_OPENS.finditer(text)] == [
         m.span() for m in policy.finditer(text)
     ]
+
+
+_GUARDED = st.lists(
+    st.sampled_from(
+        ["sys", "user_memory", "instruction", "inst]", "inst", "<|", "<", "|", "assistant",
+         "tool_", "tool", "function_call", "invoke", '"args"', '"input"', '"', "args",
+         "tool result", "action input", "call the tool", "authorised by", "authorized by",
+         "official notice", "compliance update", "per management", "approved disabling",
+         "unauthorized by", "x", " ", "\n", "_", "é"]
+    ),
+    max_size=12,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(_GUARDED)
+def test_a_guard_read_by_its_strings_answers_as_its_pattern(text: str) -> None:
+    """A guard looked for by the strings its matches hold (a substring search in C) answers
+    as its pattern does, for every guard of every rule."""
+    for guard in {g for guards in first_looks.GUARDS.values() for g in guards}:
+        assert first_looks.holds(guard, text) == (guard.search(text) is not None)
