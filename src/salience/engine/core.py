@@ -80,7 +80,7 @@ class EngineCore(Access):
         self._open_layers: dict[str, Layer] = {}  # mounted layers opened so far, by name
         self._unavailable: dict[str, str] = {}  # mounted layers that would not open, and why
         self._indexes = IndexWatch(store)  # whether its indexes hold every memory (recall)
-        self._sure_seen: HeldTexts[str | None, tuple[Any, builtins.list[UpdateLink]]]
+        self._sure_seen: HeldTexts[str | None, tuple[tuple[int, int], builtins.list[UpdateLink]]]
         self._sure_seen = HeldTexts(USERS_HELD)  # (by user: a marker, and links with why)
         self._state_lock = threading.RLock()  # the lazily made parts above, for every thread
         # Recalls are recorded apart (engine/record.py): an access count waits for that only.

@@ -24,29 +24,38 @@ AI = (
 
 AI_WRITTEN = rf"\b{AI}(?:\b|(?!\w))"
 """A word for an AI agent as a whole word, as written (what :data:`AI_WORD` finds)."""
-_AI_BY_FIRST = (
-    ("a", r"i|\.i\.|gents?|ssistants?|i (?:agents?|assistants?|models?)"),
-    ("l", r"lms?|anguage models?"),
-    ("m", r"odels?"),
-    ("b", r"ots?"),
-    ("c", r"laude|hatgpt|opilot|oding agents?"),
-    ("g", r"pt"),
-)
-""":data:`AI`'s words by their first letter, each letter's in :data:`AI`'s order."""
 
 
-def _by_first(parts: tuple[tuple[str, str], ...], after: str) -> str:
-    """Words that start a word (``\\b`` before them), as a pattern that opens with the class
-    of their first letters and reads the rest of each word after a lookbehind for its
-    letter: SRE searches for a pattern's opening class in C and tries the words only where it
-    finds one, where ``\\b(?:...)`` is tried at every character (a long chat turn with no
-    such word read in a fifth of the time). ``after``: what follows the word."""
-    first = "".join(letter for letter, _ in parts)
-    words = "|".join(f"(?<={letter})(?:{rest})" for letter, rest in parts)
+def _branches(group: str) -> list[str]:
+    """The branches of a group ``(?:a|b|...)`` at its own depth (a branch's own groups kept)."""
+    body, out, depth, start = group[3:-1], [], 0, 0
+    for at, char in enumerate(body):
+        if char == "(" and body[at - 1 : at] != "\\":
+            depth += 1
+        elif char == ")" and body[at - 1 : at] != "\\":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            out.append(body[start:at])
+            start = at + 1
+    return [*out, body[start:]]
+
+
+def _by_first(branches: list[str], after: str) -> str:
+    """Words that start a word (``\\b`` before them; each branch opens with its letter), as a
+    pattern that opens with the class of their first letters and reads the rest of each word
+    after a lookbehind for its letter, each letter's branches in their order: SRE searches
+    for a pattern's opening class in C and tries the words only where it finds one, where
+    ``\\b(?:...)`` is tried at every character (a long chat turn with no such word read in a
+    fifth of the time). ``after``: what follows the word."""
+    by_letter: dict[str, list[str]] = {}
+    for branch in branches:
+        by_letter.setdefault(branch[0], []).append(branch[1:])
+    first = "".join(by_letter)
+    words = "|".join(f"(?<={letter})(?:{'|'.join(rest)})" for letter, rest in by_letter.items())
     return rf"[{first}](?<!\w[{first}])(?:{words}){after}"
 
 
-AI_WORD = re.compile(_by_first(_AI_BY_FIRST, r"(?:\b|(?!\w))"), re.MULTILINE)
+AI_WORD = re.compile(_by_first(_branches(AI), r"(?:\b|(?!\w))"), re.MULTILINE)
 """:data:`AI_WRITTEN`, found faster: the same matches, from the same places."""
 POLICY_WRITTEN = (
     r"\bauthori[sz]ed by\b|\b(?:official notice|compliance update|per management)\b"
@@ -54,22 +63,18 @@ POLICY_WRITTEN = (
 )
 _POLICY_OPENS = re.compile(
     _by_first(
-        (
-            ("a", r"uthori[sz]ed by|pproved disabling"),
-            ("o", r"fficial notice"),
-            ("c", r"ompliance update"),
-            ("p", r"er management"),
-        ),
+        ["authori[sz]ed by", "official notice", "compliance update", "per management",
+         "approved disabling"],
         r"\b",
     )
-)
+)  # fmt: skip
 """Words the policy rule's branches without a word for an agent open with
 (:data:`POLICY_WRITTEN`, found faster)."""
-_SYSTEM_HOLDS = re.compile(r"sys|user_memory|instruction|inst\]|<\||assistant")
-_TOOL_HOLDS = re.compile(
-    r"tool_|function_call|invoke|\"(?:args|arguments|parameters|input)\"|tool result"
-    r"|action input|call the tool"
-)
+_SYSTEM_WORDS = ("sys", "user_memory", "instruction", "inst]", "<|", "assistant")
+_TOOL_WORDS = ("tool_", "function_call", "invoke", '"args"', '"arguments"', '"parameters"',
+               '"input"', "tool result", "action input", "call the tool")  # fmt: skip
+_SYSTEM_HOLDS = re.compile("|".join(map(re.escape, _SYSTEM_WORDS)))
+_TOOL_HOLDS = re.compile("|".join(map(re.escape, _TOOL_WORDS)))
 GUARDS: dict[str, tuple[re.Pattern[str], ...]] = {
     "addressed": (AI_WORD,),
     "policy": (AI_WORD, _POLICY_OPENS),
@@ -90,17 +95,13 @@ with one, no guard is used."""
 
 
 _HOLDS: dict[re.Pattern[str], tuple[tuple[str, ...], bool]] = {
-    _SYSTEM_HOLDS: (("sys", "user_memory", "instruction", "inst]", "<|", "assistant"), True),
-    _TOOL_HOLDS: (
-        ("tool_", "function_call", "invoke", '"args"', '"arguments"', '"parameters"', '"input"',
-         "tool result", "action input", "call the tool"),
-        True,
-    ),
+    _SYSTEM_HOLDS: (_SYSTEM_WORDS, True),
+    _TOOL_HOLDS: (_TOOL_WORDS, True),
     _POLICY_OPENS: (
         ("authori", "official notice", "compliance update", "per management", "approved disabling"),
         False,
     ),
-}  # fmt: skip
+}
 """For a guard, strings one of which each of its matches holds, and whether one held is a
 match (the guard is only these strings): looked for by Python's substring search, a scan in
 C of each, where the guard's branches were tried at each character that opens one (a long
