@@ -9,7 +9,6 @@ cache registered with :func:`~salience.text.holds_text` (an erasure empties it).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import cache, lru_cache
 from itertools import chain, pairwise
 from typing import NamedTuple
@@ -171,14 +170,6 @@ def parse(segment: str) -> Parsed:
     """``segment`` read (see :class:`Parsed`)."""
     found = tokens(segment)
     distinct = tuple(dict.fromkeys(found))
-    every, first = kinds_read(found, distinct)
-    return Parsed(distinct, tuple(found), (*first, *kind_features(every)), every)
-
-
-def kinds_read(found: list[str], distinct: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The kinds of a segment's words (``distinct``: its tokens, each once), ``imperative``
-    among them if its first word that is no lead-in (of ``found``, its tokens in order) is a
-    verb, and the ``f:`` features of that word's kinds (``other``: none)."""
     present = set(chain.from_iterable(map(kinds_of, distinct)))
     first: tuple[str, ...] = ()
     for token in found:  # (the first word that is not a lead-in)
@@ -188,7 +179,8 @@ def kinds_read(found: list[str], distinct: Iterable[str]) -> tuple[frozenset[str
             if token in VERBS:
                 present.add("imperative")
             break
-    return frozenset(present), first
+    every = frozenset(present)
+    return Parsed(distinct, tuple(found), (*first, *kind_features(every)), every)
 
 
 @lru_cache(maxsize=1 << 8)
