@@ -543,3 +543,23 @@ def test_features_are_each_feature_s_signals_multiplied_left_to_right(rows: int,
     found = rerank.features(raw)
     assert found.tobytes() == expected.tobytes()  # (the same doubles, NaN and -0.0 included)
     assert found.flags.c_contiguous  # (the model's products then take the same path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False, width=64), min_size=1, max_size=200))
+def test_the_units_tanh_is_numpys_to_a_few_units_in_the_last_place(values: list[float]) -> None:
+    x = np.array(values)
+    found = x.copy()
+    with np.errstate(all="raise"):  # (no overflow: 2x is cut where tanh is 1 anyway)
+        rerank._tanh(found)
+    assert np.abs(found - np.tanh(x)).max() <= 4e-16
+    assert (found[np.abs(x) >= 20] == np.sign(x[np.abs(x) >= 20])).all()
+
+
+def test_a_speaker_is_named_by_their_key_alone() -> None:
+    joanna, nate = name_key("Joanna"), name_key("Nate")
+    speaker = np.array([joanna, nate, 0, joanna])
+    assert rerank.spoken_by(speaker, "What did Joanna paint?").tolist() == [1.0, 0.0, 0.0, 1.0]
+    # ("what" and "paint" are as long as "Nate" and "Joanna": their keys are no one's)
+    assert rerank.spoken_by(speaker, "What will they paint next?").tolist() == [0.0] * 4
+    assert rerank.spoken_by(np.array([0, 0]), "What did Nate say?").tolist() == [0.0, 0.0]

@@ -87,7 +87,8 @@ class Reranking(Updating):
             if not known.any():
                 return None
             whole: Floats = found.astype(np.float64)
-            whole[~known] = np.nan
+            if not known.all():
+                whole[~known] = np.nan
             return whole
         out: Floats | None = None
         for index, layer in enumerate((None, *layers)):

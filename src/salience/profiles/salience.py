@@ -111,15 +111,21 @@ def context_score(record: MemoryRecord, now: datetime, settings: ProfileSettings
 
 
 def recall_prior(record: MemoryRecord) -> float:
-    """The context score's weights without recency, renormalised to [0, 1]."""
-    parts = (
-        (0.30, record.importance),
-        (0.10, record.confidence),
-        (0.15, log10_access(record.access_count)),
-        (0.10, feedback_ratio(record.echo_count, record.fizzle_count)),
-        (0.10, provenance(record)),
+    """The context score's weights without recency, renormalised to [0, 1] (added in this
+    order, as :func:`search_scores` adds its columns: the same double)."""
+    weighted = (
+        0.0
+        + 0.30 * record.importance
+        + 0.10 * record.confidence
+        + 0.15 * log10_access(record.access_count)
+        + 0.10 * feedback_ratio(record.echo_count, record.fizzle_count)
+        + 0.10 * provenance(record)
     )
-    return sum(w * v for w, v in parts) / sum(w for w, _ in parts)
+    return weighted / _PRIOR_WEIGHTS
+
+
+_PRIOR_WEIGHTS = 0.30 + 0.10 + 0.15 + 0.10 + 0.10
+""":func:`recall_prior`'s weights, summed in their order."""
 
 
 def search_score(

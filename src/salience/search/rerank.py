@@ -173,14 +173,16 @@ def hops(vectors: Floats | None, sessions: npt.NDArray[np.int64]) -> tuple[Float
     n = len(sessions)
     if vectors is None or n < 2:
         return np.zeros(n), np.zeros(n)
-    sims = vectors @ vectors[:SEEDS].T
-    sims[~(sims > 0.0)] = 0.0  # (no vector, or further than orthogonal: 0)
-    seeds = min(n, SEEDS)
-    sims[np.arange(seeds), np.arange(seeds)] = 0.0  # (not itself)
-    hop: Floats = sims.max(axis=1)
-    own = sessions[:SEEDS]
-    sims[(sessions[:, None] == own[None, :]) & (own >= 0)[None, :]] = 0.0
-    other: Floats = sims.max(axis=1)
+    hop: Floats = np.zeros(n)
+    other: Floats = np.zeros(n)
+    for seed in range(min(n, SEEDS)):  # (a column each: a few whole-column steps)
+        sims = vectors @ vectors[seed]
+        sims = np.where(sims > 0.0, sims, 0.0)  # (no vector, or further than orthogonal: 0)
+        sims[seed] = 0.0  # (not itself)
+        np.maximum(hop, sims, out=hop)
+        if sessions[seed] >= 0:
+            sims[sessions == sessions[seed]] = 0.0  # (the seed's session: not another's)
+        np.maximum(other, sims, out=other)
     return hop, other
 
 
@@ -192,8 +194,10 @@ def spoken_by(speaker: npt.NDArray[np.int64], query: str) -> Floats:
     speakers.discard(0)
     if not speakers:
         return np.zeros(len(speaker))
-    named = named_keys(query, speakers)  # (never 0: no one named matches no key)
-    return np.array([key in named for key in keys], dtype=np.float64)
+    out = np.zeros(len(keys))
+    for key in named_keys(query, speakers) & speakers:  # (0 is none of them)
+        out[speaker == key] = 1.0
+    return out
 
 
 def _median(values: list[float]) -> float:
@@ -319,7 +323,8 @@ class Reranker:
     def scored(self, inputs: Floats) -> tuple[Floats, Floats]:
         """Each row of :func:`features`' logit, and its units' values (one column each)."""
         weights, hidden, biases, out = self._arrays
-        values: Floats = np.tanh(inputs @ hidden.T + biases)
+        values: Floats = inputs @ hidden.T + biases
+        _tanh(values)
         logits: Floats = inputs @ weights + self.bias + values @ out
         return logits, values
 
@@ -340,6 +345,20 @@ class Reranker:
         Built when read."""
         names, weights = self._named
         return Terms(names, lambda: [*inputs.tolist(), *values.tolist()], weights)
+
+
+def _tanh(x: Floats) -> None:
+    """``x`` replaced by its tanh, as ``1 - 2 / (exp(2x) + 1)``: within 4e-16 of ``np.tanh``,
+    in half its time where NumPy has no SIMD tanh for doubles (AVX2: 58 against 30 us for
+    the 50 x 80 units of a recall; AVX-512 has one). 2x is cut to [-80, 80], past which
+    both give exactly -1 or 1 (tanh 20 is 1 to 17 places): exp neither overflows nor
+    underflows."""
+    np.add(x, x, out=x)
+    np.clip(x, -80.0, 80.0, out=x)
+    np.exp(x, out=x)
+    x += 1.0
+    np.divide(2.0, x, out=x)
+    np.subtract(1.0, x, out=x)
 
 
 def normalised(logits: Floats) -> tuple[Floats, float, float]:

@@ -322,9 +322,13 @@ class VectorRows(SessionRows):
         one that has none, by one gather), and which have one."""
         self.refresh()
         rows = self._row.rows_of(memory_ids)
+        known = rows >= 0
+        if known.all():  # (the usual: one gather, no zeros to write first)
+            every: Matrix = self._matrix[rows]
+            return every, known
         found: Matrix = np.zeros((len(rows), self._matrix.shape[1]), np.float32)
-        found[rows >= 0] = self._matrix[rows[rows >= 0]]
-        return found, rows >= 0
+        found[known] = self._matrix[rows[known]]
+        return found, known
 
     def stored(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
         """The stored vector of each of those memories that has one."""
