@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from salience.briefing import passing, snapshot
-from salience.briefing.columns import Vocabularies
+from salience.briefing.columns import Columns, Vocabularies
 from salience.briefing.passing import answerable, passes
 from salience.briefing.snapshot import ColumnSnapshot
 from salience.stores.base import MemoryFilter
@@ -193,3 +193,23 @@ def test_what_passed_a_moment_ago_leaves_what_was_written_since_to_the_store(
     monkeypatch.setattr(passing, "AHEAD_UP_TO", 60)  # (the store now holds 61)
     monkeypatch.setattr(snapshot, "AHEAD_UP_TO", 60)
     assert columns.ahead(flt) is None
+
+
+@pytest.mark.parametrize("dense", [passing.DENSE_POSITIONS, 0])
+@pytest.mark.parametrize("seed", range(12))
+def test_positions_find_each_row_number_held(
+    seed: int, dense: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each row number's place among the columns' ascending ones, found by an array over
+    them (``dense``) or by binary search: the same places; one not held (deleted, never
+    written, -1 from records, past the last) is not found, its place 0."""
+    monkeypatch.setattr(passing, "DENSE_POSITIONS", dense)
+    rng = np.random.default_rng(seed)
+    gaps = [1, 1, 2, 50][seed % 4]  # (a store with rows deleted, or most of them)
+    held = np.unique(rng.integers(1, 60 * gaps, size=rng.integers(0, 60)))
+    columns = Columns.from_records([record(f"m{n}") for n in range(len(held))], seqs=held)
+    wanted = rng.integers(-3, 60 * gaps + 5, size=rng.integers(0, 80))
+    where = {int(seq): at for at, seq in enumerate(held.tolist())}
+    at, found = passing.positions(columns, wanted)
+    assert found.tolist() == [int(w) in where for w in wanted]
+    assert at.tolist() == [where.get(int(w), 0) for w in wanted]

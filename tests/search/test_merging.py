@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,15 +37,18 @@ hits = st.lists(st.integers(0, len(MEMORIES) - 1), max_size=16)
 def test_both_ways_give_the_same_rows(lexical: list[int], vector: list[int]) -> None:
     found_l, found_v = _found(lexical, [1.0] * 16), _found(vector, [0.5] * 16)
     by_ids = _plain(merging._by_ids(found_l, found_v))
-    assert _plain(merging.merged(found_l, found_v)) == by_ids
-    fast = merging._by_row_numbers(found_l, found_v)
     local_once = all(p < 12 for p in lexical + vector)
     local_once = (
         local_once and len(set(lexical)) == len(lexical) and len(set(vector)) == len(vector)
     )
-    assert (fast is not None) == local_once
-    if fast is not None:
-        assert _plain(fast) == by_ids
+    for dense in (merging.DENSE, 0):  # (an array over the row numbers, or sorting)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(merging, "DENSE", dense)
+            assert _plain(merging.merged(found_l, found_v)) == by_ids
+            fast = merging._by_row_numbers(found_l, found_v)
+        assert (fast is not None) == local_once
+        if fast is not None:
+            assert _plain(fast) == by_ids
 
 
 def test_rows_come_full_text_first_then_vectors_of_other_memories() -> None:

@@ -416,9 +416,14 @@ def test_session_mixing_matches_the_formula(
         np.testing.assert_allclose(got, expected, atol=1e-6)
 
 
-def test_neighbour_slots_place_the_neighbours_among_the_ids_given(memory: Memory) -> None:
+@pytest.mark.parametrize("dense", [16, 0])
+def test_neighbour_slots_place_the_neighbours_among_the_ids_given(
+    memory: Memory, dense: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """As positions, what ``neighbours`` names: any subset, in any order, ids without a
-    vector among them, neighbours left out of it."""
+    vector among them, neighbours left out of it; by an array over every row (a small store)
+    and by binary searches (``dense`` 0: a large one)."""
+    monkeypatch.setattr("salience.search.index.DENSE_SLOTS", dense)
     for session in ("s1", "s2"):
         for i in range(4):
             memory.remember(f"turn {i} of {session} about the pier", session_id=session)

@@ -110,13 +110,28 @@ def _any_of(codes: Ints, wanted: list[int]) -> Flags:
 def positions(
     columns: Columns, seqs: Sequence[int] | npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
-    """Where each row number is (or would go) in ``columns``, and whether it is there."""
+    """Where each row number is in ``columns`` (0 for one not there), and whether it is
+    there. The columns' row numbers ascend, each once (a store's rows; -1 from records)."""
     wanted = np.asarray(seqs, dtype=np.int64)
-    at = np.searchsorted(columns.seqs, wanted)
-    if not len(columns):  # nothing held yet (the store was empty at the first look)
-        return at, np.zeros(len(wanted), dtype=np.bool_)
-    found = (at < len(columns)) & (columns.seqs[np.minimum(at, len(columns) - 1)] == wanted)
-    return at, found
+    held, n = columns.seqs, len(columns)
+    if not n:  # nothing held yet (the store was empty at the first look)
+        return np.zeros(len(wanted), dtype=np.intp), np.zeros(len(wanted), dtype=np.bool_)
+    top = int(held[-1])
+    if held[0] >= 0 and top < DENSE_POSITIONS * (n + len(wanted)):
+        slot = np.full(top + 2, -1, dtype=np.intp)  # (the last: any number not held)
+        slot[held] = np.arange(n)
+        at = slot[np.clip(wanted, -1, top + 1)]
+        found = at >= 0
+        return np.where(found, at, 0), found
+    at = np.searchsorted(held, wanted)
+    found = (at < n) & (held[np.minimum(at, n - 1)] == wanted)
+    return np.where(found, at, 0), found
+
+
+DENSE_POSITIONS = 4
+""":func:`positions` finds row numbers up to this many times the rows held and asked by an
+array over them (one scatter, one gather), else by binary search: a small store's recall asks
+of ~370 after its query's embedding has emptied the caches (0.047 -> ~0.015 ms)."""
 
 
 def matching(

@@ -18,6 +18,11 @@ from salience.embeddings.arrays import Matrix, Vector
 from salience.search import coarse, signs
 from salience.search.mapped import MappedRows
 
+DENSE_SLOTS = 16
+"""Up to this many rows an id asked, :meth:`VectorIndex.neighbour_slots` places the ids by
+an array over every row (one scatter, a gather a side) rather than by binary searches: a
+small store's recall asks of ~370 ids after its query's embedding has emptied the caches."""
+
 
 class VectorIndex(MappedRows):
     """Search over every vector of one store (see the module docstring)."""
@@ -142,9 +147,17 @@ class VectorIndex(MappedRows):
         given = np.flatnonzero(rows >= 0)  # the positions with a row
         if not len(given):
             return np.full(n, n, dtype=np.intp), np.full(n, n, dtype=np.intp)
+        sides = []
+        if self._size <= DENSE_SLOTS * n:  # (each row's position, by one scatter and a gather)
+            slot = np.full(self._size + 1, n, dtype=np.intp)  # (the last: row -1, no neighbour)
+            slot[rows[given]] = given
+            for neighbour in self._session_neighbours():
+                side = np.full(n, n, dtype=np.intp)
+                side[given] = slot[neighbour[rows[given]]]
+                sides.append(side)
+            return sides[0], sides[1]
         order = np.argsort(rows[given])
         known, at = rows[given][order], given[order]  # rows ascending, and their positions
-        sides = []
         for neighbour in self._session_neighbours():
             near = np.full(n, -1, dtype=np.intp)
             near[given] = neighbour[rows[given]]

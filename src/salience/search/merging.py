@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from salience.search.pool import Found
 
     Slots = npt.NDArray[np.intp]
+    Ints = npt.NDArray[np.int64]
+    Flags = npt.NDArray[np.bool_]
 else:
     np = lazy_module("numpy")
 
@@ -42,26 +44,56 @@ def _by_row_numbers(lexical: Found, vector: Found) -> Merged | None:
         return None
     seqs_l = np.array(lexical.seqs, dtype=np.int64)
     seqs_v = np.array(vector.seqs, dtype=np.int64)
-    order_l = np.argsort(seqs_l, kind="stable")
-    sorted_l = seqs_l[order_l]
-    sorted_v = np.sort(seqs_v)
-    if np.any(sorted_l[1:] == sorted_l[:-1]) or np.any(sorted_v[1:] == sorted_v[:-1]):
-        return None
     n_l = len(seqs_l)
     at_v_of_l = np.full(n_l, -1, dtype=np.intp)
-    if n_l:
-        place = np.minimum(np.searchsorted(sorted_l, seqs_v), n_l - 1)
-        in_l = sorted_l[place] == seqs_v
-        at_v_of_l[order_l[place[in_l]]] = np.flatnonzero(in_l)
+    found = _dense(seqs_l, seqs_v)
+    if found is not None:  # (a small store's: by an array over its row numbers)
+        in_l, at_l_of_v = found
+        at_v_of_l[at_l_of_v[in_l]] = np.flatnonzero(in_l)
         new_v = np.flatnonzero(~in_l)
     else:
-        new_v = np.arange(len(seqs_v), dtype=np.intp)
+        order_l = np.argsort(seqs_l, kind="stable")
+        sorted_l = seqs_l[order_l]
+        sorted_v = np.sort(seqs_v)
+        if np.any(sorted_l[1:] == sorted_l[:-1]) or np.any(sorted_v[1:] == sorted_v[:-1]):
+            return None
+        if n_l:
+            place = np.minimum(np.searchsorted(sorted_l, seqs_v), n_l - 1)
+            in_l = sorted_l[place] == seqs_v
+            at_v_of_l[order_l[place[in_l]]] = np.flatnonzero(in_l)
+            new_v = np.flatnonzero(~in_l)
+        else:
+            new_v = np.arange(len(seqs_v), dtype=np.intp)
     at_l = np.concatenate([np.arange(n_l, dtype=np.intp), np.full(len(new_v), -1, np.intp)])
     at_v = np.concatenate([at_v_of_l, new_v.astype(np.intp)])
     new = new_v.tolist()
     seqs = list(lexical.seqs) + seqs_v[new_v].tolist()
     ids = list(lexical.ids) + [vector.ids[i] for i in new]
     return [0] * len(ids), seqs, ids, at_l, at_v
+
+
+DENSE = 4
+"""Row numbers up to this many times the hits are placed by an array over them (one scatter,
+one gather: ~0.02 ms less on LoCoMo's conv-41 after the query's embedding), else by sorting
+and binary search."""
+
+
+def _dense(seqs_l: Ints, seqs_v: Ints) -> tuple[Flags, Slots] | None:
+    """Whether each vector hit's row is a full-text hit's, and which (by an array over the
+    row numbers); None when the numbers are too far apart for it, negative, or a list names
+    a row twice (then :func:`_by_row_numbers` sorts, and :func:`_by_ids` answers)."""
+    if not len(seqs_l) or not len(seqs_v):
+        return None
+    low = min(int(seqs_l.min()), int(seqs_v.min()))
+    top = max(int(seqs_l.max()), int(seqs_v.max()))
+    if low < 0 or top >= DENSE * (len(seqs_l) + len(seqs_v)):
+        return None
+    slot = np.full(top + 1, -1, dtype=np.intp)
+    slot[seqs_l] = np.arange(len(seqs_l))
+    if int(np.count_nonzero(slot >= 0)) != len(seqs_l) or np.bincount(seqs_v).max() > 1:
+        return None  # (a row twice in a list)
+    at = slot[seqs_v]
+    return at >= 0, at
 
 
 def _by_ids(lexical: Found, vector: Found) -> Merged:

@@ -352,14 +352,16 @@ def order(values: Floats, ids: Sequence[str]) -> npt.NDArray[np.intp]:
     alike = (ordered[1:] == ordered[:-1]) | (nan[1:] & nan[:-1])
     if not alike.any():
         return by_value  # (no two values alike: the ids decide nothing; ~4x faster)
-    # Each run of alike values by id: only the rows in such runs (a tenth of a pool) have
-    # their ids converted for np.lexsort, which took longer than the rest of the order.
-    run = np.concatenate(([0], np.cumsum(~alike)))  # (the run each place is in)
-    tied = np.concatenate(([False], alike)) | np.concatenate((alike, [False]))
-    at = np.flatnonzero(tied)
-    rows = by_value[at]
-    by_id = np.lexsort((np.array([ids[i] for i in rows.tolist()]), run[at]))
-    by_value[at] = rows[by_id]
+    # Each run of alike values sorted by id, in Python: the runs hold a tenth of a pool, a
+    # few rows each (converting their ids for np.lexsort took a third more, 48 -> 37 us).
+    rows = by_value.tolist()
+    places = np.flatnonzero(alike).tolist()  # (each place alike the next)
+    k = 0
+    while k < len(places):
+        first = last = places[k]
+        while k < len(places) and places[k] == last:
+            k, last = k + 1, last + 1
+        by_value[first : last + 1] = sorted(rows[first : last + 1], key=ids.__getitem__)
     return by_value
 
 
