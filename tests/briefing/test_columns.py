@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from salience.briefing.columns import NONE, UNKNOWN, Vocabulary
+import numpy as np
+
+from salience.briefing.columns import NONE, UNKNOWN, Columns, Vocabulary
+from tests.factory import record
 
 
 def test_codes_follow_first_appearance() -> None:
@@ -28,3 +31,28 @@ def test_names_no_save_would_write_are_refused() -> None:
     empty = Vocabulary()
     assert empty.adopt([])
     assert empty.names == []
+
+
+def test_a_derived_value_is_made_once_and_taken_rows_take_theirs() -> None:
+    columns = Columns.from_records([record(f"memory {n}", importance=n / 10) for n in range(8)])
+    made: list[int] = []
+
+    def doubled(c: Columns) -> np.ndarray:
+        made.append(len(c))
+        return c.importance * 2
+
+    first = columns.derived("doubled", doubled)
+    assert columns.derived("doubled", doubled) is first
+    assert made == [8]
+    rows = np.array([5, 1, 6])
+    taken = columns.take(rows, lazy=True)
+    assert taken.derived("doubled", doubled).tolist() == first[rows].tolist()
+    assert made == [8]  # (taken from the pool's, not made again)
+    again = taken.take(np.array([2, 0]), lazy=True)
+    assert again.derived("doubled", doubled).tolist() == first[[6, 5]].tolist()
+    other = Columns.from_records([record("x", importance=0.3)]).take(np.array([0]), lazy=True)
+    assert other.derived("doubled", doubled).tolist() == [0.6]  # (its source made none)
+    assert made == [8, 1]
+    copied = columns.take(rows)  # (a copy made now: makes its own, once)
+    assert copied.derived("doubled", doubled).tolist() == first[rows].tolist()
+    assert made == [8, 1, 3]

@@ -279,6 +279,30 @@ def test_rows_added_one_by_one_grow_the_columns_and_views_in_use_stay_as_they_we
         assert decoded(view) == then
 
 
+@pytest.mark.parametrize("lazy", [5000, 0])
+def test_rows_lent_to_a_recall_stay_as_they_were_while_the_store_changes(
+    engine: Memory, lazy: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small store's rows are taken column by column as a recall reads them (``lazy``: up
+    to that many rows; 0: copied at once): whatever changes in place meanwhile (a memory
+    forgotten, its importance or access count changed, rows added), they read as they were."""
+    monkeypatch.setattr("salience.briefing.snapshot.LAZY_ROWS", lazy)
+    ids = [engine.remember(f"fact {i} about the deploy").id for i in range(30)]
+    seqs = ColumnSnapshot(engine.store, Vocabularies()).view("default").seqs[::3].tolist()
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())  # (nothing lent before)
+    lent, at = snapshot.rows(seqs)
+    then = decoded(ColumnSnapshot(engine.store, Vocabularies()).rows(seqs)[0])
+    for i in (0, 3, 9, 12):
+        engine.forget(ids[i], "wrong")
+    engine.update(ids[6], importance=0.9)
+    engine.search("deploy", touch=True)  # (access counts of the hits, in place)
+    for i in range(5):
+        engine.remember(f"new fact {i}")
+    assert decoded(snapshot.rows(seqs)[0]) != then  # (the snapshot caught up, in place)
+    assert decoded(lent) == then
+    assert at.tolist() == list(range(len(seqs)))
+
+
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_a_memory_a_mounted_pack_holds_too_is_briefed_once(
     engine: Memory, tmp_path: Path, profile: str

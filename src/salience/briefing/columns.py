@@ -177,6 +177,16 @@ class Columns:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def derived(self, key: str, make: Callable[[Columns], Floats]) -> Floats:
+        """``make(self)``, made once (``key`` names it): a value of these columns alone, such
+        as a profile's prior, asked of a recall's pool and again of its best rows (taken
+        from it: they take its rows of the value). For columns that never change once
+        handed out (a recall's pool), not a snapshot's own."""
+        made: dict[str, Floats] = self.__dict__.setdefault("_derived", {})
+        if key not in made:
+            made[key] = make(self)
+        return made[key]
+
     @classmethod
     def from_records(
         cls,
@@ -372,3 +382,11 @@ class _LazyColumns(Columns):
 
     def __len__(self) -> int:
         return int(self.__dict__["_of"][2])
+
+    def derived(self, key: str, make: Callable[[Columns], Floats]) -> Floats:
+        made: dict[str, Floats] = self.__dict__.setdefault("_derived", {})
+        if key not in made:
+            source, rows, _ = self.__dict__["_of"]
+            held = source.__dict__.get("_derived", {}).get(key)
+            made[key] = make(self) if held is None else held[rows]
+        return made[key]

@@ -149,7 +149,16 @@ def search_score(
 def search_scores(
     columns: Columns, now: datetime, relevance: Relevances, settings: ProfileSettings
 ) -> Floats:
-    """:func:`search_score`'s values for whole columns."""
+    """:func:`search_score`'s values for whole columns (the prior made once a pool: its
+    best rows, scored again by the learned fusion, take theirs)."""
+    prior = columns.derived("salience.recall_prior", recall_priors)
+    match = np.where(np.isnan(relevance.fused), relevance.lexical, relevance.fused)
+    p = settings.recall_prior
+    return arrays.weighted_sum(((1 - p, match), (p, prior)), len(columns))
+
+
+def recall_priors(columns: Columns) -> Floats:
+    """:func:`recall_prior`'s values for whole columns."""
     provenance = np.where(columns.source_user, 1.0, np.where(columns.tag_verified, 0.8, 0.5))
     parts = (
         (0.30, columns.importance),
@@ -158,10 +167,8 @@ def search_scores(
         (0.10, arrays.feedback_ratio(columns.echo_count, columns.fizzle_count)),
         (0.10, provenance),
     )
-    prior = arrays.weighted_sum(parts, len(columns)) / sum(w for w, _ in parts)
-    match = np.where(np.isnan(relevance.fused), relevance.lexical, relevance.fused)
-    p = settings.recall_prior
-    return arrays.weighted_sum(((1 - p, match), (p, prior)), len(columns))
+    prior: Floats = arrays.weighted_sum(parts, len(columns)) / sum(w for w, _ in parts)
+    return prior
 
 
 def section_of(memory_type: str) -> str:

@@ -267,7 +267,7 @@ def spread(
     ``len(pool)`` for none). ``asks``: which rows' texts hold a question (needed only with
     ``reply_weight``)."""
     n = len(pool)
-    fused = np.nan_to_num(pool.relevance.fused, nan=0.0)  # (``fused or 0.0``)
+    fused = arrays.or_zero(pool.relevance.fused)  # (``fused or 0.0``)
     padded = np.append(fused, 0.0)  # (n, not a candidate: this 0.0)
     context = np.maximum(padded[before], padded[after])
     value = (fused + weight * context) / (1 + weight)

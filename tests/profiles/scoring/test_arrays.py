@@ -128,3 +128,16 @@ def test_by_value_is_the_function_of_each_value(values: list[int]) -> None:
     assert found.tolist() == [log_access(v) for v in values]
     assert found.dtype == np.float64
     assert arrays.by_value(log_access, np.zeros(0, dtype=np.int64)).tolist() == []
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_or_zero_is_nan_to_num_to_the_bit(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal(50)
+    values[rng.random(50) < 0.2] = np.nan
+    values[rng.random(50) < 0.1] = -0.0
+    if seed % 2:  # (infinities: the largest finite values, as np.nan_to_num gives them)
+        values[rng.integers(0, 50, 3)] = [np.inf, -np.inf, np.inf]
+    found = arrays.or_zero(values)
+    assert found.tobytes() == np.nan_to_num(values, nan=0.0).tobytes()
+    assert not np.shares_memory(found, values)

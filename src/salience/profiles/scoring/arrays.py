@@ -163,6 +163,13 @@ def layer_weight(layers: Ints) -> Floats:
     return result
 
 
+def or_zero(values: Floats) -> Floats:
+    """``np.nan_to_num(values, nan=0.0)`` (infinities to the largest finite values), in a
+    third of its time when none is infinite (fused relevances never are)."""
+    out: Floats = np.where(np.isnan(values), 0.0, values)
+    return out if bool(np.isfinite(out).all()) else np.nan_to_num(values, nan=0.0)
+
+
 def weighted_sum(parts: Sequence[tuple[float, Floats | float]], rows: int) -> Floats:
     """``sum(weight * value)`` in the parts' order, as :func:`scoring.scores.weighted` adds."""
     total: Floats = np.zeros(rows, dtype=np.float64)
