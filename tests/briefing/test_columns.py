@@ -50,9 +50,12 @@ def test_a_derived_value_is_made_once_and_taken_rows_take_theirs() -> None:
     assert made == [8]  # (taken from the pool's, not made again)
     again = taken.take(np.array([2, 0]), lazy=True)
     assert again.derived("doubled", doubled).tolist() == first[[6, 5]].tolist()
-    other = Columns.from_records([record("x", importance=0.3)]).take(np.array([0]), lazy=True)
-    assert other.derived("doubled", doubled).tolist() == [0.6]  # (its source made none)
-    assert made == [8, 1]
+    source = Columns.from_records([record("x", importance=0.3), record("y", importance=0.1)])
+    other = source.take(np.array([1]), lazy=True)
+    assert other.derived("doubled", doubled).tolist() == [0.2]  # (made for all its source's)
+    assert made == [8, 2]
+    assert source.derived("doubled", doubled).tolist() == [0.6, 0.2]
+    assert made == [8, 2]
     copied = columns.take(rows)  # (a copy made now: makes its own, once)
     assert copied.derived("doubled", doubled).tolist() == first[rows].tolist()
-    assert made == [8, 1, 3]
+    assert made == [8, 2, 3]

@@ -481,3 +481,24 @@ def test_a_whole_read_keeps_the_newest_records_it_read(
     assert asked == []  # (the newest three: kept from the whole read)
     assert [r.id for r in snapshot.records(ids[:2], current)] == ids[:2]
     assert asked == [2]
+
+
+def test_a_prior_made_of_lent_rows_follows_each_change(engine: Memory) -> None:
+    """The salience profile's recall prior is made once for the columns a small store lends
+    a recall (``Columns.derived``): after a change, the next recall's rows have the new
+    one, and the rows lent before keep theirs."""
+    from salience.profiles.salience import recall_priors
+
+    ids = [engine.remember(f"fact {i} about the deploy", importance=0.5).id for i in range(6)]
+    snapshot = ColumnSnapshot(engine.store, Vocabularies())
+    seqs = sorted(ColumnSnapshot(engine.store, Vocabularies()).view("default").seqs.tolist())
+    before, _ = snapshot.rows(seqs)  # (in the order written)
+    then = before.derived("salience.recall_prior", recall_priors).tolist()
+    engine.update(ids[2], importance=1.0)
+    after, _ = snapshot.rows(seqs)
+    now = after.derived("salience.recall_prior", recall_priors).tolist()
+    fresh_prior = recall_priors(ColumnSnapshot(engine.store, Vocabularies()).rows(seqs)[0])
+    assert now == fresh_prior.tolist()
+    assert now[2] > then[2]
+    assert [n for i, n in enumerate(now) if i != 2] == [t for i, t in enumerate(then) if i != 2]
+    assert before.derived("salience.recall_prior", recall_priors).tolist() == then

@@ -58,3 +58,5 @@ def test_any_order_keeps_every_row_the_sessions_and_the_learned_order_within(see
         ]
     order = first_seen(sorted(ranked))
     assert places == [order.index(sessions[r]) + 1 if sessions[r] != NONE else 0 for r in rows]
+    for limit in (0, 1, rng.randint(1, n), n, n + 3):  # (the first few: the same ones)
+        assert by_sessions(ranked, sessions, limit) == (rows[:limit], places[:limit])

@@ -587,6 +587,13 @@ def test_moved_toward_is_rocchio_feedback() -> None:
     assert moved_toward(query, [], 0.5) is query
     assert moved_toward(query, examples, 0.0) is query
     assert moved_toward(query, [-2 * query], 0.5) is query  # the sum is zero: left as asked
+    rng = np.random.default_rng(5)  # (its length as np.linalg.norm has it, to the bit)
+    for _ in range(50):
+        asked = normalise(rng.standard_normal((1, 384)))[0]
+        near = list(normalise(rng.standard_normal((3, 384))))
+        sum_ = asked + np.float32(0.4) * np.mean(np.stack(near), axis=0, dtype=np.float32)
+        want = (sum_ / float(np.linalg.norm(sum_))).astype(np.float32)
+        assert moved_toward(asked, near, 0.4).tobytes() == want.tobytes()
 
 
 def test_recall_feedback_moves_the_query_but_never_admits_the_unrelated(

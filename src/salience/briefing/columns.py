@@ -179,9 +179,11 @@ class Columns:
 
     def derived(self, key: str, make: Callable[[Columns], Floats]) -> Floats:
         """``make(self)``, made once (``key`` names it): a value of these columns alone, such
-        as a profile's prior, asked of a recall's pool and again of its best rows (taken
-        from it: they take its rows of the value). For columns that never change once
-        handed out (a recall's pool), not a snapshot's own."""
+        as a profile's prior. Columns taken lazily take their rows of their source's (made
+        for all its rows, once: a small store's recall asks of the snapshot's columns it
+        was lent, recall after recall until a change). Never asked of columns whose arrays
+        may still change in place: a snapshot's are lent before a view of them is handed
+        out (``briefing.growing``: a change then writes new arrays, and new columns)."""
         made: dict[str, Floats] = self.__dict__.setdefault("_derived", {})
         if key not in made:
             made[key] = make(self)
@@ -387,6 +389,5 @@ class _LazyColumns(Columns):
         made: dict[str, Floats] = self.__dict__.setdefault("_derived", {})
         if key not in made:
             source, rows, _ = self.__dict__["_of"]
-            held = source.__dict__.get("_derived", {}).get(key)
-            made[key] = make(self) if held is None else held[rows]
+            made[key] = source.derived(key, make)[rows]
         return made[key]

@@ -29,7 +29,7 @@ else:
 
 
 def by_sessions(
-    ranked: Sequence[int], sessions: Sequence[int] | Ints
+    ranked: Sequence[int], sessions: Sequence[int] | Ints, limit: int | None = None
 ) -> tuple[list[int], list[int]]:
     """``ranked`` (rows, in the learned order; a row's number is its place in the hand-set
     fusion's order) placed so that the sessions come in the hand-set order (of their first
@@ -41,7 +41,7 @@ def by_sessions(
     hand-set fusion, which finds more of the sessions a question needs; so the sessions a
     recall reaches, at any depth, are the hand-set fusion's (docs/scoring.md has the
     measurements). Returns the rows and each one's session's place (1: the hand-set fusion's
-    first session; 0: no session)."""
+    first session; 0: no session); the first ``limit`` of them, if given."""
     codes: list[int] = sessions.tolist() if isinstance(sessions, np.ndarray) else list(sessions)
     place: dict[int, int] = {}
     best: dict[int, int] = {}
@@ -58,6 +58,8 @@ def by_sessions(
     taken: set[int] = set()
     opened = 0
     for row in ranked:
+        if limit is not None and len(out) >= limit:
+            break
         if row in taken:
             continue
         session = codes[row]
@@ -70,6 +72,7 @@ def by_sessions(
             continue
         out.append(row)
         taken.add(row)
+    out = out[:limit]
     return out, [place.get(codes[row], 0) for row in out]
 
 
@@ -120,8 +123,7 @@ def rescored(
     relevance, low, high = rerank.normalised(logits)
     learned = pool.relearned(relevance)
     ranked = choose(learned, columns, rules, now, settings, len(rows))
-    chosen, places = by_sessions(ranked, columns.session)
-    chosen, places = chosen[:limit], places[:limit]
+    chosen, places = by_sessions(ranked, columns.session, limit)
     hits: list[Hit] = []
     records = read(rows[chosen].tolist())
     for row, place, record in zip(chosen, places, records, strict=True):
