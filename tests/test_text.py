@@ -27,7 +27,8 @@ from salience.text import (
     text_caches,
 )
 from salience.write.gates.learned import parse
-from salience.write.update_sentences import sentences, stem
+from salience.write.update_sentences import sentences
+from salience.write.update_words import stem
 
 
 def test_query_terms_drop_stopwords_and_punctuation() -> None:

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from salience.lazy import once
-from salience.write import update_sentences
-from salience.write.update_sentences import TOKEN, kind_of, sentences
+from salience.write import update_sentences, update_values
+from salience.write.update_sentences import TOKEN, sentences
+from salience.write.update_values import kind_of
 from salience.write.update_words import DETERMINERS, DIGITS, JOINING
 
 _PIECES = st.lists(
@@ -170,7 +171,7 @@ def test_a_word_s_letters_read_once_find_the_same_tokens(text: str) -> None:
 
 
 class _Everything:
-    """A set holding every word: :func:`update_sentences._values` then skips none."""
+    """A set holding every word: :func:`update_values.values_of` then skips none."""
 
     def __contains__(self, word: object) -> bool:
         return True
@@ -185,7 +186,7 @@ def test_the_reading_s_shortcuts_change_nothing(text: str) -> None:
     quick = [(s.stems, s.values) for s in update_sentences.sentences(text)]
     update_sentences.sentences.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(update_sentences, "_NOTED", _Everything())
+        patch.setattr(update_values, "_NOTED", _Everything())
         patch.setattr(update_sentences, "_CAPITALS", re.compile(""))
         whole = [(s.stems, s.values) for s in update_sentences.sentences(text)]
     update_sentences.sentences.cache_clear()
@@ -279,7 +280,7 @@ def test_a_person_no_subject_holds_is_still_read() -> None:
 def test_a_sentence_reads_each_property_once() -> None:
     """A property is worked out at its first read and kept (`salience.lazy.once`)."""
     calls = []
-    original = update_sentences._values
+    original = update_sentences.values_of
 
     def counted(*args: object) -> dict[str, int]:
         calls.append(args)
@@ -287,7 +288,7 @@ def test_a_sentence_reads_each_property_once() -> None:
 
     update_sentences.sentences.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(update_sentences, "_values", counted)
+        patch.setattr(update_sentences, "values_of", counted)
         (read,) = sentences("I moved to Berlin on Monday.")
         assert read.values == read.values == {"berlin": 3, "monday": 5}
     assert len(calls) == 1

@@ -10,11 +10,11 @@ import re
 from dataclasses import dataclass
 
 from salience.lazy import once
-from salience.text import STOPWORDS, holds_text
+from salience.text import holds_text
 from salience.write.statements import statements
+from salience.write.update_values import values_of
 from salience.write.update_words import (
     ADDING,
-    CALENDAR,
     CHANGE,
     DETERMINERS,
     DIGITS,
@@ -22,26 +22,18 @@ from salience.write.update_words import (
     JOINING,
     LIGHT,
     MINE,
-    MONTHS,
     NEGATIONS,
-    NUMBER_WORDS,
     PENDING,
     PEOPLE,
-    PLACE_AFTER,
-    PLACE_IF_NAMED,
-    PROGRESS,
-    SERIES,
     SETTLED,
     SKIPPED,
+    stem,
+    subject_stem,
 )
 
 ANCHOR = 4
 """How near a shared word (in words) a differing value or a "no" must stand to count."""
 
-_CLOCK = re.compile(r"(\d{1,2})(?::([0-5]\d))?(am|pm)?")
-"""A time of day as written: "7", "7:00", "7pm", "7:00pm"."""
-_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
-"""An ordinal in digits ("5th"): the same value as "fifth" and "5"."""
 TOKEN = re.compile(r"\$?\d[\d,.:/%-]*\w*|[A-Za-z]+(?:\d\w*|[A-Za-z'\u2019-]*)")
 """A number (with what is written onto it: "5th", "7pm", "4B"), a code of letters and digits
 ("d5", "Nf6", "Q3": one name, not a count), or a word. (A word's letters are read once: as
@@ -51,7 +43,6 @@ _CLAUSES = re.compile(
 )
 """Where a sentence's clauses meet: a "no" speaks of its own clause ("I couldn't find
 parking, but dinner at Nopa was great" says nothing against the dinner)."""
-_YEAR = re.compile(r"(?:19|20)\d\d")
 _CAPITALS = re.compile(r"[A-Z][A-Z]")
 """Two capitals side by side: what a word of two capitals needs (most sentences have none)."""
 _HALVES = frozenset(("am", "pm"))
@@ -73,7 +64,7 @@ class Sentence:
     @once
     def values(self) -> dict[str, int]:
         """Each value, at its position."""
-        return _values(self.raw, self.words)
+        return values_of(self.raw, self.words)
 
     @once
     def topic(self) -> str:
@@ -228,134 +219,10 @@ class Sentence:
         )
 
 
-_KEEP_S = ("ss", "us", "is")
-"""Endings whose final s is no plural (class, bus, this)."""
-_ES_AFTER = ("ss", "x", "z", "ch", "sh")
-"""What a plural's -es follows ("classes", "boxes", "watches"); after anything else (an e:
-"issues", "shoes", "houses") the plural adds an s only."""
-_VOWELS = frozenset("aeiou")
-_UNDOUBLED = frozenset("bdfgkmnprt")
-"""Consonants doubled before -ing and -ed ("running", "stopped", "planned": one of them)."""
-
-
-@holds_text
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """A word without its plural, possessive, -ing or -ed ending, and without what its
-    forms do not share: a final e ("move", "moved", "moving": "mov"; "movie", "movies":
-    "movi") and a final y after a consonant ("study", "studies", "studied": "studi"); a
-    consonant doubled before the ending once ("running": "run"). Cached: a write reads its
-    candidates' words again and again."""
-    word = word.replace("\u2019", "'").removesuffix("'s")
-    size = len(word)
-    ending = False
-    if size > 4 and word.endswith(("ies", "ied")):
-        return word[:-2]  # ("studies", "tried": "studi", "tri")
-    if size > 5 and word.endswith("ing"):
-        word, ending = word[:-3], True
-    elif size > 4 and word.endswith("ed") and not word.endswith("eed"):
-        word, ending = word[:-2], True
-    elif size > 4 and word.endswith("es") and word[:-2].endswith(_ES_AFTER):
-        return word[:-2]  # ("boxes", "watches"; "issues", "houses" lose their s only)
-    elif size > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
-        word = word[:-1]
-    if ending and len(word) > 2 and word[-1] == word[-2] and word[-1] in _UNDOUBLED:
-        return word[:-1]
-    if len(word) > 3 and word[-1] == "e":
-        return word[:-1]
-    if len(word) > 2 and word[-1] == "y" and word[-2] not in _VOWELS:
-        return word[:-1] + "i"
-    return word
-
-
-@holds_text
-@functools.lru_cache(maxsize=65536)
-def _subject_stem(word: str) -> str:
-    """A word's stem if it may name what a sentence is about, else "" (lower-cased)."""
-    return stem(word) if len(word) > 2 and word[0].isalpha() and word not in SKIPPED else ""
-
-
-_MARKED = {"@": "place", "$": "amount", "#": "index"}
-"""The sorts of value marked by their first character (see :func:`_values`)."""
-
-
-def kind_of(value: str) -> str:
-    """What sort of value it is: one replaces another of its sort (a time a time, a place a
-    place), never a number a name."""
-    if value[0] in _MARKED:
-        return _MARKED[value[0]]
-    if value[0].isdigit():
-        if _YEAR.fullmatch(value):
-            return "year"
-        return "time" if ":" in value or value.endswith(("am", "pm")) else "number"
-    if value in CALENDAR or value + "s" in CALENDAR or value.split("-", maxsplit=1)[0] in MONTHS:
-        return "when"
-    return "number" if value in NUMBER_WORDS or value in ("1x", "2x", "3x") else "name"
-
-
-def _clock(value: str, after: str) -> str:
-    """A time of day in one form, with its half of the day in it or in the next word ("7pm",
-    "7 pm", "7:00 pm" are "19:00"; "6:30am" is "6:30"); any other value as it was."""
-    found = _CLOCK.fullmatch(value)
-    half = None if found is None else found[3] or (after if after in ("am", "pm") else None)
-    if found is None or half is None or not 1 <= int(found[1]) <= 12:
-        return value
-    return f"{int(found[1]) % 12 + (12 if half == 'pm' else 0)}:{found[2] or '00'}"
-
-
-def _month(raw: tuple[str, ...], words: tuple[str, ...], i: int) -> str:
-    """The month a date's day at ``i`` is of ("October 16th", "16 Oct"), or ""."""
-    for j in (i - 1, i + 1):
-        if 0 <= j < len(words) and words[j] in MONTHS and (raw[j][0].isupper() or j > i):
-            return words[j][:3]
-    return ""
-
-
-def _values(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
-    found: dict[str, int] = {}
-    for i, (token, word) in enumerate(zip(raw, words, strict=True)):
-        if token[0].islower() and word not in _NOTED:
-            continue  # (most words: none of the branches below)
-        if token[0].isdigit() or token[0] == "$":
-            value = _ORDINAL.sub(r"\1", word.rstrip(".,:/-"))
-            month = _month(raw, words, i) if token[0] != "$" else ""
-            series = words[i - 1] if i and words[i - 1] in SERIES else ""
-            if month:
-                value = f"{month}-{value}"  # (a day of a date, not a count)
-            elif series and (i < 2 or words[i - 2] not in PROGRESS):
-                value = f"#{series}-{value}"  # (which item: "lecture 3")
-            found[_clock(value, words[i + 1] if i + 1 < len(words) else "")] = i
-        elif word in NUMBER_WORDS:
-            found[DIGITS.get(word, word)] = i
-        elif word in CALENDAR or (token == "May" and i):
-            if not _dated(raw, i):  # (else the date beside it is the value)
-                found[word.removesuffix("s")] = i
-        elif token[0].isupper() and i > 0 and word not in STOPWORDS and not word.startswith("i'"):
-            found[stem(word)] = i
-        elif word in PLACE_AFTER and i + 1 < len(words):
-            if word in PLACE_IF_NAMED and words[i + 1] not in DETERMINERS:
-                continue  # ("to take", "on Wednesday": not a place)
-            rest = [w for w in words[i + 1 : i + 4] if w not in DETERMINERS]
-            if rest and rest[0].isalpha() and rest[0] not in SKIPPED:
-                found.setdefault("@" + stem(rest[0]), i + 1 + words[i + 1 :].index(rest[0]))
-    return found
-
-
-_NOTED = NUMBER_WORDS | CALENDAR | PLACE_AFTER
-"""The lower-case words :func:`_values` reads (any other is no value, nor says where one is)."""
-
-
-def _dated(raw: tuple[str, ...], i: int) -> bool:
-    """Whether the month at ``i`` has its day beside it (the date is the value then)."""
-    return raw[i].lower() in MONTHS and any(
-        0 <= j < len(raw) and raw[j][0].isdigit() for j in (i - 1, i + 1)
-    )
-
-
 def _sentence(text: str, speaker: str) -> Sentence:
     raw = tuple(TOKEN.findall(text))
     words = tuple(map(str.lower, raw))
-    stems = tuple(map(_subject_stem, words))
+    stems = tuple(map(subject_stem, words))
     if _CAPITALS.search(text):  # ("CI", "UI", "TV": a name, not "is")
         stems = tuple(
             w if len(t) == 2 and t.isupper() and t.isalpha() and w not in _HALVES else s

@@ -4,7 +4,9 @@ a place, light verbs."""
 
 from __future__ import annotations
 
-from salience.text import STOPWORDS
+import functools
+
+from salience.text import STOPWORDS, holds_text
 
 FILLER = frozenset(
     """
@@ -151,3 +153,50 @@ DIGITS["single"] = "1"
 JOINING = frozenset("and but so because since now or then which that".split())
 """Words that end what "instead of" names."""
 MINE = frozenset("i i'm i've i'd i'll my me we we've our".split())
+
+
+_KEEP_S = ("ss", "us", "is")
+"""Endings whose final s is no plural (class, bus, this)."""
+_ES_AFTER = ("ss", "x", "z", "ch", "sh")
+"""What a plural's -es follows ("classes", "boxes", "watches"); after anything else (an e:
+"issues", "shoes", "houses") the plural adds an s only."""
+_VOWELS = frozenset("aeiou")
+_UNDOUBLED = frozenset("bdfgkmnprt")
+"""Consonants doubled before -ing and -ed ("running", "stopped", "planned": one of them)."""
+
+
+@holds_text
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A word without its plural, possessive, -ing or -ed ending, and without what its
+    forms do not share: a final e ("move", "moved", "moving": "mov"; "movie", "movies":
+    "movi") and a final y after a consonant ("study", "studies", "studied": "studi"); a
+    consonant doubled before the ending once ("running": "run"). Cached: a write reads its
+    candidates' words again and again."""
+    word = word.replace("\u2019", "'").removesuffix("'s")
+    size = len(word)
+    ending = False
+    if size > 4 and word.endswith(("ies", "ied")):
+        return word[:-2]  # ("studies", "tried": "studi", "tri")
+    if size > 5 and word.endswith("ing"):
+        word, ending = word[:-3], True
+    elif size > 4 and word.endswith("ed") and not word.endswith("eed"):
+        word, ending = word[:-2], True
+    elif size > 4 and word.endswith("es") and word[:-2].endswith(_ES_AFTER):
+        return word[:-2]  # ("boxes", "watches"; "issues", "houses" lose their s only)
+    elif size > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
+        word = word[:-1]
+    if ending and len(word) > 2 and word[-1] == word[-2] and word[-1] in _UNDOUBLED:
+        return word[:-1]
+    if len(word) > 3 and word[-1] == "e":
+        return word[:-1]
+    if len(word) > 2 and word[-1] == "y" and word[-2] not in _VOWELS:
+        return word[:-1] + "i"
+    return word
+
+
+@holds_text
+@functools.lru_cache(maxsize=65536)
+def subject_stem(word: str) -> str:
+    """A word's stem if it may name what a sentence is about, else "" (lower-cased)."""
+    return stem(word) if len(word) > 2 and word[0].isalpha() and word not in SKIPPED else ""

@@ -32,15 +32,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from salience.write.update_sentences import (
-    LIGHT_STEMS,
-    TOKEN,
-    Sentence,
-    kind_of,
-    sentences,
-    stem,
-)
-from salience.write.update_words import STRONG_CHANGE
+from salience.write.update_sentences import LIGHT_STEMS, TOKEN, Sentence, sentences
+from salience.write.update_values import kind_of
+from salience.write.update_words import STRONG_CHANGE, stem
 
 __all__ = [
     "DOCUMENT_WORDS",

@@ -1,0 +1,104 @@
+"""The values a sentence holds, for update detection (:mod:`salience.write.updates`): a number,
+an amount, a time, a date, a day, a named thing, a place, which item of a series; and what
+sort each is (one replaces another of its sort, never a number a name)."""
+
+from __future__ import annotations
+
+import re
+
+from salience.text import STOPWORDS
+from salience.write.update_words import (
+    CALENDAR,
+    DETERMINERS,
+    DIGITS,
+    MONTHS,
+    NUMBER_WORDS,
+    PLACE_AFTER,
+    PLACE_IF_NAMED,
+    PROGRESS,
+    SERIES,
+    SKIPPED,
+    stem,
+)
+
+_CLOCK = re.compile(r"(\d{1,2})(?::([0-5]\d))?(am|pm)?")
+"""A time of day as written: "7", "7:00", "7pm", "7:00pm"."""
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+"""An ordinal in digits ("5th"): the same value as "fifth" and "5"."""
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+_MARKED = {"@": "place", "$": "amount", "#": "index"}
+"""The sorts of value marked by their first character (see :func:`values_of`)."""
+
+
+def kind_of(value: str) -> str:
+    """What sort of value it is: one replaces another of its sort (a time a time, a place a
+    place), never a number a name."""
+    if value[0] in _MARKED:
+        return _MARKED[value[0]]
+    if value[0].isdigit():
+        if _YEAR.fullmatch(value):
+            return "year"
+        return "time" if ":" in value or value.endswith(("am", "pm")) else "number"
+    if value in CALENDAR or value + "s" in CALENDAR or value.split("-", maxsplit=1)[0] in MONTHS:
+        return "when"
+    return "number" if value in NUMBER_WORDS or value in ("1x", "2x", "3x") else "name"
+
+
+def _clock(value: str, after: str) -> str:
+    """A time of day in one form, with its half of the day in it or in the next word ("7pm",
+    "7 pm", "7:00 pm" are "19:00"; "6:30am" is "6:30"); any other value as it was."""
+    found = _CLOCK.fullmatch(value)
+    half = None if found is None else found[3] or (after if after in ("am", "pm") else None)
+    if found is None or half is None or not 1 <= int(found[1]) <= 12:
+        return value
+    return f"{int(found[1]) % 12 + (12 if half == 'pm' else 0)}:{found[2] or '00'}"
+
+
+def _month(raw: tuple[str, ...], words: tuple[str, ...], i: int) -> str:
+    """The month a date's day at ``i`` is of ("October 16th", "16 Oct"), or ""."""
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(words) and words[j] in MONTHS and (raw[j][0].isupper() or j > i):
+            return words[j][:3]
+    return ""
+
+
+def values_of(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for i, (token, word) in enumerate(zip(raw, words, strict=True)):
+        if token[0].islower() and word not in _NOTED:
+            continue  # (most words: none of the branches below)
+        if token[0].isdigit() or token[0] == "$":
+            value = _ORDINAL.sub(r"\1", word.rstrip(".,:/-"))
+            month = _month(raw, words, i) if token[0] != "$" else ""
+            series = words[i - 1] if i and words[i - 1] in SERIES else ""
+            if month:
+                value = f"{month}-{value}"  # (a day of a date, not a count)
+            elif series and (i < 2 or words[i - 2] not in PROGRESS):
+                value = f"#{series}-{value}"  # (which item: "lecture 3")
+            found[_clock(value, words[i + 1] if i + 1 < len(words) else "")] = i
+        elif word in NUMBER_WORDS:
+            found[DIGITS.get(word, word)] = i
+        elif word in CALENDAR or (token == "May" and i):
+            if not _dated(raw, i):  # (else the date beside it is the value)
+                found[word.removesuffix("s")] = i
+        elif token[0].isupper() and i > 0 and word not in STOPWORDS and not word.startswith("i'"):
+            found[stem(word)] = i
+        elif word in PLACE_AFTER and i + 1 < len(words):
+            if word in PLACE_IF_NAMED and words[i + 1] not in DETERMINERS:
+                continue  # ("to take", "on Wednesday": not a place)
+            rest = [w for w in words[i + 1 : i + 4] if w not in DETERMINERS]
+            if rest and rest[0].isalpha() and rest[0] not in SKIPPED:
+                found.setdefault("@" + stem(rest[0]), i + 1 + words[i + 1 :].index(rest[0]))
+    return found
+
+
+_NOTED = NUMBER_WORDS | CALENDAR | PLACE_AFTER
+"""The lower-case words :func:`values_of` reads (any other is no value, nor says where one is)."""
+
+
+def _dated(raw: tuple[str, ...], i: int) -> bool:
+    """Whether the month at ``i`` has its day beside it (the date is the value then)."""
+    return raw[i].lower() in MONTHS and any(
+        0 <= j < len(raw) and raw[j][0].isdigit() for j in (i - 1, i + 1)
+    )
