@@ -15,13 +15,21 @@ import updates as bench
 
 def test_the_labelled_pairs_split_into_a_dev_and_a_held_out_part() -> None:
     pairs = bench.labelled_pairs()
-    assert set(pairs) == {"dev", "held-out", "v2 dev", "v2 held-out", "v3 dev", "v3 held-out"}
+    assert set(pairs) == {
+        f"{prefix}{part}"
+        for prefix in ("", "v2 ", "v3 ", "v4 ", "v5 ")
+        for part in ("dev", "held-out")
+    }
     assert pairs["dev"]["pairs"] == 137  # (frozen: every third pair is held out)
     assert pairs["held-out"]["pairs"] == 68
     assert pairs["v2 dev"]["pairs"] == 50  # (the second set, frozen the same way)
     assert pairs["v2 held-out"]["pairs"] == 25
     assert pairs["v3 dev"]["pairs"] == 56
     assert pairs["v3 held-out"]["pairs"] == 27
+    assert pairs["v4 dev"]["pairs"] == 100
+    assert pairs["v4 held-out"]["pairs"] == 50
+    assert pairs["v5 dev"]["pairs"] == 95
+    assert pairs["v5 held-out"]["pairs"] == 47
     assert all(0 <= v["precision"] <= 1 and 0 <= v["recall"] <= 1 for v in pairs.values())
 
 

@@ -27,6 +27,15 @@ def test_a_question_states_its_clauses_that_ask_nothing() -> None:
     assert stated("Miami Beach, what do you think?") == ""  # (states nothing of the speaker)
 
 
+def test_an_order_to_do_a_task_once_states_only_what_it_says_of_the_speaker() -> None:
+    assert list(statements("Draft an email to Maria about the budget.")) == []
+    assert list(statements("Please book a table for six at 7.")) == []
+    assert list(statements("Remind me to call the vet at 4 pm, my dog has a limp.")) == [
+        ("", "my dog has a limp.")
+    ]
+    assert list(statements("Use pnpm for installs.")) == [("", "Use pnpm for installs.")]
+
+
 def test_a_relative_clause_is_read_with_what_it_speaks_of() -> None:
     assert stated("Can you set reminders for my gym sessions, which I go to at 7 pm?") == (
         "my gym sessions which I go to at 7 pm"

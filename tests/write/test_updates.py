@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from salience.engine.updating import LINK_AT
 from salience.write.updates import (
     DOCUMENT_WORDS,
     compare,
@@ -485,4 +486,150 @@ def test_greetings_and_times_of_a_chat_name_no_subject() -> None:
     assert (
         _found("The team standup is at 9 am.", "Starting next week, the team standup is at 10 am.")
         == "same subject (standup, team); 9 -> 10"
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        (
+            "The offsite is on the 8th.",
+            "Correction: the offsite is on the 9th, not the 8th.",
+            "8 -> 9",
+        ),
+        (
+            "We host the site on Netlify.",
+            "We host the site on Vercel rather than Netlify.",
+            "netlify -> vercel",
+        ),
+        ("I shop at Kroger.", "I switched from Kroger to Aldi.", "kroger -> aldi"),
+    ],
+)
+def test_what_a_memory_says_it_replaced_in_other_words_is_the_old_value(
+    old: str, new: str, says: str
+) -> None:
+    """*rather than*, a clause opening with *not* and *from ... to* said with a word of change
+    name what was replaced, as *instead of* does; the replaced name is the subject then, when
+    nothing else is shared ("same subject (kroger)")."""
+    why = _found(old, new)
+    assert why is not None
+    assert says in why
+    assert not why.startswith("same subject ()")
+
+
+def test_from_and_to_without_a_word_of_change_replace_nothing() -> None:
+    """*from ... to* is a range, not a change, unless a word of change is said."""
+    (read,) = sentences("I'm off work from Monday to Friday.")
+    assert read.replacing == frozenset()
+    (moved,) = sentences("I moved my savings from Ally to Marcus.")
+    assert "ally" in moved.replacing
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I have a Hulu subscription.", "I cancelled my Hulu subscription."),
+        ("I drink soda with lunch.", "I stopped drinking soda with lunch."),
+        ("I play in a chess league.", "I quit the chess league."),
+        ("I sell my photos on Etsy.", "I gave up selling my photos on Etsy."),
+    ],
+)
+def test_a_thing_ended_is_an_update(old: str, new: str) -> None:
+    why = _found(old, new)
+    assert why is not None
+    assert "one says no" in why
+
+
+def test_a_thing_that_stopped_working_ended_nothing() -> None:
+    """*stopped* before a verb in -ing says the speaker stopped doing something; a thing that
+    stopped working broke, and what was said of it still holds."""
+    assert _found("We use Zoom for calls.", "Zoom stopped working during our calls today.") is None
+
+
+def test_again_after_the_subject_is_one_more_time() -> None:
+    assert _found("I flew to Denver in March.", "I flew to Denver again in October.") is None
+    assert _found("The build broke at 2 pm.", "The build broke again at 6 pm.") is None
+    why = _found("My visa expires in 2028.", "I looked again and my visa expires in 2027.")
+    assert why is not None
+    assert "2028 -> 2027" in why
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My son is 9 years old.", "My son is in 4th grade."),  # (a count, an ordinal)
+        ("I swim 3 times a week.", "I swim 20 laps each time."),  # (two units)
+        ("The flat is 70 square meters.", "The flat is on the 3rd floor."),
+    ],
+)
+def test_two_numbers_of_two_sorts_are_two_measures(old: str, new: str) -> None:
+    assert _found(old, new) is None
+
+
+def test_a_count_of_one_unit_changed_with_a_word_of_change_is_an_update() -> None:
+    """Two short sentences sharing only the unit of a count ("kilos") speak of one measure
+    when the newer says it changed; without a word of change they need what the older is
+    about."""
+    why = _found("I weigh 90 kilos.", "I'm down to 84 kilos.")
+    assert why is not None
+    assert "90 -> 84" in why
+    assert _found("I weigh 90 kilos.", "The suitcase is 23 kilos.") is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I think the party should be on Friday.", "Maya thinks the party should be on Saturday."),
+        ("I wake up at 6.", "My husband wakes up at 8."),
+        ("I'd rather fly on Friday.", "My wife would rather we fly on Saturday."),
+    ],
+)
+def test_two_people_s_facts_are_no_update(old: str, new: str) -> None:
+    assert _found(old, new) is None
+
+
+def test_a_fact_of_someone_the_older_spoke_of_may_update_it() -> None:
+    """Whose fact a sentence is comes from how it opens; a person the other sentence speaks of
+    is no other person ("my friend Rachel")."""
+    why = _found(
+        "I'm visiting my friend Rachel, who recently moved to Boston.",
+        "My friend Rachel actually moved to Denver.",
+    )
+    assert why is not None
+    assert "boston -> denver" in why
+
+
+def test_one_thing_said_of_two_things_is_no_update() -> None:
+    """The same word qualified by two others names two things ("the staging cluster", "the
+    test cluster"); what the speaker is, qualified anew, changed ("junior", "senior")."""
+    assert _found("The staging cluster has 6 nodes.", "The test cluster has 2 nodes.") is None
+    assert _found("The front door code is 1234.", "The garage code is 9876.") is None
+    why = _found("I'm a junior analyst at Initech.", "I'm a senior analyst at Initech now.")
+    assert why is not None
+    assert "now says senior" in why
+
+
+def test_an_end_denied_or_a_not_that_only_qualifies_replaces_nothing() -> None:
+    """*I won't quit* ends nothing; *not just a hobby* names nothing replaced."""
+    update = compare(
+        sentences("I won't quit on my dreams."), sentences("I'm going for my dreams!"), "o"
+    )
+    assert update is None or (update.confidence < LINK_AT and "quit" not in update.why)
+    (read,) = sentences("Pottery is a huge part of my life, not just a hobby.")
+    assert read.replacing == frozenset()
+
+
+def test_what_only_looks_like_a_replacement_replaces_nothing() -> None:
+    """*from ... to* without a word that something moved or switched, a *not* before no name
+    ("not knowing"), and what the older said it replaced too, name nothing replaced."""
+    (asked,) = sentences("I'm actually asking the guy from the grocery store to help.")
+    assert asked.replacing == frozenset()
+    (waited,) = sentences("I've been in limbo for a year, not knowing if I could stay.")
+    assert waited.replacing == frozenset()
+    assert (
+        _found(
+            "I'd like diversity to become the norm rather than the exception.",
+            "It would be great to see diversity become the norm rather than the exception.",
+        )
+        is None
     )

@@ -33,13 +33,22 @@ _ENDS = re.compile(r"[.!?]\s")
 _BRACKETED = re.compile(r"\[[^\[\]\n]*\]")
 """An aside in square brackets: what a chat export says of an attachment, not the speaker."""
 _CLAUSE = re.compile(r",\s+")
+ORDERS = (
+    r"(?:draft|remind|book|translate|summari[sz]e|recommend|suggest|compose|generate|"
+    r"proofread|rewrite|brainstorm|(?:give|tell|show|find|help|send)\s+me)\b"
+)
+"""The first words of an order to do a task once ("Draft an email to Maria", "Remind me to
+call the vet at 4 pm"): like a question, it states nothing but its clauses that say something
+of the speaker. A standing instruction ("Use pnpm", "Always run the tests") is no such order."""
 _ASKING = re.compile(
     r"\s*(?:(?:and|but|so|also|or|well|then)\s+)*(?:what|how|why|any|anything\b|"
     r"(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|might|have|has)"
-    r"\s+(?:you|i|it|there|we|they|he|she|this|that|these|those|anyone|someone|my|your)\b)",
+    r"\s+(?:you|i|it|there|we|they|he|she|this|that|these|those|anyone|someone|my|your)\b|"
+    r"(?:please\s+)?" + ORDERS + r")",
     re.IGNORECASE,
 )
-"""A clause that asks (by its first words)."""
+"""A clause that asks (by its first words), or orders a task done once."""
+_ORDER = re.compile(r"\s*(?:please\s+)?" + ORDERS, re.IGNORECASE)
 _RELATIVE = re.compile(r"\s*(?:which|who|where|when|that)\b", re.IGNORECASE)
 RELATIVE_WORDS = 3
 """A stated clause that opens with "which" speaks of the asking clause's last words ("my gym
@@ -58,18 +67,19 @@ def statements(text: str) -> Iterator[tuple[str, str]]:
         speaker, start = label(line)  # ("Melanie: Wow, ...": who says it, where it starts)
         body = _BRACKETED.sub(" ", line[start:])
         for part in _SENTENCE.split(body) if _ENDS.search(body) else (body,):
-            said = stated(part) if part.rstrip().endswith("?") else part
+            said = stated(part) if part.rstrip().endswith("?") or _ORDER.match(part) else part
             if len(said.split()) >= 2:
                 yield speaker, said
 
 
 def stated(question: str) -> str:
-    """What a question states of the speaker: its clauses that ask nothing, when one clause
-    asks and another says "I" or "my" ("Can you set reminders for my gym sessions, which I
-    usually go to at 7 pm?" states "my gym sessions which I usually go to at 7 pm": a clause
-    opening with "which" is read with the asking clause's last words). A question as a whole
-    states nothing ("" then), unless it reminds: "..., remember when I got pre-approved for
-    $400,000?" states "I got pre-approved for $400,000"."""
+    """What a question (or an order: :data:`ORDERS`) states of the speaker: its clauses that
+    ask nothing, when one clause asks and another says "I" or "my" ("Can you set reminders
+    for my gym sessions, which I usually go to at 7 pm?" states "my gym sessions which I
+    usually go to at 7 pm": a clause opening with "which" is read with the asking clause's
+    last words). A question as a whole states nothing ("" then), unless it reminds: "...,
+    remember when I got pre-approved for $400,000?" states "I got pre-approved for
+    $400,000"."""
     recalled = _RECALLED.search(question.rstrip().rstrip("?"))
     if recalled and _FIRST_PERSON.search(recalled.group(1)):
         return recalled.group(1)

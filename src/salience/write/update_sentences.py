@@ -10,23 +10,28 @@ import re
 from dataclasses import dataclass
 
 from salience.lazy import once
-from salience.text import holds_text
+from salience.text import STOPWORDS, holds_text
 from salience.write.statements import statements
-from salience.write.update_values import values_of
+from salience.write.update_values import kind_of, number_sort, ordinal, values_of
 from salience.write.update_words import (
     ADDING,
+    BEFORE_ING,
     CHANGE,
     DETERMINERS,
     DIGITS,
+    ENDING,
     IDIOMS,
     JOINING,
     LIGHT,
     MINE,
     NEGATIONS,
+    NUMBER_WORDS,
     PENDING,
     PEOPLE,
+    REPLACING,
     SETTLED,
     SKIPPED,
+    STRONG_CHANGE,
     stem,
     subject_stem,
 )
@@ -77,6 +82,63 @@ class Sentence:
         )
 
     @once
+    def units(self) -> frozenset[str]:
+        """The stems said right after its numbers ("kilo" of "I'm down to 77 kilos")."""
+        return frozenset(
+            self.stems[i + 1]
+            for v, i in self.values.items()
+            if i + 1 < len(self.stems) and kind_of(v) == "number"
+        ) - {""}
+
+    def sort(self, value: str) -> tuple[str, tuple[bool, frozenset[str]]]:
+        """What sort of value ``value`` (of its values) is, with a number's ordinal and unit
+        (:func:`~salience.write.update_values.number_sort`)."""
+        kind = kind_of(value)
+        at = self.values.get(value, -1)
+        if kind != "number" or at < 0:
+            return kind, (False, frozenset())
+        return kind, number_sort(self.raw, self.stems, at)
+
+    @once
+    def holder(self) -> str:
+        """Whose fact it is, by how it opens: "i" (the speaker's: *I*, *my*, *we*), a person
+        after *my* or *our* ("my wife": her stem), someone named (a capitalised word before a
+        verb in -s, and no word of the speaker's: "ben" of "Ben thinks ..."), or "" (not
+        told)."""
+        words = self.words
+        if len(words) < 2:
+            return ""
+        if words[0] in ("my", "our"):
+            person = stem(words[1])
+            return person if person in _PEOPLE else "i"
+        if words[0] in MINE:
+            return "i"
+        verb = words[1]
+        if (
+            self.raw[0][:1].isupper()
+            and words[0] not in STOPWORDS
+            and words[0] not in NUMBER_WORDS
+            and self.stems[1]  # (a verb of a subject: "thinks"; not "times" of "Three times")
+            and len(verb) > 3
+            and verb.endswith("s")
+            and not verb.endswith(("ss", "'s"))
+            and not self.personal
+        ):
+            return self.stems[0] or ""
+        return ""
+
+    def of_another(self, other: Sentence) -> bool:
+        """Whether it is another one's fact than ``other`` is (:attr:`holder`), whom ``other``
+        does not speak of ("I get up at 7", "My wife gets up at 5:30"; but "My friend Rachel
+        moved back" is of whom "I'm visiting my friend Rachel" speaks)."""
+        mine, theirs = self.holder, other.holder
+        if not mine or not theirs or mine == theirs:
+            return False
+        return (mine == "i" or mine not in other.stems) and (
+            theirs == "i" or theirs not in self.stems
+        )
+
+    @once
     def personal(self) -> bool:
         """Whether it speaks of the speaker (I, my, we)."""
         return not MINE.isdisjoint(self.words)
@@ -97,7 +159,7 @@ class Sentence:
         """The positions of the words that say no (not in a saying that denies nothing: "I had
         no idea", "I'm not sure", "I can't wait")."""
         words, joined = self.words, self._joined
-        if NEGATIONS.isdisjoint(words) and "n't" not in joined and "n\u2019t" not in joined:
+        if _SAYS_NO.isdisjoint(words) and "n't" not in joined and "n\u2019t" not in joined:
             return ()  # (most sentences: no word says no)
         after = (*words[1:], "")
         return tuple(
@@ -105,22 +167,36 @@ class Sentence:
             for i, w in enumerate(words)
             if (w in NEGATIONS or w.endswith(("n't", "n\u2019t")))
             and after[i] not in IDIOMS.get(w if w in NEGATIONS else "n't", ())
-        ) + tuple(i for i, w in enumerate(words) if w == "longer" and i and words[i - 1] == "no")
+        ) + tuple(
+            i
+            for i, w in enumerate(words)
+            if (w == "longer" and i and words[i - 1] == "no")
+            or (
+                (w in ENDING or (w == "gave" and after[i] == "up") or _stops(words, i))
+                and not (i and (words[i - 1] in NEGATIONS or words[i - 1].endswith("n't")))
+            )
+        )
 
     @once
     def replacing(self) -> frozenset[str]:
-        """What it says it replaced: the words after "instead of" (up to three, to the next
-        joining word), as stems and as values."""
+        """What it says it replaced, as stems and as values: the words after "instead of" or
+        "rather than" (up to three, to the next joining word), after a "not"
+        that opens a clause and names something ("on the 15th, not the 14th"; not "not
+        knowing", "not just"), and, said with a word that something moved or switched,
+        between "from" and a "to" ("moved my accounts from Chase to a credit union")."""
         words = self.words
-        found: set[str] = set()
-        if "instead" not in words:
+        if _REPLACING_FIRST.isdisjoint(words):
             return frozenset()  # (most sentences)
-        for i in range(len(words) - 2):
-            if words[i] == "instead" and words[i + 1] == "of":
-                for word in [w for w in words[i + 2 : i + 6] if w not in DETERMINERS][:3]:
-                    if word in JOINING:
-                        break
-                    found |= {stem(word), word.rstrip(".,:/-"), DIGITS.get(word, word)}
+        found: set[str] = set()
+        for phrase, i in self._placed(REPLACING, _REPLACING_FIRST, every=True):
+            found |= _named(words[i + phrase.count(" ") + 1 : i + phrase.count(" ") + 5])
+        clauses = self.clauses if "not" in words else ()
+        moved = any(c in STRONG_CHANGE for c in self.change)
+        for i in range(1, len(words) - 1):
+            if words[i] == "not" and clauses[i] != clauses[i - 1] and _names(self.raw[i + 1]):
+                found |= _named(words[i + 1 : i + 5])
+            elif words[i - 1] == "from" and moved and "to" in words[i : i + 5]:
+                found |= _named(words[i : words.index("to", i)])
         return frozenset(found)
 
     @once
@@ -132,7 +208,14 @@ class Sentence:
             return ()  # (no phrase of change opens with any of its words)
         if words[:1] == ("now",) and words[1:2] and words[1] not in MINE:
             joined = joined[4:]
-        return tuple(c for c in CHANGE if f" {c} " in joined)
+        return tuple(
+            c
+            for c in CHANGE
+            if f" {c} " in joined
+            and (
+                c not in BEFORE_ING or any(_stops(words, i) for i, w in enumerate(words) if w == c)
+            )
+        )
 
     @once
     def pending(self) -> tuple[int, ...]:
@@ -145,10 +228,10 @@ class Sentence:
         return self._placed(SETTLED, _SETTLED_FIRST)
 
     def _placed(
-        self, phrases: tuple[str, ...], firsts: frozenset[str]
+        self, phrases: tuple[str, ...], firsts: frozenset[str], every: bool = False
     ) -> tuple[tuple[str, int], ...]:
         """Each of ``phrases`` (``firsts``: their first words) it says, at the position of its
-        first word."""
+        first word (``every``: at each place it is said, else the first)."""
         if firsts.isdisjoint(self.words):
             return ()  # (none can be said: most sentences)
         out = []
@@ -158,7 +241,8 @@ class Sentence:
                 for i, word in enumerate(self.words):
                     if word == first and " ".join(self.words[i : i + size]) == phrase:
                         out.append((phrase, i))
-                        break
+                        if not every:
+                            break
         return tuple(out)
 
     @once
@@ -168,6 +252,15 @@ class Sentence:
         for at, part in enumerate(_CLAUSES.split(self.text)):
             out += [at] * len(TOKEN.findall(part))
         return tuple(out) if len(out) == len(self.words) else (0,) * len(self.words)
+
+    def repeats(self, shared: frozenset[str]) -> bool:
+        """Whether it says "again" right after a word of ``shared`` (within two words: "I
+        went to the dentist again", "the server crashed again"): one more time, not another
+        value ("I checked again and my passport expires in 2026" is no repeat)."""
+        if "again" not in self.words:
+            return False
+        at = self.words.index("again")
+        return any(s in shared for s in self.stems[max(0, at - 2) : at])
 
     @once
     def adding(self) -> bool:
@@ -219,6 +312,35 @@ class Sentence:
         )
 
 
+def _stops(words: tuple[str, ...], at: int) -> bool:
+    """Whether the word at ``at`` ("stopped") says the speaker stopped doing something: after
+    a word of the speaker's, before a verb in -ing ("I stopped taking milk"; not "Zoom
+    stopped working": a thing that broke)."""
+    return (
+        0 < at < len(words) - 1
+        and words[at] in BEFORE_ING
+        and words[at - 1] in MINE
+        and words[at + 1].endswith("ing")
+    )
+
+
+def _names(token: str) -> bool:
+    """Whether a word after a clause's "not" opens what it names: a determiner, a number or a
+    capitalised word ("not the 14th", "not 5 pm", "not Vienna"; not "not knowing")."""
+    return token[0].isupper() or token[0].isdigit() or token.lower() in DETERMINERS
+
+
+def _named(words: tuple[str, ...]) -> set[str]:
+    """What the first words of ``words`` name, up to three and to the next joining word (the
+    determiners passed over), each as its stem, as written and as a value ("14th": "14")."""
+    found: set[str] = set()
+    for word in [w for w in words if w not in DETERMINERS][:3]:
+        if word in JOINING:
+            break
+        found |= {stem(word), word.rstrip(".,:/-"), DIGITS.get(word, word), ordinal(word)}
+    return found
+
+
 def _sentence(text: str, speaker: str) -> Sentence:
     raw = tuple(TOKEN.findall(text))
     words = tuple(map(str.lower, raw))
@@ -254,6 +376,8 @@ def _firsts(phrases: tuple[str, ...]) -> frozenset[str]:
 
 
 _CHANGE_FIRST = _firsts(CHANGE)
+_SAYS_NO = NEGATIONS | ENDING | BEFORE_ING | {"gave", "longer"}
+_REPLACING_FIRST = _firsts(REPLACING) | {"not", "from"}
 _ADDING_FIRST = _firsts(ADDING)
 _PENDING_FIRST = _firsts(PENDING)
 _SETTLED_FIRST = _firsts(SETTLED)

@@ -63,13 +63,53 @@ def _month(raw: tuple[str, ...], words: tuple[str, ...], i: int) -> str:
     return ""
 
 
+ORDINALS = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth".split())
+
+
+def number_sort(
+    raw: tuple[str, ...], stems: tuple[str, ...], at: int
+) -> tuple[bool, frozenset[str]]:
+    """The sort of the number at ``at``: whether it is an ordinal ("4th floor", "third") and
+    its unit, the stems of up to three words after it, past a name, to the first that names
+    nothing ("82 kilos": kilo; "my first video game tournament": video, game, tournament; "15
+    Crash Course videos": video; "3 times a week": time, though a word of chat). A count
+    replaces a count of its unit ("3 kilos", "5 kilos"), not of another ("650 square feet",
+    "the 4th floor")."""
+    word = raw[at].lower()
+    is_ordinal = word in ORDINALS or _ORDINAL.match(word.rstrip(".,:/-")) is not None
+    unit: set[str] = set()
+    for j in range(at + 1, min(at + 6, len(raw))):
+        if raw[j][0].isupper() and not unit:
+            continue  # (a name before the unit: "15 Crash Course videos")
+        said = stems[j] or ("time" if raw[j].lower() in ("time", "times") else "")
+        if not said or len(unit) == 3:
+            break
+        unit.add(said)
+    return is_ordinal, frozenset(unit)
+
+
+def same_sort(one: tuple[bool, frozenset[str]], other: tuple[bool, frozenset[str]]) -> bool:
+    """Whether two numbers' sorts (:func:`number_sort`) may be one measure: of one unit (a
+    word in common: "three issues", "my fifth issue", how far someone got), or, one said
+    without its unit ("down to 77"), both ordinals or both counts ("7 years old", "in 2nd
+    grade": no)."""
+    if one[1] and other[1]:
+        return not one[1].isdisjoint(other[1])
+    return one[0] == other[0]
+
+
+def ordinal(word: str) -> str:
+    """An ordinal in digits as its number ("14th": "14"), any other word as it is."""
+    return _ORDINAL.sub(r"\1", word.rstrip(".,:/-"))
+
+
 def values_of(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     found: dict[str, int] = {}
     for i, (token, word) in enumerate(zip(raw, words, strict=True)):
         if token[0].islower() and word not in _NOTED:
             continue  # (most words: none of the branches below)
         if token[0].isdigit() or token[0] == "$":
-            value = _ORDINAL.sub(r"\1", word.rstrip(".,:/-"))
+            value = ordinal(word)
             month = _month(raw, words, i) if token[0] != "$" else ""
             series = words[i - 1] if i and words[i - 1] in SERIES else ""
             if month:

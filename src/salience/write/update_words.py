@@ -28,6 +28,12 @@ FILLER = frozenset(
 )
 SKIPPED = STOPWORDS | FILLER  # words that never name a subject
 NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor".split())
+ENDING = frozenset("cancelled canceled quit".split())
+"""Words that say a thing has ended, as a "no" does ("I cancelled my gym membership"), and
+so do "gave up" and "stopped" before a verb in -ing ("stopped taking milk"); not after a "no"
+("I won't quit")."""
+BEFORE_ING = frozenset(("stopped",))
+"""Words of change only before a verb in -ing ("I stopped taking milk", not "chat stopped")."""
 IDIOMS = {
     "no": frozenset("idea doubt problem matter worries wonder".split()),
     "not": frozenset("sure only just certain".split()),
@@ -60,11 +66,24 @@ CHANGE = (
     "rescheduled",
     "postponed",
     "pushed back",
+    "stopped",  # (before a verb in -ing: BEFORE_ING)
+    "cancelled",
+    "canceled",
+    "renamed",
+    "migrated",
+    "gave up",
+    "down to",
+    "handed",
+    "stepped down",
 )
 ADDING = (
     "also", "another", "too", "as well", "in addition", "additionally", "besides", "added a",
     "added an", "added another", "additional", "extra",
 )  # fmt: skip
+REPLACING = ("instead of", "rather than")
+"""Words before what a sentence says it replaced ("tea instead of coffee"). Not "in place of":
+"substitute your milk in place of the dairy milk in the recipe" said "place" in place of
+"milk" (LongMemEval's dev chat)."""
 PEOPLE = frozenset(
     """
     sister brother mom mother dad father wife husband partner friend colleague coworker
@@ -99,6 +118,7 @@ SERIES = frozenset(
     """
     chapter lecture day week question episode part step lesson round season page section
     volume unit module verse stage phase level session game problem exercise task item
+    sprint iteration milestone
     """.split()
 )
 """A number after one of these names which item of a series a sentence speaks of ("lecture
@@ -108,7 +128,8 @@ PROGRESS = frozenset("on at to reached finished completed past through up into".
 PENDING = tuple(
     "in progress|pending|halfway|waiting|deciding|choosing|considering|thinking of|"
     "thinking about|not sure|undecided|haven't decided|haven't picked|yet to|on the fence|"
-    "torn between".split("|")
+    "torn between|searching for|training for|applying for|"
+    "saving for".split("|")
 )
 """Words that say something is not settled yet: the memory that settles it updates it ..."""
 SETTLED = tuple(
@@ -131,7 +152,10 @@ LIGHT = frozenset(
     """.split()
 )
 """Verbs that say little of what a sentence is about: shared, they count for less."""
-STRONG_CHANGE = ("no longer", "anymore", "instead", "switched", "moved", "replaced", "changed")
+STRONG_CHANGE = (
+    "no longer", "anymore", "instead", "switched", "moved", "replaced", "changed", "stopped",
+    "cancelled", "canceled", "renamed", "migrated", "gave up", "upgraded",
+)  # fmt: skip
 DIGITS = (
     {
         w: str(i)

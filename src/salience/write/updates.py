@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from salience.write.update_sentences import LIGHT_STEMS, TOKEN, Sentence, sentences
-from salience.write.update_values import kind_of
+from salience.write.update_values import kind_of, same_sort
 from salience.write.update_words import STRONG_CHANGE, stem
 
 __all__ = [
@@ -67,6 +67,8 @@ turns did (95 % of the user's evidence turns hold at most 87 words)."""
 SHORT_WORDS = 12
 """... or one, in two sentences this short, when the new one says it moved or switched."""
 
+_SPEAKER_FIRST = frozenset("i i'm i've i'd i'll we we've we're".split())
+"""The words a sentence about the speaker opens with."""
 _MEASURES = frozenset(("number", "time", "when", "amount"))
 """The sorts of value a person's own routine or count changes by (a place or a name may be a
 second topic as easily)."""
@@ -151,14 +153,32 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
         or named
     ):
         found = "own" if len(strong) >= MIN_SHARED and n.personal and o.personal else ""
+    units = n.change and strong <= n.units & o.units  # ("I'm down to 77 kilos")
     if (
         not found
         or (n.people != o.people and n.people and o.people)
         or (n.speaker != o.speaker and n.speaker and o.speaker)
-        or (found == "same" and len(strong) < needed and not named and o.topic not in strong | {""})
-    ):  # (or a word or two shared, but not what the older is about: "The gym opens at 6")
+        or n.of_another(o)  # ("I think ...", "Ben thinks ...")
+        or (
+            found == "same"
+            and len(strong) < needed
+            and not named
+            and not units
+            and o.topic not in strong | {""}
+        )  # (or a word or two shared, but not what the older is about: "The gym opens at 6")
+        or (_modified(n, strong) and _modified(o, strong) and n.topic != o.topic)
+    ):  # (or one thing said of two: "the prod cluster", "the dev cluster")
         return ""
     return found
+
+
+def _modified(s: Sentence, strong: frozenset[str]) -> bool:
+    """Whether what ``s`` is about is a word of its own before a shared one, which it
+    qualifies ("prod" of "The prod cluster has 12 nodes", "garage" of "The garage code")."""
+    if not s.topic or s.topic in strong or s.words[0] in _SPEAKER_FIRST:
+        return False  # (I'm a junior developer": what the speaker is, not a thing's name)
+    at = s.stems.index(s.topic)
+    return at < 3 and any(t in strong for t in s.stems[at + 1 : at + 3])
 
 
 def _happened(n: Sentence, shared: frozenset[str]) -> bool:
@@ -179,13 +199,19 @@ def _differing(
     named_o = dict(o.values) | {w: o.words.index(w) for w in n.values if w in o.words}
     named_n = dict(n.values) | {w: n.words.index(w) for w in o.values if w in n.words}
     named_n = {v: i for v, i in named_n.items() if v not in replaced}
+    anchors = shared | frozenset(replaced)  # (what it says in place of the old words: near them)
     gone = sorted(
         v for v, i in named_o.items() if v not in named_n and o.near(i, shared) and not n.says(v)
     )
     came = sorted(
-        v for v, i in named_n.items() if v not in named_o and n.near(i, shared) and not o.says(v)
+        v for v, i in named_n.items() if v not in named_o and n.near(i, anchors) and not o.says(v)
     )
-    kinds = {kind_of(v) for v in gone} & {kind_of(v) for v in came}
+    sorts = [n.sort(v) if v in n.values else o.sort(v) for v in came]
+    kinds = {
+        kind
+        for kind, sort in (o.sort(v) if v in o.values else n.sort(v) for v in gone)
+        if any(kind == other and same_sort(sort, of) for other, of in sorts)
+    }  # (a value for one of its sort: a count of one unit for another, not an ordinal)
     if not n.change and (
         "index" in kinds  # (another item of a series: "lecture 3", "lecture 4")
         or (kinds & {"when", "year"} and kinds & {"number", "amount"})  # ("6 h on Monday")
@@ -215,12 +241,17 @@ def _settled(n: Sentence, o: Sentence, shared: frozenset[str]) -> list[str]:
 def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     if n.subject.isdisjoint(o.subject):
         return None  # (no word in common: no subject, and nothing more to read)
-    replaced = {w for w in n.replacing if o.says(w)}  # ("tea instead of coffee": the old's)
+    replaced = {  # (the old's words, but not what the old said it replaced too)
+        w for w in n.replacing - o.replacing if w in o.subject or w in o.values
+    }
     shared = (n.subject & o.subject) - replaced
     strong = shared - LIGHT_STEMS
     short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
-    subject = _subject(n, o, strong, bool(replaced and shared))
-    if not subject or (n.adding and not n.change):
+    named = bool(replaced) and (  # (what it replaced, in the old's words: its subject too)
+        bool(shared) or (short and bool(n.change) and not replaced.isdisjoint(o.values))
+    )
+    subject = _subject(n, o, strong, named)
+    if not subject or ((n.adding or n.repeats(shared)) and not n.change):
         return None  # (or "I also bought ...": one more, not another value)
     differing = _differing(n, o, shared, replaced, subject)
     if differing is None:
@@ -236,15 +267,18 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     if not (changed or flipped or settled or (n.change and (came or (swapped and short)))):
         return None
     confidence = 0.3 + 0.08 * min(len(strong), 5)
-    reasons = [f"same subject ({', '.join(sorted(n.shown(w) for w in strong)[:5])})"]
+    said = sorted(n.shown(w) for w in strong) or sorted(
+        o.shown(w) for w in replaced & set(o.values)
+    )
+    reasons = [f"same subject ({', '.join(said[:5])})"]  # (or what it named of the old's)
     if changed:
         confidence += 0.3
         before, after = (o.shown(v) for v in gone[:3]), (n.shown(v) for v in came[:3])
         reasons.append(f"{', '.join(before)} -> {', '.join(after)}")
     elif swapped and not flipped:
         confidence += SAYS_NOW
-        said = sorted(n.shown(w) for w in n.subject - o.subject)[:3]
-        reasons.append(f"now says {', '.join(said)}")
+        says = sorted(n.shown(w) for w in n.subject - o.subject)[:3]
+        reasons.append(f"now says {', '.join(says)}")
     for found, weight, reason in (
         (flipped, 0.15, "one says no"),
         (settled, 0.2, f"settles what was open: {', '.join(settled)}"),
