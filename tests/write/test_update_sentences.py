@@ -92,8 +92,11 @@ def test_how_far_someone_got_in_a_series_is_a_number() -> None:
 
 
 def test_a_day_beside_its_month_is_a_date() -> None:
-    assert _values("I ran the race on October 16th this year.") == {"oct-16": "when"}
-    assert _values("The lease ends 3 May next year.") == {"may-3": "when"}
+    assert _values("I ran the race on October 16th this year.") == {
+        "oct-16": "when",
+        "this-year": "when",
+    }
+    assert _values("The lease ends 3 May next year.") == {"may-3": "when", "next-year": "when"}
     assert _values("We met in October for the review.")["october"] == "when"
 
 
@@ -365,3 +368,22 @@ def test_again_is_a_repeat_only_right_after_a_shared_word() -> None:
     assert not went.repeats(frozenset({"may"}))
     (checked,) = sentences("I checked again and my passport expires in 2026.")
     assert not checked.repeats(frozenset({"passport", "expir"}))
+
+
+def test_what_a_sentence_is_about_is_no_word_of_something_open() -> None:
+    (read,) = sentences("I'm deciding between UCLA and Berkeley.")
+    assert read.topic == ""
+
+
+def test_the_word_a_sentence_opens_with_may_be_light() -> None:
+    (laptop,) = sentences("My work laptop is a ThinkPad.")
+    assert laptop.opened == "work"
+    (mine,) = sentences("I work at Initech.")
+    assert mine.opener == -1  # (it speaks of the speaker)
+
+
+def test_an_end_is_read_where_it_is_said() -> None:
+    (quit_,) = sentences("I quit smoking and gave up sugar.")
+    assert quit_.ended == ("quit", "gave")
+    (kept,) = sentences("I won't quit.")
+    assert kept.ended == ()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from salience.write.update_sentences import sentences
-from salience.write.update_values import kind_of, number_sort, ordinal, same_sort
+from salience.write.update_values import is_period, kind_of, number_sort, ordinal, same_sort
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,14 @@ def test_an_ordinal_in_digits_is_its_number() -> None:
     assert ordinal("14th") == "14"
     assert ordinal("22nd,") == "22"
     assert ordinal("fourteen") == "fourteen"
+
+
+def test_a_unit_written_onto_its_number_is_its_unit() -> None:
+    assert _sort("We rent a 2-bedroom flat.", "2-bedroom") == (False, frozenset({"bedroom"}))
+
+
+def test_a_period_named_by_last_this_or_next_is_a_when() -> None:
+    (read,) = sentences("So far this year I've read 9 books, and next week I start another.")
+    assert {v for v in read.values if is_period(v)} == {"this-year", "next-week"}
+    assert kind_of("last-summer") == "when"
+    assert not is_period("non-dairy")

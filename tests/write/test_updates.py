@@ -633,3 +633,44 @@ def test_what_only_looks_like_a_replacement_replaces_nothing() -> None:
         )
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Last month I biked 200 km.", "This month I've biked 80 km so far."),  # (two periods)
+        ("My work phone is an iPhone.", "My personal phone is a Pixel."),  # (two phones)
+        ("My first car was a Civic.", "My second car was a Jetta."),  # (two cars)
+    ],
+)
+def test_two_periods_or_two_things_of_one_name_are_no_update(old: str, new: str) -> None:
+    assert _found(old, new) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("We rent a 1-bedroom flat.", "We moved to a 3-bedroom flat.", "1-bedroom -> 3-bedroom"),
+        ("Our design review is at 2 pm.", "Review got moved to 3 pm.", "2 -> 3"),
+        ("I have a Spotify account.", "I cancelled Spotify last week.", "one says no"),
+        ("I have 2 dogs, Rex and Bo.", "We adopted a puppy, so now we have 3 dogs.", "2, "),
+        ("I drive a 2012 Jetta.", "I traded in the Jetta for a Bolt.", "jetta -> bolt"),
+        ("I smoke a few cigarettes a day.", "I quit smoking in June!", "words of change: quit"),
+        ("I'm on Instagram.", "I deleted my Instagram account.", "one says no"),
+        (
+            "We're deciding on a venue for the wedding.",
+            "We committed to the barn venue for the wedding.",
+            "settles what was open: committed",
+        ),
+    ],
+)
+def test_an_update_sharing_little_but_what_it_changes_is_found(
+    old: str, new: str, says: str
+) -> None:
+    """The head of what the older is about ("our design review"), a name it holds
+    ("Spotify"), the unit of a count said to change ("dogs"), a thing swapped for another,
+    an end said of it: each is subject enough for two short sentences."""
+    why = _found(old, new)
+    assert why is not None
+    assert says in why
+    assert compare(sentences(new), sentences(old), "o").confidence >= LINK_AT  # type: ignore[union-attr]

@@ -12,16 +12,13 @@ from dataclasses import dataclass
 from salience.lazy import once
 from salience.text import STOPWORDS, holds_text
 from salience.write.statements import statements
-from salience.write.update_values import kind_of, number_sort, ordinal, values_of
+from salience.write.update_values import kind_of, named_by, number_sort, opens_name, values_of
 from salience.write.update_words import (
     ADDING,
     BEFORE_ING,
     CHANGE,
-    DETERMINERS,
-    DIGITS,
     ENDING,
     IDIOMS,
-    JOINING,
     LIGHT,
     MINE,
     NEGATIONS,
@@ -32,10 +29,14 @@ from salience.write.update_words import (
     SETTLED,
     SKIPPED,
     STRONG_CHANGE,
+    SWAPPING,
     stem,
+    stops,
     subject_stem,
 )
 
+_SPEAKER_FIRST = frozenset("i i'm i've i'd i'll we we've we're".split())
+"""The words a sentence about the speaker opens with."""
 ANCHOR = 4
 """How near a shared word (in words) a differing value or a "no" must stand to count."""
 
@@ -74,12 +75,30 @@ class Sentence:
     @once
     def topic(self) -> str:
         """What it is about, by its first word that says: the first stem that is no light
-        verb and no value ("gym" of "The gym opens at 6 am"), or ""."""
-        values = set(self.values.values())
+        verb, no value and no word of something open or settled ("gym" of "The gym opens at 6
+        am"; none of "I'm deciding between UCLA and Berkeley"), or ""."""
+        skipped = {*self.values.values(), *self.pending, *(i for _, i in self.settled)}
         return next(
-            (s for i, s in enumerate(self.stems) if s and s not in LIGHT_STEMS and i not in values),
+            (
+                s
+                for i, s in enumerate(self.stems)
+                if s and s not in LIGHT_STEMS and i not in skipped
+            ),
             "",
         )
+
+    @property
+    def opened(self) -> str:
+        """The stem at :attr:`opener` ("" for none)."""
+        return self.stems[self.opener] if self.opener >= 0 else ""
+
+    @once
+    def opener(self) -> int:
+        """Where its first word of a subject is, light or not ("work" of "My work laptop"), or
+        -1 (none, or it opens by speaking of the speaker: "I'm a junior developer")."""
+        if self.words[0] in _SPEAKER_FIRST:
+            return -1
+        return next((i for i, s in enumerate(self.stems) if s), -1)
 
     @once
     def units(self) -> frozenset[str]:
@@ -162,19 +181,37 @@ class Sentence:
         if _SAYS_NO.isdisjoint(words) and "n't" not in joined and "n\u2019t" not in joined:
             return ()  # (most sentences: no word says no)
         after = (*words[1:], "")
+        return (
+            tuple(
+                i
+                for i, w in enumerate(words)
+                if (w in NEGATIONS or w.endswith(("n't", "n\u2019t")))
+                and after[i] not in IDIOMS.get(w if w in NEGATIONS else "n't", ())
+            )
+            + tuple(
+                i for i, w in enumerate(words) if (w == "longer" and i and words[i - 1] == "no")
+            )
+            + self.ends
+        )
+
+    @property
+    def ended(self) -> tuple[str, ...]:
+        """The words at :attr:`ends` ("quit"; "gave" of "gave up")."""
+        return tuple(self.words[i] for i in self.ends)
+
+    @once
+    def ends(self) -> tuple[int, ...]:
+        """Where it says a thing ended, as a "no" does (:data:`ENDING`, "gave up", "I stopped
+        doing"), not after a "no" ("I won't quit")."""
+        words = self.words
+        if _ENDS_FIRST.isdisjoint(words):
+            return ()
+        after = (*words[1:], "")
         return tuple(
             i
             for i, w in enumerate(words)
-            if (w in NEGATIONS or w.endswith(("n't", "n\u2019t")))
-            and after[i] not in IDIOMS.get(w if w in NEGATIONS else "n't", ())
-        ) + tuple(
-            i
-            for i, w in enumerate(words)
-            if (w == "longer" and i and words[i - 1] == "no")
-            or (
-                (w in ENDING or (w == "gave" and after[i] == "up") or _stops(words, i))
-                and not (i and (words[i - 1] in NEGATIONS or words[i - 1].endswith("n't")))
-            )
+            if (w in ENDING or (w == "gave" and after[i] == "up") or stops(words, i))
+            and not (i and (words[i - 1] in NEGATIONS or words[i - 1].endswith("n't")))
         )
 
     @once
@@ -183,20 +220,23 @@ class Sentence:
         "rather than" (up to three, to the next joining word), after a "not"
         that opens a clause and names something ("on the 15th, not the 14th"; not "not
         knowing", "not just"), and, said with a word that something moved or switched,
-        between "from" and a "to" ("moved my accounts from Chase to a credit union")."""
+        between "from" and a "to" ("moved my accounts from Chase to a credit union"), and
+        between a word of swapping and "for" ("I traded in the Accord for a Model 3")."""
         words = self.words
         if _REPLACING_FIRST.isdisjoint(words):
             return frozenset()  # (most sentences)
         found: set[str] = set()
         for phrase, i in self._placed(REPLACING, _REPLACING_FIRST, every=True):
-            found |= _named(words[i + phrase.count(" ") + 1 : i + phrase.count(" ") + 5])
+            found |= named_by(words[i + phrase.count(" ") + 1 : i + phrase.count(" ") + 5])
         clauses = self.clauses if "not" in words else ()
         moved = any(c in STRONG_CHANGE for c in self.change)
         for i in range(1, len(words) - 1):
-            if words[i] == "not" and clauses[i] != clauses[i - 1] and _names(self.raw[i + 1]):
-                found |= _named(words[i + 1 : i + 5])
+            if words[i] == "not" and clauses[i] != clauses[i - 1] and opens_name(self.raw[i + 1]):
+                found |= named_by(words[i + 1 : i + 5])
             elif words[i - 1] == "from" and moved and "to" in words[i : i + 5]:
-                found |= _named(words[i : words.index("to", i)])
+                found |= named_by(words[i : words.index("to", i)])
+            elif words[i - 1] in SWAPPING and "for" in words[i : i + 5]:  # ("traded in X for")
+                found |= named_by(words[i + (words[i] in ("in", "out")) : words.index("for", i)])
         return frozenset(found)
 
     @once
@@ -212,9 +252,7 @@ class Sentence:
             c
             for c in CHANGE
             if f" {c} " in joined
-            and (
-                c not in BEFORE_ING or any(_stops(words, i) for i, w in enumerate(words) if w == c)
-            )
+            and (c not in BEFORE_ING or any(stops(words, i) for i, w in enumerate(words) if w == c))
         )
 
     @once
@@ -312,35 +350,6 @@ class Sentence:
         )
 
 
-def _stops(words: tuple[str, ...], at: int) -> bool:
-    """Whether the word at ``at`` ("stopped") says the speaker stopped doing something: after
-    a word of the speaker's, before a verb in -ing ("I stopped taking milk"; not "Zoom
-    stopped working": a thing that broke)."""
-    return (
-        0 < at < len(words) - 1
-        and words[at] in BEFORE_ING
-        and words[at - 1] in MINE
-        and words[at + 1].endswith("ing")
-    )
-
-
-def _names(token: str) -> bool:
-    """Whether a word after a clause's "not" opens what it names: a determiner, a number or a
-    capitalised word ("not the 14th", "not 5 pm", "not Vienna"; not "not knowing")."""
-    return token[0].isupper() or token[0].isdigit() or token.lower() in DETERMINERS
-
-
-def _named(words: tuple[str, ...]) -> set[str]:
-    """What the first words of ``words`` name, up to three and to the next joining word (the
-    determiners passed over), each as its stem, as written and as a value ("14th": "14")."""
-    found: set[str] = set()
-    for word in [w for w in words if w not in DETERMINERS][:3]:
-        if word in JOINING:
-            break
-        found |= {stem(word), word.rstrip(".,:/-"), DIGITS.get(word, word), ordinal(word)}
-    return found
-
-
 def _sentence(text: str, speaker: str) -> Sentence:
     raw = tuple(TOKEN.findall(text))
     words = tuple(map(str.lower, raw))
@@ -376,8 +385,9 @@ def _firsts(phrases: tuple[str, ...]) -> frozenset[str]:
 
 
 _CHANGE_FIRST = _firsts(CHANGE)
-_SAYS_NO = NEGATIONS | ENDING | BEFORE_ING | {"gave", "longer"}
-_REPLACING_FIRST = _firsts(REPLACING) | {"not", "from"}
+_ENDS_FIRST = ENDING | BEFORE_ING | {"gave"}
+_SAYS_NO = NEGATIONS | _ENDS_FIRST | {"longer"}
+_REPLACING_FIRST = _firsts(REPLACING) | {"not", "from"} | SWAPPING
 _ADDING_FIRST = _firsts(ADDING)
 _PENDING_FIRST = _firsts(PENDING)
 _SETTLED_FIRST = _firsts(SETTLED)

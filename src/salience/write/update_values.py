@@ -11,6 +11,7 @@ from salience.write.update_words import (
     CALENDAR,
     DETERMINERS,
     DIGITS,
+    JOINING,
     MONTHS,
     NUMBER_WORDS,
     PLACE_AFTER,
@@ -40,7 +41,8 @@ def kind_of(value: str) -> str:
         if _YEAR.fullmatch(value):
             return "year"
         return "time" if ":" in value or value.endswith(("am", "pm")) else "number"
-    if value in CALENDAR or value + "s" in CALENDAR or value.split("-", maxsplit=1)[0] in MONTHS:
+    opens = value.split("-", maxsplit=1)[0]
+    if value in CALENDAR or value + "s" in CALENDAR or opens in MONTHS or opens in _RELATIVE:
         return "when"
     return "number" if value in NUMBER_WORDS or value in ("1x", "2x", "3x") else "name"
 
@@ -64,6 +66,21 @@ def _month(raw: tuple[str, ...], words: tuple[str, ...], i: int) -> str:
 
 
 ORDINALS = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth".split())
+_JOINED_UNIT = re.compile(r"^[\d.,]+-([a-z]{3,})$")
+"""A number with its unit written onto it by a hyphen ("2-bedroom")."""
+PERIODS = frozenset(
+    "year week month weekend semester quarter season summer winter spring fall autumn".split()
+)
+"""Words of a period that *last*, *this* or *next* before them name ("last year", "this
+week"): a when, as a month is ("Last year I read 24 books", "So far this year I've read 9":
+a count of another period, not one that changed)."""
+_RELATIVE = frozenset(("last", "this", "next"))
+
+
+def is_period(value: str) -> bool:
+    """Whether a value is a period named by *last*, *this* or *next* ("last-year"): one that
+    stands against another such period, or, said on one side only, only says when."""
+    return value.split("-", 1)[0] in _RELATIVE
 
 
 def number_sort(
@@ -77,6 +94,9 @@ def number_sort(
     "the 4th floor")."""
     word = raw[at].lower()
     is_ordinal = word in ORDINALS or _ORDINAL.match(word.rstrip(".,:/-")) is not None
+    joined = _JOINED_UNIT.search(word)
+    if joined:  # ("2-bedroom", "30-minute": the unit written onto it)
+        return is_ordinal, frozenset((stem(joined[1]),))
     unit: set[str] = set()
     for j in range(at + 1, min(at + 6, len(raw))):
         if raw[j][0].isupper() and not unit:
@@ -103,22 +123,32 @@ def ordinal(word: str) -> str:
     return _ORDINAL.sub(r"\1", word.rstrip(".,:/-"))
 
 
+def _number(raw: tuple[str, ...], words: tuple[str, ...], i: int) -> str:
+    """The value of the number (or amount) at ``i``: a day of a date ("oct-16"), an item of a
+    series ("#lecture-3"), a time of day ("19:00"), or the number as written."""
+    word = words[i]
+    value = ordinal(word)
+    month = _month(raw, words, i) if raw[i][0] != "$" else ""
+    series = words[i - 1] if i and words[i - 1] in SERIES else ""
+    if month:
+        value = f"{month}-{value}"  # (a day of a date, not a count)
+    elif series and (i < 2 or words[i - 2] not in PROGRESS):
+        value = f"#{series}-{value}"  # (which item: "lecture 3")
+    return _clock(value, words[i + 1] if i + 1 < len(words) else "")
+
+
 def values_of(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     found: dict[str, int] = {}
     for i, (token, word) in enumerate(zip(raw, words, strict=True)):
         if token[0].islower() and word not in _NOTED:
             continue  # (most words: none of the branches below)
         if token[0].isdigit() or token[0] == "$":
-            value = ordinal(word)
-            month = _month(raw, words, i) if token[0] != "$" else ""
-            series = words[i - 1] if i and words[i - 1] in SERIES else ""
-            if month:
-                value = f"{month}-{value}"  # (a day of a date, not a count)
-            elif series and (i < 2 or words[i - 2] not in PROGRESS):
-                value = f"#{series}-{value}"  # (which item: "lecture 3")
-            found[_clock(value, words[i + 1] if i + 1 < len(words) else "")] = i
+            found[_number(raw, words, i)] = i
         elif word in NUMBER_WORDS:
             found[DIGITS.get(word, word)] = i
+        elif word in _RELATIVE:
+            if i + 1 < len(words) and words[i + 1] in PERIODS:
+                found[f"{word}-{words[i + 1]}"] = i + 1
         elif word in CALENDAR or (token == "May" and i):
             if not _dated(raw, i):  # (else the date beside it is the value)
                 found[word.removesuffix("s")] = i
@@ -133,7 +163,7 @@ def values_of(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
     return found
 
 
-_NOTED = NUMBER_WORDS | CALENDAR | PLACE_AFTER
+_NOTED = NUMBER_WORDS | CALENDAR | PLACE_AFTER | _RELATIVE
 """The lower-case words :func:`values_of` reads (any other is no value, nor says where one is)."""
 
 
@@ -142,3 +172,20 @@ def _dated(raw: tuple[str, ...], i: int) -> bool:
     return raw[i].lower() in MONTHS and any(
         0 <= j < len(raw) and raw[j][0].isdigit() for j in (i - 1, i + 1)
     )
+
+
+def opens_name(token: str) -> bool:
+    """Whether a word after a clause's "not" opens what it names: a determiner, a number or a
+    capitalised word ("not the 14th", "not 5 pm", "not Vienna"; not "not knowing")."""
+    return token[0].isupper() or token[0].isdigit() or token.lower() in DETERMINERS
+
+
+def named_by(words: tuple[str, ...]) -> set[str]:
+    """What the first words of ``words`` name, up to three and to the next joining word (the
+    determiners passed over), each as its stem, as written and as a value ("14th": "14")."""
+    found: set[str] = set()
+    for word in [w for w in words if w not in DETERMINERS][:3]:
+        if word in JOINING:
+            break
+        found |= {stem(word), word.rstrip(".,:/-"), DIGITS.get(word, word), ordinal(word)}
+    return found

@@ -28,7 +28,7 @@ FILLER = frozenset(
 )
 SKIPPED = STOPWORDS | FILLER  # words that never name a subject
 NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor".split())
-ENDING = frozenset("cancelled canceled quit".split())
+ENDING = frozenset("cancelled canceled quit deleted".split())
 """Words that say a thing has ended, as a "no" does ("I cancelled my gym membership"), and
 so do "gave up" and "stopped" before a verb in -ing ("stopped taking milk"); not after a "no"
 ("I won't quit")."""
@@ -67,6 +67,10 @@ CHANGE = (
     "postponed",
     "pushed back",
     "stopped",  # (before a verb in -ing: BEFORE_ING)
+    "quick update",
+    "promoted",
+    "traded",
+    "swapped",
     "cancelled",
     "canceled",
     "renamed",
@@ -129,13 +133,13 @@ PENDING = tuple(
     "in progress|pending|halfway|waiting|deciding|choosing|considering|thinking of|"
     "thinking about|not sure|undecided|haven't decided|haven't picked|yet to|on the fence|"
     "torn between|searching for|training for|applying for|"
-    "saving for".split("|")
+    "saving for|saving up for".split("|")
 )
 """Words that say something is not settled yet: the memory that settles it updates it ..."""
 SETTLED = tuple(
     "finished|complete|completed|approved|accepted|decided|chose|chosen|ended up|booked|"
     "fixed|resolved|closed|got|bought|picked|signed|rejected|declined|named|went with|"
-    "settled on|opted".split("|")
+    "settled on|opted|committed".split("|")
 )
 """... by one of these."""
 PLACE_AFTER = frozenset("in under at on into inside above behind near beside to".split())
@@ -154,8 +158,10 @@ LIGHT = frozenset(
 """Verbs that say little of what a sentence is about: shared, they count for less."""
 STRONG_CHANGE = (
     "no longer", "anymore", "instead", "switched", "moved", "replaced", "changed", "stopped",
-    "cancelled", "canceled", "renamed", "migrated", "gave up", "upgraded",
+    "cancelled", "canceled", "renamed", "migrated", "gave up", "upgraded", "traded", "swapped",
 )  # fmt: skip
+SWAPPING = frozenset(("traded", "swapped", "exchanged"))
+"""Words before what a sentence says it gave up for another ("traded in the Accord for")."""
 DIGITS = (
     {
         w: str(i)
@@ -224,3 +230,15 @@ def stem(word: str) -> str:
 def subject_stem(word: str) -> str:
     """A word's stem if it may name what a sentence is about, else "" (lower-cased)."""
     return stem(word) if len(word) > 2 and word[0].isalpha() and word not in SKIPPED else ""
+
+
+def stops(words: tuple[str, ...], at: int) -> bool:
+    """Whether the word at ``at`` ("stopped") says the speaker stopped doing something: after
+    a word of the speaker's, before a verb in -ing ("I stopped taking milk"; not "Zoom
+    stopped working": a thing that broke)."""
+    return (
+        0 < at < len(words) - 1
+        and words[at] in BEFORE_ING
+        and words[at - 1] in MINE
+        and words[at + 1].endswith("ing")
+    )

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from salience.write.update_sentences import LIGHT_STEMS, TOKEN, Sentence, sentences
-from salience.write.update_values import kind_of, same_sort
+from salience.write.update_values import is_period, kind_of, same_sort
 from salience.write.update_words import STRONG_CHANGE, stem
 
 __all__ = [
@@ -67,8 +67,6 @@ turns did (95 % of the user's evidence turns hold at most 87 words)."""
 SHORT_WORDS = 12
 """... or one, in two sentences this short, when the new one says it moved or switched."""
 
-_SPEAKER_FIRST = frozenset("i i'm i've i'd i'll we we've we're".split())
-"""The words a sentence about the speaker opens with."""
 _MEASURES = frozenset(("number", "time", "when", "amount"))
 """The sorts of value a person's own routine or count changes by (a place or a name may be a
 second topic as easily)."""
@@ -144,16 +142,16 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
     replaced, in the old one's words, and they share a word besides."""
     smaller = min(len(n.subject - LIGHT_STEMS), len(o.subject - LIGHT_STEMS)) or 1
     short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
-    moved = any(c in STRONG_CHANGE for c in n.change)
+    moved = any(c in STRONG_CHANGE for c in n.change) or bool(n.ends)
     needed = MIN_SHARED if short or min(len(n.words), len(o.words)) <= SHORT_WORDS else LONG_SHARED
+    units = bool(strong) and bool(n.change) and strong <= n.units & o.units  # ("77 kilos")
     found = "same"
     if not (
         len(strong) >= needed
-        or (strong and short and (len(strong) / smaller >= SHORT_OVERLAP or moved))
+        or (strong and short and (len(strong) / smaller >= SHORT_OVERLAP or moved or units))
         or named
     ):
         found = "own" if len(strong) >= MIN_SHARED and n.personal and o.personal else ""
-    units = n.change and strong <= n.units & o.units  # ("I'm down to 77 kilos")
     if (
         not found
         or (n.people != o.people and n.people and o.people)
@@ -165,20 +163,24 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
             and not named
             and not units
             and o.topic not in strong | {""}
+            and not (n.topic in strong and _modified(o, strong))  # ("Our team standup")
+            and not any(kind_of(v) == "name" for v in strong & o.values.keys())  # ("Netflix")
         )  # (or a word or two shared, but not what the older is about: "The gym opens at 6")
-        or (_modified(n, strong) and _modified(o, strong) and n.topic != o.topic)
+        or (_modified(n, strong) and _modified(o, strong) and n.opened != o.opened)
     ):  # (or one thing said of two: "the prod cluster", "the dev cluster")
         return ""
     return found
 
 
 def _modified(s: Sentence, strong: frozenset[str]) -> bool:
-    """Whether what ``s`` is about is a word of its own before a shared one, which it
-    qualifies ("prod" of "The prod cluster has 12 nodes", "garage" of "The garage code")."""
-    if not s.topic or s.topic in strong or s.words[0] in _SPEAKER_FIRST:
-        return False  # (I'm a junior developer": what the speaker is, not a thing's name)
-    at = s.stems.index(s.topic)
-    return at < 3 and any(t in strong for t in s.stems[at + 1 : at + 3])
+    """Whether the word it opens with is its own, before a shared one, which it qualifies
+    ("prod" of "The prod cluster has 12 nodes", "work" of "My work laptop", "team" of "Our
+    team standup"); never where it opens by speaking of the speaker ("I'm a junior
+    developer": what the speaker is, not a thing's name)."""
+    at = s.opener
+    if at < 0 or at > 2 or s.stems[at] in strong:
+        return False
+    return any(t in strong for t in s.stems[at + 1 : at + 3])
 
 
 def _happened(n: Sentence, shared: frozenset[str]) -> bool:
@@ -206,6 +208,9 @@ def _differing(
     came = sorted(
         v for v, i in named_n.items() if v not in named_o and n.near(i, anchors) and not o.says(v)
     )
+    if not n.change and any(map(is_period, gone)) and any(map(is_period, came)):
+        return None  # ("Last year I read 24 books", "This year I've read 9": two periods)
+    gone, came = [v for v in gone if not is_period(v)], [v for v in came if not is_period(v)]
     sorts = [n.sort(v) if v in n.values else o.sort(v) for v in came]
     kinds = {
         kind
@@ -279,10 +284,11 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
         confidence += SAYS_NOW
         says = sorted(n.shown(w) for w in n.subject - o.subject)[:3]
         reasons.append(f"now says {', '.join(says)}")
+    changes = (*n.change, *(w for w in n.ended if w not in n.change))  # ("I quit smoking")
     for found, weight, reason in (
         (flipped, 0.15, "one says no"),
         (settled, 0.2, f"settles what was open: {', '.join(settled)}"),
-        (n.change, 0.15, f"words of change: {', '.join(n.change)}"),
+        (changes, 0.15, f"words of change: {', '.join(changes)}"),
     ):
         if found:
             confidence += weight
