@@ -72,7 +72,11 @@ def test_an_ordinal_in_digits_is_its_number() -> None:
 
 
 def test_a_unit_written_onto_its_number_is_its_unit() -> None:
-    assert _sort("We rent a 2-bedroom flat.", "2-bedroom") == (False, frozenset({"bedroom"}))
+    assert _sort("We rent a 2-bedroom flat.", "2-bedroom") == (
+        False,
+        frozenset({"bedroom", "flat"}),
+    )
+    assert _sort("I ran 30-minute laps.", "30-minute") == (False, frozenset({"minut", "lap"}))
 
 
 def test_a_period_named_by_last_this_or_next_is_a_when() -> None:

@@ -102,12 +102,15 @@ class Sentence:
 
     @once
     def units(self) -> frozenset[str]:
-        """The stems said right after its numbers ("kilo" of "I'm down to 77 kilos")."""
-        return frozenset(
-            self.stems[i + 1]
-            for v, i in self.values.items()
-            if i + 1 < len(self.stems) and kind_of(v) == "number"
-        ) - {""}
+        """The units of its numbers (:func:`~salience.write.update_values.number_sort`: "kilo"
+        of "I'm down to 77 kilos")."""
+        return frozenset().union(
+            *(
+                number_sort(self.raw, self.stems, i)[1]
+                for v, i in self.values.items()
+                if kind_of(v) == "number"
+            )
+        )
 
     def sort(self, value: str) -> tuple[str, tuple[bool, frozenset[str]]]:
         """What sort of value ``value`` (of its values) is, with a number's ordinal and unit
@@ -217,11 +220,11 @@ class Sentence:
     @once
     def replacing(self) -> frozenset[str]:
         """What it says it replaced, as stems and as values: the words after "instead of" or
-        "rather than" (up to three, to the next joining word), after a "not"
-        that opens a clause and names something ("on the 15th, not the 14th"; not "not
-        knowing", "not just"), and, said with a word that something moved or switched,
-        between "from" and a "to" ("moved my accounts from Chase to a credit union"), and
-        between a word of swapping and "for" ("I traded in the Accord for a Model 3")."""
+        "rather than" (up to three, to the next joining word), after a "not" that opens a
+        clause and names something ("on the 15th, not the 14th"; not "not knowing", "not
+        just"), between "from" and a "to" said with a word that something moved or switched
+        ("moved my accounts from Chase to a credit union"), and between a word of swapping
+        and "for" ("I traded in the Accord for a Model 3")."""
         words = self.words
         if _REPLACING_FIRST.isdisjoint(words):
             return frozenset()  # (most sentences)

@@ -94,10 +94,8 @@ def number_sort(
     "the 4th floor")."""
     word = raw[at].lower()
     is_ordinal = word in ORDINALS or _ORDINAL.match(word.rstrip(".,:/-")) is not None
-    joined = _JOINED_UNIT.search(word)
-    if joined:  # ("2-bedroom", "30-minute": the unit written onto it)
-        return is_ordinal, frozenset((stem(joined[1]),))
-    unit: set[str] = set()
+    joined = _JOINED_UNIT.search(word)  # ("2-bedroom flat": the unit written onto it too)
+    unit: set[str] = set() if joined is None else {stem(joined[1])}
     for j in range(at + 1, min(at + 6, len(raw))):
         if raw[j][0].isupper() and not unit:
             continue  # (a name before the unit: "15 Crash Course videos")

@@ -196,8 +196,9 @@ def _differing(
 ) -> tuple[list[str], list[str], set[str]] | None:
     """The values of ``o`` gone from ``n``, those come in their place, and the sorts both
     have (a value for one of its sort: changed); None when what differs shows two things,
-    not one that changed: another item of a series, a count of another day or year, one
-    kind of event on two days, or a long sentence of one's own whose measure is the same."""
+    not one that changed: another item of a series, a count of another day or year, facts
+    of two periods ("last year", "this year"), one kind of event on two days, or a long
+    sentence of one's own whose measure is the same. A period alone changes nothing."""
     named_o = dict(o.values) | {w: o.words.index(w) for w in n.values if w in o.words}
     named_n = dict(n.values) | {w: n.words.index(w) for w in o.values if w in n.words}
     named_n = {v: i for v, i in named_n.items() if v not in replaced}
