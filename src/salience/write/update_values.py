@@ -14,6 +14,7 @@ from salience.write.update_words import (
     JOINING,
     MONTHS,
     NUMBER_WORDS,
+    ORDINALS,
     PLACE_AFTER,
     PLACE_IF_NAMED,
     PROGRESS,
@@ -42,7 +43,7 @@ def kind_of(value: str) -> str:
             return "year"
         return "time" if ":" in value or value.endswith(("am", "pm")) else "number"
     opens = value.split("-", maxsplit=1)[0]
-    if value in CALENDAR or value + "s" in CALENDAR or opens in MONTHS or opens in _RELATIVE:
+    if value in CALENDAR or value + "s" in CALENDAR or opens in MONTHS or is_period(value):
         return "when"
     return "number" if value in NUMBER_WORDS or value in ("1x", "2x", "3x") else "name"
 
@@ -65,7 +66,6 @@ def _month(raw: tuple[str, ...], words: tuple[str, ...], i: int) -> str:
     return ""
 
 
-ORDINALS = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth".split())
 _JOINED_UNIT = re.compile(r"^[\d.,]+-([a-z]{3,})$")
 """A number with its unit written onto it by a hyphen ("2-bedroom")."""
 PERIODS = frozenset(

@@ -162,6 +162,8 @@ STRONG_CHANGE = (
 )  # fmt: skip
 SWAPPING = frozenset(("traded", "swapped", "exchanged"))
 """Words before what a sentence says it gave up for another ("traded in the Accord for")."""
+ORDINALS = tuple("first second third fourth fifth sixth seventh eighth ninth tenth".split())
+"""The ordinals written as words, in order (each is its number in :data:`DIGITS`)."""
 DIGITS = (
     {
         w: str(i)
@@ -171,12 +173,7 @@ DIGITS = (
         )
     }
     | {"once": "1x", "twice": "2x", "thrice": "3x"}
-    | {
-        w: str(i)
-        for i, w in enumerate(
-            "first second third fourth fifth sixth seventh eighth ninth tenth".split(), 1
-        )
-    }
+    | {w: str(i) for i, w in enumerate(ORDINALS, 1)}
 )
 DIGITS["single"] = "1"
 
