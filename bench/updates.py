@@ -64,6 +64,7 @@ PAIRS = {
     "v3 ": HERE / "data" / "update_pairs_v3.txt",  # (frozen 2026-11-30, later)
     "v4 ": HERE / "data" / "update_pairs_v4.txt",  # (frozen 2026-12-03)
     "v5 ": HERE / "data" / "update_pairs_v5.txt",  # (frozen 2026-12-03, later)
+    "v6 ": HERE / "data" / "update_pairs_v6.txt",  # (frozen 2026-12-03, a later session)
 }
 """The labelled sets, by the prefix of their parts' names."""
 DEPTH = 20
