@@ -674,3 +674,72 @@ def test_an_update_sharing_little_but_what_it_changes_is_found(
     assert why is not None
     assert says in why
     assert compare(sentences(new), sentences(old), "o").confidence >= LINK_AT  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I walk the dog twice a day.", "I walked the dog once today because of the rain."),
+        ("I usually take the 7:40 bus.", "Yesterday I took the 8:10 bus."),
+        ("I go swimming 3 times a week.", "I only swam once this week."),
+    ],
+)
+def test_one_occasion_of_a_routine_is_no_update(old: str, new: str) -> None:
+    assert _found(old, new) is None
+
+
+def test_a_routine_said_anew_is_an_update() -> None:
+    why = _found("I walk 2 miles a day.", "I walk 4 miles a day now.")
+    assert why is not None
+    assert "2 -> 4" in why
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The battery lasts 8 hours.", "The reviews claim the battery lasts 12 hours."),
+        ("The API allows 100 requests a minute.", "A blog post says the API allows 500 requests."),
+        ("I sleep 6 hours a night.", "I need 8 hours of sleep a night."),
+        ("I have 40 credits.", "I need 60 credits to graduate."),
+    ],
+)
+def test_what_another_says_or_what_one_needs_is_no_update(old: str, new: str) -> None:
+    assert _found(old, new) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("There are 8 desks in the lab.", "There are 30 desks in the library."),
+        ("My top two podcasts are Serial and Radiolab.", "My top two albums are Blue and Rumours."),
+    ],
+)
+def test_a_count_of_another_place_or_two_things_named_alike_are_no_update(
+    old: str, new: str
+) -> None:
+    assert _found(old, new) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("We have one cat.", "We have two cats now, my sister gave us a kitten.", "1 -> 2"),
+        ("The website is hosted on Netlify.", "The website now runs on Vercel.", "netlify -> ver"),
+        ("Build with -j 8.", "Build with -j 4, this laptop only has four cores.", "8 -> 4"),
+        ("I drink soda with dinner.", "No more soda with dinner for me.", "no more"),
+        ("I work as a nurse at Mercy.", "I retired from nursing at Mercy in June.", "one says no"),
+        ("I'm seeing a guy named Sam.", "Sam and I broke up.", "one says no"),
+    ],
+)
+def test_an_update_said_in_more_ways_is_found(old: str, new: str, says: str) -> None:
+    """A person in another clause is not whom the shared words speak of; what both open on,
+    with a value changed and a word of change, is subject enough; a number said twice is
+    read where it is first said; *no more*, *retired*, *broke up*."""
+    why = _found(old, new)
+    assert why is not None
+    assert says in why
+
+
+def test_one_word_both_open_on_without_a_changed_value_is_no_update() -> None:
+    new = "The website now has a blog and a shop."
+    assert _found("The website is hosted on Netlify.", new) is None

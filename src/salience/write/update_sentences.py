@@ -18,6 +18,7 @@ from salience.write.update_words import (
     BEFORE_ING,
     CHANGE,
     ENDING,
+    ENDING_PAIRS,
     IDIOMS,
     LIGHT,
     MINE,
@@ -69,7 +70,7 @@ class Sentence:
 
     @once
     def values(self) -> dict[str, int]:
-        """Each value, at its position."""
+        """Each value, where it is first said."""
         return values_of(self.raw, self.words)
 
     @once
@@ -213,7 +214,7 @@ class Sentence:
         return tuple(
             i
             for i, w in enumerate(words)
-            if (w in ENDING or (w == "gave" and after[i] == "up") or stops(words, i))
+            if (w in ENDING or ENDING_PAIRS.get(w) == after[i] or stops(words, i))
             and not (i and (words[i - 1] in NEGATIONS or words[i - 1].endswith("n't")))
         )
 
@@ -388,7 +389,7 @@ def _firsts(phrases: tuple[str, ...]) -> frozenset[str]:
 
 
 _CHANGE_FIRST = _firsts(CHANGE)
-_ENDS_FIRST = ENDING | BEFORE_ING | {"gave"}
+_ENDS_FIRST = ENDING | BEFORE_ING | frozenset(ENDING_PAIRS)
 _SAYS_NO = NEGATIONS | _ENDS_FIRST | {"longer"}
 _REPLACING_FIRST = _firsts(REPLACING) | {"not", "from"} | SWAPPING
 _ADDING_FIRST = _firsts(ADDING)

@@ -141,9 +141,9 @@ def values_of(raw: tuple[str, ...], words: tuple[str, ...]) -> dict[str, int]:
         if token[0].islower() and word not in _NOTED:
             continue  # (most words: none of the branches below)
         if token[0].isdigit() or token[0] == "$":
-            found[_number(raw, words, i)] = i
+            found.setdefault(_number(raw, words, i), i)
         elif word in NUMBER_WORDS:
-            found[DIGITS.get(word, word)] = i
+            found.setdefault(DIGITS.get(word, word), i)
         elif word in _RELATIVE:
             if i + 1 < len(words) and words[i + 1] in PERIODS:
                 found[f"{word}-{words[i + 1]}"] = i + 1

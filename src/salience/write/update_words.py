@@ -28,10 +28,13 @@ FILLER = frozenset(
 )
 SKIPPED = STOPWORDS | FILLER  # words that never name a subject
 NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor".split())
-ENDING = frozenset("cancelled canceled quit deleted".split())
+ENDING = frozenset("cancelled canceled quit deleted retired".split())
 """Words that say a thing has ended, as a "no" does ("I cancelled my gym membership"), and
-so do "gave up" and "stopped" before a verb in -ing ("stopped taking milk"); not after a "no"
-("I won't quit")."""
+so do the :data:`ENDING_PAIRS` and "stopped" before a verb in -ing ("stopped taking milk");
+not after a "no" ("I won't quit")."""
+ENDING_PAIRS = {"gave": "up", "broke": "up"}
+"""Two words that say a thing has ended ("gave up", "we broke up"; not "paid off": "your
+dedication paid off", LoCoMo's chat)."""
 BEFORE_ING = frozenset(("stopped",))
 """Words of change only before a verb in -ing ("I stopped taking milk", not "chat stopped")."""
 IDIOMS = {
@@ -57,6 +60,8 @@ CHANGE = (
     "replaced",
     "upgraded",
     "these days",
+    "nowadays",
+    "no more",
     "actually",
     "correction",
     "to correct",
@@ -177,6 +182,60 @@ DIGITS = (
 )
 DIGITS["single"] = "1"
 
+HABIT = frozenset(
+    """
+    usually normally typically generally always often every daily weekly monthly nightly
+    mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends per
+    """.split()
+)
+"""Words that say a routine ("I usually run in the morning", "on Mondays", "per week"); so does
+"a" before a unit of time ("one coffee a day", "three times a week") ..."""
+ONCE = frozenset("today yesterday tonight".split())
+"""... and words that say one occasion ("I had three coffees today"), as do "this" and
+"last" before a part of a day or a week ("this morning", "last night", "this week")."""
+_RATE_UNITS = frozenset("day week month year night".split())
+_OCCASION_UNITS = frozenset("morning afternoon evening night week weekend".split())
+
+
+def occasion(words: tuple[str, ...]) -> str:
+    """Whether a sentence says a routine ("habit"), one occasion ("once"), both or neither
+    (""): one day's instance of a routine is no change of it ("I drink one coffee a day",
+    "I had three coffees today")."""
+    habit = once = False
+    for i, word in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word in HABIT or (word == "a" and after in _RATE_UNITS and i):
+            habit = True
+        elif word in ONCE or (word in ("this", "last") and after in _OCCASION_UNITS):
+            once = True
+    return "habit" if habit and not once else "once" if once and not habit else ""
+
+
+REPORTING = frozenset(
+    "say says said claim claims claimed swear swears swore reports reported according".split()
+)
+"""Words by which a sentence gives what another says ("The blog post says ...", "according
+to the docs"), early in it and not after a word of the speaker's ("I said ...")."""
+WANTING = frozenset("need needs want wants goal goals aim target hope hoping minimum".split())
+"""Words by which a sentence says what is wanted or needed, not what is, before a number
+("I need 120 credits to graduate", not "I'm taking 12 credits"; "I need to finish the
+meeting" wants no number)."""
+
+
+def mood(words: tuple[str, ...]) -> str:
+    """How a sentence says what it says: "reported" (what another says), "wanted" (a number
+    needed or hoped for), or "" (as a fact)."""
+    for i, word in enumerate(words[:6]):
+        if word in REPORTING and (not i or words[i - 1] not in MINE):
+            return "reported"
+    for i, word in enumerate(words):
+        if word in WANTING and any(
+            w[0].isdigit() or w[0] == "$" or w in NUMBER_WORDS for w in words[i + 1 : i + 5]
+        ):
+            return "wanted"
+    return ""
+
+
 JOINING = frozenset("and but so because since now or then which that".split())
 """Words that end what "instead of" names."""
 MINE = frozenset("i i'm i've i'd i'll my me we we've our".split())
@@ -198,8 +257,9 @@ def stem(word: str) -> str:
     """A word without its plural, possessive, -ing or -ed ending, and without what its
     forms do not share: a final e ("move", "moved", "moving": "mov"; "movie", "movies":
     "movi") and a final y after a consonant ("study", "studies", "studied": "studi"); a
-    consonant doubled before the ending once ("running": "run"). Cached: a write reads its
-    candidates' words again and again."""
+    consonant doubled before the ending once ("running": "run"); a plural in -ings read
+    as its -ing ("savings", "saving": "sav"). Cached: a write reads its candidates' words
+    again and again."""
     word = word.replace("\u2019", "'").removesuffix("'s")
     size = len(word)
     ending = False
@@ -213,6 +273,8 @@ def stem(word: str) -> str:
         return word[:-2]  # ("boxes", "watches"; "issues", "houses" lose their s only)
     elif size > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
         word = word[:-1]
+        if size > 6 and word.endswith("ing"):  # ("savings", "settings": as "saving")
+            word, ending = word[:-3], True
     if ending and len(word) > 2 and word[-1] == word[-2] and word[-1] in _UNDOUBLED:
         return word[:-1]
     if len(word) > 3 and word[-1] == "e":

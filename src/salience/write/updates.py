@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from salience.write.update_sentences import LIGHT_STEMS, TOKEN, Sentence, sentences
 from salience.write.update_values import is_period, kind_of, same_sort
-from salience.write.update_words import STRONG_CHANGE, stem
+from salience.write.update_words import STRONG_CHANGE, mood, occasion, stem
 
 __all__ = [
     "DOCUMENT_WORDS",
@@ -141,10 +141,11 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
     two people's facts or two speakers' words). ``named``: the new one names what it
     replaced, in the old one's words, and they share a word besides."""
     smaller = min(len(n.subject - LIGHT_STEMS), len(o.subject - LIGHT_STEMS)) or 1
-    short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
+    short = _short(n, o)
     moved = any(c in STRONG_CHANGE for c in n.change) or bool(n.ends)
     needed = MIN_SHARED if short or min(len(n.words), len(o.words)) <= SHORT_WORDS else LONG_SHARED
     units = bool(strong) and bool(n.change) and strong <= n.units & o.units  # ("77 kilos")
+    topical = bool(n.change) and n.topic == o.topic and n.topic in strong  # ("The service")
     found = "same"
     if not (
         len(strong) >= needed
@@ -152,9 +153,10 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
         or named
     ):
         found = "own" if len(strong) >= MIN_SHARED and n.personal and o.personal else ""
+        found = found or ("topic" if short and topical else "")
     if (
         not found
-        or (n.people != o.people and n.people and o.people)
+        or (_people(n, strong) != _people(o, strong) and n.people and o.people)
         or (n.speaker != o.speaker and n.speaker and o.speaker)
         or n.of_another(o)  # ("I think ...", "Ben thinks ...")
         or (
@@ -167,9 +169,44 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
             and not any(kind_of(v) == "name" for v in strong & o.values.keys())  # ("Netflix")
         )  # (or a word or two shared, but not what the older is about: "The gym opens at 6")
         or (_modified(n, strong) and _modified(o, strong) and n.opened != o.opened)
-    ):  # (or one thing said of two: "the prod cluster", "the dev cluster")
+        or (not n.change and _two_heads(_named(n), _named(o)))
+    ):  # (or one thing said of two: "the prod cluster", "the dev cluster"; two things said
+        # the same of: "My top three movies are ...", "My top three books are ...")
         return ""
     return found
+
+
+def _people(s: Sentence, shared: frozenset[str]) -> frozenset[str]:
+    """The people ``s`` names in the clauses that hold a shared word ("kid" of "We have
+    three kids now, our son was born in May": the son is another clause's)."""
+    if not s.people:
+        return s.people
+    return s.people.intersection(_held(s, shared, s.stems))
+
+
+def _held(s: Sentence, shared: frozenset[str], items: tuple[str, ...]) -> tuple[str, ...]:
+    """``items`` (its words, or their stems) in the clauses of ``s`` that hold a shared word
+    (all of them, in a sentence of one clause)."""
+    if not any(s.clauses):
+        return items
+    held = {c for c, t in zip(s.clauses, s.stems, strict=True) if t in shared}
+    return tuple(x for c, x in zip(s.clauses, items, strict=True) if c in held)
+
+
+_BE = frozenset("is are was were".split())
+
+
+def _named(s: Sentence) -> frozenset[str]:
+    """The stems of what a sentence is about, where it opens by naming it before a "to be"
+    ("top", "three", "movi" of "My top three movies are Alien, Heat and Jaws"), else none."""
+    at = next((i for i, w in enumerate(s.words[:7]) if w in _BE), 0)
+    return frozenset(s.stems[:at]) - {""}
+
+
+def _two_heads(one: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two sentences name two things alike ("top three movies", "top three books"):
+    each has a word of what it is about the other has not, beside a word both have."""
+    return bool(one & other) and bool(one - other) and bool(other - one)
 
 
 def _modified(s: Sentence, strong: frozenset[str]) -> bool:
@@ -221,8 +258,10 @@ def _differing(
     if not n.change and (
         "index" in kinds  # (another item of a series: "lecture 3", "lecture 4")
         or (kinds & {"when", "year"} and kinds & {"number", "amount"})  # ("6 h on Monday")
-        or (kinds and kinds <= {"when"} and _happened(n, shared))  # ("the deploy on Monday
-    ):  # failed": one kind of event on two days)
+        or ("place" in kinds and kinds & {"number", "amount"} and _short(n, o))
+        or (kinds and kinds <= {"when"} and _happened(n, shared))
+    ):  # (a count of another day, or place: "12 people on my team", "40 in the department";
+        # one kind of event on two days: "the deploy on Monday failed")
         return None
     kinds.discard("index")
     if replaced:  # (said outright: what it replaced, and what it says in its place)
@@ -232,6 +271,12 @@ def _differing(
     if subject == "own" and not kinds & _MEASURES and not replaced:
         return None
     return gone, came, kinds
+
+
+def _short(n: Sentence, o: Sentence) -> bool:
+    """Whether both are short (:data:`SHORT_WORDS`): a place read in a long sentence is as
+    often a time ("in the past month")."""
+    return len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
 
 
 def _settled(n: Sentence, o: Sentence, shared: frozenset[str]) -> list[str]:
@@ -244,6 +289,16 @@ def _settled(n: Sentence, o: Sentence, shared: frozenset[str]) -> list[str]:
     return [word for word, i in n.settled if n.in_clause(i, shared)]
 
 
+def _unalike(n: Sentence, o: Sentence, strong: frozenset[str]) -> bool:
+    """Whether the clauses of their shared words say two occasions or two moods: one day's
+    instance of a routine ("I had three coffees today" beside "I drink two a day"), or what
+    another says or one wants ("The blog post says 500", "I need 120 credits")."""
+    said_n, said_o = _held(n, strong, n.words), _held(o, strong, o.words)
+    return {occasion(said_n), occasion(said_o)} == {"habit", "once"} or (
+        mood(said_n) != mood(said_o)
+    )
+
+
 def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     if n.subject.isdisjoint(o.subject):
         return None  # (no word in common: no subject, and nothing more to read)
@@ -252,18 +307,24 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     }
     shared = (n.subject & o.subject) - replaced
     strong = shared - LIGHT_STEMS
-    short = len(n.words) <= SHORT_WORDS and len(o.words) <= SHORT_WORDS
+    short = _short(n, o)
     named = bool(replaced) and (  # (what it replaced, in the old's words: its subject too)
         bool(shared) or (short and bool(n.change) and not replaced.isdisjoint(o.values))
     )
     subject = _subject(n, o, strong, named)
-    if not subject or ((n.adding or n.repeats(shared)) and not n.change):
-        return None  # (or "I also bought ...": one more, not another value)
+    if (
+        not subject
+        or ((n.adding or n.repeats(shared)) and not n.change)  # ("I also bought": one more)
+        or (not n.change and _unalike(n, o, strong))
+    ):
+        return None
     differing = _differing(n, o, shared, replaced, subject)
     if differing is None:
         return None
     gone, came, kinds = differing
     changed = bool(kinds)  # (a value for one of its sort)
+    if subject == "topic" and not changed:
+        return None  # (one word shared, what both are about: a value must have changed)
     flipped = (short or len(strong) >= LONG_SHARED) and (  # (the "no"s read only then)
         any(n.near_in_clause(i, shared) for i in n.negations)
         != any(o.near_in_clause(i, shared) for i in o.negations)
