@@ -32,7 +32,7 @@ ENDING = frozenset("cancelled canceled quit deleted retired".split())
 """Words that say a thing has ended, as a "no" does ("I cancelled my gym membership"), and
 so do the :data:`ENDING_PAIRS` and "stopped" before a verb in -ing ("stopped taking milk");
 not after a "no" ("I won't quit")."""
-ENDING_PAIRS = {"gave": "up", "broke": "up"}
+ENDING_PAIRS = {"gave": "up", "broke": "up", "stepped": "down"}
 """Two words that say a thing has ended ("gave up", "we broke up"; not "paid off": "your
 dedication paid off", LoCoMo's chat)."""
 BEFORE_ING = frozenset(("stopped",))
@@ -84,6 +84,9 @@ CHANGE = (
     "down to",
     "handed",
     "stepped down",
+    "slipped to",
+    "dropped to",
+    "took over",
 )
 ADDING = (
     "also", "another", "too", "as well", "in addition", "additionally", "besides", "added a",
@@ -127,7 +130,7 @@ SERIES = frozenset(
     """
     chapter lecture day week question episode part step lesson round season page section
     volume unit module verse stage phase level session game problem exercise task item
-    sprint iteration milestone
+    sprint iteration milestone bug ticket issue
     """.split()
 )
 """A number after one of these names which item of a series a sentence speaks of ("lecture
@@ -138,13 +141,13 @@ PENDING = tuple(
     "in progress|pending|halfway|waiting|deciding|choosing|considering|thinking of|"
     "thinking about|not sure|undecided|haven't decided|haven't picked|yet to|on the fence|"
     "torn between|searching for|training for|applying for|"
-    "saving for|saving up for".split("|")
+    "saving for|saving up for|still open|still looking|applying to".split("|")
 )
 """Words that say something is not settled yet: the memory that settles it updates it ..."""
 SETTLED = tuple(
     "finished|complete|completed|approved|accepted|decided|chose|chosen|ended up|booked|"
     "fixed|resolved|closed|got|bought|picked|signed|rejected|declined|named|went with|"
-    "settled on|opted|committed".split("|")
+    "settled on|opted|committed|found a|found an|found the|found our|found my|arrived".split("|")
 )
 """... by one of these."""
 PLACE_AFTER = frozenset("in under at on into inside above behind near beside to".split())

@@ -32,9 +32,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from salience.write.update_alike import another, heads, modified, people_held, two_heads, unalike
 from salience.write.update_sentences import LIGHT_STEMS, TOKEN, Sentence, sentences
 from salience.write.update_values import is_period, kind_of, same_sort
-from salience.write.update_words import STRONG_CHANGE, mood, occasion, stem
+from salience.write.update_words import STRONG_CHANGE, stem
 
 __all__ = [
     "DOCUMENT_WORDS",
@@ -156,7 +157,7 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
         found = found or ("topic" if short and topical else "")
     if (
         not found
-        or (_people(n, strong) != _people(o, strong) and n.people and o.people)
+        or (people_held(n, strong) != people_held(o, strong) and n.people and o.people)
         or (n.speaker != o.speaker and n.speaker and o.speaker)
         or n.of_another(o)  # ("I think ...", "Ben thinks ...")
         or (
@@ -165,59 +166,15 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
             and not named
             and not units
             and o.topic not in strong | {""}
-            and not (n.topic in strong and _modified(o, strong))  # ("Our team standup")
+            and not (n.topic in strong and modified(o, strong))  # ("Our team standup")
             and not any(kind_of(v) == "name" for v in strong & o.values.keys())  # ("Netflix")
         )  # (or a word or two shared, but not what the older is about: "The gym opens at 6")
-        or (_modified(n, strong) and _modified(o, strong) and n.opened != o.opened)
-        or (not n.change and _two_heads(_named(n), _named(o)))
+        or (modified(n, strong) and modified(o, strong) and n.opened != o.opened)
+        or (not n.change and two_heads(heads(n), heads(o)))
     ):  # (or one thing said of two: "the prod cluster", "the dev cluster"; two things said
         # the same of: "My top three movies are ...", "My top three books are ...")
         return ""
     return found
-
-
-def _people(s: Sentence, shared: frozenset[str]) -> frozenset[str]:
-    """The people ``s`` names in the clauses that hold a shared word ("kid" of "We have
-    three kids now, our son was born in May": the son is another clause's)."""
-    if not s.people:
-        return s.people
-    return s.people.intersection(_held(s, shared, s.stems))
-
-
-def _held(s: Sentence, shared: frozenset[str], items: tuple[str, ...]) -> tuple[str, ...]:
-    """``items`` (its words, or their stems) in the clauses of ``s`` that hold a shared word
-    (all of them, in a sentence of one clause)."""
-    if not any(s.clauses):
-        return items
-    held = {c for c, t in zip(s.clauses, s.stems, strict=True) if t in shared}
-    return tuple(x for c, x in zip(s.clauses, items, strict=True) if c in held)
-
-
-_BE = frozenset("is are was were".split())
-
-
-def _named(s: Sentence) -> frozenset[str]:
-    """The stems of what a sentence is about, where it opens by naming it before a "to be"
-    ("top", "three", "movi" of "My top three movies are Alien, Heat and Jaws"), else none."""
-    at = next((i for i, w in enumerate(s.words[:7]) if w in _BE), 0)
-    return frozenset(s.stems[:at]) - {""}
-
-
-def _two_heads(one: frozenset[str], other: frozenset[str]) -> bool:
-    """Whether two sentences name two things alike ("top three movies", "top three books"):
-    each has a word of what it is about the other has not, beside a word both have."""
-    return bool(one & other) and bool(one - other) and bool(other - one)
-
-
-def _modified(s: Sentence, strong: frozenset[str]) -> bool:
-    """Whether the word it opens with is its own, before a shared one, which it qualifies
-    ("prod" of "The prod cluster has 12 nodes", "work" of "My work laptop", "team" of "Our
-    team standup"); never where it opens by speaking of the speaker ("I'm a junior
-    developer": what the speaker is, not a thing's name)."""
-    at = s.opener
-    if at < 0 or at > 2 or s.stems[at] in strong:
-        return False
-    return any(t in strong for t in s.stems[at + 1 : at + 3])
 
 
 def _happened(n: Sentence, shared: frozenset[str]) -> bool:
@@ -244,8 +201,12 @@ def _differing(
         v for v, i in named_o.items() if v not in named_n and o.near(i, shared) and not n.says(v)
     )
     came = sorted(
-        v for v, i in named_n.items() if v not in named_o and n.near(i, anchors) and not o.says(v)
+        v
+        for v, i in named_n.items()
+        if v not in named_o and (n.near(i, anchors) or _after_change(n, i)) and not o.says(v)
     )
+    if not gone and _short(n, o) and any(_after_change(n, named_n[v]) for v in came):
+        gone = sorted(v for v in named_o if v not in named_n and not n.says(v))  # (far back)
     if not n.change and any(map(is_period, gone)) and any(map(is_period, came)):
         return None  # ("Last year I read 24 books", "This year I've read 9": two periods)
     gone, came = [v for v in gone if not is_period(v)], [v for v in came if not is_period(v)]
@@ -273,6 +234,20 @@ def _differing(
     return gone, came, kinds
 
 
+def _after_change(s: Sentence, position: int) -> bool:
+    """Whether a word of change and a "to" stand within three words before ``position``
+    ("dropped to about 58", "moved it to Porto"): what it changed to, however far its
+    subject."""
+    if not s.change or "to" not in s.words[max(0, position - 2) : position]:
+        return False
+    before = s.words[max(0, position - 4) : position]
+    return any(c.rsplit(" ", 1)[-1] in before for c in s.change if c not in _NOT_TO)
+
+
+_NOT_TO = frozenset(("actually", "no longer", "now", "currently", "down to"))
+"""Words of change that say nothing of what follows a "to" ("I'm actually going to")."""
+
+
 def _short(n: Sentence, o: Sentence) -> bool:
     """Whether both are short (:data:`SHORT_WORDS`): a place read in a long sentence is as
     often a time ("in the past month")."""
@@ -287,16 +262,6 @@ def _settled(n: Sentence, o: Sentence, shared: frozenset[str]) -> list[str]:
     if any(n.in_clause(i, shared) for i in n.pending):
         return []
     return [word for word, i in n.settled if n.in_clause(i, shared)]
-
-
-def _unalike(n: Sentence, o: Sentence, strong: frozenset[str]) -> bool:
-    """Whether the clauses of their shared words say two occasions or two moods: one day's
-    instance of a routine ("I had three coffees today" beside "I drink two a day"), or what
-    another says or one wants ("The blog post says 500", "I need 120 credits")."""
-    said_n, said_o = _held(n, strong, n.words), _held(o, strong, o.words)
-    return {occasion(said_n), occasion(said_o)} == {"habit", "once"} or (
-        mood(said_n) != mood(said_o)
-    )
 
 
 def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
@@ -315,7 +280,8 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     if (
         not subject
         or ((n.adding or n.repeats(shared)) and not n.change)  # ("I also bought": one more)
-        or (not n.change and _unalike(n, o, strong))
+        or (not n.change and unalike(n, o, strong))
+        or (not n.change and another(n, o, strong))
     ):
         return None
     differing = _differing(n, o, shared, replaced, subject)
@@ -346,7 +312,8 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
         confidence += SAYS_NOW
         says = sorted(n.shown(w) for w in n.subject - o.subject)[:3]
         reasons.append(f"now says {', '.join(says)}")
-    changes = (*n.change, *(w for w in n.ended if w not in n.change))  # ("I quit smoking")
+    opening = {c.split(" ", 1)[0] for c in n.change}  # ("stepped down": not "stepped" again)
+    changes = (*n.change, *(w for w in n.ended if w not in opening))  # ("I quit smoking")
     for found, weight, reason in (
         (flipped, 0.15, "one says no"),
         (settled, 0.2, f"settles what was open: {', '.join(settled)}"),
