@@ -463,3 +463,27 @@ def test_past_so_many_new_vectors_or_after_a_purge_the_look_brings_the_rows_up_t
         assert index.pending(64) is None  # (a vector deleted: the rows are read again)
     assert looking.remember("The build server reboots on Sundays").outcome.value == "created"
     assert _rows_held(looking) == held + 3  # (the look read them again: three; not its own)
+
+
+def test_a_look_past_skipped_texts_asks_twice_its_rows_at_first(
+    looking: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write's look, which skips texts (documents: about half of chat turns), asks twice
+    the rows it wants in its first round, so that one round mostly does; it finds what it
+    would round by round."""
+    from salience.stores.base import MemoryFilter
+
+    rounds: list[int] = []
+    texts = looking.store.texts
+    monkeypatch.setattr(
+        looking.store, "texts", lambda ids, f: rounds.append(len(ids)) or texts(ids, f)
+    )
+    query = WordHashEmbedder().embed(["a note about the garden and the weather"])[0]
+    flt = MemoryFilter(as_of=looking.now(), user="default")
+    odd = {f"Unrelated note {i} about the garden and the weather." for i in range(1, 50, 2)}
+    with looking.vectors.held(64):
+        found = looking.vectors.nearby_texts(query, flt, 5, 0.0, odd.__contains__)
+    assert rounds[0] == 10
+    with looking.vectors.held(64):
+        every = looking.vectors.nearby_texts(query, flt, 50, 0.0, lambda t: False)
+    assert [t for t, _, _ in found] == [t for t, _, _ in every if t not in odd][:5]

@@ -291,7 +291,9 @@ class Vectors:
         # The ids of the rows just scored: a refresh may replace the list (another process
         # wrote meanwhile), so never use one taken before ranked().
         ids = index.loaded_ids()
-        wanted = k
+        # A write's look skips documents, about half of chat turns: it asks twice the rows at
+        # once (fetch rounds a look on 100,000 LongMemEval turns: 2.09 -> 1.17).
+        wanted = k if skip is None else 2 * k
         fetched = Fetched(fetch, flt, skip)  # (a deeper round fetches only the ids it adds)
         while True:
             rows, scores = best(wanted)
