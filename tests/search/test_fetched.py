@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from salience.search.fetched import Fetched
+from salience.search.fetched import Fetched, Skipping
 from salience.stores.base import MemoryFilter
 
 FLT = MemoryFilter(as_of=datetime(2026, 1, 1, tzinfo=UTC), user="ana")
@@ -30,6 +30,7 @@ def test_each_id_is_fetched_once_and_each_round_answers_in_its_order() -> None:
     assert fetched(["a", "e", "d", "b", "c"]) == [("alpha", "a"), ("epsilon", "e"), ("gamma", "c")]
     assert fetched(["d", "c"]) == [("gamma", "c")]
     assert store.asked == [["c", "b", "a"], ["e", "d"]]  # (the third round fetched nothing)
+    assert fetched.counts() == (5, 3)  # (five ids fetched over the rounds, three hits)
 
 
 def test_without_a_skip_every_id_the_filter_passes_is_a_hit() -> None:
@@ -38,3 +39,27 @@ def test_without_a_skip_every_id_the_filter_passes_is_a_hit() -> None:
     assert [i for _, i in fetched(["b", "d"])] == ["b"]
     assert [i for _, i in fetched(["e", "b", "d"])] == ["e", "b"]
     assert store.asked == [["b", "d"], ["e"]]
+
+
+def test_a_first_round_s_counts_are_its_own() -> None:
+    fetched = Fetched(Store().texts, FLT, skip=lambda text: text.startswith("a long"))
+    assert fetched.counts() == (0, 0)
+    fetched(["b", "d", "a"])
+    assert fetched.counts() == (3, 1)  # (another user's and a skipped one: no hits)
+
+
+def test_a_search_that_skips_asks_for_as_many_more_rows_as_recent_ones_skipped() -> None:
+    skipping = Skipping()
+    assert skipping.rows(12) == 12  # (nothing seen: as if nothing were skipped)
+    for _ in range(40):
+        skipping.saw(24, 12)  # (half kept: LongMemEval's chat, documents skipped)
+    assert 0.5 <= skipping.kept < 0.51
+    assert 23 <= skipping.rows(12) <= 24
+    for _ in range(40):
+        skipping.saw(20, 2)  # (a tenth kept: never more than twice k)
+    assert skipping.rows(12) == 24
+    for _ in range(60):
+        skipping.saw(12, 12)  # (nothing skipped any longer: back to k)
+    assert skipping.rows(12) == 12
+    skipping.saw(0, 0)  # (nothing fetched: nothing learned)
+    assert skipping.rows(12) == 12

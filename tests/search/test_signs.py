@@ -465,12 +465,12 @@ def test_past_so_many_new_vectors_or_after_a_purge_the_look_brings_the_rows_up_t
     assert _rows_held(looking) == held + 3  # (the look read them again: three; not its own)
 
 
-def test_a_look_past_skipped_texts_asks_twice_its_rows_at_first(
+def test_a_look_past_skipped_texts_asks_for_more_rows_as_looks_skip_more(
     looking: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A write's look, which skips texts (documents: about half of chat turns), asks twice
-    the rows it wants in its first round, so that one round mostly does; it finds what it
-    would round by round."""
+    """A write's look, which skips texts (documents: about half of chat turns), asks in its
+    first round for as many more rows as recent looks skipped (twice what it wants at most),
+    so that one round mostly does; what it finds is what it would round by round."""
     from salience.stores.base import MemoryFilter
 
     rounds: list[int] = []
@@ -482,8 +482,18 @@ def test_a_look_past_skipped_texts_asks_twice_its_rows_at_first(
     flt = MemoryFilter(as_of=looking.now(), user="default")
     odd = {f"Unrelated note {i} about the garden and the weather." for i in range(1, 50, 2)}
     with looking.vectors.held(64):
-        found = looking.vectors.nearby_texts(query, flt, 5, 0.0, odd.__contains__)
-    assert rounds[0] == 10
-    with looking.vectors.held(64):
         every = looking.vectors.nearby_texts(query, flt, 50, 0.0, lambda t: False)
-    assert [t for t, _, _ in found] == [t for t, _, _ in every if t not in odd][:5]
+        firsts = []
+        for _ in range(30):
+            rounds.clear()
+            found = looking.vectors.nearby_texts(query, flt, 5, 0.0, odd.__contains__)
+            firsts.append(rounds[0])
+            assert [t for t, _, _ in found] == [t for t, _, _ in every if t not in odd][:5]
+        for _ in range(60):
+            looking.vectors.nearby_texts(query, flt, 5, 0.0, lambda t: False)
+        rounds.clear()
+        looking.vectors.nearby_texts(query, flt, 5, 0.0, lambda t: False)
+    assert firsts[0] == 5  # (the first look: as if nothing were skipped)
+    assert 5 < firsts[-1] <= 10  # (more, as they skip ...)
+    assert firsts == sorted(firsts)  # (... never fewer)
+    assert rounds == [5]  # (looks that skip nothing: back to what it wants)

@@ -18,7 +18,7 @@ from salience.errors import EmbedderError
 from salience.models import MemoryRecord
 from salience.search.ahead_rows import RowsAhead, kept, passed, rows_ahead
 from salience.search.ann import ApproximateIndex
-from salience.search.fetched import Fetched
+from salience.search.fetched import Fetched, Skipping
 from salience.search.held import Held
 from salience.search.index import VectorIndex
 from salience.search.pgvector import PgvectorSearch
@@ -74,6 +74,7 @@ class Vectors:
         )
         self._checked_at: tuple[int, int] | None = None
         self._tenants = TenantIndexes(store)
+        self._skipping = Skipping()  # (how much a write's look skips: its first round's rows)
 
     @property
     def _index(self) -> VectorIndex | PgvectorSearch:
@@ -291,9 +292,10 @@ class Vectors:
         # The ids of the rows just scored: a refresh may replace the list (another process
         # wrote meanwhile), so never use one taken before ranked().
         ids = index.loaded_ids()
-        # A write's look skips documents, about half of chat turns: it asks twice the rows at
-        # once (fetch rounds a look on 100,000 LongMemEval turns: 2.09 -> 1.17).
-        wanted = k if skip is None else 2 * k
+        # A write's look skips documents, about half of chat turns: it asks for as many more
+        # rows as recent looks skipped (rounds a look on 100,000 LongMemEval turns: 2.09 ->
+        # 1.17 asking twice k), and k where nothing is skipped.
+        wanted = k if skip is None else self._skipping.rows(k)
         fetched = Fetched(fetch, flt, skip)  # (a deeper round fetches only the ids it adds)
         while True:
             rows, scores = best(wanted)
@@ -318,6 +320,8 @@ class Vectors:
             if len(matched) >= k or found < wanted or len(rows) < found or wanted >= len(ids):
                 break
             wanted *= 4 if skip is None else 2  # (a skip leaves about half: LongMemEval)
+        if skip is not None:
+            self._skipping.saw(*fetched.counts())
         similarity = dict(zip(found_ids, scores.tolist(), strict=True))
         return [(item, memory_id, similarity[memory_id]) for item, memory_id in matched[:k]]
 
