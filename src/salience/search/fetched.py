@@ -72,7 +72,9 @@ class Skipping:
     half of chat turns) came back short in most looks, and a second round followed; asking
     twice ``k`` always fetched twice the texts where nothing is skipped (0.25-0.33 ms a write
     at 100,000 synthetic memories). The share is a running average: a heuristic, which changes
-    how many rounds a search takes, never what it finds."""
+    how many rounds a search takes and how wide its first net is (a write's look keeps more
+    rows of its sign pass for more rows asked: :func:`~salience.search.signs.wanted`), so a
+    candidate may only give way to a nearer one."""
 
     AT_MOST = 2
     WEIGHT = 1 / 8
