@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -63,3 +64,17 @@ def test_a_search_that_skips_asks_for_as_many_more_rows_as_recent_ones_skipped()
     assert skipping.rows(12) == 12
     skipping.saw(0, 0)  # (nothing fetched: nothing learned)
     assert skipping.rows(12) == 12
+
+
+def test_where_some_are_skipped_the_first_round_asks_for_nine_looks_in_ten() -> None:
+    """A tenth skipped: 12 hits wanted of rows kept at 0.9 take 13.3 rows on average, and
+    15 are asked; at each share, one round finds what it wants about nine times in ten."""
+    skipping = Skipping()
+    skipping.kept = 0.9
+    assert skipping.rows(12) == 15
+    for kept, k in ((0.9, 12), (0.7, 12), (0.8, 18), (0.8, 12), (0.95, 12)):  # (below the cap)
+        skipping.kept = kept
+        n = skipping.rows(k)
+        one_round = sum(math.comb(n, h) * kept**h * (1 - kept) ** (n - h) for h in range(k, n + 1))
+        assert one_round >= 0.85  # (each row kept at that share, alone: binomial)
+        assert k < n <= 2 * k
