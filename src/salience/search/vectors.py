@@ -294,7 +294,7 @@ class Vectors:
         ids = index.loaded_ids()
         # A write's look skips documents, about half of chat turns: it asks for as many more
         # rows as recent looks skipped (rounds a look on 100,000 LongMemEval turns: 2.09 ->
-        # 1.17 asking twice k), and k where nothing is skipped.
+        # 1.26: Skipping), and k where nothing is skipped.
         wanted = k if skip is None else self._skipping.rows(k)
         fetched = Fetched(fetch, flt, skip)  # (a deeper round fetches only the ids it adds)
         while True:
