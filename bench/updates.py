@@ -93,20 +93,25 @@ def labelled_pairs() -> dict[str, dict[str, float]]:
             if line.strip() and not line.startswith("#")
         ]
         for part in ("dev", "held-out"):
-            tp = fp = fn = tn = 0
+            tp = fp = fn = tn = sure_tp = sure_fp = 0
             for i, (label, _, old, new) in enumerate(rows):
                 if (i % 3 == 2) != (part == "held-out"):
                     continue
-                found = _kept(compare(sentences(new), sentences(old), "old"))
+                compared = compare(sentences(new), sentences(old), "old")
+                found = _kept(compared)
+                sure = compared is not None and compared.confidence >= ACT_AT
                 update = label == "U"
                 tp, fp = tp + (found and update), fp + (found and not update)
                 fn, tn = fn + (update and not found), tn + (not found and not update)
+                sure_tp, sure_fp = sure_tp + (sure and update), sure_fp + (sure and not update)
             out[prefix + part] = {
                 "pairs": tp + fp + fn + tn,
                 "precision": tp / max(1, tp + fp),
                 "recall": tp / max(1, tp + fn),
                 "false": fp,
                 "missed": fn,
+                "sure_precision": sure_tp / max(1, sure_tp + sure_fp),
+                "sure_recall": sure_tp / max(1, tp + fn),
             }
     return out
 
@@ -415,11 +420,21 @@ def main() -> None:
 
 def report(results: dict[str, Any]) -> None:
     pairs = results["pairs"]
-    print(f"labelled pairs (the candidate given; kept at confidence >= {LINK_AT})")
+    print(
+        f"labelled pairs (the candidate given; kept at confidence >= {LINK_AT}, "
+        f"sure at >= {ACT_AT}: those act)"
+    )
     print_table(
-        [["part", "pairs", "precision", "recall"]]
+        [["part", "pairs", "precision", "recall", "sure: precision", "sure: recall"]]
         + [
-            [part, str(int(v["pairs"])), f"{v['precision']:.1%}", f"{v['recall']:.1%}"]
+            [
+                part,
+                str(int(v["pairs"])),
+                f"{v['precision']:.1%}",
+                f"{v['recall']:.1%}",
+                f"{v['sure_precision']:.1%}",
+                f"{v['sure_recall']:.1%}",
+            ]
             for part, v in pairs.items()
         ],
         right_align_from=1,

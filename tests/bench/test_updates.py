@@ -35,6 +35,8 @@ def test_the_labelled_pairs_split_into_a_dev_and_a_held_out_part() -> None:
     assert pairs["v7 dev"]["pairs"] == 99
     assert pairs["v7 held-out"]["pairs"] == 49
     assert all(0 <= v["precision"] <= 1 and 0 <= v["recall"] <= 1 for v in pairs.values())
+    assert all(v["sure_recall"] <= v["recall"] for v in pairs.values())  # (sure: kept too)
+    assert pairs["dev"]["sure_precision"] > 0
 
 
 @pytest.mark.parametrize(("block", "writes"), [(1, 3), (3, 4)])

@@ -160,14 +160,27 @@ def test_recall_ranks_the_newer_first(memory: Memory, clock: FakeClock) -> None:
 def test_a_pair_less_sure_is_listed_but_does_not_act(memory: Memory, clock: FakeClock) -> None:
     memory.remember("I keep my old sneakers under my bed.")
     clock.advance(days=1)
-    new = memory.remember("I moved my old sneakers to the shoe rack in the closet.")
-    assert [x.why for x in new.updates] == [
-        "same subject (sneakers); bed -> shoe; words of change: moved"
-    ]
+    new = memory.remember("I keep my old sneakers in the closet.")  # (no word of change)
+    assert [x.why for x in new.updates] == ["same subject (sneakers); bed -> closet"]
     assert new.updates[0].confidence < ACT_AT
     briefing = memory.briefing("salience").text
     assert "under my bed" in briefing  # (both briefed: a person decides)
     assert "(updates an older memory)" not in briefing
+
+
+def test_a_value_said_to_have_changed_acts_on_one_shared_word(
+    memory: Memory, clock: FakeClock
+) -> None:
+    memory.remember("I keep my sneakers under the bed")
+    clock.advance(days=1)
+    new = memory.remember("I moved my sneakers to the shoe rack")
+    assert [x.why for x in new.updates] == [
+        "same subject (sneakers); bed -> shoe; words of change: moved"
+    ]
+    assert new.updates[0].confidence >= ACT_AT
+    briefing = memory.briefing("salience").text
+    assert "under the bed" not in briefing
+    assert "shoe rack (updates an older memory)" in briefing
 
 
 def test_a_confirmed_pair_is_a_supersession_with_staleness(

@@ -7,8 +7,10 @@ import re
 
 import pytest
 
-from salience.engine.updating import LINK_AT
+from salience.engine.updating import ACT_AT, LINK_AT
 from salience.write.updates import (
+    CHANGE_WORDS,
+    CHANGE_WORDS_BESIDE_A_VALUE,
     DOCUMENT_WORDS,
     compare,
     is_document,
@@ -58,6 +60,36 @@ def test_a_changed_value_is_found_and_explained(old: str, new: str, says: str) -
     assert why is not None
     assert says in why
     assert why.startswith("same subject (")
+
+
+def test_words_of_change_beside_a_changed_value_in_short_sentences_weigh_more() -> None:
+    old = "I keep my sneakers under the bed"
+    moved = compare(sentences("I moved my sneakers to the shoe rack"), sentences(old), "o")
+    placed = compare(sentences("I keep my sneakers on the shoe rack"), sentences(old), "o")
+    said = compare(sentences("I moved my sneakers"), sentences(old), "o")
+    assert moved is not None
+    assert placed is not None
+    assert "words of change" in moved.why
+    assert "words of change" not in placed.why
+    assert moved.confidence == pytest.approx(placed.confidence + CHANGE_WORDS_BESIDE_A_VALUE)
+    assert said is not None
+    assert "->" not in said.why  # (a word of change, no value changed)
+    assert said.confidence < ACT_AT <= moved.confidence
+    # (two long sentences: the words of change weigh as they do alone; they share more)
+    old = "I keep my running sneakers and my hiking boots under the bed in the guest room upstairs"
+    long_moved = compare(
+        sentences("I moved my running sneakers and my hiking boots to the shoe rack downstairs"),
+        sentences(old),
+        "o",
+    )
+    long_placed = compare(
+        sentences("I keep my running sneakers and my hiking boots on the shoe rack downstairs"),
+        sentences(old),
+        "o",
+    )
+    assert long_moved is not None
+    assert long_placed is not None
+    assert long_moved.confidence == pytest.approx(long_placed.confidence + CHANGE_WORDS)
 
 
 @pytest.mark.parametrize(

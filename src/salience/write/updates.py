@@ -57,6 +57,17 @@ SHORT_OVERLAP = 0.5
 SAYS_NOW = 0.15
 """What a sentence that says other words in place of the older one's, with a word of change,
 adds to the confidence (a changed value adds 0.3)."""
+CHANGE_WORDS = 0.15
+"""What words of change add to the confidence ..."""
+CHANGE_WORDS_BESIDE_A_VALUE = 0.25
+"""... and beside a changed value (one of its sort gone, another come) in two short sentences
+(:data:`SHORT_WORDS`): the new one says what changed and that it changed (*"I moved my
+sneakers to the shoe rack"* after *"I keep my sneakers under the bed"*: 0.93, sure, though
+they share a single word). Of the labelled sets' dev pairs below 0.9, the 41 with a changed
+value and words of change were all updates; the 35 of them in short sentences are now sure
+(held out: 13, all updates). On LongMemEval's dev chat, where such pairs in long sentences
+were mostly two subjects, 2 more links not between evidence turns are sure (16.86 -> 16.98 per
+1,000 turns; an assistant's running list whose total changed), on LoCoMo none."""
 DOCUMENT_WORDS = 120
 """Past this many words a memory is a document: an answer, a page, a list (as written, for a
 write's look: :func:`is_document`; :func:`compare` counts the words of the sentences read).
@@ -317,7 +328,11 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     for found, weight, reason in (
         (flipped, 0.15, "one says no"),
         (settled, 0.2, f"settles what was open: {', '.join(settled)}"),
-        (changes, 0.15, f"words of change: {', '.join(changes)}"),
+        (
+            changes,
+            CHANGE_WORDS_BESIDE_A_VALUE if changed and short else CHANGE_WORDS,
+            f"words of change: {', '.join(changes)}",
+        ),
     ):
         if found:
             confidence += weight
