@@ -56,3 +56,16 @@ def test_a_dismissed_pair_is_gone_and_a_wrong_one_is_an_error(run) -> None:  # t
     wrong = run("updates", "confirm", old_id, new_id)
     assert wrong.exit_code == 1
     assert "Traceback" not in wrong.output
+
+
+def test_a_write_says_which_older_memory_it_updates(run) -> None:  # type: ignore[no-untyped-def]
+    first = run("remember", "My cocktail class is on Thursday evenings.")
+    old_id = first.stdout.split()[1]
+    second = run("remember", "My cocktail class is on Fridays now.")
+    assert second.exit_code == 0, second.output
+    lines = second.stdout.splitlines()
+    assert lines[0].startswith("created ")
+    assert lines[1].startswith(f"  updates {old_id} [open, ")
+    assert "thursday -> friday" in lines[1]
+    assert len(lines) == 2
+    assert run("remember", "We use Postgres for the ledger.").stdout.count("\n") == 1

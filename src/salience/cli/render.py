@@ -84,13 +84,16 @@ def emit_write(result: WriteResult, as_json: bool) -> None:
 
 
 def write_result(result: WriteResult) -> None:
-    """``created 01H...`` (or the rejection on stderr)."""
+    """``created 01H...`` (or the rejection on stderr), and a line for each older memory it
+    was found to update (``salience updates`` decides them)."""
     if not result.ok:
         say(f"rejected by the {result.gate} gate: {result.reason}", err=True)
     elif result.outcome.value in ("duplicate", "updated") and result.reason:
         say(f"{result.outcome.value} {result.id} ({result.reason})")
     else:
         say(f"{result.outcome.value} {result.id}")
+    for link in result.updates:
+        say(f"  updates {link.old_id} [{link.state}, {link.confidence:.2f}]: {link.why}")
 
 
 def record_detail(record: MemoryRecord) -> None:
