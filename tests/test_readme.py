@@ -58,6 +58,12 @@ def test_every_command_line_runs_as_shown_on_a_fresh_store(
     recalled = outputs['salience recall "which port does staging use" --explain']
     assert recalled.splitlines()[0].endswith("The staging API listens on port 8080")
     assert "Alice" not in outputs["salience list"]
+    moved = outputs['salience remember "I moved my sneakers to the shoe rack" --user sam']
+    assert "  updates " in moved  # (the write says it changes the older one)
+    with contextlib.chdir(tmp_path):  # (and sam's briefing gives the newer only)
+        briefed = runner.invoke(cli, ["briefing", "--user", "sam"])
+    assert "shoe rack (updates an older memory)" in briefed.stdout
+    assert "under the bed" not in briefed.stdout
     assert "Alice" in outputs["salience list --user alice"]
     assert "[team]" in outputs['salience recall "billing retries"']
     assert "api-pack  (base, read-only)" in outputs["salience layer list"]
