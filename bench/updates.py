@@ -5,7 +5,8 @@ Four measures, each printed as a table and written to JSON:
 
 - **Labelled pairs** (``bench/data/update_pairs.txt``, written for this and frozen before any
   tuning, and ``update_pairs_v2.txt`` and ``_v3.txt``, frozen the same way on 2026-11-30, and
-  ``_v4.txt``, ``_v5.txt`` and ``_v6.txt`` on 2026-12-03, ``_v7.txt`` on 2026-12-04):
+  ``_v4.txt``, ``_v5.txt`` and ``_v6.txt`` on 2026-12-03, ``_v7.txt`` and ``_v8.txt`` (terse
+  pairs, written after the rule they measure) on 2026-12-04):
   precision and recall of the decision on each set's dev part and held-out part (every third
   pair), the candidate given, an update counted as a write keeps it (confidence 0.6 or more).
 - **LongMemEval knowledge updates** (the dev file's ``knowledge-update`` questions whose
@@ -66,6 +67,7 @@ PAIRS = {
     "v5 ": HERE / "data" / "update_pairs_v5.txt",  # (frozen 2026-12-03, later)
     "v6 ": HERE / "data" / "update_pairs_v6.txt",  # (frozen 2026-12-03, a later session)
     "v7 ": HERE / "data" / "update_pairs_v7.txt",  # (frozen 2026-12-04)
+    "v8 ": HERE / "data" / "update_pairs_v8.txt",  # (terse pairs; written after their rule)
 }
 """The labelled sets, by the prefix of their parts' names."""
 DEPTH = 20

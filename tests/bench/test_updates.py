@@ -17,7 +17,7 @@ def test_the_labelled_pairs_split_into_a_dev_and_a_held_out_part() -> None:
     pairs = bench.labelled_pairs()
     assert set(pairs) == {
         f"{prefix}{part}"
-        for prefix in ("", "v2 ", "v3 ", "v4 ", "v5 ", "v6 ", "v7 ")
+        for prefix in ("", "v2 ", "v3 ", "v4 ", "v5 ", "v6 ", "v7 ", "v8 ")
         for part in ("dev", "held-out")
     }
     assert pairs["dev"]["pairs"] == 137  # (frozen: every third pair is held out)
@@ -34,6 +34,8 @@ def test_the_labelled_pairs_split_into_a_dev_and_a_held_out_part() -> None:
     assert pairs["v6 held-out"]["pairs"] == 46
     assert pairs["v7 dev"]["pairs"] == 99
     assert pairs["v7 held-out"]["pairs"] == 49
+    assert pairs["v8 dev"]["pairs"] == 32
+    assert pairs["v8 held-out"]["pairs"] == 16
     assert all(0 <= v["precision"] <= 1 and 0 <= v["recall"] <= 1 for v in pairs.values())
     assert all(v["sure_recall"] <= v["recall"] for v in pairs.values())  # (sure: kept too)
     assert pairs["dev"]["sure_precision"] > 0

@@ -823,3 +823,41 @@ def test_a_change_said_by_where_it_went_an_end_or_a_search_settled_is_found(
     """A value after *slipped to* or *dropped to* however far its subject; *stepped down*
     ends (and is said once); *still looking* is open, *found a* and *arrived* settle."""
     assert says in _explained(old, new)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        (
+            "The meeting is on Tuesday.",
+            "The meeting was rescheduled to Thursday.",
+            "same subject (meeting); tuesday -> thursday; words of change: rescheduled",
+        ),
+        (
+            "I work at Google.",
+            "I now work at Microsoft.",
+            "same subject (work); google -> microsoft; words of change: now",
+        ),
+    ],
+)
+def test_a_terse_note_sharing_only_a_light_word_is_read_when_only_its_value_changed(
+    old: str, new: str, says: str
+) -> None:
+    update = compare(sentences(new), sentences(old), "o")
+    assert update is not None
+    assert update.why == says  # (each value shown once: "@googl" and "googl" are one)
+    assert LINK_AT <= update.confidence < ACT_AT  # (listed for a person: not acting)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # (more is said than the shared word and a value: a client's call, a vendor's)
+        ("The client call on Tuesday went well.", "The vendor call on Wednesday was cancelled."),
+        ("I work at Google.", "I work at Microsoft."),  # (no word of change)
+        ("I work at Google.", "My wife works at Microsoft now."),  # (another person)
+    ],
+)
+def test_a_terse_note_sharing_only_a_light_word_needs_nothing_else_said(old: str, new: str) -> None:
+    update = compare(sentences(new), sentences(old), "o")
+    assert update is None or update.confidence < LINK_AT

@@ -147,11 +147,15 @@ def compare(new: Sequence[Sentence], old: Sequence[Sentence], old_id: str) -> Up
     return best
 
 
-def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = False) -> str:
+def _subject(
+    n: Sentence, o: Sentence, strong: frozenset[str], named: bool = False, light: bool = False
+) -> str:
     """Whether two sentences speak of one subject: "same", "own" (long, sharing two words,
     both the speaker's: only a measure of one's own may change), or "" (too little in common,
     two people's facts or two speakers' words). ``named``: the new one names what it
-    replaced, in the old one's words, and they share a word besides."""
+    replaced, in the old one's words, and they share a word besides; ``light``: they share
+    only a light word, and say nothing else but their values and the new one's words of
+    change (:func:`_only_the_value`)."""
     smaller = min(len(n.subject - LIGHT_STEMS), len(o.subject - LIGHT_STEMS)) or 1
     short = _short(n, o)
     moved = any(c in STRONG_CHANGE for c in n.change) or bool(n.ends)
@@ -165,7 +169,7 @@ def _subject(n: Sentence, o: Sentence, strong: frozenset[str], named: bool = Fal
         or named
     ):
         found = "own" if len(strong) >= MIN_SHARED and n.personal and o.personal else ""
-        found = found or ("topic" if short and topical else "")
+        found = found or ("topic" if short and (topical or (light and bool(n.change))) else "")
     if (
         not found
         or (people_held(n, strong) != people_held(o, strong) and n.people and o.people)
@@ -275,6 +279,17 @@ def _settled(n: Sentence, o: Sentence, shared: frozenset[str]) -> list[str]:
     return [word for word, i in n.settled if n.in_clause(i, shared)]
 
 
+def _only_the_value(n: Sentence, o: Sentence, shared: frozenset[str]) -> bool:
+    """Whether two sentences say nothing but the words they share, their values and the new
+    one's words of change (*"The meeting is on Tuesday"*, *"The meeting was rescheduled to
+    Thursday"*; not *"The client call on Tuesday went well"*, *"The vendor call on Wednesday
+    was cancelled"*: a client and a vendor)."""
+    said = {stem(w.rsplit(" ", 1)[-1]) for w in n.change}
+    return not (o.subject - shared - o.values.keys()) and not (
+        n.subject - shared - n.values.keys() - said
+    )
+
+
 def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     if n.subject.isdisjoint(o.subject):
         return None  # (no word in common: no subject, and nothing more to read)
@@ -287,7 +302,8 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     named = bool(replaced) and (  # (what it replaced, in the old's words: its subject too)
         bool(shared) or (short and bool(n.change) and not replaced.isdisjoint(o.values))
     )
-    subject = _subject(n, o, strong, named)
+    light = bool(shared) and not strong and _only_the_value(n, o, shared)
+    subject = _subject(n, o, strong, named, light)
     if (
         not subject
         or ((n.adding or n.repeats(shared)) and not n.change)  # ("I also bought": one more)
@@ -311,13 +327,16 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     if not (changed or flipped or settled or (n.change and (came or (swapped and short)))):
         return None
     confidence = 0.3 + 0.08 * min(len(strong), 5)
-    said = sorted(n.shown(w) for w in strong) or sorted(
-        o.shown(w) for w in replaced & set(o.values)
+    said = (
+        sorted(n.shown(w) for w in strong)
+        or sorted(o.shown(w) for w in replaced & set(o.values))
+        or sorted(n.shown(w) for w in shared)  # (a light word: only the value differs)
     )
     reasons = [f"same subject ({', '.join(said[:5])})"]  # (or what it named of the old's)
     if changed:
         confidence += 0.3
-        before, after = (o.shown(v) for v in gone[:3]), (n.shown(v) for v in came[:3])
+        before = list(dict.fromkeys(o.shown(v) for v in gone))[:3]  # (each shown once:
+        after = list(dict.fromkeys(n.shown(v) for v in came))[:3]  # "@googl", "googl")
         reasons.append(f"{', '.join(before)} -> {', '.join(after)}")
     elif swapped and not flipped:
         confidence += SAYS_NOW
