@@ -4,8 +4,9 @@ different about it, found without a language model.
 Two memories are compared sentence by sentence. A pair of sentences speaks of the same
 subject when they share at least :data:`MIN_SHARED` content words (stopwords, chat filler and
 the values themselves aside; :data:`LONG_SHARED` for two long sentences, unless both are the
-speaker's own and what changed is a measure: a number, an amount, a time, a day). It says
-something different when:
+speaker's own and what changed is a measure: a number, an amount, a time, a day; two short
+ones that share only a light word, such as *work* or *meet*, when they say nothing else but
+their values and the new one's words of change). It says something different when:
 
 - a **value** differs: a number, an amount, a time or a date, a weekday, a named thing (a
   capitalised word inside a sentence) or a place (the words after *in*, *under*, *at*, ...),
