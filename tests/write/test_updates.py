@@ -861,3 +861,34 @@ def test_a_terse_note_sharing_only_a_light_word_is_read_when_only_its_value_chan
 def test_a_terse_note_sharing_only_a_light_word_needs_nothing_else_said(old: str, new: str) -> None:
     update = compare(sentences(new), sentences(old), "o")
     assert update is None or update.confidence < LINK_AT
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("I drink coffee in the morning.", "I drink tea in the morning now.", "now says tea"),
+        ("I take the bus to work.", "I take the train to work now.", "now says train"),
+    ],
+)
+def test_a_short_sentence_said_again_with_another_topic_and_a_word_of_change_is_read(
+    old: str, new: str, says: str
+) -> None:
+    update = compare(sentences(new), sentences(old), "o")
+    assert update is not None
+    assert says in update.why
+    assert LINK_AT <= update.confidence < ACT_AT  # (listed for a person: not acting)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Ah, I apologize for that mistake.", "Ah, I see the mistake now."),  # (not the topic)
+        ("I'm always up for new book recommendations.", "I actually started on a book!"),
+        ("I drink coffee in the morning.", "I drink tea in the morning."),  # (no word of change)
+    ],
+)
+def test_a_short_sentence_said_again_needs_its_topic_swapped_and_more_said_again(
+    old: str, new: str
+) -> None:
+    update = compare(sentences(new), sentences(old), "o")
+    assert update is None or update.confidence < LINK_AT

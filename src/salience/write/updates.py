@@ -6,7 +6,8 @@ subject when they share at least :data:`MIN_SHARED` content words (stopwords, ch
 the values themselves aside; :data:`LONG_SHARED` for two long sentences, unless both are the
 speaker's own and what changed is a measure: a number, an amount, a time, a day; two short
 ones that share only a light word, such as *work* or *meet*, when they say nothing else but
-their values and the new one's words of change). It says something different when:
+their values and the new one's words of change; a short one said again but for its topic,
+with a word of change). It says something different when:
 
 - a **value** differs: a number, an amount, a time or a date, a weekday, a named thing (a
   capitalised word inside a sentence) or a place (the words after *in*, *under*, *at*, ...),
@@ -291,6 +292,18 @@ def _only_the_value(n: Sentence, o: Sentence, shared: frozenset[str]) -> bool:
     )
 
 
+def _one_swapped(n: Sentence, o: Sentence, shared: frozenset[str], short: bool) -> bool:
+    """Whether a short new sentence with words of change says the older one again but for
+    its topic, one word in place of one, :data:`MIN_SHARED` words or more said again (*"I
+    drink coffee in the morning"*, *"I drink tea in the morning now"*): what it swapped is
+    named by leaving it out. (Not another word: *"I apologize for that mistake"*, *"I see the
+    mistake now"*.)"""
+    if not (short and n.change) or len(shared) < MIN_SHARED or o.subject - n.subject != {o.topic}:
+        return False
+    said = {stem(w.rsplit(" ", 1)[-1]) for w in n.change}
+    return n.subject - o.subject - said == {n.topic}
+
+
 def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
     if n.subject.isdisjoint(o.subject):
         return None  # (no word in common: no subject, and nothing more to read)
@@ -304,7 +317,7 @@ def _pair(n: Sentence, o: Sentence, old_id: str) -> Update | None:
         bool(shared) or (short and bool(n.change) and not replaced.isdisjoint(o.values))
     )
     light = bool(shared) and not strong and _only_the_value(n, o, shared)
-    subject = _subject(n, o, strong, named, light)
+    subject = _subject(n, o, strong, named or _one_swapped(n, o, shared, short), light)
     if (
         not subject
         or ((n.adding or n.repeats(shared)) and not n.change)  # ("I also bought": one more)
