@@ -281,12 +281,17 @@ def _settled(n: Sentence, o: Sentence, shared: frozenset[str]) -> list[str]:
     return [word for word, i in n.settled if n.in_clause(i, shared)]
 
 
+def _change_stems(n: Sentence) -> set[str]:
+    """The stems of a sentence's words of change (of each, its last word: *"moved to"*)."""
+    return {stem(w.rsplit(" ", 1)[-1]) for w in n.change}
+
+
 def _only_the_value(n: Sentence, o: Sentence, shared: frozenset[str]) -> bool:
     """Whether two sentences say nothing but the words they share, their values and the new
     one's words of change (*"The meeting is on Tuesday"*, *"The meeting was rescheduled to
     Thursday"*; not *"The client call on Tuesday went well"*, *"The vendor call on Wednesday
     was cancelled"*: a client and a vendor)."""
-    said = {stem(w.rsplit(" ", 1)[-1]) for w in n.change}
+    said = _change_stems(n)
     return not (o.subject - shared - o.values.keys()) and not (
         n.subject - shared - n.values.keys() - said
     )
@@ -300,7 +305,7 @@ def _one_swapped(n: Sentence, o: Sentence, shared: frozenset[str], short: bool) 
     mistake now"*.)"""
     if not (short and n.change) or len(shared) < MIN_SHARED or o.subject - n.subject != {o.topic}:
         return False
-    said = {stem(w.rsplit(" ", 1)[-1]) for w in n.change}
+    said = _change_stems(n)
     return n.subject - o.subject - said == {n.topic}
 
 
